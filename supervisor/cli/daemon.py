@@ -1,0 +1,57 @@
+"""supervisor-daemon: one root task group, services started with start(), signals in one place."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import anyio
+
+from . import guard_identity
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="supervisor-daemon",
+        description="Supervise LLM inference servers on this GPU host.")
+    p.add_argument("--config", help="config file (default /etc/gpu-node-supervisor/"
+                   "supervisor.toml, or ~/.config/gpu-node-supervisor/supervisor.toml)")
+    p.add_argument("--profiles", dest="profiles_dir", help="profiles directory")
+    p.add_argument("--state-dir", dest="state_dir", help="history, logs and run folders")
+    p.add_argument("--socket", help="control socket path")
+    p.add_argument("--fake-gpus", dest="fake_gpus", type=int, metavar="N",
+                   help="simulate N GPUs instead of NVML (demo, tests)")
+    p.add_argument("--log-level", default=os.environ.get("GNS_LOG_LEVEL", "INFO"))
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    guard_identity()
+    from ..config import ConfigError, load
+
+    args = parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        config = load(args.config, profiles_dir=args.profiles_dir, state_dir=args.state_dir,
+                      socket=args.socket, fake_gpus=args.fake_gpus)
+    except ConfigError as exc:
+        sys.stderr.write(f"supervisor-daemon: {exc}\n")
+        raise SystemExit(2) from None
+    if config.fake_gpus is not None and config.fake_gpus < 0:
+        sys.stderr.write("supervisor-daemon: --fake-gpus must be >= 0\n")
+        raise SystemExit(2)
+    from ..service import run_daemon
+
+    try:
+        anyio.run(run_daemon, config)
+    except (FileExistsError, PermissionError) as exc:
+        sys.stderr.write(f"supervisor-daemon: {exc}\n")
+        raise SystemExit(1) from None
+    except KeyboardInterrupt:  # pragma: no cover
+        pass
+
+
+if __name__ == "__main__":
+    main()

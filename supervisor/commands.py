@@ -1,0 +1,285 @@
+"""The control commands: one small handler each, with its wire form in the docstring.
+
+The server calls ``dispatch``; handlers call the arbiter. Mutating commands need a permitted
+peer and are written to the audit table with their result.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .events import TOPICS
+from .profiles import diff_from_parent, validate_path
+from .protocol import wire
+from .protocol.server import Connection
+from .runtime.arbiter import Arbiter, ArbiterError
+
+Handler = Callable[["Daemon", Connection, dict[str, Any]], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    handler: Handler
+    mutating: bool
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str, *, mutating: bool = False) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        COMMANDS[name] = Command(name, fn, mutating)
+        return fn
+    return register
+
+
+class Daemon:
+    """What handlers may reach: the arbiter and the few services beside it."""
+
+    def __init__(self, arbiter: Arbiter, server_stats: Callable[[], dict[str, Any]]) -> None:
+        self.arbiter = arbiter
+        self.server_stats = server_stats
+
+    async def dispatch(self, conn: Connection, req: wire.Request) -> Any:
+        cmd = COMMANDS.get(req.cmd)
+        if cmd is None:
+            raise wire.ProtocolError(wire.UNKNOWN_COMMAND,
+                                     f"unknown command {req.cmd!r}; known: "
+                                     + ", ".join(sorted(COMMANDS)))
+        if cmd.mutating and not conn.can_mutate:
+            self._audit(conn, req, False, "not permitted")
+            raise wire.ProtocolError(wire.NOT_PERMITTED,
+                                     f"{req.cmd} changes the daemon's state; "
+                                     f"{conn.read_only_reason or 'this peer is read-only'}")
+        try:
+            result = await cmd.handler(self, conn, req.args)
+        except ArbiterError as exc:
+            if cmd.mutating:
+                self._audit(conn, req, False, exc.message)
+            raise wire.ProtocolError(exc.code, exc.message) from None
+        except wire.ProtocolError as exc:
+            if cmd.mutating:
+                self._audit(conn, req, False, exc.message)
+            raise
+        if cmd.mutating:
+            self._audit(conn, req, True, _short(result))
+        return result
+
+    def _audit(self, conn: Connection, req: wire.Request, ok: bool, result: str) -> None:
+        self.arbiter.store.audit(uid=conn.peer.uid, gid=conn.peer.gid, pid=conn.peer.pid,
+                                 cmd=req.cmd, args=req.args, ok=ok, result=result)
+
+
+def _short(result: Any) -> str:
+    return str(result)[:500]
+
+
+def _arg(args: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any = ...,
+         ) -> Any:
+    if name not in args or args[name] is None:
+        if default is ...:
+            raise wire.ProtocolError(wire.BAD_REQUEST, f"missing argument {name!r}")
+        return default
+    value = args[name]
+    if isinstance(value, bool) and kind in (int, float, (int, float)):
+        raise wire.ProtocolError(wire.BAD_REQUEST, f"argument {name!r} must be a number")
+    if not isinstance(value, kind):
+        raise wire.ProtocolError(wire.BAD_REQUEST, f"argument {name!r} has the wrong type")
+    return value
+
+
+@command("ping")
+async def ping(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "ping"} -> {"pong": true, "time": epoch}"""
+    return {"pong": True, "time": time.time()}
+
+
+@command("status")
+async def status(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "status"} -> {daemon, run, checklist, gpus, fallback}"""
+    out = d.arbiter.status()
+    out["daemon"]["protocol"] = d.server_stats()
+    return out
+
+
+@command("profiles")
+async def profiles(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "profiles"} -> {profiles: [{name, description, engine, ..., valid, error}], errors}"""
+    pset = d.arbiter.profiles
+    return {"profiles": pset.summary(), "errors": [str(e) for e in pset.errors]}
+
+
+@command("show")
+async def show(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "show", "args": {"profile": NAME}} -> {profile, parent, diff}"""
+    name = _arg(args, "profile", str)
+    resolved = d.arbiter.resolve(name)
+    return {"profile": resolved.to_dict(), "parent": resolved.parent,
+            "diff": diff_from_parent(d.arbiter.profiles, name)}
+
+
+@command("validate")
+async def validate(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "validate", "args": {"path": P}} -> {ok, errors}"""
+    path = Path(_arg(args, "path", str))
+    errors = await anyio.to_thread.run_sync(validate_path, path)
+    return {"ok": not errors, "errors": [str(e) for e in errors]}
+
+
+@command("switch", mutating=True)
+async def switch(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "switch", "args": {"profile": NAME, "wait": bool, "timeout": s}}"""
+    name = _arg(args, "profile", str)
+    wait = _arg(args, "wait", bool, False)
+    timeout = _arg(args, "timeout", (int, float), None)
+    req = await d.arbiter.switch(name, reason="switch requested")
+    if not wait:
+        return {"request": req.id, "profile": name, "run_id": _run_id(d)}
+    return await _wait_settled(d, req, timeout)
+
+
+async def _wait_settled(d: Daemon, req: Any, timeout: float | None) -> dict[str, Any]:
+    with anyio.move_on_after(timeout) as scope:
+        await req.done.wait()
+    fb = d.arbiter.fallback_view()
+    if scope.cancelled_caught:
+        raise wire.ProtocolError(wire.TIMEOUT, f"request {req.id} not settled after {timeout} s;"
+                                 f" run status {d.arbiter.status()['run'] and d.arbiter.status()['run']['status']}")
+    return {"settled": True, "ok": bool(req.ok), "request": req.id, "requested": req.profile,
+            "verdict": req.verdict, "culprits": list(req.culprits), "serving": fb["serving"],
+            "attempts": fb["attempts"], "notes": list(req.notes),
+            "run": d.arbiter.current.snapshot() if d.arbiter.current else None}
+
+
+def _run_id(d: Daemon) -> int | None:
+    return d.arbiter.current.id if d.arbiter.current is not None else None
+
+
+@command("start", mutating=True)
+async def start(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "start", "args": {"profile": NAME?}}: start NAME, or the last profile."""
+    name = _arg(args, "profile", str, None) or d.arbiter.store.get_meta("last_profile")
+    if not name:
+        raise wire.ProtocolError(wire.BAD_REQUEST, "no profile given and none run before")
+    run = d.arbiter.current
+    if run is not None and not run.settled.is_set():
+        raise wire.ProtocolError(wire.CONFLICT, f"run {run.id} ({run.profile.name}) is "
+                                 f"{run.status.value}; use switch or stop first")
+    req = await d.arbiter.switch(name, reason="start requested")
+    if _arg(args, "wait", bool, False):
+        return await _wait_settled(d, req, _arg(args, "timeout", (int, float), None))
+    return {"request": req.id, "profile": name, "run_id": _run_id(d)}
+
+
+@command("stop", mutating=True)
+async def stop(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "stop"} -> {run_id, status}; waits until nothing of the run is left."""
+    run = await d.arbiter.stop("stopped by request")
+    if run is None:
+        return {"run_id": None, "status": None}
+    return {"run_id": run.id, "status": run.status.value, "leftovers": sorted(run.leftovers)}
+
+
+@command("restart", mutating=True)
+async def restart(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "restart"}: the current (or last) profile again."""
+    run = d.arbiter.current
+    name = run.profile.name if run is not None else d.arbiter.store.get_meta("last_profile")
+    if not name:
+        raise wire.ProtocolError(wire.BAD_REQUEST, "nothing to restart")
+    req = await d.arbiter.switch(name, reason="restart requested")
+    return {"request": req.id, "profile": name, "run_id": _run_id(d)}
+
+
+@command("logs")
+async def logs(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "logs", "args": {"n": 100, "run_id": ID?}} -> {run_id, lines}"""
+    n = max(0, min(_arg(args, "n", int, 100), 100_000))
+    run_id = _arg(args, "run_id", int, None)
+    run = d.arbiter.current
+    if run is not None and run_id in (None, run.id):
+        return {"run_id": run.id, "lines": run.pipe.tail(n) if n else []}
+    row = d.arbiter.store.get_run(run_id) if run_id is not None else None
+    if row is None:
+        if run_id is None:
+            return {"run_id": None, "lines": []}
+        raise wire.ProtocolError(wire.NOT_FOUND, f"no run {run_id}")
+    return {"run_id": run_id, "lines": _tail_file(row.get("log_path"), n)}
+
+
+def _tail_file(path: str | None, n: int) -> list[str]:
+    if not path or n <= 0:
+        return []
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - 256 * n - 4096))
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    lines = [s for s in text.replace("\r", "\n").split("\n") if s]
+    return lines[-n:]
+
+
+@command("history")
+async def history(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "history", "args": {"n": 20}} -> {runs: [...]} oldest first"""
+    n = max(1, min(_arg(args, "n", int, 20), 10_000))
+    store = d.arbiter.store
+    runs = []
+    for row in store.list_runs(n):
+        runs.append({k: row[k] for k in ("id", "profile", "changes", "status", "phase", "cause",
+                                         "started", "ended", "exit_code", "hash", "request_id",
+                                         "reason", "evidence", "benchmark")}
+                    | {"phases": store.phases(row["id"])})
+    return {"runs": runs}
+
+
+@command("subscribe")
+async def subscribe(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "subscribe", "args": {"topics": [...]}} then events are pushed."""
+    topics = _arg(args, "topics", list, list(TOPICS))
+    bad = [t for t in topics if t not in TOPICS]
+    if bad:
+        raise wire.ProtocolError(wire.BAD_REQUEST, f"unknown topic(s) {bad}; known: {TOPICS}")
+    d.arbiter.hub.subscribe(conn.outbox, topics)
+    return {"topics": topics, "queue": conn.outbox.max_events}
+
+
+@command("unsubscribe")
+async def unsubscribe(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "unsubscribe"}"""
+    d.arbiter.hub.unsubscribe(conn.outbox)
+    return {}
+
+
+@command("gpus")
+async def gpus(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "gpus"} -> {backend: {...}, gpus: [...]}"""
+    mon = d.arbiter.gpus
+    if mon is None:
+        return {"backend": {"backend": "none", "available": False,
+                            "reason": "GPU monitor not running"}, "gpus": []}
+    return {"backend": mon.status(), "gpus": mon.snapshot()}
+
+
+@command("gpu_fault", mutating=True)
+async def gpu_fault(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "gpu_fault", "args": {"spec": "xid:0:79"}}: fake GPUs only."""
+    spec = _arg(args, "spec", str)
+    mon = d.arbiter.gpus
+    if mon is None:
+        raise wire.ProtocolError(wire.BAD_REQUEST, "no GPU monitor")
+    try:
+        await mon.inject(spec)
+    except ValueError as exc:
+        raise wire.ProtocolError(wire.BAD_REQUEST, str(exc)) from None
+    return {"injected": spec}

@@ -1,0 +1,116 @@
+"""Daemon configuration: defaults, the optional TOML file, and command-line overrides."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+SYSTEM_CONFIG = Path("/etc/gpu-node-supervisor/supervisor.toml")
+SYSTEM_PROFILES = Path("/etc/gpu-node-supervisor/profiles")
+SYSTEM_STATE = Path("/var/lib/gpu-node-supervisor")
+SYSTEM_SOCKET = Path("/run/gpu-node-supervisor/control.sock")
+APP = "gpu-node-supervisor"
+
+
+class ConfigError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Config:
+    profiles_dir: Path
+    state_dir: Path
+    socket: Path
+    fake_gpus: int | None = None
+    allow_uids: tuple[int, ...] = ()        # besides the daemon's own uid and root
+    allow_groups: tuple[str, ...] = ()
+    on_restart: str = "stop"                 # what to do with a live server found at start
+    log_max_mb: int = 256
+    keep_runs: int = 200                     # run folders kept on disk
+    startup_profile: str | None = None
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def is_system() -> bool:
+    return os.geteuid() == 0
+
+
+def default_socket() -> Path:
+    """Where clients look for the daemon when given no --socket."""
+    env = os.environ.get("GNS_SOCKET")
+    if env:
+        return Path(env)
+    if is_system() or SYSTEM_SOCKET.exists():
+        return SYSTEM_SOCKET
+    return _runtime_dir() / APP / "control.sock"
+
+
+def _runtime_dir() -> Path:
+    return Path(os.environ.get("XDG_RUNTIME_DIR") or f"/tmp/{APP}-{os.getuid()}")
+
+
+def _user_defaults() -> tuple[Path, Path, Path, Path]:
+    if is_system():
+        return SYSTEM_CONFIG, SYSTEM_PROFILES, SYSTEM_STATE, SYSTEM_SOCKET
+    conf = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / APP
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local/state") / APP
+    return conf / "supervisor.toml", conf / "profiles", state, default_socket()
+
+
+_KEYS = {"profiles_dir", "state_dir", "socket", "fake_gpus", "allow_uids", "allow_groups",
+         "on_restart", "log_max_mb", "keep_runs", "startup_profile", "metrics_port",
+         "metrics_host"}
+
+
+def load(config_file: str | None = None, **overrides: Any) -> Config:
+    """Defaults < config file < flags. A missing default file is fine; a named one must exist."""
+    conf_path, profiles, state, sock = _user_defaults()
+    values: dict[str, Any] = {"profiles_dir": profiles, "state_dir": state, "socket": sock}
+    path = Path(config_file) if config_file else conf_path
+    if config_file and not path.exists():
+        raise ConfigError(f"{path}: no such config file")
+    if path.exists():
+        values.update(_read(path))
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    for key in ("profiles_dir", "state_dir", "socket"):
+        values[key] = Path(values[key]).expanduser()
+    cfg = Config(**values)
+    if cfg.on_restart not in ("stop", "adopt"):
+        raise ConfigError(f"{path}: on_restart must be 'stop' or 'adopt'")
+    return cfg
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    flat: dict[str, Any] = {}
+    for section in ("daemon", "paths", "access", "logs", "metrics"):
+        table = data.pop(section, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [{section}] must be a table")
+        flat.update(table)
+    flat.update(data)
+    unknown = set(flat) - _KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown key(s): {', '.join(sorted(unknown))}")
+    if "allow_uids" in flat:
+        flat["allow_uids"] = tuple(int(u) for u in flat["allow_uids"])
+    if "allow_groups" in flat:
+        flat["allow_groups"] = tuple(str(g) for g in flat["allow_groups"])
+    return flat
+
+
+def with_overrides(cfg: Config, **kw: Any) -> Config:
+    return replace(cfg, **kw)

@@ -1,0 +1,103 @@
+"""Fan-out of daemon events to subscribers, with bounded per-subscriber queues.
+
+The producer never waits: each subscriber has a bounded deque; when it is full the event is
+dropped and counted, and the subscriber is told how many once it has room again (practice 9).
+Events are encoded once and the same bytes go to every subscriber.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .protocol import wire
+
+TOPICS = ("run", "log", "gpus", "checklist", "fallback", "verdict", "daemon")
+# Which subscription topic carries each event kind.
+TOPIC_OF = {"run": "run", "verdict": "run", "log": "log", "gpus": "gpus",
+            "checklist": "checklist", "fallback": "fallback", "daemon": "daemon",
+            "phase": "run"}
+
+
+class Outbox:
+    """What one client is owed: replies (never dropped) and events (bounded, dropping)."""
+
+    def __init__(self, max_events: int = 2048, on_ready: Callable[[], None] | None = None) -> None:
+        self.max_events = max_events
+        self.items: deque[bytes] = deque()
+        self.n_events = 0
+        self.dropped_pending = 0
+        self.dropped_total = 0
+        self.topics: set[str] = set()
+        self._on_ready = on_ready
+
+    def put_reply(self, data: bytes) -> None:
+        self.items.append(data)
+        self._wake()
+
+    def put_event(self, data: bytes) -> bool:
+        if self.n_events >= self.max_events:
+            self.dropped_pending += 1
+            self.dropped_total += 1
+            return False
+        self.items.append(data)
+        self.n_events += 1
+        self._wake()
+        return True
+
+    def take(self, max_bytes: int = 256 * 1024) -> bytes:
+        """Pop queued messages up to ~max_bytes, adding a `dropped` notice when owed."""
+        parts: list[bytes] = []
+        size = 0
+        if self.dropped_pending and self.n_events < self.max_events // 2:
+            parts.append(wire.encode({"event": "dropped", "ts": time.time(), "data": {
+                "count": self.dropped_pending, "total": self.dropped_total}}))
+            self.dropped_pending = 0
+        while self.items and size < max_bytes:
+            item = self.items.popleft()
+            if item.startswith(b'{"event"'):
+                self.n_events -= 1
+            parts.append(item)
+            size += len(item)
+        return b"".join(parts)
+
+    def _wake(self) -> None:
+        if self._on_ready is not None:
+            self._on_ready()
+
+
+class Hub:
+    """Publishes events to every subscribed outbox; optional listeners see every event."""
+
+    def __init__(self) -> None:
+        self._seq = itertools.count(1)
+        self.subscribers: set[Outbox] = set()
+        self.listeners: list[Callable[[str, Any], None]] = []
+        self.published = 0
+
+    def publish(self, kind: str, data: Any) -> None:
+        for listener in self.listeners:
+            listener(kind, data)
+        topic = TOPIC_OF.get(kind, kind)
+        targets = [o for o in self.subscribers if topic in o.topics]
+        if not targets:
+            return
+        self.published += 1
+        payload = wire.encode({"event": kind, "seq": next(self._seq), "ts": time.time(),
+                               "data": data})
+        for outbox in targets:
+            outbox.put_event(payload)
+
+    def subscribe(self, outbox: Outbox, topics: Iterable[str]) -> None:
+        outbox.topics = set(topics)
+        self.subscribers.add(outbox)
+
+    def unsubscribe(self, outbox: Outbox) -> None:
+        self.subscribers.discard(outbox)
+
+    def statistics(self) -> dict[str, Any]:
+        return {"subscribers": len(self.subscribers), "published": self.published,
+                "dropped": sum(o.dropped_total for o in self.subscribers)}

@@ -1,0 +1,376 @@
+"""Parse and check one profile file, collecting every error with its file, key and line.
+
+The result is a ``RawProfile``: only the keys the file itself sets, type-checked and
+normalised. Inheritance and changes are resolve.py's business.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from supervisor.profiles.errors import ProfileError
+from supervisor.profiles.lines import LineIndex
+from supervisor.profiles.model import (
+    ENGINES,
+    KNOWN_REMEDIES,
+    STRATEGIES,
+    Change,
+    FallbackSpec,
+    HealthSpec,
+    Timeouts,
+    arg_key,
+)
+
+TOP_KEYS = ("description", "extends", "engine", "launch", "timeouts", "health", "changes",
+            "fallback", "benchmark")
+LAUNCH_KEYS = ("command", "model", "host", "port", "args", "env", "cwd", "version")
+CHANGE_KEYS = ("name", "description", "env", "args")
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ARG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
+_TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+
+
+@dataclass
+class RawProfile:
+    """What one file sets, checked. ``errors`` non-empty means the file is invalid."""
+
+    name: str
+    source: str
+    lines: LineIndex | None = None
+    description: str | None = None
+    extends: str | None = None
+    engine: str | None = None
+    launch: dict[str, Any] = field(default_factory=dict)  # command/model/host/port/cwd/version
+    args: dict[str, Any] = field(default_factory=dict)  # canonical flag name -> value
+    env: dict[str, str] = field(default_factory=dict)
+    timeouts: dict[str, float] = field(default_factory=dict)
+    health: dict[str, Any] = field(default_factory=dict)
+    fallback: dict[str, Any] = field(default_factory=dict)
+    benchmark: dict[str, Any] | None = None
+    changes: tuple[Change, ...] = ()
+    errors: list[ProfileError] = field(default_factory=list)
+
+    def error(self, key: str | None, message: str) -> ProfileError:
+        """Record an error at ``key``, locating its line in the source."""
+        line = self.lines.find(key) if self.lines and key else None
+        err = ProfileError(message, file=self.source, key=key, line=line)
+        self.errors.append(err)
+        return err
+
+
+def show(value: Any) -> str:
+    """A value as the user wrote it in TOML, for error messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a table"
+    return repr(value)
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# -- scalar checks: each returns the value or records an error and returns None --------------
+
+
+def check_str(raw: RawProfile, key: str, value: Any, *, nonempty: bool = False) -> str | None:
+    if not isinstance(value, str) or (nonempty and not value):
+        what = "a non-empty string" if nonempty else "a string"
+        raw.error(key, f"must be {what}, got {show(value)}")
+        return None
+    return value
+
+
+def check_positive(raw: RawProfile, key: str, value: Any) -> float | None:
+    if not is_number(value) or value <= 0:
+        raw.error(key, f"must be a positive number of seconds, got {show(value)}")
+        return None
+    return float(value)
+
+
+def check_int(raw: RawProfile, key: str, value: Any, lo: int, hi: int | None = None) -> int | None:
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    if not ok or value < lo or (hi is not None and value > hi):
+        bound = f"between {lo} and {hi}" if hi is not None else f">= {lo}"
+        raw.error(key, f"must be an integer {bound}, got {show(value)}")
+        return None
+    return value
+
+
+def check_str_list(raw: RawProfile, key: str, value: Any, *, nonempty: bool) -> tuple | None:
+    good = isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+    if not good or (nonempty and not value):
+        what = "a non-empty list of strings" if nonempty else "a list of strings"
+        raw.error(key, f"must be {what}, got {show(value)}")
+        return None
+    return tuple(value)
+
+
+def check_table(raw: RawProfile, key: str, value: Any) -> dict | None:
+    if not isinstance(value, dict):
+        raw.error(key, f"must be a table, got {show(value)}")
+        return None
+    return value
+
+
+def unknown_keys(raw: RawProfile, prefix: str, table: dict, allowed: tuple[str, ...]) -> None:
+    for key in table:
+        if key not in allowed:
+            where = f"{prefix}.{key}" if prefix else key
+            raw.error(where, f"unknown key (allowed: {', '.join(allowed)})")
+
+
+# -- env and args tables ---------------------------------------------------------------------
+
+
+def check_env(raw: RawProfile, prefix: str, value: Any) -> dict[str, str]:
+    table = check_table(raw, prefix, value) or {}
+    out: dict[str, str] = {}
+    for name, val in table.items():
+        key = f"{prefix}.{name}"
+        if not ENV_NAME.match(name):
+            raw.error(key, "not a valid environment variable name")
+        elif not isinstance(val, str):
+            # Coercing silently would hide `= true` vs "1"; say how to write it instead.
+            scalar = isinstance(val, (bool, int, float))
+            hint = f' (write {name} = "{show(val)}")' if scalar else ""
+            raw.error(key, f"environment values must be strings, got {show(val)}{hint}")
+        else:
+            out[name] = val
+    return out
+
+
+def check_arg_value(raw: RawProfile, key: str, value: Any) -> Any:
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, list) and value and all(
+        isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value
+    ):
+        return tuple(value)
+    raw.error(key, f"must be true/false, a number, a string or a non-empty list of them, "
+                   f"got {show(value)}")
+    return None
+
+
+def check_args(raw: RawProfile, prefix: str, value: Any) -> dict[str, Any]:
+    table = check_table(raw, prefix, value) or {}
+    out: dict[str, Any] = {}
+    for name, val in table.items():
+        key = f"{prefix}.{name}"
+        flag = arg_key(name)
+        if not ARG_NAME.match(name):
+            raw.error(key, "not a valid flag name (write it without leading dashes)")
+        elif flag in out:
+            raw.error(key, f"same flag as another key (--{flag})")
+        else:
+            checked = check_arg_value(raw, key, val)
+            if checked is not None:
+                out[flag] = checked
+    return out
+
+
+# -- tables ----------------------------------------------------------------------------------
+
+
+def load_launch(raw: RawProfile, value: Any) -> None:
+    table = check_table(raw, "launch", value) or {}
+    unknown_keys(raw, "launch", table, LAUNCH_KEYS)
+    checks: dict[str, Callable[[str, Any], Any]] = {
+        "command": lambda k, v: check_str_list(raw, k, v, nonempty=True),
+        "model": lambda k, v: check_str(raw, k, v, nonempty=True),
+        "host": lambda k, v: check_str(raw, k, v, nonempty=True),
+        "port": lambda k, v: check_int(raw, k, v, 1, 65535),
+        "cwd": lambda k, v: check_str(raw, k, v, nonempty=True),
+        "version": lambda k, v: check_str(raw, k, v, nonempty=True),
+    }
+    for name, check in checks.items():
+        if name in table:
+            checked = check(f"launch.{name}", table[name])
+            if checked is not None:
+                raw.launch[name] = checked
+    if "args" in table:
+        raw.args = check_args(raw, "launch.args", table["args"])
+    if "env" in table:
+        raw.env = check_env(raw, "launch.env", table["env"])
+
+
+def load_timeouts(raw: RawProfile, value: Any) -> None:
+    table = check_table(raw, "timeouts", value) or {}
+    allowed = tuple(Timeouts.__dataclass_fields__)
+    unknown_keys(raw, "timeouts", table, allowed)
+    for name in allowed:
+        if name in table:
+            checked = check_positive(raw, f"timeouts.{name}", table[name])
+            if checked is not None:
+                raw.timeouts[name] = checked
+
+
+def load_health(raw: RawProfile, value: Any) -> None:
+    table = check_table(raw, "health", value) or {}
+    unknown_keys(raw, "health", table, tuple(HealthSpec.__dataclass_fields__))
+    if "path" in table:
+        path = check_str(raw, "health.path", table["path"], nonempty=True)
+        if path is not None and not path.startswith("/"):
+            raw.error("health.path", f"must start with '/', got {show(path)}")
+        elif path is not None:
+            raw.health["path"] = path
+    for name in ("interval", "timeout"):
+        if name in table:
+            checked = check_positive(raw, f"health.{name}", table[name])
+            if checked is not None:
+                raw.health[name] = checked
+    if "failures" in table:
+        checked = check_int(raw, "health.failures", table["failures"], 1)
+        if checked is not None:
+            raw.health["failures"] = checked
+
+
+def load_fallback(raw: RawProfile, value: Any) -> None:
+    table = check_table(raw, "fallback", value) or {}
+    unknown_keys(raw, "fallback", table, tuple(FallbackSpec.__dataclass_fields__))
+    if "strategy" in table:
+        strategy = table["strategy"]
+        if strategy not in STRATEGIES:
+            raw.error("fallback.strategy", f"must be one of {', '.join(STRATEGIES)}, "
+                                           f"got {show(strategy)}")
+        else:
+            raw.fallback["strategy"] = strategy
+    if "chain" in table:
+        chain = check_str_list(raw, "fallback.chain", table["chain"], nonempty=False)
+        if chain is not None:
+            raw.fallback["chain"] = chain
+    if "remedies" in table:
+        load_remedies(raw, table["remedies"])
+    if "max_attempts" in table:
+        checked = check_int(raw, "fallback.max_attempts", table["max_attempts"], 1)
+        if checked is not None:
+            raw.fallback["max_attempts"] = checked
+    if "time_budget" in table:
+        checked = check_positive(raw, "fallback.time_budget", table["time_budget"])
+        if checked is not None:
+            raw.fallback["time_budget"] = checked
+
+
+def load_remedies(raw: RawProfile, value: Any) -> None:
+    remedies = check_str_list(raw, "fallback.remedies", value, nonempty=False)
+    if remedies is None:
+        return
+    bad = [r for r in remedies if r not in KNOWN_REMEDIES]
+    if bad:
+        raw.error("fallback.remedies", f"unknown remedy {', '.join(map(repr, bad))} "
+                                       f"(known: {', '.join(KNOWN_REMEDIES)})")
+    else:
+        raw.fallback["remedies"] = remedies
+
+
+def load_changes(raw: RawProfile, value: Any) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raw.error("changes", "must be an array of tables ([[changes]])")
+        return
+    out: list[Change] = []
+    seen: set[str] = set()
+    for index, table in enumerate(value):
+        change = load_change(raw, f"changes[{index}]", table)
+        if change is None:
+            continue
+        if change.name in seen:
+            raw.error(f"changes[{index}].name", f"duplicate change name {change.name!r}")
+            continue
+        seen.add(change.name)
+        out.append(change)
+    raw.changes = tuple(out)
+
+
+def load_change(raw: RawProfile, prefix: str, table: dict) -> Change | None:
+    before = len(raw.errors)
+    unknown_keys(raw, prefix, table, CHANGE_KEYS)
+    name = table.get("name")
+    if name is None:
+        raw.error(prefix, "a change needs a name")
+    elif not isinstance(name, str) or not IDENT.match(name):
+        raw.error(f"{prefix}.name", f"must be an identifier (letters, digits, _ and -), "
+                                    f"got {show(name)}")
+    description = table.get("description", "")
+    check_str(raw, f"{prefix}.description", description)
+    env = check_env(raw, f"{prefix}.env", table["env"]) if "env" in table else {}
+    args = check_args(raw, f"{prefix}.args", table["args"]) if "args" in table else {}
+    if "env" not in table and "args" not in table:
+        raw.error(prefix, "a change must set env or args")
+    if len(raw.errors) > before:
+        return None
+    return Change(name=name, env=env, args=args, description=description)
+
+
+# -- file ------------------------------------------------------------------------------------
+
+LOADERS: dict[str, Callable[[RawProfile, Any], None]] = {
+    "launch": load_launch,
+    "timeouts": load_timeouts,
+    "health": load_health,
+    "fallback": load_fallback,
+    "changes": load_changes,
+}
+
+
+def load_top(raw: RawProfile, data: dict) -> None:
+    unknown_keys(raw, "", data, TOP_KEYS)
+    if "description" in data:
+        raw.description = check_str(raw, "description", data["description"])
+    if "extends" in data:
+        raw.extends = check_str(raw, "extends", data["extends"], nonempty=True)
+        if raw.extends == raw.name:
+            raw.error("extends", "a profile cannot extend itself")
+    if "engine" in data:
+        if data["engine"] not in ENGINES:
+            raw.error("engine", f"must be one of {', '.join(ENGINES)}, got {show(data['engine'])}")
+        else:
+            raw.engine = data["engine"]
+    if "benchmark" in data:
+        raw.benchmark = check_table(raw, "benchmark", data["benchmark"])
+    for key, loader in LOADERS.items():
+        if key in data:
+            loader(raw, data[key])
+
+
+def syntax_error(source: str, exc: Exception) -> ProfileError:
+    """tomllib says '... (at line N, column M)': keep the line, drop it from the message."""
+    message = str(exc)
+    match = _TOML_POS.search(message)
+    line = int(match.group(1)) if match else getattr(exc, "lineno", None)
+    if match:
+        message = f"{message[:match.start()]} (column {match.group(2)})"
+    return ProfileError(f"TOML syntax error: {message}", file=source, line=line)
+
+
+def parse_text(text: str, source: str, name: str | None = None) -> RawProfile:
+    raw = RawProfile(name=name or Path(source).stem, source=source)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raw.errors.append(syntax_error(source, exc))
+        return raw
+    raw.lines = LineIndex(text)
+    load_top(raw, data)
+    return raw
+
+
+def parse_file(path: str | Path) -> RawProfile:
+    """Never raises: an unreadable file is a RawProfile with one error."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raw = RawProfile(name=Path(path).stem, source=source)
+        raw.errors.append(ProfileError(f"cannot read: {exc}", file=source))
+        return raw
+    return parse_text(text, source)

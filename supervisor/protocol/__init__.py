@@ -1,0 +1,1 @@
+"""The control protocol: wire format (shared by daemon, ctl and TUI), server, client."""

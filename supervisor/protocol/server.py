@@ -1,0 +1,227 @@
+"""The control socket server: peers, per-client outboxes, request dispatch.
+
+It only translates requests into calls on the command table; it never waits for a client
+(each client has a writer task draining its own bounded outbox).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import stat
+import struct
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import SocketAttribute, SocketStream
+
+from ..events import Hub, Outbox
+from . import wire
+
+log = logging.getLogger(__name__)
+
+MAX_IN_FLIGHT = 16
+MAX_PENDING_REPLY_BYTES = 8 * 2**20
+
+
+@dataclass(frozen=True)
+class Peer:
+    pid: int | None
+    uid: int | None
+    gid: int | None
+    groups: frozenset[int] = frozenset()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pid": self.pid, "uid": self.uid, "gid": self.gid}
+
+
+def peer_of(stream: Any) -> Peer:
+    """SO_PEERCRED of a Unix socket peer, plus its supplementary groups from /proc."""
+    try:
+        sock: socket.socket = stream.extra(SocketAttribute.raw_socket)
+        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        pid, uid, gid = struct.unpack("3i", raw)
+    except Exception:  # not a Unix socket (tests over pipes): unknown peer
+        return Peer(None, None, None)
+    return Peer(pid, uid, gid, frozenset(_groups_of(pid)) | {gid})
+
+
+def _groups_of(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Groups:"):
+                    return [int(g) for g in line.split()[1:]]
+    except (OSError, ValueError):
+        pass
+    return []
+
+
+class Connection:
+    """One client: its peer, outbox, in-flight requests."""
+
+    def __init__(self, stream: Any, peer: Peer, can_mutate: bool, reason: str | None) -> None:
+        self.stream = stream
+        self.peer = peer
+        self.can_mutate = can_mutate
+        self.read_only_reason = reason
+        self.wake = anyio.Event()
+        self.outbox = Outbox(on_ready=self._wake)
+        self.in_flight = 0
+        self.closed = False
+
+    def _wake(self) -> None:
+        self.wake.set()
+
+    def send(self, obj: Any) -> None:
+        self.outbox.put_reply(wire.encode(obj))
+
+    async def write_loop(self) -> None:
+        while not self.closed:
+            await self.wake.wait()
+            self.wake = anyio.Event()
+            while self.outbox.items or self.outbox.dropped_pending:
+                data = self.outbox.take()
+                if not data:
+                    break
+                await self.stream.send(data)
+
+
+Dispatch = Callable[[Connection, wire.Request], Awaitable[Any]]
+
+
+class ControlServer:
+    def __init__(self, path: Path, hub: Hub, dispatch: Dispatch,
+                 access: Callable[[Peer], tuple[bool, str | None]],
+                 hello_extra: Callable[[], dict[str, Any]] | None = None) -> None:
+        self.path = path
+        self.hub = hub
+        self.dispatch = dispatch
+        self.access = access
+        self.hello_extra = hello_extra or (lambda: {})
+        self.connections: set[Connection] = set()
+        self.stats = {"connections": 0, "requests": 0, "errors": 0, "oversize": 0}
+
+    async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        prepare_socket_path(self.path)
+        listener = await anyio.create_unix_listener(self.path, mode=0o660)
+        async with listener:
+            task_status.started()
+            await listener.serve(self.handle)
+
+    async def handle(self, stream: SocketStream) -> None:
+        await self.serve_stream(stream, peer_of(stream))
+
+    async def serve_stream(self, stream: Any, peer: Peer) -> None:
+        """Speak the protocol on any byte stream (the socket, or a bridge in tests)."""
+        can_mutate, reason = self.access(peer)
+        conn = Connection(stream, peer, can_mutate, reason)
+        self.connections.add(conn)
+        self.stats["connections"] += 1
+        conn.send({"hello": wire.HELLO_NAME, "protocol": wire.PROTOCOL_VERSION,
+                   "peer": peer.to_dict(), "can_mutate": can_mutate,
+                   "read_only_reason": reason, **self.hello_extra()})
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._writer, conn, tg.cancel_scope)
+                await self._read_loop(conn, tg)
+                tg.cancel_scope.cancel()
+        except Exception as exc:  # a broken client never takes the daemon down
+            log.debug("client connection ended: %r", exc)
+        finally:
+            conn.closed = True
+            self.hub.unsubscribe(conn.outbox)
+            self.connections.discard(conn)
+            with anyio.CancelScope(shield=True):
+                await stream.aclose()
+
+    async def _writer(self, conn: Connection, scope: anyio.CancelScope) -> None:
+        try:
+            await conn.write_loop()
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            pass
+        scope.cancel()
+
+    async def _read_loop(self, conn: Connection, tg: Any) -> None:
+        splitter = wire.LineSplitter()
+        while True:
+            try:
+                data = await conn.stream.receive(65536)
+            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError,
+                    OSError):
+                return
+            for line in splitter.feed(data):
+                if line is None:
+                    self.stats["oversize"] += 1
+                    conn.send(wire.reply_error(None, wire.TOO_LARGE,
+                                               f"message over {wire.MAX_MESSAGE_BYTES} bytes"))
+                    continue
+                self._accept(conn, line, tg)
+            if sum(len(i) for i in conn.outbox.items) > MAX_PENDING_REPLY_BYTES:
+                return  # a client that sends but never reads: drop it, not the daemon
+
+    def _accept(self, conn: Connection, line: bytes, tg: Any) -> None:
+        self.stats["requests"] += 1
+        try:
+            req = wire.parse_request(line)
+        except wire.ProtocolError as exc:
+            self.stats["errors"] += 1
+            conn.send(wire.reply_error(None, exc.code, exc.message))
+            return
+        if conn.in_flight >= MAX_IN_FLIGHT:
+            conn.send(wire.reply_error(req.id, wire.BUSY,
+                                       f"more than {MAX_IN_FLIGHT} requests in flight"))
+            return
+        conn.in_flight += 1
+        tg.start_soon(self._run_request, conn, req)
+
+    async def _run_request(self, conn: Connection, req: wire.Request) -> None:
+        try:
+            result = await self.dispatch(conn, req)
+            reply = wire.reply_ok(req.id, result)
+        except wire.ProtocolError as exc:
+            self.stats["errors"] += 1
+            reply = wire.reply_error(req.id, exc.code, exc.message)
+        except Exception as exc:
+            self.stats["errors"] += 1
+            log.exception("command %s failed", req.cmd)
+            reply = wire.reply_error(req.id, wire.INTERNAL, f"{type(exc).__name__}: {exc}")
+        finally:
+            conn.in_flight -= 1
+        try:
+            conn.send(reply)
+        except (TypeError, ValueError) as exc:
+            conn.send(wire.reply_error(req.id, wire.INTERNAL, f"unencodable result: {exc}"))
+
+    def statistics(self) -> dict[str, Any]:
+        return {**self.stats, "clients": len(self.connections),
+                "dropped": sum(c.outbox.dropped_total for c in self.connections)}
+
+
+def prepare_socket_path(path: Path) -> None:
+    """Create the socket's folder (never world-writable) and clear a stale socket file."""
+    parent = path.parent
+    parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+    mode = stat.S_IMODE(parent.stat().st_mode)
+    if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
+        raise PermissionError(f"{parent} is world-writable; refusing to put the socket there")
+    if path.exists() or path.is_symlink():
+        if not stat.S_ISSOCK(path.lstat().st_mode):
+            raise FileExistsError(f"{path} exists and is not a socket")
+        if _socket_alive(path):
+            raise FileExistsError(f"another daemon is listening on {path}")
+        path.unlink()
+
+
+def _socket_alive(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(1.0)
+        try:
+            s.connect(os.fspath(path))
+        except OSError:
+            return False
+    return True

@@ -1,0 +1,131 @@
+"""Wire format of the control socket: JSON lines, see docs/protocol.md.
+
+This module is the one place both sides (daemon, ``supervisor-ctl``, the TUI) share.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+PROTOCOL_VERSION = 1
+HELLO_NAME = "gpu-node-supervisor"
+MAX_MESSAGE_BYTES = 1 << 20
+
+# Stable error codes (clients branch on these, humans read the message).
+BAD_JSON = "bad_json"
+BAD_REQUEST = "bad_request"
+UNKNOWN_COMMAND = "unknown_command"
+TOO_LARGE = "too_large"
+NOT_PERMITTED = "not_permitted"
+NOT_FOUND = "not_found"
+INVALID_PROFILE = "invalid_profile"
+BUSY = "busy"
+CONFLICT = "conflict"
+TIMEOUT = "timeout"
+INTERNAL = "internal"
+
+
+class ProtocolError(Exception):
+    """An error with a stable code, sent to the client as ``{"ok": false, "error": ...}``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+def encode(obj: Any) -> bytes:
+    """One message as a line of compact JSON."""
+    return json.dumps(obj, separators=(",", ":"), default=_json_default).encode() + b"\n"
+
+
+def _json_default(obj: Any) -> Any:
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    return str(obj)
+
+
+def reply_ok(req_id: Any, result: Any) -> dict[str, Any]:
+    return {"id": req_id, "ok": True, "result": result}
+
+
+def reply_error(req_id: Any, code: str, message: str) -> dict[str, Any]:
+    return {"id": req_id, "ok": False, "error": {"code": code, "message": message}}
+
+
+@dataclass(frozen=True)
+class Request:
+    id: Any
+    cmd: str
+    args: dict[str, Any]
+
+
+def parse_request(line: bytes) -> Request:
+    """Decode one request line, raising ProtocolError with the right code."""
+    try:
+        obj = json.loads(line)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError(BAD_JSON, f"not valid JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError(BAD_REQUEST, "a request must be a JSON object")
+    req_id = obj.get("id")
+    if req_id is not None and not isinstance(req_id, (str, int, float, bool)):
+        raise ProtocolError(BAD_REQUEST, "'id' must be a string or a number")
+    cmd = obj.get("cmd")
+    if not isinstance(cmd, str) or not cmd:
+        raise ProtocolError(BAD_REQUEST, "'cmd' must be a non-empty string")
+    args = obj.get("args", {})
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise ProtocolError(BAD_REQUEST, "'args' must be an object")
+    return Request(req_id, cmd, args)
+
+
+class LineSplitter:
+    """Splits a byte stream into lines, refusing lines over ``limit`` bytes.
+
+    ``feed`` returns complete lines; an oversize line is reported once as ``None`` and its
+    remainder is skipped up to the next newline, so one bad message never ends the session.
+    """
+
+    def __init__(self, limit: int = MAX_MESSAGE_BYTES) -> None:
+        self.limit = limit
+        self._buf = bytearray()
+        self._skipping = False
+
+    def feed(self, data: bytes) -> list[bytes | None]:
+        out: list[bytes | None] = []
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                break
+            self._take(data[start:nl], out, complete=True)
+            start = nl + 1
+        self._take(data[start:], out, complete=False)
+        return out
+
+    def _take(self, piece: bytes, out: list[bytes | None], *, complete: bool) -> None:
+        if self._skipping:
+            if complete:
+                self._skipping = False
+            return
+        if len(self._buf) + len(piece) > self.limit:
+            self._buf.clear()
+            out.append(None)
+            self._skipping = not complete
+            return
+        self._buf += piece
+        if complete:
+            line = bytes(self._buf)
+            self._buf.clear()
+            if line.strip():
+                out.append(line)

@@ -1,0 +1,1 @@
+"""Runs and their processes: the arbiter (one run at a time), a run, process handling."""

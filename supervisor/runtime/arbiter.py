@@ -1,0 +1,305 @@
+"""The arbiter: one run at a time, switches, requests and their attempts.
+
+A *request* is what an operator or script asked for (``switch baseline``); it may take several
+*attempts* (runs) when the profile's fallback is on. The arbiter owns the current run, never
+launches a second server while one is alive, and answers ``status``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from ..config import Config
+from ..events import Hub
+from ..profiles import ProfileError, ProfileSet, ResolvedProfile
+from ..states import ACTIVE_STATUSES, Cause, Phase, Status
+from ..store import Store
+from ..watchdogs.health import port_in_use
+from . import process as proc_mod
+from .run import Run
+
+
+class ArbiterError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Request:
+    """One operator request and the attempts made for it."""
+
+    id: int
+    profile: str
+    strategy: str
+    started: float = field(default_factory=time.time)
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    culprits: list[str] = field(default_factory=list)
+    verdict: dict[str, Any] | None = None      # the requested profile's own failure, if any
+    ok: bool | None = None                      # True: the requested profile itself is ready
+    done: anyio.Event = field(default_factory=anyio.Event)
+    scope: anyio.CancelScope | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class Arbiter:
+    def __init__(self, config: Config, store: Store, hub: Hub, gpus: Any = None) -> None:
+        self.config = config
+        self.store = store
+        self.hub = hub
+        self.gpus = gpus
+        self.profiles = ProfileSet.load_dir(config.profiles_dir)
+        self.current: Run | None = None
+        self.request: Request | None = None
+        self._tg: TaskGroup | None = None
+        self._lock = anyio.Lock()
+        self.started = time.time()
+        self.runs_dir = config.state_dir / "runs"
+        self.runs_dir.mkdir(parents=True, exist_ok=True)
+        self.problems: list[str] = []
+
+    # -- service ------------------------------------------------------------------------
+    async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            await self.recover()
+            task_status.started()
+            if self.config.startup_profile:
+                await self.switch(self.config.startup_profile, reason="startup profile")
+            try:
+                await anyio.sleep_forever()
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self.shutdown()
+
+    async def shutdown(self) -> None:
+        """Stop the server before the daemon exits (runs in a shielded scope)."""
+        if self.request and self.request.scope:
+            self.request.scope.cancel()
+        if self.current is not None:
+            await self.current.stop("daemon shutting down")
+
+    async def recover(self) -> None:
+        """After a restart (even from SIGKILL): never leave a previous server running blind."""
+        for row in self.store.active_runs(tuple(s.value for s in ACTIVE_STATUSES)):
+            pids = await anyio.to_thread.run_sync(proc_mod.run_pids, row["token"], row["pgid"])
+            if pids:
+                left = await proc_mod.kill_run(row["token"], row["pgid"], grace=10.0)
+                note = (f"found {len(pids)} live process(es) of run {row['id']} after a daemon "
+                        f"restart; stopped them" + (f" ({len(left)} would not die)" if left else ""))
+            else:
+                note = f"daemon restarted; run {row['id']} had no live process left"
+            self.store.update_run(row["id"], status=Status.STOPPED.value, ended=time.time(),
+                                  evidence=(row["evidence"] or []) + [note])
+            self.store.add_event("recovered", {"note": note}, row["id"])
+            self.problems.append(note)
+
+    # -- requests -----------------------------------------------------------------------
+    def _next_request_id(self) -> int:
+        n = int(self.store.get_meta("last_request_id", 0)) + 1
+        self.store.set_meta("last_request_id", n)
+        return n
+
+    def resolve(self, name: str, **kw: Any) -> ResolvedProfile:
+        try:
+            return self.profiles.resolve(name, **kw)
+        except ProfileError as exc:
+            code = "not_found" if name not in self.profiles.names() and not any(
+                s["name"] == name for s in self.profiles.summary()) else "invalid_profile"
+            raise ArbiterError(code, str(exc)) from None
+
+    async def switch(self, name: str, *, reason: str = "switch") -> Request:
+        """Stop whatever runs (and any fallback in progress), then start ``name``."""
+        resolved = self.resolve(name)
+        async with self._lock:
+            await self._cancel_request()
+            await self._stop_current(f"switching to {name}")
+            req = Request(self._next_request_id(), name, resolved.fallback.strategy)
+            self.request = req
+            self.store.set_meta("last_profile", name)
+            assert self._tg is not None
+            await self._tg.start(self._campaign, req, resolved, reason)
+            return req
+
+    async def stop(self, reason: str = "stopped by request") -> Run | None:
+        async with self._lock:
+            await self._cancel_request()
+            run = self.current
+            await self._stop_current(reason)
+            return run
+
+    async def _cancel_request(self) -> None:
+        req = self.request
+        if req is not None and not req.done.is_set():
+            req.notes.append("cancelled by a newer request")
+            if req.scope is not None:
+                req.scope.cancel()
+            with anyio.CancelScope(shield=True):
+                await req.done.wait()
+
+    async def _stop_current(self, reason: str) -> None:
+        run = self.current
+        if run is not None and not run.settled.is_set():
+            await run.stop(reason)
+        if run is not None:
+            left = await anyio.to_thread.run_sync(proc_mod.run_pids, run.token, run.pgid)
+            if left:  # never start a second server over a live one
+                raise ArbiterError("conflict", f"run {run.id} still has processes {sorted(left)}")
+
+    async def _campaign(self, req: Request, first: ResolvedProfile, reason: str, *,
+                        task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        """Launch the requested profile; on failure, let its fallback try what it allows."""
+        from ..fallback import plan_attempts  # late: fallback builds on the runtime
+
+        with anyio.CancelScope() as scope:
+            req.scope = scope
+            try:
+                run = await self._launch(first, req, reason)
+                task_status.started()
+                ok = await self._wait_outcome(run)
+                req.ok = ok
+                if ok:
+                    return
+                req.verdict = run.verdict()
+                async for attempt in plan_attempts(self, req, first, run):
+                    run = await self._launch(attempt.profile, req, attempt.reason)
+                    attempt.result = await self._wait_outcome(run)
+            finally:
+                req.done.set()
+                self.publish_fallback()
+        if not req.done.is_set():  # pragma: no cover - finally sets it
+            req.done.set()
+
+    async def _wait_outcome(self, run: Run) -> bool:
+        """True once the run is ready, False once it has ended without getting there."""
+        async with anyio.create_task_group() as tg:
+            async def ready() -> None:
+                await run.ready_event.wait()
+                tg.cancel_scope.cancel()
+
+            async def ended() -> None:
+                await run.settled.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(ready)
+            tg.start_soon(ended)
+        return run.ready_event.is_set() and not run.failed and not run.settled.is_set()
+
+    async def _launch(self, profile: ResolvedProfile, req: Request, reason: str) -> Run:
+        """Start one attempt. The previous run is gone before this is called."""
+        await self._stop_current(f"next attempt: {reason}")
+        run = self._new_run(profile, req, reason)
+        self.current = run
+        req.attempts.append({"run_id": run.id, "profile": profile.name,
+                             "changes": list(profile.changes), "reason": reason,
+                             "status": run.status.value, "cause": None})
+        refusal = await self._precheck(profile)
+        if refusal is not None:
+            cause, evidence = refusal
+            run.refuse(cause, evidence)
+        else:
+            assert self._tg is not None
+            await self._tg.start(run.supervise)
+        self.publish_fallback()
+        return run
+
+    async def _precheck(self, profile: ResolvedProfile) -> tuple[Cause, list[str]] | None:
+        if profile.port and await anyio.to_thread.run_sync(port_in_use, profile.host,
+                                                             profile.port):
+            return Cause.PORT_IN_USE, [
+                f"port {profile.port} on {profile.host} is already in use by another process;"
+                " refusing to launch (SGLang would only find out after loading the model)"]
+        return None
+
+    def _new_run(self, profile: ResolvedProfile, req: Request, reason: str) -> Run:
+        token = secrets.token_hex(8)
+        now = time.time()
+        run_id = self.store.create_run(
+            token=token, profile=profile.name, changes=list(profile.changes), hash=profile.hash,
+            resolved=profile.to_dict(), argv=profile.argv(), env=profile.env_dict(),
+            request_id=req.id, reason=reason, status=Status.STARTING.value,
+            phase=Phase.LAUNCH.value, started=now)
+        run_dir = self.runs_dir / str(run_id)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        self.store.update_run(run_id, log_path=str(run_dir / "run.log"))
+        self._prune_run_dirs()
+        gpu_util = self.gpus.utilization if self.gpus is not None else None
+        return Run(run_id=run_id, token=token, profile=profile, store=self.store, hub=self.hub,
+                   run_dir=run_dir, gpu_util=gpu_util, on_end=self._run_ended,
+                   log_max_bytes=self.config.log_max_mb * 2**20, request_id=req.id,
+                   reason=reason)
+
+    def _prune_run_dirs(self) -> None:
+        dirs = sorted((d for d in self.runs_dir.iterdir() if d.name.isdigit()),
+                      key=lambda d: int(d.name))
+        for old in dirs[:-self.config.keep_runs] if self.config.keep_runs > 0 else []:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def _run_ended(self, run: Run) -> None:
+        req = self.request
+        if req is not None:
+            for att in req.attempts:
+                if att["run_id"] == run.id:
+                    att["status"] = run.status.value
+                    att["cause"] = run.cause and run.cause.value
+                    att["phase"] = run.phase.value
+        if not run.failed and run.ready_event.is_set():
+            self.store.set_meta("last_good", {"profile": run.profile.name,
+                                              "changes": list(run.profile.changes),
+                                              "hash": run.profile.hash, "run_id": run.id})
+        self.publish_fallback()
+
+    # -- views --------------------------------------------------------------------------
+    def fallback_view(self) -> dict[str, Any]:
+        req = self.request
+        run = self.current
+        serving = None
+        if run is not None and run.status == Status.READY:
+            serving = {"profile": run.profile.name, "changes": list(run.profile.changes),
+                       "run_id": run.id}
+        if req is None:
+            return {"strategy": "none", "attempts": [], "culprits": [], "serving": serving,
+                    "request": None, "settled": True,
+                    "last_good": self.store.get_meta("last_good")}
+        for att in req.attempts:
+            if run is not None and att["run_id"] == run.id:
+                att["status"] = run.status.value
+                att["cause"] = run.cause and run.cause.value
+        return {"strategy": req.strategy, "attempts": req.attempts, "culprits": req.culprits,
+                "serving": serving, "request": {"id": req.id, "profile": req.profile,
+                                                "ok": req.ok, "notes": req.notes},
+                "settled": req.done.is_set(), "last_good": self.store.get_meta("last_good")}
+
+    def publish_fallback(self) -> None:
+        self.hub.publish("fallback", self.fallback_view())
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "daemon": {"version": _version(), "pid": os.getpid(),
+                       "uptime_s": round(time.time() - self.started, 1),
+                       "profiles_dir": str(self.config.profiles_dir),
+                       "state_dir": str(self.config.state_dir), "problems": self.problems[-5:]},
+            "run": self.current.snapshot() if self.current is not None else None,
+            "checklist": [],
+            "gpus": self.gpus.snapshot() if self.gpus is not None else [],
+            "fallback": self.fallback_view(),
+        }
+
+
+def _version() -> str:
+    from .. import __version__
+    return __version__
+
+
+def run_dir_for(state_dir: Path, run_id: int) -> Path:
+    return state_dir / "runs" / str(run_id)

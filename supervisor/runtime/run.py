@@ -1,0 +1,397 @@
+"""One launch of one resolved profile: process group, log pipe, phase tracker, watchdogs.
+
+A Run owns its child from spawn to the moment nothing of it is left. Status changes go
+through ``transition`` (validated, timestamped, recorded, published). The arbiter decides
+what happens after a run ends; a run never relaunches itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ..diagnosis.classifier import classify_lines
+from ..engines import get_engine
+from ..events import Hub
+from ..profiles import ResolvedProfile
+from ..states import (
+    FINAL_STATUSES,
+    Cause,
+    Phase,
+    Status,
+    check_transition,
+)
+from ..store import Store
+from ..watchdogs.activity import ActivityTracker
+from ..watchdogs.health import probe
+from . import process as proc_mod
+from . import stacks
+from .logpipe import LogPipe, RunLog
+
+PYTHON_PLACEHOLDER = "{python}"
+ACTIVITY_INTERVAL = 1.0
+COMMAND_STARTSECS = 3.0
+
+
+class Run:
+    def __init__(self, *, run_id: int, token: str, profile: ResolvedProfile, store: Store,
+                 hub: Hub, run_dir: Path, gpu_util: Callable[[], float | None] | None = None,
+                 on_end: Callable[[Run], None] | None = None, log_max_bytes: int = 256 * 2**20,
+                 request_id: int | None = None, reason: str | None = None) -> None:
+        self.id = run_id
+        self.token = token
+        self.profile = profile
+        self.store = store
+        self.hub = hub
+        self.dir = run_dir
+        self.request_id = request_id
+        self.reason = reason
+        self.engine = get_engine(profile.engine)
+        self.tracker = self.engine.new_tracker()
+        self.gpu_util = gpu_util or (lambda: None)
+        self.on_end = on_end
+        self.status = Status.STARTING
+        self.phase = Phase.LAUNCH
+        self.phase_since = time.time()
+        self.progress: dict[str, Any] | None = None
+        self.cause: Cause | None = None
+        self.evidence: list[str] = []
+        self.exit_code: int | None = None
+        self.pid: int | None = None
+        self.pgid: int | None = None
+        self.started = time.time()
+        self.ended: float | None = None
+        self.stack_files: list[str] = []
+        self.ready_event = anyio.Event()
+        self.settled = anyio.Event()      # final status reached and nothing of the run is left
+        self.exited = anyio.Event()
+        self.leftovers: set[int] = set()
+        self._stop_requested = False
+        self._stop_reason = ""
+        self.activity = ActivityTracker(started=time.monotonic())
+        self.pipe = LogPipe(RunLog(run_dir / "run.log", log_max_bytes),
+                            on_line=self._on_line, on_batch=self._on_batch)
+        store.phase_started(run_id, Phase.LAUNCH.value, self.phase_since)
+
+    # -- state ----------------------------------------------------------------------------
+    @property
+    def log_path(self) -> Path:
+        return self.dir / "run.log"
+
+    @property
+    def failed(self) -> bool:
+        return self.status in (Status.CRASHED, Status.HUNG, Status.TIMEOUT, Status.UNHEALTHY)
+
+    def transition(self, new: Status, *, cause: Cause | None = None,
+                   evidence: list[str] | None = None) -> None:
+        if new == self.status:
+            return
+        check_transition(self.status, new)
+        self.status = new
+        if cause is not None:
+            self.cause = cause
+        if evidence is not None:
+            self.evidence = evidence
+        fields: dict[str, Any] = {"status": new.value, "cause": self.cause and self.cause.value,
+                                  "evidence": self.evidence}
+        if new in FINAL_STATUSES:
+            self.ended = self.ended or time.time()
+            fields["ended"] = self.ended
+        self.store.update_run(self.id, **fields)
+        self.store.add_event("status", {"status": new.value, "cause": fields["cause"]}, self.id)
+        self.publish()
+        if new in (Status.CRASHED, Status.HUNG, Status.TIMEOUT, Status.UNHEALTHY):
+            self.hub.publish("verdict", self.verdict())
+
+    def verdict(self) -> dict[str, Any]:
+        return {"run_id": self.id, "profile": self.profile.name, "status": self.status.value,
+                "phase": self.phase.value, "cause": self.cause and self.cause.value,
+                "evidence": list(self.evidence), "exit_code": self.exit_code}
+
+    def deadline_s(self) -> float | None:
+        if self.status != Status.STARTING:
+            return None
+        return self.profile.timeouts.for_phase(self.phase)
+
+    def snapshot(self) -> dict[str, Any]:
+        now = time.monotonic()
+        return {
+            "id": self.id, "profile": self.profile.name, "changes": list(self.profile.changes),
+            "status": self.status.value, "phase": self.phase.value,
+            "phase_since": self.phase_since, "deadline_s": self.deadline_s(),
+            "cause": self.cause and self.cause.value, "evidence": list(self.evidence),
+            "pid": self.pid, "progress": self.progress, "started": self.started,
+            "ended": self.ended, "exit_code": self.exit_code, "hash": self.profile.hash,
+            "phases": self.store.phases(self.id),
+            "activity": self.activity.to_dict(now, self.profile.timeouts.silence),
+            "log_path": str(self.log_path), "log_error": self.pipe.log.error,
+            "stacks": list(self.stack_files), "request_id": self.request_id,
+            "reason": self.reason,
+        }
+
+    def publish(self) -> None:
+        self.hub.publish("run", self.snapshot())
+
+    # -- output -------------------------------------------------------------------------
+    def _on_line(self, line: str) -> None:
+        update = self.tracker.feed(line)
+        if update is None:
+            return
+        if update.changed_phase and update.phase.rank > self.phase.rank:
+            self._enter_phase(update.phase)
+        if update.progress != self.progress:
+            self.progress = update.progress
+            self._progress_dirty = True
+        if update.ready and not self.ready_event.is_set():
+            self._became_ready("ready line")
+
+    def _on_batch(self, lines: list[str]) -> None:
+        self.activity.output_seen(time.monotonic())
+        self.hub.publish("log", {"run_id": self.id, "lines": lines})
+        if getattr(self, "_progress_dirty", False):
+            self._progress_dirty = False
+            self.publish()
+
+    def _enter_phase(self, phase: Phase) -> None:
+        self.phase = phase
+        self.phase_since = time.time()
+        self.store.phase_started(self.id, phase.value, self.phase_since)
+        self.store.update_run(self.id, phase=phase.value)
+        self.publish()
+
+    def _became_ready(self, how: str) -> None:
+        if self.status != Status.STARTING:
+            return
+        if self.phase.rank < Phase.READY.rank:
+            self._enter_phase(Phase.READY)
+        self.ready_event.set()
+        self.transition(Status.READY)
+        self.store.add_event("ready", {"how": how}, self.id)
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def argv(self) -> list[str]:
+        return [sys.executable if a == PYTHON_PLACEHOLDER else a for a in self.profile.argv()]
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(self.profile.env_dict())
+        env[proc_mod.RUN_ENV_VAR] = self.token
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        return env
+
+    async def supervise(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        """Spawn, watch, and end with nothing of the run left. Never raises for the child."""
+        try:
+            process = await anyio.open_process(
+                self.argv(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, cwd=self.profile.cwd, env=self.env(),
+                start_new_session=True)
+        except OSError as exc:
+            task_status.started()
+            self._spawn_failed(exc)
+            return
+        self.pid = self.pgid = process.pid
+        self.store.update_run(self.id, pid=self.pid, pgid=self.pgid)
+        self.publish()
+        task_status.started()
+        try:
+            async with anyio.create_task_group() as tg:
+                assert process.stdout is not None
+                tg.start_soon(self.pipe.pump, process.stdout)
+                tg.start_soon(self._watch)
+                code = await process.wait()
+                self.exit_code = code
+                self.exited.set()
+                await self._drain_output()
+                tg.cancel_scope.cancel()
+            self._on_exit(code)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._reap_all()
+                await process.aclose()
+                self.pipe.log.close()
+                self._settle()
+
+    def refuse(self, cause: Cause, evidence: list[str]) -> None:
+        """The arbiter's pre-launch checks said no: a verdict without a process."""
+        for line in evidence:
+            self.pipe.feed(f"[gpu-node-supervisor] {line}\n".encode())
+        self.transition(Status.CRASHED, cause=cause, evidence=evidence)
+        self.pipe.log.close()
+        self._settle()
+
+    def _spawn_failed(self, exc: OSError) -> None:
+        msg = f"cannot start {self.argv()[0]!r}: {exc.strerror or exc}"
+        self.pipe.feed((msg + "\n").encode())
+        # A missing executable is an environment problem, like a failed import.
+        cause = Cause.IMPORT_ERROR if isinstance(exc, FileNotFoundError) else Cause.UNKNOWN
+        self.transition(Status.CRASHED, cause=cause, evidence=[msg])
+        self.pipe.log.close()
+        self._settle()
+
+    async def _drain_output(self) -> None:
+        """After the exit, take what is still in the pipe (the root error is often last)."""
+        last = -1
+        with anyio.move_on_after(0.5):
+            while not self.pipe.eof.is_set() and self.pipe.bytes != last:
+                last = self.pipe.bytes
+                with anyio.move_on_after(0.05):
+                    await self.pipe.eof.wait()
+
+    def _on_exit(self, code: int) -> None:
+        self.store.update_run(self.id, exit_code=code)
+        if self.failed:
+            return  # the verdict (hung/timeout/unhealthy) came first; the exit is our kill
+        if self._stop_requested:
+            self.transition(Status.STOPPED, evidence=[self._stop_reason] if self._stop_reason
+                            else [])
+            return
+        verdict = classify_lines(self.pipe.tail(3000), engine=self.engine.name, exit_code=code)
+        phase = self.phase
+        if verdict.phase.rank > phase.rank and verdict.phase.rank < Phase.READY.rank:
+            phase = verdict.phase
+            self._enter_phase(phase)
+        evidence = list(verdict.evidence) or [f"process exited with code {code}"]
+        if not verdict.evidence:
+            evidence.append("no error line in the log")
+        self.transition(Status.CRASHED, cause=verdict.cause or Cause.UNKNOWN,
+                        evidence=evidence + [f"exit code {code}"])
+
+    async def _reap_all(self) -> None:
+        grace = self.profile.timeouts.stop_grace
+        self.leftovers = await proc_mod.kill_run(self.token, self.pgid, grace=grace,
+                                                 main_exited=self.exited)
+        if self.leftovers:
+            self.store.add_event("leftovers", {"pids": sorted(self.leftovers)}, self.id)
+
+    def _settle(self) -> None:
+        self.ended = self.ended or time.time()
+        self.store.update_run(self.id, ended=self.ended)
+        self.store.phases_closed(self.id, self.ended)
+        self.settled.set()
+        self.publish()
+        if self.on_end is not None:
+            self.on_end(self)
+
+    async def stop(self, reason: str = "stopped by request") -> None:
+        """Stop the run (SIGTERM, grace, SIGKILL of everything) and wait until it is gone."""
+        if self.settled.is_set():
+            return
+        self._stop_requested = True
+        self._stop_reason = reason
+        if not self.failed and self.status != Status.STOPPING:
+            self.transition(Status.STOPPING)
+        with anyio.CancelScope(shield=True):
+            proc_mod.signal_group(self.pgid, 15)
+            await self.settled.wait()
+
+    # -- watchdogs ----------------------------------------------------------------------
+    async def _watch(self) -> None:
+        """Deadlines, silence vs activity, and the health probe, on one timer."""
+        timeouts = self.profile.timeouts
+        tick = max(0.05, min(ACTIVITY_INTERVAL, timeouts.silence / 8))
+        health = self.profile.health
+        next_probe = 0.0
+        misses = 0
+        while True:
+            await anyio.sleep(tick)
+            if self._stop_requested or self.failed:
+                return
+            now_m = time.monotonic()
+            pids = await anyio.to_thread.run_sync(proc_mod.run_pids, self.token, self.pgid)
+            tree = await anyio.to_thread.run_sync(proc_mod.sample_tree, pids)
+            self.activity.sample(tree, self.gpu_util())
+            if self.status == Status.STARTING:
+                if await self._check_deadline() or await self._check_silence(now_m):
+                    return
+            if now_m >= next_probe and self._probe_due():
+                next_probe = now_m + (health.interval if self.status == Status.READY
+                                      else min(1.0, health.interval))
+                result = await probe(self.profile.host, self.profile.port, health.path,
+                                     health.timeout)
+                misses = await self._on_probe(result, misses)
+                if self.failed:
+                    return
+
+    def _probe_due(self) -> bool:
+        # SGLang opens its port only after graph capture: no probing before warmup.
+        if self.status == Status.READY:
+            return True
+        return self.status == Status.STARTING and (
+            self.phase.rank >= Phase.WARMUP.rank or self.engine.name == "command")
+
+    async def _on_probe(self, result: Any, misses: int) -> int:
+        if result.ok:
+            if self.status == Status.STARTING:
+                self._became_ready(f"GET {self.profile.health.path} = 200")
+            return 0
+        if self.status != Status.READY:
+            # 503 during warmup is SGLang saying "not yet", not a failure.
+            # A plain command that opens no port is ready once it has run a few seconds.
+            if self.engine.name == "command" and result.refused and \
+                    time.time() - self.started >= COMMAND_STARTSECS:
+                self._became_ready(f"running {COMMAND_STARTSECS:g} s (no port open)")
+            return 0
+        misses += 1
+        if misses >= self.profile.health.failures:
+            why = result.error or f"HTTP {result.status}"
+            await self._fail(Status.UNHEALTHY, Cause.HEALTH_CHECK_FAILED, [
+                f"{misses} consecutive health probes failed: GET {self.profile.health.path}"
+                f" -> {why}"] + self._log_evidence())
+        return misses
+
+    async def _check_deadline(self) -> bool:
+        budget = self.profile.timeouts.for_phase(self.phase)
+        if budget is None:
+            return False
+        spent = time.time() - self.phase_since
+        if spent < budget:
+            return False
+        cause = Cause.SLOW_WEIGHT_LOADING if self.phase == Phase.WEIGHT_LOADING else None
+        verdict = classify_lines(self.pipe.tail(3000), engine=self.engine.name)
+        await self._fail(Status.TIMEOUT, cause or verdict.cause or Cause.UNKNOWN, [
+            f"phase {self.phase.value} ran {spent:.0f} s, past its {budget:g} s budget",
+            *self._activity_evidence(), *verdict.evidence])
+        return True
+
+    async def _check_silence(self, now_m: float) -> bool:
+        silence = self.profile.timeouts.silence
+        if not self.activity.is_hung(now_m, silence):
+            return False
+        verdict = classify_lines(self.pipe.tail(3000), engine=self.engine.name)
+        quiet = self.activity.quiet_for(now_m)
+        evidence = [
+            f"no output for {quiet:.0f} s in phase {self.phase.value} and no CPU, disk or GPU"
+            f" activity for {self.activity.still_for(now_m):.0f} s (silence = {silence:g} s)",
+            *self._activity_evidence(), *self._log_evidence(3), *verdict.evidence]
+        await self._dump_stacks()
+        if self.stack_files:
+            evidence.append(f"stack dumps: {', '.join(self.stack_files)}")
+        await self._fail(Status.HUNG, verdict.cause or Cause.UNKNOWN, evidence)
+        return True
+
+    def _activity_evidence(self) -> list[str]:
+        a = self.activity
+        gpu = "no signal" if a.gpu_util is None else f"{a.gpu_util:.0f}%"
+        return [f"activity: CPU {a.cpu_percent}%, reads {a.read_mb_s} MB/s, GPU {gpu}"]
+
+    def _log_evidence(self, n: int = 3) -> list[str]:
+        return [f"last line: {line[:300]}" for line in self.pipe.tail(n)]
+
+    async def _dump_stacks(self) -> None:
+        pids = await anyio.to_thread.run_sync(proc_mod.run_pids, self.token, self.pgid)
+        self.stack_files = await stacks.dump_stacks(pids, self.dir / "stacks")
+        self.store.add_event("stacks", {"files": self.stack_files}, self.id)
+
+    async def _fail(self, status: Status, cause: Cause, evidence: list[str]) -> None:
+        """A watchdog verdict: record it, then take the run down (its status stays)."""
+        self.transition(status, cause=cause, evidence=evidence)
+        self._stop_requested = True
+        proc_mod.signal_group(self.pgid, 15)

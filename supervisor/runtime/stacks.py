@@ -1,0 +1,66 @@
+"""Stack dumps of every process of a run, taken before a hung run is touched."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+
+from .process import describe_processes
+
+PYSPY_TIMEOUT = 20.0
+
+
+def pyspy_path() -> str | None:
+    """py-spy from PATH or next to our interpreter (it is a dependency of the package)."""
+    found = shutil.which("py-spy")
+    if found:
+        return found
+    candidate = Path(sys.executable).with_name("py-spy")
+    return str(candidate) if candidate.exists() else None
+
+
+async def dump_stacks(pids: set[int], out_dir: Path) -> list[str]:
+    """Write one file per process (py-spy dump, or /proc stack info) and return their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pyspy = pyspy_path()
+    files: list[str] = []
+    procs = {p["pid"]: p for p in describe_processes(pids)}
+    async with anyio.create_task_group() as tg:
+        for pid in sorted(procs):
+            path = out_dir / f"{pid}.txt"
+            files.append(str(path))
+            tg.start_soon(_dump_one, pyspy, pid, procs[pid], path)
+    return files
+
+
+async def _dump_one(pyspy: str | None, pid: int, info: dict[str, object], path: Path) -> None:
+    header = f"pid {pid}: {info.get('cmdline', '')}\nstatus {info.get('status')}\n\n"
+    body = await anyio.to_thread.run_sync(_pyspy_dump, pyspy, pid) if pyspy else (
+        "py-spy not installed; kernel stack follows\n")
+    body += _proc_wchan(pid)
+    path.write_text(header + body)
+
+
+def _pyspy_dump(pyspy: str, pid: int) -> str:
+    try:
+        res = subprocess.run([pyspy, "dump", "--pid", str(pid)], capture_output=True,
+                             text=True, timeout=PYSPY_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"py-spy failed: {exc}\n"
+    if res.returncode != 0:
+        return f"py-spy exit {res.returncode}: {res.stderr.strip()[:500]}\n"
+    return res.stdout
+
+
+def _proc_wchan(pid: int) -> str:
+    parts = []
+    for name in ("wchan", "stack"):
+        try:
+            parts.append(f"\n/proc/{pid}/{name}:\n" + Path(f"/proc/{pid}/{name}").read_text())
+        except OSError:
+            continue
+    return "".join(parts)

@@ -1,0 +1,141 @@
+"""The daemon's services under one root task group (STYLE 4, 5, 6).
+
+Order: store, GPU monitor, arbiter (recovers leftovers), control socket, then READY=1.
+Signals are handled here only: TERM/INT stop gracefully (a second one forces), HUP reloads.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from typing import Any
+
+import anyio
+
+from .commands import Daemon
+from .config import Config
+from .events import Hub
+from .protocol.server import ControlServer, Peer
+from .runtime.arbiter import Arbiter
+from .runtime import process as proc_mod
+from .store import Store
+from .systemd import Notifier, watchdog_interval
+
+log = logging.getLogger("supervisor")
+
+
+def access_policy(config: Config) -> Any:
+    """Who may mutate: root, the daemon's own user, and the configured users and groups."""
+    import grp
+
+    allowed_gids: set[int] = set()
+    for name in config.allow_groups:
+        try:
+            allowed_gids.add(grp.getgrnam(name).gr_gid)
+        except KeyError:
+            log.warning("allow_groups: no group named %r", name)
+    allowed_uids = {0, os.getuid(), *config.allow_uids}
+
+    def check(peer: Peer) -> tuple[bool, str | None]:
+        if peer.uid is None:
+            return True, None  # a stream we opened ourselves (bridge tests)
+        if peer.uid in allowed_uids or peer.groups & allowed_gids:
+            return True, None
+        return False, (f"uid {peer.uid} is not allowed to change the daemon's state "
+                       "(config: allow_uids / allow_groups)")
+    return check
+
+
+def open_gpu_monitor(config: Config, hub: Hub) -> Any:
+    from .gpu import GpuMonitor, open_backend
+
+    backend = open_backend(config.fake_gpus)
+    return GpuMonitor(backend, on_update=lambda gpus: hub.publish("gpus", {"gpus": gpus}))
+
+
+async def run_daemon(config: Config) -> None:
+    config.state_dir.mkdir(parents=True, exist_ok=True)
+    store = Store(config.state_dir / "history.sqlite3")
+    hub = Hub()
+    notifier = Notifier()
+    gpus = open_gpu_monitor(config, hub)
+    arbiter = Arbiter(config, store, hub, gpus)
+    server_box: dict[str, ControlServer] = {}
+    daemon = Daemon(arbiter, lambda: server_box["s"].statistics())
+    server = ControlServer(config.socket, hub, daemon.dispatch, access_policy(config),
+                           hello_extra=lambda: {"version": _version(), "pid": os.getpid()})
+    server_box["s"] = server
+    hub.listeners.append(_status_notifier(notifier))
+    try:
+        async with anyio.create_task_group() as root:
+            services = anyio.CancelScope()
+            root.start_soon(_signals, root, services, arbiter, notifier)
+            async def run_services() -> None:
+                with services:
+                    async with anyio.create_task_group() as tg:
+                        await tg.start(gpus.run)
+                        await tg.start(arbiter.serve)
+                        await tg.start(server.serve)
+                        tg.start_soon(_watchdog_pings, notifier)
+                        notifier.ready("idle")
+                        log.info("listening on %s (profiles %s, state %s, GPUs: %s)",
+                                 config.socket, config.profiles_dir, config.state_dir,
+                                 gpus.status().get("backend"))
+                root.cancel_scope.cancel()
+            root.start_soon(run_services)
+    finally:
+        store.close()
+        try:
+            config.socket.unlink()
+        except OSError:
+            pass
+
+
+async def _signals(root: Any, services: anyio.CancelScope, arbiter: Arbiter,
+                   notifier: Notifier) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        async for sig in signals:
+            if sig == signal.SIGHUP:
+                notifier.reloading()
+                arbiter.reload_profiles("SIGHUP")
+                notifier.ready()
+                continue
+            if not services.cancel_called:
+                log.info("signal %s: stopping the server, then exiting", sig.name)
+                notifier.stopping()
+                services.cancel()
+                continue
+            log.warning("second signal: killing the server now")
+            run = arbiter.current
+            if run is not None:
+                proc_mod.signal_group(run.pgid, signal.SIGKILL)
+                proc_mod.signal_pids(proc_mod.run_pids(run.token, run.pgid), signal.SIGKILL)
+            os._exit(1)
+
+
+async def _watchdog_pings(notifier: Notifier) -> None:
+    interval = watchdog_interval()
+    if interval is None:
+        return
+    while True:  # from the main loop only: a stuck loop stops the pings
+        notifier.watchdog()
+        await anyio.sleep(interval)
+
+
+def _status_notifier(notifier: Notifier) -> Any:
+    last = {"text": ""}
+
+    def on_event(kind: str, data: Any) -> None:
+        if kind != "run" or not notifier.enabled:
+            return
+        text = f"{data.get('profile')}: {data.get('status')} ({data.get('phase')})"
+        if text != last["text"]:
+            last["text"] = text
+            notifier.status(text)
+    return on_event
+
+
+def _version() -> str:
+    from . import __version__
+    return __version__

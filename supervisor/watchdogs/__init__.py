@@ -1,0 +1,1 @@
+"""Watchdogs of a run: phase deadlines, silence + activity (hangs), the health probe."""

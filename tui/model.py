@@ -1,0 +1,431 @@
+"""Pure helpers that turn daemon replies into text: no widgets, no I/O, never raise.
+
+Every daemon reply may lack keys or carry nulls or the wrong types (an older or newer daemon,
+a half-started run). Everything here accepts ``Any`` and degrades to a dash, so a widget can
+render whatever arrived.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich.text import Text
+
+PHASES = ("launch", "weight_loading", "kv_cache_alloc", "cuda_graph_capture", "warmup",
+          "ready", "serving")
+PHASE_SHORT = {"launch": "launch", "weight_loading": "weights", "kv_cache_alloc": "kv-cache",
+               "cuda_graph_capture": "graphs", "warmup": "warmup", "ready": "ready",
+               "serving": "serving"}
+FAILED = frozenset({"crashed", "hung", "timeout", "unhealthy"})
+STATUS_STYLE = {
+    "starting": "bold yellow",
+    "ready": "bold green",
+    "stopping": "bold yellow",
+    "stopped": "dim",
+    "crashed": "bold white on red",
+    "hung": "bold white on dark_orange3",
+    "timeout": "bold white on magenta",
+    "unhealthy": "bold white on red",
+}
+CHECK_ICON = {"pending": ("·", "dim"), "in_progress": ("▶", "bold yellow"),
+              "done": ("✔", "green"), "failed": ("✘", "bold red"), "skipped": ("–", "dim")}
+LEVELS = ("all", "info", "warning", "error")
+_LEVEL_RANK = {"debug": 0, "info": 1, "warning": 2, "error": 3}
+_ERROR_RE = re.compile(r"(?i)\b(error|exception|traceback|fatal|critical|killed|sigquit)\b"
+                       r"|Error:")
+_WARN_RE = re.compile(r"(?i)\b(warn|warning)\b")
+_DEBUG_RE = re.compile(r"\bDEBUG\b")
+_SPARK = "▁▂▃▄▅▆▇█"
+
+
+# -- tolerant accessors -------------------------------------------------------------------
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    if isinstance(value, tuple):
+        return list(value)
+    return []
+
+
+def num(value: Any) -> float | None:
+    """A finite number, or None (bools, strings, NaN and nulls are not numbers)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def text(value: Any, default: str = "–") -> str:
+    if value is None or value == "":
+        return default
+    return str(value)
+
+
+def str_list(value: Any) -> list[str]:
+    """A list of strings from a list, a single string or nothing."""
+    if isinstance(value, str):
+        return [value] if value else []
+    return [str(v) for v in as_list(value) if v is not None]
+
+
+# -- formatting ---------------------------------------------------------------------------
+
+def fmt_duration(seconds: Any) -> str:
+    s = num(seconds)
+    if s is None:
+        return "–"
+    s = max(0.0, s)
+    if s < 10:
+        return f"{s:.1f}s"
+    if s < 60:
+        return f"{s:.0f}s"
+    m, sec = divmod(int(s), 60)
+    if m < 60:
+        return f"{m}m{sec:02d}s"
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m"
+
+
+def fmt_clock(ts: Any) -> str:
+    """Epoch seconds as a local ``YYYY-MM-DD HH:MM:SS``; a dash when absent."""
+    import time as _time
+
+    t = num(ts)
+    if t is None:
+        return "–"
+    try:
+        return _time.strftime("%Y-%m-%d %H:%M:%S", _time.localtime(t))
+    except (OverflowError, OSError, ValueError):
+        return "–"
+
+
+def status_style(status: Any) -> str:
+    return STATUS_STYLE.get(str(status), "bold")
+
+
+def sparkline(values: Any, width: int = 12, top: float | None = None) -> str:
+    """The last ``width`` values as block characters, scaled to ``top`` (or their maximum)."""
+    nums = [n for n in (num(v) for v in as_list(values)) if n is not None][-width:]
+    if not nums:
+        return ""
+    hi = top if top else max(nums)
+    if not hi or hi <= 0:
+        return _SPARK[0] * len(nums)
+    out = []
+    for n in nums:
+        idx = int(round(max(0.0, min(1.0, n / hi)) * (len(_SPARK) - 1)))
+        out.append(_SPARK[idx])
+    return "".join(out)
+
+
+def line_level(line: str) -> str:
+    if _ERROR_RE.search(line):
+        return "error"
+    if _WARN_RE.search(line):
+        return "warning"
+    if _DEBUG_RE.search(line):
+        return "debug"
+    return "info"
+
+
+def passes(line: str, level: str, needle: str) -> bool:
+    """Whether a log line passes the level and text filters (text: case-insensitive)."""
+    if needle and needle.lower() not in line.lower():
+        return False
+    if level == "all":
+        return True
+    return _LEVEL_RANK[line_level(line)] >= _LEVEL_RANK.get(level, 0)
+
+
+# -- the run ------------------------------------------------------------------------------
+
+def phase_timeline(run: dict[str, Any], now: float) -> Text:
+    """``launch 3.1s › weights 1m02s › [graphs 42s]``: each phase reached, with its duration."""
+    out = Text()
+    phases = [as_dict(p) for p in as_list(run.get("phases"))]
+    current = run.get("phase")
+    seen: list[str] = []
+    for p in phases:
+        name = str(p.get("phase") or "?")
+        dur = num(p.get("duration"))
+        if dur is None:
+            start, end = num(p.get("started")), num(p.get("ended"))
+            if start is not None:
+                dur = (end if end is not None else now) - start
+        if seen:
+            out.append(" › ", "dim")
+        is_current = name == current and p.get("ended") is None
+        out.append(PHASE_SHORT.get(name, name), "bold reverse" if is_current else "")
+        out.append(f" {fmt_duration(dur)}", "cyan")
+        seen.append(name)
+    if current and current not in seen:
+        if seen:
+            out.append(" › ", "dim")
+        out.append(PHASE_SHORT.get(str(current), str(current)), "bold reverse")
+    if not out:
+        out.append("no phase yet", "dim")
+    return out
+
+
+def phase_clock(run: dict[str, Any], now: float) -> Text:
+    """Elapsed in the current phase against its deadline, coloured as it nears the budget."""
+    since = num(run.get("phase_since"))
+    deadline = num(run.get("deadline_s"))
+    out = Text()
+    if since is None:
+        return out
+    elapsed = max(0.0, now - since)
+    out.append(f"{PHASE_SHORT.get(str(run.get('phase')), text(run.get('phase')))} for ")
+    if deadline:
+        ratio = elapsed / deadline
+        style = "bold red" if ratio >= 0.9 else "yellow" if ratio >= 0.7 else "green"
+        out.append(f"{fmt_duration(elapsed)} / {fmt_duration(deadline)}", style)
+        out.append(f" ({min(ratio, 9.99):.0%} of budget)", "dim")
+    else:
+        out.append(fmt_duration(elapsed), "cyan")
+        out.append(" (no deadline)", "dim")
+    return out
+
+
+def progress_text(progress: Any, width: int = 20) -> Text:
+    p = as_dict(progress)
+    done, total = num(p.get("done")), num(p.get("total"))
+    out = Text()
+    if done is None:
+        return out
+    kind = text(p.get("kind"), "progress")
+    out.append(f"{kind} ")
+    if total and total > 0:
+        frac = max(0.0, min(1.0, done / total))
+        filled = int(round(frac * width))
+        out.append("█" * filled, "green")
+        out.append("░" * (width - filled), "dim")
+        out.append(f" {done:g}/{total:g}")
+    else:
+        out.append(f"{done:g}")
+    return out
+
+
+def activity_text(activity: Any) -> Text:
+    a = as_dict(activity)
+    out = Text()
+    if not a:
+        return out
+    state = text(a.get("state"), "?")
+    style = {"working": "green", "quiet": "yellow", "silent": "bold red"}.get(state, "")
+    out.append("activity ")
+    out.append(state, style)
+    bits = []
+    if (q := num(a.get("quiet_s"))) is not None:
+        bits.append(f"no output {fmt_duration(q)}")
+    if (c := num(a.get("cpu_percent"))) is not None:
+        bits.append(f"cpu {c:.0f}%")
+    if (r := num(a.get("read_mb_s"))) is not None:
+        bits.append(f"read {r:.0f} MB/s")
+    if (g := num(a.get("gpu_util"))) is not None:
+        bits.append(f"gpu {g:.0f}%")
+    if bits:
+        out.append(" · " + " · ".join(bits), "dim")
+    return out
+
+
+def run_lines(run: Any, fallback: Any, verdict: Any, now: float,
+              max_evidence: int = 4) -> list[Text]:
+    """The run panel, one Text per line."""
+    r = as_dict(run)
+    if not r:
+        return [Text("no run yet — open Profiles (p) to start one", "dim")]
+    lines: list[Text] = []
+    head = Text()
+    head.append(text(r.get("profile"), "?"), "bold")
+    changes = str_list(r.get("changes"))
+    if changes:
+        head.append(" + " + ", ".join(changes), "cyan")
+    head.append("  ")
+    status = text(r.get("status"), "unknown")
+    head.append(f" {status.upper()} ", status_style(status))
+    rid = r.get("id")
+    if rid is not None:
+        head.append(f"  run #{rid}", "dim")
+    if r.get("pid") is not None:
+        head.append(f" pid {r.get('pid')}", "dim")
+    if r.get("exit_code") is not None:
+        head.append(f" exit {r.get('exit_code')}", "dim")
+    lines.append(head)
+    lines.append(phase_timeline(r, now))
+    live = status in ("starting", "ready", "stopping")
+    if live:
+        clock = phase_clock(r, now)
+        if clock:
+            lines.append(clock)
+    prog = progress_text(r.get("progress"))
+    if prog:
+        lines.append(prog)
+    if live:
+        act = activity_text(r.get("activity"))
+        if act:
+            lines.append(act)
+    v = as_dict(verdict)
+    if v and v.get("run_id") is not None and rid is not None and v.get("run_id") != rid:
+        v = {}
+    cause = r.get("cause") or v.get("cause")
+    evidence = str_list(r.get("evidence")) or str_list(v.get("evidence"))
+    if status in FAILED or cause:
+        verdict_line = Text()
+        verdict_line.append("verdict ", "bold")
+        verdict_line.append(status.upper(), status_style(status))
+        verdict_line.append(f" in {text(r.get('phase') or v.get('phase'))}")
+        verdict_line.append(" — cause ")
+        verdict_line.append(text(cause, "unknown"), "bold red")
+        lines.append(verdict_line)
+        for ev in evidence[-max_evidence:]:
+            lines.append(Text("  │ " + ev, "italic"))
+        if len(evidence) > max_evidence:
+            lines.append(Text(f"  │ (+{len(evidence) - max_evidence} earlier lines)", "dim"))
+    fb = as_dict(fallback)
+    if fb and (fb.get("strategy") not in (None, "none") or fb.get("attempts")):
+        line = Text()
+        line.append("fallback ", "bold")
+        line.append(text(fb.get("strategy")))
+        attempts = as_list(fb.get("attempts"))
+        if attempts:
+            line.append(f" · {len(attempts)} attempt(s)")
+        culprits = str_list(fb.get("culprits"))
+        if culprits:
+            line.append(" · culprit ")
+            line.append(", ".join(culprits), "bold red")
+        serving = as_dict(fb.get("serving"))
+        if serving:
+            line.append(" · serving ")
+            name = text(serving.get("profile"), "?")
+            sc = str_list(serving.get("changes"))
+            line.append(name + (" + " + ",".join(sc) if sc else ""), "green")
+        lines.append(line)
+    return lines
+
+
+# -- GPUs ---------------------------------------------------------------------------------
+
+def gpu_line(gpu: Any, spark_width: int = 10) -> Text:
+    g = as_dict(gpu)
+    out = Text(no_wrap=True, overflow="ellipsis")
+    health = as_dict(g.get("health"))
+    level = text(health.get("level"), "?")
+    dot = {"ok": "green", "warn": "yellow", "warning": "yellow", "critical": "bold red",
+           "error": "bold red", "fail": "bold red"}.get(level, "dim")
+    out.append(f"{text(g.get('index'), '?'):>2}", "bold")
+    out.append(" ●", dot)
+    util = num(g.get("utilization_gpu"))
+    out.append(f" {util:3.0f}%" if util is not None else "    –")
+    hist = as_dict(g.get("history"))
+    spark = sparkline(hist.get("util"), spark_width, top=100.0)
+    out.append(" " + spark.ljust(spark_width), "cyan")
+    used, total = num(g.get("memory_used_mib")), num(g.get("memory_total_mib"))
+    if used is not None and total:
+        out.append(f" {used / 1024:4.0f}/{total / 1024:.0f}G")
+    elif used is not None:
+        out.append(f" {used / 1024:4.0f}G")
+    else:
+        out.append("    –")
+    temp = num(g.get("temperature_c"))
+    out.append(f" {temp:3.0f}°C" if temp is not None else "    –", "red" if (temp or 0) >= 85 else "")
+    power = num(g.get("power_w"))
+    out.append(f" {power:4.0f}W" if power is not None else "     –")
+    throttle = str_list(g.get("throttle_reasons"))
+    if throttle:
+        out.append(" THR", "bold yellow")
+    return out
+
+
+def gpu_detail(gpu: Any) -> Text | None:
+    """A second line for a GPU that is not healthy or is throttled: its flags and action."""
+    g = as_dict(gpu)
+    health = as_dict(g.get("health"))
+    flags = str_list(health.get("flags"))
+    throttle = str_list(g.get("throttle_reasons"))
+    if not flags and not throttle:
+        return None
+    out = Text("    ", no_wrap=True, overflow="ellipsis")
+    if flags:
+        out.append(" ".join(flags), "bold red" if health.get("level") not in ("ok", None)
+                   else "yellow")
+    if throttle:
+        out.append(" throttle: " + ",".join(throttle), "yellow")
+    if health.get("action"):
+        out.append(f" → {health.get('action')}", "italic")
+    return out
+
+
+# -- checklist ----------------------------------------------------------------------------
+
+def checklist_label(item: Any) -> Text:
+    it = as_dict(item)
+    icon, style = CHECK_ICON.get(str(it.get("status")), ("?", "dim"))
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(f"{icon} ", style)
+    out.append(text(it.get("title"), "(untitled)"),
+               "dim" if it.get("status") in ("done", "skipped") else "")
+    if it.get("auto"):
+        out.append(" auto", "dim italic")
+    return out
+
+
+def checklist_evidence(item: Any) -> Text:
+    it = as_dict(item)
+    if not it:
+        return Text("select an item to see its evidence", "dim")
+    out = Text()
+    out.append(f"#{text(it.get('id'))} {text(it.get('status'))}", "bold")
+    ev = str_list(it.get("evidence"))
+    if not ev:
+        out.append("\nno evidence yet", "dim")
+    for e in ev:
+        out.append("\n" + e)
+    return out
+
+
+# -- history ------------------------------------------------------------------------------
+
+def phase_durations(run: Any) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for p in as_list(as_dict(run).get("phases")):
+        p = as_dict(p)
+        name = p.get("phase")
+        if not isinstance(name, str):
+            continue
+        dur = num(p.get("duration"))
+        if dur is None and num(p.get("started")) is not None and num(p.get("ended")) is not None:
+            dur = num(p.get("ended")) - num(p.get("started"))  # type: ignore[operator]
+        out[name] = dur
+    return out
+
+
+def benchmark_text(bench: Any) -> str:
+    """A benchmark result (any shape) as ``key=value`` pairs of its numbers."""
+    if bench is None:
+        return "–"
+    if not isinstance(bench, dict):
+        return str(bench)
+    parts = []
+    for k, v in bench.items():
+        n = num(v)
+        if n is not None:
+            parts.append(f"{k}={n:.4g}")
+        elif isinstance(v, str) and len(v) < 24:
+            parts.append(f"{k}={v}")
+    return " ".join(parts) or "–"
+
+
+def join_names(names: Iterable[Any]) -> str:
+    return ", ".join(str(n) for n in names) or "–"
+
+
+def clip(lines: Sequence[str], n: int) -> list[str]:
+    return list(lines[-n:]) if n > 0 else []

@@ -1,0 +1,1 @@
+"""Screens: main (run, log, GPUs, checklist), profiles, history, brief, help, nodes, dialogs."""

@@ -1,0 +1,52 @@
+"""Help: keys, what the colours and icons mean, and where the palette is."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Markdown
+
+HELP = """\
+# supervisor-tui
+
+Everything is in the **command palette** (`ctrl+p`): type a few letters of an action.
+
+| key | action |
+|---|---|
+| `p` | profiles: resolved view, diff, switch (with confirmation) |
+| `h` | history: runs side by side, phase timings, verdicts, benchmarks |
+| `b` | the handoff brief |
+| `a` / `d` | add a checklist item / mark the selected one done |
+| `f` / `/` / `n` | filter the log / search / next match |
+| `l` | log level: all → info → warning → error |
+| `End` | follow the log again after scrolling up |
+| `tab` | move between panels (checklist, log) |
+| `ctrl+n` | next node (when watching several) |
+| `q` | quit |
+
+**Status**: `STARTING` and `STOPPING` yellow, `READY` green, `CRASHED`/`UNHEALTHY` red,
+`HUNG` orange, `TIMEOUT` magenta. The phase clock turns yellow at 70 % and red at 90 % of the
+phase's deadline. *activity* shows whether a silent server is still working (CPU, disk, GPU).
+
+**Checklist**: `·` pending, `▶` in progress, `✔` done, `✘` failed, `–` skipped;
+*auto* items are carried out by the daemon itself.
+
+**Read-only**: when the daemon does not let this user change anything, the top bar says
+`READ-ONLY` with the reason, and switch, start, stop and checklist edits are disabled.
+
+The TUI reconnects by itself; a red banner says when it is disconnected and when it retries.
+"""
+
+
+class HelpScreen(Screen[None]):
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+
+    def __init__(self) -> None:
+        super().__init__(id="help")
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown(HELP)
+        yield Footer()

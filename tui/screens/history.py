@@ -1,0 +1,112 @@
+"""History: runs side by side — profile and changes, verdict, phase timings, benchmark."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from .. import model
+
+if TYPE_CHECKING:
+    from ..app import SupervisorApp
+
+TIMED_PHASES = ("launch", "weight_loading", "kv_cache_alloc", "cuda_graph_capture", "warmup")
+
+
+def run_detail(run: dict[str, Any]) -> Text:
+    out = Text()
+    out.append(f"run #{model.text(run.get('id'))} ", "bold")
+    out.append(model.text(run.get("profile"), "?"))
+    changes = model.str_list(run.get("changes"))
+    if changes:
+        out.append(" + " + ", ".join(changes), "cyan")
+    status = model.text(run.get("status"), "?")
+    out.append("  ")
+    out.append(f" {status} ", model.status_style(status))
+    out.append(f"\nstarted {model.fmt_clock(run.get('started'))}"
+               f" · ended {model.fmt_clock(run.get('ended'))}"
+               f" · exit {model.text(run.get('exit_code'))}"
+               f" · hash {model.text(run.get('hash'))}", "dim")
+    if run.get("cause"):
+        out.append(f"\ncause {run.get('cause')} in {model.text(run.get('phase'))}", "bold red")
+    durations = model.phase_durations(run)
+    if durations:
+        out.append("\nphases: " + " · ".join(
+            f"{model.PHASE_SHORT.get(k, k)} {model.fmt_duration(v)}" for k, v in durations.items()))
+    out.append(f"\nbenchmark: {model.benchmark_text(run.get('benchmark'))}")
+    return out
+
+
+class HistoryScreen(Screen[None]):
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("r", "reload", "Reload")]
+    DEFAULT_CSS = """
+    HistoryScreen DataTable { height: 1fr; }
+    HistoryScreen VerticalScroll { height: auto; max-height: 8; border-top: solid $panel;
+                                   padding: 0 1; }
+    """
+
+    def __init__(self, n: int = 50) -> None:
+        super().__init__(id="history")
+        self.n = n
+        self.runs: list[dict[str, Any]] = []
+
+    @property
+    def sv_app(self) -> SupervisorApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll():
+            yield Static("loading history…", id="history-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("run", "profile + changes", "status", "phase", "cause",
+                          *(model.PHASE_SHORT[p] for p in TIMED_PHASES), "total", "benchmark")
+        self.action_reload()
+
+    @work(exclusive=True, group="history", exit_on_error=False)
+    async def action_reload(self) -> None:
+        detail = self.query_one("#history-detail", Static)
+        try:
+            result = model.as_dict(await self.sv_app.daemon_request("history", n=self.n))
+        except Exception as exc:  # noqa: BLE001
+            detail.update(Text(f"cannot read history: {exc}", "bold red"))
+            return
+        runs = [model.as_dict(r) for r in model.as_list(result.get("runs")) if isinstance(r, dict)]
+        self.runs = list(reversed(runs))  # newest first
+        table = self.query_one(DataTable)
+        table.clear()
+        for r in self.runs:
+            durations = model.phase_durations(r)
+            known = [v for v in durations.values() if v is not None]
+            status = model.text(r.get("status"), "?")
+            name = model.text(r.get("profile"), "?")
+            changes = model.str_list(r.get("changes"))
+            table.add_row(
+                model.text(r.get("id")),
+                name + (" +" + ",".join(changes) if changes else ""),
+                Text(status, model.status_style(status)),
+                model.PHASE_SHORT.get(str(r.get("phase")), model.text(r.get("phase"))),
+                model.text(r.get("cause")),
+                *(model.fmt_duration(durations.get(p)) for p in TIMED_PHASES),
+                model.fmt_duration(sum(known)) if known else "–",
+                model.benchmark_text(r.get("benchmark")),
+            )
+        if not self.runs:
+            detail.update(Text("no runs recorded yet", "dim"))
+        else:
+            detail.update(run_detail(self.runs[0]))
+
+    @on(DataTable.RowHighlighted)
+    def show_row(self, event: DataTable.RowHighlighted) -> None:
+        if 0 <= event.cursor_row < len(self.runs):
+            self.query_one("#history-detail", Static).update(run_detail(self.runs[event.cursor_row]))

@@ -1,0 +1,179 @@
+"""Profiles: the list from ``profiles``, the resolved view and diff from ``show``, switching
+with a confirmation, and validation errors as the daemon reports them."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from .. import model
+
+if TYPE_CHECKING:
+    from ..app import SupervisorApp
+
+
+def _change_names(value: Any) -> list[str]:
+    names = []
+    for c in model.as_list(value):
+        if isinstance(c, dict):
+            names.append(str(c.get("name", "?")))
+        elif c is not None:
+            names.append(str(c))
+    return names
+
+
+def profile_label(p: dict[str, Any], running: str | None) -> Text:
+    out = Text(no_wrap=True, overflow="ellipsis")
+    valid = p.get("valid", True) is not False and not p.get("error")
+    out.append("✔ " if valid else "✘ ", "green" if valid else "bold red")
+    name = model.text(p.get("name"), "?")
+    out.append(name, "bold" if name == running else "")
+    if name == running:
+        out.append(" (running)", "green")
+    if p.get("extends"):
+        out.append(f" ← {p.get('extends')}", "dim")
+    return out
+
+
+def profile_detail(entry: dict[str, Any], shown: Any, error: str | None) -> Group:
+    parts: list[Any] = []
+    head = Text()
+    head.append(model.text(entry.get("name"), "?"), "bold")
+    if entry.get("description"):
+        head.append(f"\n{entry.get('description')}", "italic")
+    head.append(f"\nengine {model.text(entry.get('engine'))}"
+                f" · extends {model.text(entry.get('extends'))}"
+                f" · changes {model.join_names(_change_names(entry.get('changes')))}", "dim")
+    parts.append(head)
+    if entry.get("error"):
+        parts.append(Text(f"\ninvalid: {entry.get('error')}", "bold red"))
+    if error:
+        parts.append(Text(f"\n{error}", "bold red"))
+    s = model.as_dict(shown)
+    diff = model.as_list(s.get("diff"))
+    if diff:
+        d = Text(f"\ndiff from {model.text(s.get('parent'), 'parent')}:\n", "bold")
+        for row in diff:
+            r = model.as_dict(row)
+            d.append(f"  {model.text(r.get('key'), '?')}: ")
+            d.append(json.dumps(r.get("old"), default=str), "red")
+            d.append(" → ")
+            d.append(json.dumps(r.get("new"), default=str) + "\n", "green")
+        parts.append(d)
+    elif s:
+        parts.append(Text(f"\nno diff from {model.text(s.get('parent'), 'its parent')}", "dim"))
+    if "profile" in s:
+        parts.append(Text("\nresolved:", "bold"))
+        parts.append(Text(json.dumps(s.get("profile"), indent=2, default=str, sort_keys=True)))
+    elif not error:
+        parts.append(Text("\nloading…", "dim"))
+    return Group(*parts)
+
+
+class ProfilesScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("s", "switch", "Switch to"),
+        Binding("r", "reload", "Reload"),
+    ]
+    DEFAULT_CSS = """
+    ProfilesScreen #profiles-errors { height: auto; max-height: 6; color: $error; padding: 0 1; }
+    ProfilesScreen #profiles-errors.-empty { display: none; }
+    ProfilesScreen OptionList { width: 40%; min-width: 26; height: 1fr; }
+    ProfilesScreen VerticalScroll { height: 1fr; padding: 0 1; border: round $primary-darken-2; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="profiles")
+        self.entries: list[dict[str, Any]] = []
+
+    @property
+    def sv_app(self) -> SupervisorApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="profiles-errors", classes="-empty")
+        with Horizontal():
+            yield OptionList(id="profile-list")
+            with VerticalScroll():
+                yield Static("loading profiles…", id="profile-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "profiles"
+        self.action_reload()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "switch" and not self.sv_app.can_mutate:
+            return None
+        return True
+
+    @property
+    def selected(self) -> dict[str, Any] | None:
+        index = self.query_one(OptionList).highlighted
+        if index is None or not 0 <= index < len(self.entries):
+            return None
+        return self.entries[index]
+
+    @work(exclusive=True, group="profiles", exit_on_error=False)
+    async def action_reload(self) -> None:
+        detail = self.query_one("#profile-detail", Static)
+        try:
+            result = model.as_dict(await self.sv_app.daemon_request("profiles"))
+        except Exception as exc:  # noqa: BLE001 — any failure is shown, never raised
+            detail.update(Text(f"cannot list profiles: {exc}", "bold red"))
+            return
+        self.entries = [model.as_dict(p) for p in model.as_list(result.get("profiles"))
+                        if isinstance(p, dict)]
+        errors = model.str_list(result.get("errors"))
+        err = self.query_one("#profiles-errors", Static)
+        err.update("\n".join(f"✘ {e}" for e in errors))
+        err.set_class(not errors, "-empty")
+        running = model.as_dict(self.sv_app.main.run).get("profile")
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(profile_label(p, running)) for p in self.entries])
+        if self.entries:
+            names = [p.get("name") for p in self.entries]
+            options.highlighted = names.index(running) if running in names else 0
+        else:
+            detail.update(Text("the daemon has no profiles", "dim"))
+
+    @on(OptionList.OptionHighlighted, "#profile-list")
+    def show_selected(self) -> None:
+        entry = self.selected
+        if entry is not None:
+            self.query_one("#profile-detail", Static).update(profile_detail(entry, None, None))
+            self.load_show(entry)
+
+    @work(exclusive=True, group="show", exit_on_error=False)
+    async def load_show(self, entry: dict[str, Any]) -> None:
+        shown: Any = None
+        error = None
+        try:
+            shown = await self.sv_app.daemon_request("show", profile=entry.get("name"))
+        except Exception as exc:  # noqa: BLE001
+            error = str(exc)
+        if self.selected is entry:
+            self.query_one("#profile-detail", Static).update(
+                profile_detail(entry, shown, error))
+
+    @on(OptionList.OptionSelected, "#profile-list")
+    def switch_on_enter(self) -> None:
+        self.action_switch()
+
+    def action_switch(self) -> None:
+        entry = self.selected
+        if entry is None:
+            return
+        self.sv_app.confirm_switch(model.text(entry.get("name"), ""))

@@ -1,0 +1,50 @@
+"""GPUs: a row each (utilisation with its history sparkline, memory, temperature, power) and a
+second row with health flags and throttle reasons when there are any."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from .. import model
+
+
+class GpuPanel(Static):
+    DEFAULT_CSS = """
+    GpuPanel {
+        height: auto;
+        max-height: 10;
+        padding: 0 1;
+        border: round $primary-darken-2;
+        border-title-color: $text-muted;
+    }
+    GpuPanel.-alert { border: round $warning; }
+    """
+
+    gpus: reactive[list[Any]] = reactive(list, layout=True)
+
+    def on_mount(self) -> None:
+        self.border_title = "GPUs"
+
+    def watch_gpus(self, gpus: list[Any]) -> None:
+        alert = any(model.as_dict(model.as_dict(g).get("health")).get("level")
+                    not in (None, "ok") for g in model.as_list(gpus))
+        self.set_class(alert, "-alert")
+        self.border_title = f"GPUs ({len(model.as_list(gpus))})"
+
+    def render(self) -> Group:
+        gpus = model.as_list(self.gpus)
+        if not gpus:
+            return Group(Text("no GPU data", "dim"))
+        width = max(4, min(40, self.size.width - 38))
+        rows: list[Text] = []
+        for gpu in gpus:
+            rows.append(model.gpu_line(gpu, width))
+            detail = model.gpu_detail(gpu)
+            if detail is not None:
+                rows.append(detail)
+        return Group(*rows)

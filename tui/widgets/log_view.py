@@ -1,0 +1,208 @@
+"""The live log: batched, bounded, filterable, searchable; pauses when the user scrolls up.
+
+Lines arrive through :meth:`LogPanel.append` (cheap: a list append) and reach the ``Log``
+widget in one ``write_lines`` per flush interval, so a flood of 10k lines/s costs a dozen
+writes a second. Raw lines are kept in a bounded ring buffer for re-filtering.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import Input, Log, Static
+
+from .. import model
+
+
+class LogPanel(Vertical):
+    DEFAULT_CSS = """
+    LogPanel {
+        height: 1fr;
+        border: round $primary-darken-2;
+        border-title-color: $text-muted;
+    }
+    LogPanel > #log-bar { height: 1; padding: 0 1; background: $boost; }
+    LogPanel > #log-bar.-paused { background: $warning 30%; }
+    LogPanel > Input { display: none; height: 3; }
+    LogPanel > Input.-open { display: block; }
+    LogPanel > Log { height: 1fr; }
+    """
+
+    BINDINGS = [
+        Binding("end", "follow", "Follow", show=False),
+        Binding("escape", "close_input", "Close", show=False),
+        Binding("n", "search_next", "Next match", show=False),
+    ]
+
+    level: reactive[str] = reactive("all")
+    needle: reactive[str] = reactive("")
+
+    def __init__(self, *, max_lines: int = 5000, flush_interval: float = 0.08,
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.max_lines = max_lines
+        self.flush_interval = flush_interval
+        self._all: deque[str] = deque(maxlen=max_lines)
+        self._pending: deque[str] = deque(maxlen=max_lines)
+        self._new_while_paused = 0
+        self._input_mode = ""
+        self._search = ""
+        self._match_line: int | None = None
+        self._match_info = ""
+        self.total_received = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="log-bar")
+        yield Input(id="log-input")
+        yield Log(max_lines=self.max_lines, id="log")
+
+    def on_mount(self) -> None:
+        self.border_title = "log"
+        self.set_interval(self.flush_interval, self.flush)
+        self._update_bar()
+
+    # -- feeding ------------------------------------------------------------------------
+
+    def append(self, lines: Iterable[str]) -> None:
+        """Queue lines for the next flush (may be called at any rate)."""
+        for line in lines:
+            # Keep the control characters of a hostile log out of the terminal.
+            clean = line.replace("\r", "").replace("\x1b", "␛") if isinstance(line, str) \
+                else str(line)
+            self._all.append(clean)
+            self._pending.append(clean)
+            self.total_received += 1
+
+    def replace(self, lines: Iterable[str]) -> None:
+        """Start over with these lines (a fresh tail after a (re)connect)."""
+        self._all.clear()
+        self._pending.clear()
+        self.append(lines)
+        self._pending.clear()
+        self._rebuild()
+
+    def flush(self) -> None:
+        """Write pending lines that pass the filters, in one call."""
+        log = self.query_one(Log)
+        if self._pending:
+            lines = [ln for ln in self._pending if model.passes(ln, self.level, self.needle)]
+            self._pending.clear()
+            if lines:
+                following = log.is_vertical_scroll_end
+                log.write_lines(lines)
+                if not following:
+                    self._new_while_paused += len(lines)
+        if log.is_vertical_scroll_end:
+            self._new_while_paused = 0
+        self._update_bar()
+
+    def _rebuild(self) -> None:
+        log = self.query_one(Log)
+        log.clear()
+        log.write_lines([ln for ln in self._all if model.passes(ln, self.level, self.needle)])
+        log.scroll_end(animate=False)
+        self._new_while_paused = 0
+        self._update_bar()
+
+    @property
+    def paused(self) -> bool:
+        return not self.query_one(Log).is_vertical_scroll_end
+
+    @property
+    def shown_lines(self) -> list[str]:
+        return list(self.query_one(Log).lines)
+
+    def _update_bar(self) -> None:
+        bar = Text(no_wrap=True, overflow="ellipsis")
+        paused = self.paused
+        if paused:
+            bar.append("⏸ paused", "bold")
+            if self._new_while_paused:
+                bar.append(f" · {self._new_while_paused} new lines", "bold")
+            bar.append(" (End: follow)")
+        else:
+            bar.append("● following", "green")
+        bar.append(f" · level {self.level}")
+        if self.needle:
+            bar.append(" · filter ")
+            bar.append(repr(self.needle), "bold")
+        if self._match_info:
+            bar.append(f" · {self._match_info}")
+        bar_widget = self.query_one("#log-bar", Static)
+        bar_widget.update(bar)
+        bar_widget.set_class(paused, "-paused")
+
+    # -- filters ------------------------------------------------------------------------
+
+    def watch_level(self) -> None:
+        if self.is_mounted:
+            self._rebuild()
+
+    def watch_needle(self) -> None:
+        if self.is_mounted:
+            self._rebuild()
+
+    def cycle_level(self) -> None:
+        levels = model.LEVELS
+        self.level = levels[(levels.index(self.level) + 1) % len(levels)]
+
+    def open_input(self, mode: str) -> None:
+        """Show the input line for ``filter`` or ``search``."""
+        self._input_mode = mode
+        field = self.query_one(Input)
+        field.placeholder = ("filter: only lines containing… (Enter to apply, empty to clear)"
+                             if mode == "filter" else "search: text to find (Enter, then n)")
+        field.value = self.needle if mode == "filter" else self._search
+        field.add_class("-open")
+        field.focus()
+
+    def action_close_input(self) -> None:
+        field = self.query_one(Input)
+        if field.has_class("-open"):
+            field.remove_class("-open")
+            self.query_one(Log).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self._input_mode == "filter":
+            self.needle = event.value
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._input_mode == "filter":
+            self.needle = event.value
+            self.action_close_input()
+        else:
+            self._search = event.value
+            self._match_line = None
+            self.action_close_input()
+            self.action_search_next()
+
+    def action_follow(self) -> None:
+        self.query_one(Log).scroll_end(animate=False)
+        self._new_while_paused = 0
+        self._update_bar()
+
+    def action_search_next(self) -> None:
+        """Jump to the next line containing the search text (wrapping), which pauses follow."""
+        if not self._search:
+            return
+        log = self.query_one(Log)
+        needle = self._search.lower()
+        hits = [i for i, ln in enumerate(log.lines) if needle in ln.lower()]
+        if not hits:
+            self._match_info = f"no match for {self._search!r}"
+            self._update_bar()
+            return
+        after = self._match_line if self._match_line is not None else -1
+        nxt = next((i for i in hits if i > after), hits[0])
+        self._match_line = nxt
+        self._match_info = f"match {hits.index(nxt) + 1}/{len(hits)} at line {nxt + 1}"
+        log.scroll_to(y=max(0, nxt - 2), animate=False)
+        self._update_bar()
