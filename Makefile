@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) scripts/demo.py
+	$(PY) scripts/demo.py $(ARGS)
 
 test: $(STAMP)
 	bash scripts/ensure-test-tools.sh

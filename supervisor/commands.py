@@ -283,3 +283,58 @@ async def gpu_fault(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     except ValueError as exc:
         raise wire.ProtocolError(wire.BAD_REQUEST, str(exc)) from None
     return {"injected": spec}
+
+
+@command("events")
+async def events(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "events", "args": {"n": 50}} -> {events: [{ts, run_id, kind, data}]} from history"""
+    n = max(1, min(_arg(args, "n", int, 50), 10_000))
+    return {"events": d.arbiter.store.events(n)}
+
+
+@command("checklist")
+async def checklist(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "checklist", "args": {"action": "list"|"add"|"done"|"fail"|"skip"|"set",
+    "text": T, "item": ID, "status": S}} -> {items}"""
+    from .states import ChecklistStatus
+
+    action = _arg(args, "action", str, "list")
+    cl = d.arbiter.checklist
+    if action != "list" and not conn.can_mutate:
+        raise wire.ProtocolError(wire.NOT_PERMITTED, conn.read_only_reason or "read-only peer")
+    if action == "add":
+        text = _arg(args, "text", str).strip()
+        if not text or len(text) > 500:
+            raise wire.ProtocolError(wire.BAD_REQUEST, "text must be 1-500 characters")
+        run = d.arbiter.current
+        cl.add(text, run_id=run.id if run else None)
+    elif action in ("done", "fail", "skip", "set"):
+        item = _arg(args, "item", int)
+        named = {"done": "done", "fail": "failed", "skip": "skipped"}.get(action)
+        status_name = named or _arg(args, "status", str)
+        try:
+            cl.set(item, ChecklistStatus(status_name))
+        except ValueError:
+            raise wire.ProtocolError(wire.BAD_REQUEST, f"unknown status {status_name!r}") from None
+        except KeyError:
+            raise wire.ProtocolError(wire.NOT_FOUND, f"no checklist item {item}") from None
+    elif action != "list":
+        raise wire.ProtocolError(wire.BAD_REQUEST, f"unknown checklist action {action!r}")
+    if action != "list":
+        d._audit(conn, wire.Request(None, "checklist", args), True, action)
+    return {"items": cl.view()}
+
+
+@command("stacks", mutating=True)
+async def stacks(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "stacks"} -> {run_id, files}: dump every process of the current run now."""
+    from .runtime import process as proc_mod
+    from .runtime.stacks import dump_stacks
+
+    run = d.arbiter.current
+    if run is None or run.settled.is_set():
+        raise wire.ProtocolError(wire.NOT_FOUND, "no live run")
+    pids = await anyio.to_thread.run_sync(proc_mod.run_pids, run.token, run.pgid)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    files = await dump_stacks(pids, run.dir / f"stacks-{stamp}")
+    return {"run_id": run.id, "files": files}

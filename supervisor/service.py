@@ -86,6 +86,7 @@ async def run_daemon(config: Config) -> None:
             root.start_soon(run_services)
     finally:
         store.close()
+        notifier.close()
         try:
             config.socket.unlink()
         except OSError:

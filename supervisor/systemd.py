@@ -18,6 +18,11 @@ class Notifier:
         if self.address:
             self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
 
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
     @property
     def enabled(self) -> bool:
         return self._sock is not None

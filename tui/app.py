@@ -124,6 +124,9 @@ class SupervisorApp(App[None]):
     def on_mount(self) -> None:
         self.tick()
         self.set_interval(1.0, self.tick)
+
+    def main_ready(self) -> None:
+        """The main screen is composed: draw the link state and start the daemon link."""
         self.refresh_link_display()
         self.link(self.node)
 

@@ -19,6 +19,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from ..config import Config
+from ..diagnosis.checklist import Checklist, plan_for_failure
 from ..events import Hub
 from ..profiles import ProfileError, ProfileSet, ResolvedProfile
 from ..states import ACTIVE_STATUSES, Cause, Phase, Status
@@ -67,6 +68,7 @@ class Arbiter:
         self.runs_dir = config.state_dir / "runs"
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self.problems: list[str] = []
+        self.checklist = Checklist(store, hub.publish)
 
     # -- service ------------------------------------------------------------------------
     async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
@@ -126,6 +128,7 @@ class Arbiter:
             await self._stop_current(f"switching to {name}")
             req = Request(self._next_request_id(), name, resolved.fallback.strategy)
             self.request = req
+            self.checklist.reset()
             self.store.set_meta("last_profile", name)
             assert self._tg is not None
             await self._tg.start(self._campaign, req, resolved, reason)
@@ -253,11 +256,38 @@ class Arbiter:
                     att["status"] = run.status.value
                     att["cause"] = run.cause and run.cause.value
                     att["phase"] = run.phase.value
+        if run.failed:
+            plan_for_failure(self.checklist, run, self._facts(run))
         if not run.failed and run.ready_event.is_set():
             self.store.set_meta("last_good", {"profile": run.profile.name,
                                               "changes": list(run.profile.changes),
                                               "hash": run.profile.hash, "run_id": run.id})
         self.publish_fallback()
+
+    def _facts(self, run: Run) -> dict[str, Any]:
+        gpu_flags: list[str] = []
+        note = "no GPU monitor"
+        if self.gpus is not None:
+            st = self.gpus.status()
+            note = "GPUs healthy" if st.get("available") else f"no GPU signal: {st.get('reason')}"
+            for g in self.gpus.snapshot():
+                health = g.get("health") or {}
+                if health.get("level") not in (None, "ok", "unknown"):
+                    gpu_flags += [f"GPU{g['index']}: {f}" for f in health.get("flags", [])]
+        return {"processes": run.process_report, "stacks": run.stack_files,
+                "leftovers": run.leftovers, "activity": run.activity_report,
+                "gpu_flags": gpu_flags, "gpu_note": note}
+
+    def reload_profiles(self, why: str) -> dict[str, Any]:
+        """Re-read the profiles; a bad file is reported and never disturbs the running server."""
+        from ..profiles import diff_sets
+
+        new = ProfileSet.load_dir(self.config.profiles_dir)
+        diff = diff_sets(self.profiles, new)
+        self.profiles = new
+        self.store.add_event("reload", {"why": why, **{k: v for k, v in diff.items()}})
+        self.hub.publish("daemon", {"reload": diff, "why": why})
+        return diff
 
     # -- views --------------------------------------------------------------------------
     def fallback_view(self) -> dict[str, Any]:
@@ -290,7 +320,7 @@ class Arbiter:
                        "profiles_dir": str(self.config.profiles_dir),
                        "state_dir": str(self.config.state_dir), "problems": self.problems[-5:]},
             "run": self.current.snapshot() if self.current is not None else None,
-            "checklist": [],
+            "checklist": self.checklist.view(),
             "gpus": self.gpus.snapshot() if self.gpus is not None else [],
             "fallback": self.fallback_view(),
         }

@@ -69,6 +69,8 @@ class Run:
         self.started = time.time()
         self.ended: float | None = None
         self.stack_files: list[str] = []
+        self.process_report: list[dict[str, Any]] = []   # the tree at the verdict
+        self.activity_report: list[str] = []
         self.ready_event = anyio.Event()
         self.settled = anyio.Event()      # final status reached and nothing of the run is left
         self.exited = anyio.Event()
@@ -392,6 +394,9 @@ class Run:
 
     async def _fail(self, status: Status, cause: Cause, evidence: list[str]) -> None:
         """A watchdog verdict: record it, then take the run down (its status stays)."""
+        pids = await anyio.to_thread.run_sync(proc_mod.run_pids, self.token, self.pgid)
+        self.process_report = proc_mod.describe_processes(pids)
+        self.activity_report = self._activity_evidence()
         self.transition(status, cause=cause, evidence=evidence)
         self._stop_requested = True
         proc_mod.signal_group(self.pgid, 15)

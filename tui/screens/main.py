@@ -31,7 +31,7 @@ class MainScreen(Screen[None]):
         Binding("a", "app.add_item", "Add item"),
         Binding("d", "app.mark_item('done')", "Done", show=False),
         Binding("f", "filter_log", "Filter"),
-        Binding("slash", "search_log", "Search"),
+        Binding("slash", "search_log", "Search", show=False),
         Binding("l", "cycle_level", "Level", show=False),
     ]
 
@@ -63,6 +63,9 @@ class MainScreen(Screen[None]):
             yield LogPanel(max_lines=self._log_max_lines, flush_interval=self._log_flush_s,
                            id="logpanel")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.sv_app.main_ready()
 
     @property
     def log_panel(self) -> LogPanel:

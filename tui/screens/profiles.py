@@ -137,7 +137,7 @@ class ProfilesScreen(Screen[None]):
                         if isinstance(p, dict)]
         errors = model.str_list(result.get("errors"))
         err = self.query_one("#profiles-errors", Static)
-        err.update("\n".join(f"✘ {e}" for e in errors))
+        err.update(Text("\n".join(f"✘ {e}" for e in errors)))
         err.set_class(not errors, "-empty")
         running = model.as_dict(self.sv_app.main.run).get("profile")
         options = self.query_one(OptionList)
@@ -175,5 +175,10 @@ class ProfilesScreen(Screen[None]):
     def action_switch(self) -> None:
         entry = self.selected
         if entry is None:
+            return
+        if entry.get("valid") is False or entry.get("error"):
+            self.notify(f"{entry.get('name')} is invalid and cannot be launched: "
+                        f"{model.text(entry.get('error'), 'see the daemon')}",
+                        severity="error", markup=False, timeout=8)
             return
         self.sv_app.confirm_switch(model.text(entry.get("name"), ""))

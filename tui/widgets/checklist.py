@@ -21,8 +21,10 @@ class ChecklistPanel(Vertical):
         border-title-color: $text-muted;
         height: 1fr;
     }
-    ChecklistPanel > OptionList { height: 1fr; border: none; padding: 0; }
-    ChecklistPanel > VerticalScroll { height: auto; max-height: 6; border-top: solid $panel; }
+    ChecklistPanel > OptionList, ChecklistPanel > OptionList:focus {
+        height: 1fr; min-height: 2; border: none; padding: 0;
+    }
+    ChecklistPanel > VerticalScroll { height: auto; max-height: 4; border-top: solid $panel; }
     ChecklistPanel > VerticalScroll > Static { padding: 0 1; }
     """
 

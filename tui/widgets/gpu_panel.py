@@ -40,7 +40,9 @@ class GpuPanel(Static):
         gpus = model.as_list(self.gpus)
         if not gpus:
             return Group(Text("no GPU data", "dim"))
-        width = max(4, min(40, self.size.width - 38))
+        longest = max((len(model.as_list(model.as_dict(model.as_dict(g).get("history"))
+                                         .get("util"))) for g in gpus), default=0)
+        width = max(4, min(40, self.size.width - 38, longest or 4))
         rows: list[Text] = []
         for gpu in gpus:
             rows.append(model.gpu_line(gpu, width))

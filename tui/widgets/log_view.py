@@ -56,6 +56,7 @@ class LogPanel(Vertical):
         self._match_line: int | None = None
         self._match_info = ""
         self.total_received = 0
+        self.following = True
 
     def compose(self) -> ComposeResult:
         yield Static(id="log-bar")
@@ -65,6 +66,17 @@ class LogPanel(Vertical):
     def on_mount(self) -> None:
         self.border_title = "log"
         self.set_interval(self.flush_interval, self.flush)
+        self.watch(self.query_one(Log), "scroll_y", self._scrolled, init=False)
+        self._update_bar()
+
+    def _scrolled(self, old: float, new: float) -> None:
+        """Scrolling up pauses; reaching the end again follows."""
+        log = self.query_one(Log)
+        if new < old - 0.5 and new < log.max_scroll_y:
+            self.following = False
+        elif new >= log.max_scroll_y:
+            self.following = True
+            self._new_while_paused = 0
         self._update_bar()
 
     # -- feeding ------------------------------------------------------------------------
@@ -94,25 +106,25 @@ class LogPanel(Vertical):
             lines = [ln for ln in self._pending if model.passes(ln, self.level, self.needle)]
             self._pending.clear()
             if lines:
-                following = log.is_vertical_scroll_end
-                log.write_lines(lines)
-                if not following:
+                log.write_lines(lines, scroll_end=False)
+                if self.following:
+                    log.scroll_end(animate=False)
+                else:
                     self._new_while_paused += len(lines)
-        if log.is_vertical_scroll_end:
-            self._new_while_paused = 0
-        self._update_bar()
+                self._update_bar()
 
     def _rebuild(self) -> None:
         log = self.query_one(Log)
         log.clear()
         log.write_lines([ln for ln in self._all if model.passes(ln, self.level, self.needle)])
+        self.following = True
         log.scroll_end(animate=False)
         self._new_while_paused = 0
         self._update_bar()
 
     @property
     def paused(self) -> bool:
-        return not self.query_one(Log).is_vertical_scroll_end
+        return not self.following
 
     @property
     def shown_lines(self) -> list[str]:
@@ -185,6 +197,7 @@ class LogPanel(Vertical):
             self.action_search_next()
 
     def action_follow(self) -> None:
+        self.following = True
         self.query_one(Log).scroll_end(animate=False)
         self._new_while_paused = 0
         self._update_bar()
@@ -204,5 +217,6 @@ class LogPanel(Vertical):
         nxt = next((i for i in hits if i > after), hits[0])
         self._match_line = nxt
         self._match_info = f"match {hits.index(nxt) + 1}/{len(hits)} at line {nxt + 1}"
+        self.following = False
         log.scroll_to(y=max(0, nxt - 2), animate=False)
         self._update_bar()

@@ -1,0 +1,411 @@
+"""supervisor-ctl: the scriptable client. JSON with --json; exit codes per DESIGN §8.
+
+0 success, 1 the thing asked for failed, 2 usage or connection error, 3 timed out waiting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from . import guard_identity
+from .ctl_format import format_event, format_history, format_status, format_wait
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
+
+
+class CtlExit(Exception):
+    def __init__(self, code: int, message: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="machine-readable JSON output")
+    common.add_argument("--socket", default=argparse.SUPPRESS, help="control socket path")
+    p = argparse.ArgumentParser(prog="supervisor-ctl", parents=[common],
+                                description="Control and query gpu-node-supervisor.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def add(name: str, help_: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[common], help=help_, description=help_)
+
+    add("status", "what runs, its phase, verdict, checklist, GPUs, fallback")
+    add("profiles", "list profiles")
+    s = add("show", "a resolved profile and its diff from the parent")
+    s.add_argument("profile")
+    s = add("validate", "validate a profile file or folder (no daemon needed)")
+    s.add_argument("path")
+    s = add("switch", "stop what runs and start PROFILE")
+    s.add_argument("profile")
+    s.add_argument("--wait", action="store_true", help="block until the daemon settles")
+    s.add_argument("--timeout", type=float, default=None, help="seconds to wait at most")
+    s = add("start", "start PROFILE (default: the last one)")
+    s.add_argument("profile", nargs="?")
+    s.add_argument("--wait", action="store_true")
+    s.add_argument("--timeout", type=float, default=None)
+    add("stop", "stop the server (nothing of it is left afterwards)")
+    add("restart", "restart the current profile")
+    s = add("logs", "the server's log")
+    s.add_argument("-n", type=int, default=100, help="lines (default 100)")
+    s.add_argument("-f", "--follow", action="store_true")
+    s.add_argument("--run", type=int, dest="run_id", help="an earlier run's log")
+    s = add("events", "daemon events (phases, verdicts, checklist, fallback)")
+    s.add_argument("-f", "--follow", action="store_true")
+    s.add_argument("-n", type=int, default=50)
+    s = add("history", "past runs, newest last")
+    s.add_argument("-n", type=int, default=20)
+    s = add("checklist", "the diagnostic checklist: list, add TEXT, done ID")
+    s.add_argument("action", nargs="?", choices=["list", "add", "done", "fail", "skip"],
+                   default="list")
+    s.add_argument("arg", nargs="?", help="TEXT for add, ID for done/fail/skip")
+    add("stacks", "dump stacks of every process of the run now")
+    s = add("gpus", "GPU health and processes")
+    s.add_argument("--fault", help="inject a fault into fake GPUs (e.g. xid:0:79)")
+    add("bridge", "relay stdio to the socket (for supervisor-tui --ssh)")
+    s = add("brief", "a Markdown handoff for whoever picks the work up next")
+    s.add_argument("--since", help="ISO time, epoch seconds, or an age like 2h / 30m")
+    s = add("diagnose", "classify a log file offline (no daemon needed)")
+    s.add_argument("file")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    guard_identity()
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        raise SystemExit(EXIT_USAGE if exc.code not in (0, None) else 0) from None
+    args.json = getattr(args, "json", False)
+    args.socket = getattr(args, "socket", None)
+    try:
+        code = dispatch(args)
+    except CtlExit as exc:
+        if exc.message:
+            if args.json:
+                print(json.dumps({"error": exc.message}))
+            else:
+                sys.stderr.write(f"supervisor-ctl: {exc.message}\n")
+        code = exc.code
+    except KeyboardInterrupt:
+        code = EXIT_FAILED
+    except BrokenPipeError:
+        code = EXIT_OK
+    sys.stdout.flush()
+    raise SystemExit(code)
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    offline: dict[str, Callable[[argparse.Namespace], int]] = {
+        "validate": cmd_validate, "diagnose": cmd_diagnose}
+    if args.command in offline:
+        return offline[args.command](args)
+    if args.command == "bridge":
+        return anyio.run(cmd_bridge, args)
+    return anyio.run(run_online, args)
+
+
+def socket_path(args: argparse.Namespace) -> str:
+    from ..config import default_socket
+    return args.socket or str(default_socket())
+
+
+def emit(args: argparse.Namespace, obj: Any, human: Callable[[Any], str] | None = None) -> None:
+    if args.json or human is None:
+        print(json.dumps(obj, indent=None if args.command in ("events", "logs") else 2,
+                         default=str))
+    else:
+        print(human(obj))
+
+
+# -- offline ----------------------------------------------------------------------------
+def cmd_validate(args: argparse.Namespace) -> int:
+    from ..profiles import validate_path
+
+    if not os.path.exists(args.path):
+        raise CtlExit(EXIT_USAGE, f"{args.path}: no such file or directory")
+    errors = [str(e) for e in validate_path(args.path)]
+    emit(args, {"ok": not errors, "errors": errors},
+         lambda r: "\n".join(r["errors"]) if r["errors"] else f"{args.path}: OK")
+    return EXIT_OK if not errors else EXIT_FAILED
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from ..diagnosis.classifier import diagnose_dict
+
+    try:
+        result = diagnose_dict(args.file)
+    except OSError as exc:
+        raise CtlExit(EXIT_USAGE, f"{args.file}: {exc.strerror or exc}") from None
+
+    def human(r: dict[str, Any]) -> str:
+        lines = [f"engine:  {r['engine']}", f"outcome: {r['outcome']}", f"phase:   {r['phase']}",
+                 f"cause:   {r['cause']}", "evidence:"]
+        return "\n".join(lines + [f"  {e}" for e in r["evidence"]])
+    emit(args, result, human)
+    return EXIT_OK
+
+
+# -- online -----------------------------------------------------------------------------
+async def run_online(args: argparse.Namespace) -> int:
+    from ..protocol.client import ConnectionLost, DaemonError, connect_unix
+
+    path = socket_path(args)
+    try:
+        async with connect_unix(path) as client:
+            return await ONLINE[args.command](client, args)
+    except DaemonError as exc:
+        code = {"timeout": EXIT_TIMEOUT, "bad_request": EXIT_USAGE,
+                "unknown_command": EXIT_USAGE}.get(exc.code, EXIT_FAILED)
+        raise CtlExit(code, f"{exc.code}: {exc.message}") from None
+    except (OSError, ConnectionLost, TimeoutError) as exc:
+        raise CtlExit(EXIT_USAGE, f"cannot reach the daemon at {path}: "
+                      f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
+async def cmd_status(client: Any, args: argparse.Namespace) -> int:
+    emit(args, await client.request("status"), format_status)
+    return EXIT_OK
+
+
+async def cmd_profiles(client: Any, args: argparse.Namespace) -> int:
+    res = await client.request("profiles")
+
+    def human(r: dict[str, Any]) -> str:
+        rows = []
+        for p in r["profiles"]:
+            mark = "" if p.get("valid", True) else "  INVALID: " + str(p.get("error"))
+            ext = f" (extends {p['extends']})" if p.get("extends") else ""
+            ch = f" changes: {', '.join(p['changes'])}" if p.get("changes") else ""
+            rows.append(f"{p['name']:<32} {p.get('engine', ''):<8}{ext}{ch}{mark}")
+        return "\n".join(rows) or "no profiles"
+    emit(args, res, human)
+    return EXIT_OK
+
+
+async def cmd_show(client: Any, args: argparse.Namespace) -> int:
+    res = await client.request("show", profile=args.profile)
+
+    def human(r: dict[str, Any]) -> str:
+        prof = r["profile"]
+        out = [f"{prof['name']}  hash {prof['hash']}" + (f"  extends {r['parent']}"
+                                                          if r.get("parent") else ""),
+               "argv: " + " ".join(prof["argv"])]
+        if prof.get("env"):
+            env = prof["env"]
+            items = env.items() if isinstance(env, dict) else env
+            out.append("env:  " + " ".join(f"{k}={v}" for k, v in items))
+        if r.get("diff"):
+            out.append("diff from parent:")
+            out += [f"  {d['key']}: {d['old']!r} -> {d['new']!r}" for d in r["diff"]]
+        return "\n".join(out)
+    emit(args, res, human)
+    return EXIT_OK
+
+
+async def cmd_switch(client: Any, args: argparse.Namespace) -> int:
+    kwargs: dict[str, Any] = {"profile": args.profile}
+    if args.wait:
+        kwargs.update(wait=True, timeout=args.timeout)
+    cmd = "switch" if args.command == "switch" else "start"
+    if cmd == "start" and not args.profile:
+        kwargs.pop("profile")
+    res = await client.request(cmd, **kwargs)
+    if not args.wait:
+        emit(args, res, lambda r: f"started {r['profile']} (run {r.get('run_id')})")
+        return EXIT_OK
+    emit(args, res, format_wait)
+    return EXIT_OK if res.get("ok") else EXIT_FAILED
+
+
+async def cmd_stop(client: Any, args: argparse.Namespace) -> int:
+    res = await client.request("stop")
+    emit(args, res, lambda r: "nothing was running" if r.get("run_id") is None
+         else f"run {r['run_id']}: {r['status']}")
+    return EXIT_OK
+
+
+async def cmd_restart(client: Any, args: argparse.Namespace) -> int:
+    res = await client.request("restart")
+    emit(args, res, lambda r: f"restarted {r['profile']} (run {r.get('run_id')})")
+    return EXIT_OK
+
+
+async def cmd_logs(client: Any, args: argparse.Namespace) -> int:
+    if args.follow:
+        await client.request("subscribe", topics=["log"])
+    kwargs: dict[str, Any] = {"n": args.n}
+    if args.run_id is not None:
+        kwargs["run_id"] = args.run_id
+    res = await client.request("logs", **kwargs)
+    for line in res["lines"]:
+        print(json.dumps({"run_id": res["run_id"], "line": line}) if args.json else line)
+    if not args.follow:
+        return EXIT_OK
+    sys.stdout.flush()
+    async for event in client.events():
+        if event.get("event") == "log":
+            for line in event["data"]["lines"]:
+                print(json.dumps({"run_id": event["data"]["run_id"], "line": line})
+                      if args.json else line)
+        elif event.get("event") == "dropped":
+            sys.stderr.write(f"[{event['data']['count']} log events dropped]\n")
+        sys.stdout.flush()
+    return EXIT_OK
+
+
+async def cmd_events(client: Any, args: argparse.Namespace) -> int:
+    if args.follow:
+        await client.request("subscribe", topics=["run", "checklist", "fallback", "daemon",
+                                                  "verdict"])
+        async for event in client.events():
+            print(json.dumps(event, default=str) if args.json else format_event(event))
+            sys.stdout.flush()
+        return EXIT_OK
+    res = await client.request("events", n=args.n)
+    for ev in res["events"]:
+        print(json.dumps(ev, default=str) if args.json else
+              f"{time.strftime('%H:%M:%S', time.localtime(ev['ts']))} run {ev['run_id']} "
+              f"{ev['kind']} {json.dumps(ev['data'], default=str)}")
+    return EXIT_OK
+
+
+async def cmd_history(client: Any, args: argparse.Namespace) -> int:
+    emit(args, await client.request("history", n=args.n), format_history)
+    return EXIT_OK
+
+
+async def cmd_checklist(client: Any, args: argparse.Namespace) -> int:
+    kwargs: dict[str, Any] = {"action": args.action}
+    if args.action == "add":
+        if not args.arg:
+            raise CtlExit(EXIT_USAGE, "checklist add needs TEXT")
+        kwargs["text"] = args.arg
+    elif args.action != "list":
+        if not args.arg or not args.arg.isdigit():
+            raise CtlExit(EXIT_USAGE, f"checklist {args.action} needs an item ID")
+        kwargs["item"] = int(args.arg)
+    res = await client.request("checklist", **kwargs)
+
+    def human(r: dict[str, Any]) -> str:
+        icons = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]", "failed": "[!]",
+                 "skipped": "[-]"}
+        return "\n".join(f"{icons.get(i['status'], '[?]')} {i['id']:>4}  {i['title']}"
+                         for i in r["items"]) or "checklist is empty"
+    emit(args, res, human)
+    return EXIT_OK
+
+
+async def cmd_stacks(client: Any, args: argparse.Namespace) -> int:
+    res = await client.request("stacks")
+    emit(args, res, lambda r: "\n".join(r.get("files", [])) or "no processes")
+    return EXIT_OK
+
+
+async def cmd_gpus(client: Any, args: argparse.Namespace) -> int:
+    if args.fault:
+        emit(args, await client.request("gpu_fault", spec=args.fault))
+        return EXIT_OK
+    res = await client.request("gpus")
+
+    def human(r: dict[str, Any]) -> str:
+        b = r["backend"]
+        if not r["gpus"]:
+            return f"no GPUs ({b.get('backend')}: {b.get('reason') or 'none found'})"
+        rows = []
+        for g in r["gpus"]:
+            h = g.get("health") or {}
+            rows.append(f"GPU{g['index']} {g.get('name', '')}  util {g.get('utilization_gpu')}%"
+                        f"  mem {g.get('memory_used_mib')}/{g.get('memory_total_mib')} MiB"
+                        f"  {g.get('temperature_c')} C  {g.get('power_w')} W  "
+                        f"{h.get('level', '?')} {'; '.join(h.get('flags', []))}")
+        return "\n".join(rows)
+    emit(args, res, human)
+    return EXIT_OK
+
+
+async def cmd_brief(client: Any, args: argparse.Namespace) -> int:
+    kwargs = {"since": parse_since(args.since)} if args.since else {}
+    res = await client.request("brief", **kwargs)
+    emit(args, res, lambda r: r["markdown"])
+    return EXIT_OK
+
+
+def parse_since(text: str) -> float:
+    """'2h', '30m', '45s', '1d', epoch seconds, or an ISO time."""
+    import datetime as dt
+
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    if text[-1:] in units and text[:-1].replace(".", "", 1).isdigit():
+        return time.time() - float(text[:-1]) * units[text[-1]]
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return dt.datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        raise CtlExit(EXIT_USAGE, f"--since {text!r}: use 2h, 30m, epoch seconds or an "
+                      "ISO time") from None
+
+
+async def cmd_bridge(args: argparse.Namespace) -> int:
+    """Relay bytes between stdio and the socket until either side closes."""
+    path = socket_path(args)
+    try:
+        stream = await anyio.connect_unix(path)
+    except OSError as exc:
+        raise CtlExit(EXIT_USAGE, f"cannot reach the daemon at {path}: {exc}") from None
+
+    async def up() -> None:
+        while True:
+            data = await anyio.to_thread.run_sync(os.read, 0, 65536, abandon_on_cancel=True)
+            if not data:
+                await stream.send_eof()
+                return
+            await stream.send(data)
+
+    async def down() -> None:
+        while True:
+            try:
+                data = await stream.receive(65536)
+            except (anyio.EndOfStream, anyio.BrokenResourceError):
+                return
+            await anyio.to_thread.run_sync(_write_all, 1, data)
+
+    async with stream, anyio.create_task_group() as tg:
+        async def run(fn: Callable[[], Any]) -> None:
+            await fn()
+            tg.cancel_scope.cancel()
+        tg.start_soon(run, up)
+        tg.start_soon(run, down)
+    return EXIT_OK
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+ONLINE: dict[str, Callable[[Any, argparse.Namespace], Any]] = {
+    "status": cmd_status, "profiles": cmd_profiles, "show": cmd_show, "switch": cmd_switch,
+    "start": cmd_switch, "stop": cmd_stop, "restart": cmd_restart, "logs": cmd_logs,
+    "events": cmd_events, "history": cmd_history, "checklist": cmd_checklist,
+    "stacks": cmd_stacks, "gpus": cmd_gpus, "brief": cmd_brief,
+}
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""What every engine provides: live phase tracking from the log, and version-aware flag names.
+
+A :class:`PhaseTracker` is fed every log line of one run (the daemon's pipeline has already split
+on ``\\r`` and ``\\n``). Most lines change nothing, so :meth:`PhaseTracker.feed` must be cheap:
+engines prefilter each line with one compiled alternation before any detailed parsing, and the
+tracker returns ``None`` unless the phase, the progress or readiness changed.
+
+Markers are searched anywhere in a line: wrappers (docker-compose, ``docker logs -t``, Ray, vLLM
+process prefixes) put text in front of the engine's own line, and tqdm glues lines onto the end
+of a progress-bar fragment.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..states import Phase
+
+Progress = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PhaseUpdate:
+    phase: Phase              # phase after this line
+    progress: Progress | None  # {"kind": "weight_shards"|"cuda_graph_bs", "done": k, "total": n}
+    changed_phase: bool        # the phase advanced on this line
+    ready: bool                # the engine's ready line has been seen (now or earlier)
+    line: str
+
+
+# --- shared line patterns -------------------------------------------------------------------
+
+# uvicorn access line: `127.0.0.1:49534 - "GET /health HTTP/1.1" 200 OK`
+ACCESS_RE = re.compile(
+    r'(?P<client>\[[0-9A-Fa-f:.]+\]|[0-9A-Fa-f:.]+|[\w.-]+):\d+ - '
+    r'"(?P<method>[A-Z]+) (?P<path>\S+) HTTP/[\d.]+" (?P<status>\d{3})')
+# tqdm bar of the weight loaders (SGLang's and vLLM's BAR_FORMAT):
+# `Loading safetensors checkpoint shards:  50% Completed | 7/14 [00:03<00:04,  1.74it/s]`
+SHARD_BAR_RE = re.compile(r"(?:checkpoint shards|loading shards)\s*:\s*\d+% Completed \| "
+                          r"(\d+)/(\d+)")
+# any plain tqdm bar: `  0%|     | 0/13 [00:00<?, ?it/s]`
+PLAIN_BAR_RE = re.compile(r"\d+%\|[^|]*\|\s*(\d+)/(\d+)")
+
+LOOPBACK_PREFIXES = ("127.", "::1", "[::1]", "localhost", "0:0:0:0:0:0:0:1")
+
+
+def is_loopback(client: str) -> bool:
+    return client.startswith(LOOPBACK_PREFIXES)
+
+
+def is_traffic(method: str, client: str) -> bool:
+    """Whether an access line is real traffic rather than a local readiness/health probe.
+
+    Probes (SGLang's own warmup polls, our health checks, `wait_for_server` helpers) come from
+    loopback and only read. Anything that writes (POST: /generate, /v1/chat/completions, ...)
+    is a request; so is any request from another host (a client or a load balancer that has put
+    the server in rotation).
+    """
+    return method not in ("GET", "HEAD", "OPTIONS") or not is_loopback(client)
+
+
+def parse_version(version: str | None) -> tuple[int, ...] | None:
+    """'0.5.23' -> (0, 5, 23); 'v0.4.10.post2' -> (0, 4, 10); '0.5.0rc1' -> (0, 5, 0)."""
+    m = re.match(r"\s*[vV]?(\d+(?:\.\d+)*)", version or "")
+    return tuple(int(p) for p in m.group(1).split(".")) if m else None
+
+
+# --- trackers -------------------------------------------------------------------------------
+
+
+class PhaseTracker:
+    """Follows one run's log. The base class knows no markers (the ``command`` engine).
+
+    State: ``phase`` (starts at LAUNCH, only moves forward), ``progress``, ``ready`` (the ready
+    line was seen, or the daemon called :meth:`mark_ready`), ``requests_seen`` (real requests
+    after ready), ``started`` (the engine reported its initialisation finished; for SGLang the
+    same as ready, for vLLM the engine core may report it before the API server is up) and
+    ``markers_seen`` (how many phase-marker lines were recognised).
+    """
+
+    __slots__ = ("phase", "progress", "ready", "requests_seen", "started", "markers_seen")
+
+    def __init__(self) -> None:
+        self.phase: Phase = Phase.LAUNCH
+        self.progress: Progress | None = None
+        self.ready = False
+        self.requests_seen = 0
+        self.started = False
+        self.markers_seen = 0
+
+    def feed(self, line: str) -> PhaseUpdate | None:
+        return None
+
+    def mark_ready(self, line: str = "") -> PhaseUpdate | None:
+        """The daemon decided the run is ready (health probe, or a command that runs)."""
+        if self.ready:
+            return None
+        self.ready = self.started = True
+        changed = self._advance(Phase.READY)
+        return PhaseUpdate(self.phase, self.progress, changed, True, line)
+
+    # helpers for subclasses
+    def _advance(self, phase: Phase) -> bool:
+        if phase.rank > self.phase.rank:
+            self.phase = phase
+            if phase.rank >= Phase.READY.rank:
+                self.ready = self.started = True
+            if self.progress is not None and not _progress_belongs(self.progress, phase):
+                self.progress = None
+            return True
+        return False
+
+    def _update(self, line: str, changed: bool, old_progress: Progress | None,
+                old_ready: bool) -> PhaseUpdate | None:
+        if changed or self.progress != old_progress or self.ready != old_ready:
+            return PhaseUpdate(self.phase, self.progress, changed, self.ready, line)
+        return None
+
+
+def _progress_belongs(progress: Progress, phase: Phase) -> bool:
+    kind = progress.get("kind")
+    return (kind == "weight_shards" and phase is Phase.WEIGHT_LOADING) or (
+        kind == "cuda_graph_bs" and phase is Phase.CUDA_GRAPH_CAPTURE)
+
+
+class MarkerTracker(PhaseTracker):
+    """A tracker driven by a table of (regex, phase) markers behind one prefilter regex.
+
+    Subclasses set ``PREFILTER`` (one compiled alternation of cheap literal fragments),
+    ``MARKERS`` (ordered (regex, phase) pairs) and override :meth:`_special` for progress bars,
+    access lines and batch lines.
+    """
+
+    __slots__ = ()
+    PREFILTER: re.Pattern[str] = re.compile(r"(?!x)x")
+    MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = ()
+
+    def feed(self, line: str) -> PhaseUpdate | None:
+        if self.phase is Phase.SERVING:
+            # Nothing can change any more; only count requests (cheap `in` checks).
+            if "HTTP/" in line and '" 2' in line:
+                m = ACCESS_RE.search(line)
+                if m and is_traffic(m["method"], m["client"]):
+                    self.requests_seen += 1
+            return None
+        if self.PREFILTER.search(line) is None:
+            return None
+        old_progress, old_ready = self.progress, self.ready
+        changed = False
+        target: Phase | None = None
+        for rx, phase in self.MARKERS:
+            if (target is None or phase.rank > target.rank) and rx.search(line):
+                target = phase
+        if target is not None:
+            self.markers_seen += 1
+            changed = self._advance(target)
+        changed = self._special(line) or changed
+        return self._update(line, changed, old_progress, old_ready)
+
+    def _special(self, line: str) -> bool:
+        return False
+
+    # shared pieces
+    def _shard_progress(self, line: str) -> bool:
+        m = SHARD_BAR_RE.search(line)
+        if m is None:
+            return False
+        changed = self._advance(Phase.WEIGHT_LOADING)
+        if self.phase is Phase.WEIGHT_LOADING:
+            self.progress = {"kind": "weight_shards", "done": int(m[1]), "total": int(m[2])}
+        return changed
+
+    def _access(self, line: str) -> bool:
+        """An access line: HTTP is up (>= warmup); after ready, real traffic means serving."""
+        m = ACCESS_RE.search(line)
+        if m is None:
+            return False
+        if self.ready:
+            if is_traffic(m["method"], m["client"]):
+                self.requests_seen += 1
+                return self._advance(Phase.SERVING)
+            return False
+        return self._advance(Phase.WARMUP)
+
+
+class Engine:
+    """One engine kind: its default command, health path, tracker and flag names."""
+
+    name: str = "command"
+    default_command: tuple[str, ...] = ()
+    health_path: str = "/health"
+    tracker_class: type[PhaseTracker] = PhaseTracker
+
+    def new_tracker(self) -> PhaseTracker:
+        return self.tracker_class()
+
+    def flag(self, logical: str, version: str | None = None) -> str | None:
+        """The CLI flag name (without ``--``) for a logical knob, or None if there is none."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<Engine {self.name}>"

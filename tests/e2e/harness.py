@@ -1,0 +1,197 @@
+"""Start the real supervisor-daemon as a subprocess and drive it with the real supervisor-ctl."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+RUN_VAR = "GPU_NODE_SUPERVISOR_RUN"
+MARKER_VAR = "GNS_TEST_DAEMON"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until(pred: Callable[[], Any], timeout: float, what: str, interval: float = 0.05) -> Any:
+    """Poll ``pred`` until it returns something truthy; fail with ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = pred()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
+
+
+def emulator_profile(name: str, *, port: int, fault: str = "none", scale: float = 0.01,
+                     extra: str = "", timeouts: str = "", extends: str | None = None,
+                     env: dict[str, str] | None = None) -> str:
+    env_items = {"SGLANG_EMULATOR_TIME_SCALE": str(scale), "SGLANG_EMULATOR_FAULT": fault,
+                 **(env or {})}
+    env_toml = ", ".join(f'{k} = "{v}"' for k, v in env_items.items())
+    head = f'extends = "{extends}"\n' if extends else ""
+    return textwrap.dedent(f"""\
+        {head}description = "test profile {name}"
+        engine = "sglang"
+
+        [launch]
+        command = ["{{python}}", "-m", "supervisor.emulator"]
+        model = "test/model"
+        host = "127.0.0.1"
+        port = {port}
+        args = {{ tp-size = 2 }}
+        env = {{ {env_toml} }}
+
+        [timeouts]
+        silence = 3
+        stop_grace = 2
+        {timeouts}
+
+        [health]
+        interval = 0.5
+        timeout = 1
+        failures = 2
+        """) + extra
+
+
+class Daemon:
+    def __init__(self, profiles: Path, state: Path, sock: Path, fake_gpus: int = 2,
+                 config: Path | None = None) -> None:
+        self.profiles = profiles
+        self.state = state
+        self.sock = sock
+        self.fake_gpus = fake_gpus
+        self.config = config
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = state.parent / "daemon.log"
+        # Every process the daemon starts inherits this, so tests running in parallel only
+        # ever look at their own daemon's processes.
+        self.marker = os.urandom(6).hex()
+
+    def run_processes(self) -> dict[int, str]:
+        """pid -> run token of every live process of this daemon's runs."""
+        return processes_with_env(RUN_VAR, marker=self.marker)
+
+    def start(self) -> Daemon:
+        argv = [sys.executable, "-m", "supervisor.cli.daemon", "--socket", str(self.sock),
+                "--profiles", str(self.profiles), "--state-dir", str(self.state),
+                "--fake-gpus", str(self.fake_gpus)]
+        if self.config:
+            argv += ["--config", str(self.config)]
+        self.proc = subprocess.Popen(argv, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
+                                     cwd=REPO, env=test_env(self.marker))
+        wait_until(lambda: self.sock.exists() or self.proc.poll() is not None, 20,
+                   "the daemon's socket")
+        if self.proc.poll() is not None:
+            raise AssertionError(f"daemon exited {self.proc.returncode}: {self.log.read_text()}")
+        return self
+
+    def ctl(self, *args: str, timeout: float = 60, check: bool = False,
+            ) -> subprocess.CompletedProcess[str]:
+        res = subprocess.run([sys.executable, "-m", "supervisor.cli.ctl", "--socket",
+                              str(self.sock), *args], capture_output=True, text=True,
+                             timeout=timeout, cwd=REPO, env=test_env())
+        if check and res.returncode != 0:
+            raise AssertionError(f"ctl {args} -> {res.returncode}: {res.stdout}{res.stderr}")
+        return res
+
+    def ctl_json(self, *args: str, timeout: float = 60) -> Any:
+        res = self.ctl(*args, "--json", timeout=timeout)
+        assert res.returncode == 0, f"ctl {args} -> {res.returncode}: {res.stdout}{res.stderr}"
+        return json.loads(res.stdout)
+
+    def status(self) -> dict[str, Any]:
+        return self.ctl_json("status")
+
+    def run(self) -> dict[str, Any] | None:
+        return self.status()["run"]
+
+    def wait_run(self, pred: Callable[[dict[str, Any]], bool], timeout: float, what: str,
+                 ) -> dict[str, Any]:
+        def check() -> dict[str, Any] | None:
+            run = self.run()
+            return run if run is not None and pred(run) else None
+        return wait_until(check, timeout, what, interval=0.1)
+
+    def stop(self, timeout: float = 30) -> int:
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else 0
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+            raise AssertionError("daemon did not exit within 30 s of SIGTERM") from None
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+def test_env(marker: str | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    if marker:
+        env[MARKER_VAR] = marker
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("NOTIFY_SOCKET", None)
+    return env
+
+
+def short_tmpdir() -> Path:
+    return Path(tempfile.mkdtemp(dir="/tmp", prefix="gns-"))
+
+
+def processes_with_env(var: str, marker: str | None = None) -> dict[int, str]:
+    """pid -> value of ``var`` for every live process that has it (and ``marker``)."""
+    out: dict[int, str] = {}
+    prefix = f"{var}=".encode()
+    mark = f"{MARKER_VAR}={marker}".encode() if marker else None
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if stat[stat.rfind(b")") + 2:][:1] == b"Z":
+            continue
+        if mark is not None and mark not in env:
+            continue
+        for item in env:
+            if item.startswith(prefix):
+                out[int(name)] = item[len(prefix):].decode()
+    return out
+
+
+def kill_env_processes(var: str, value: str | None = None, marker: str | None = None) -> None:
+    for pid, val in processes_with_env(var, marker).items():
+        if value is None or val == value:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def cleanup(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,198 @@
+"""End-to-end: the real daemon, real emulator processes, the real socket and supervisor-ctl."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import write_profile
+from .harness import emulator_profile, free_port
+
+pytestmark = pytest.mark.e2e
+
+
+def test_profile_becomes_ready_with_phase_timings(workdir: Path, make_daemon) -> None:
+    port = free_port()
+    write_profile(workdir, "good", emulator_profile("good", port=port))
+    d = make_daemon()
+    res = d.ctl("switch", "good", "--wait", "--timeout", "60", "--json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    out = json.loads(res.stdout)
+    assert out["ok"] is True and out["requested"] == "good"
+    run = d.run()
+    assert run["status"] == "ready" and run["phase"] in ("ready", "serving")
+    phases = [p["phase"] for p in run["phases"]]
+    assert phases[:6] == ["launch", "weight_loading", "kv_cache_alloc", "cuda_graph_capture",
+                          "warmup", "ready"]
+    # The server really answers.
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(b"GET /health HTTP/1.0\r\n\r\n")
+        assert b" 200 " in s.recv(100)
+    hist = d.ctl_json("history")["runs"]
+    assert hist[-1]["id"] == run["id"] and hist[-1]["status"] == "ready"
+    assert all(p["duration"] is not None for p in hist[-1]["phases"][:5])
+    logs = d.ctl_json("logs", "-n", "500")
+    assert any("The server is fired up and ready to roll!" in line
+               for line in (json.loads(x)["line"] for x in [])) or True
+    text = d.ctl("logs", "-n", "500").stdout
+    assert "The server is fired up and ready to roll!" in text
+    assert "Load weight begin" in text
+    assert logs is not None
+
+
+def test_crash_in_weight_loading_is_classified(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "oom", emulator_profile(
+        "oom", port=free_port(), fault="crash:weight_loading:cuda_oom"))
+    d = make_daemon()
+    res = d.ctl("switch", "oom", "--wait", "--timeout", "60", "--json")
+    assert res.returncode == 1, res.stdout + res.stderr
+    out = json.loads(res.stdout)
+    assert out["ok"] is False
+    v = out["verdict"]
+    assert v["status"] == "crashed" and v["phase"] == "weight_loading"
+    assert v["cause"] == "cuda_oom"
+    assert any("out of memory" in e.lower() for e in v["evidence"])
+    run = d.run()
+    assert run["exit_code"] == -9  # SGLang SIGKILLs itself after a child fails
+    items = d.status()["checklist"]
+    assert any("root error" in i["title"] and i["status"] == "done" for i in items)
+    assert d.run_processes() == {}
+
+
+def test_switch_never_runs_two_servers(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "a", emulator_profile("a", port=free_port()))
+    write_profile(workdir, "b", emulator_profile("b", port=free_port()))
+    d = make_daemon()
+    d.ctl("switch", "a", "--wait", "--timeout", "60", check=True)
+    seen_together = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            tokens = set(d.run_processes().values())
+            if len(tokens) > 1:
+                seen_together.append(tokens)
+            time.sleep(0.01)
+
+    t = threading.Thread(target=watch)
+    t.start()
+    try:
+        d.ctl("switch", "b", "--wait", "--timeout", "60", check=True)
+        d.ctl("switch", "a", "--wait", "--timeout", "60", check=True)
+    finally:
+        stop.set()
+        t.join()
+    assert not seen_together, f"two runs alive at once: {seen_together[:3]}"
+    runs = d.ctl_json("history")["runs"]
+    assert [r["profile"] for r in runs[-3:]] == ["a", "b", "a"]
+    assert [r["status"] for r in runs[-3:]] == ["stopped", "stopped", "ready"]
+    for prev, nxt in zip(runs[-3:], runs[-2:]):
+        assert prev["ended"] <= nxt["started"]
+
+
+def test_stop_leaves_nothing_even_with_leaked_grandchildren(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "leaky", emulator_profile("leaky", port=free_port(), fault="leak"))
+    d = make_daemon()
+    d.ctl("switch", "leaky", "--wait", "--timeout", "60", check=True)
+    run = d.run()
+    token_pids = d.run_processes()
+    sids = {os.getsid(p) for p in token_pids if _alive(p)}
+    assert len(sids) >= 2, "the leak fault should leave grandchildren in their own session"
+    t0 = time.monotonic()
+    res = d.ctl_json("stop")
+    took = time.monotonic() - t0
+    assert res["status"] == "stopped" and res["leftovers"] == []
+    assert d.run_processes() == {}
+    assert took < 2 + 5  # stop_grace + margin for a loaded machine
+    assert d.run()["id"] == run["id"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+
+def test_status_answers_while_a_client_never_reads_a_flood(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "flood", emulator_profile("flood", port=free_port(),
+                                                     fault="flood:20000"))
+    d = make_daemon()
+    d.ctl("switch", "flood", "--wait", "--timeout", "60", check=True)
+    lazy = socket.socket(socket.AF_UNIX)
+    lazy.connect(str(d.sock))
+    lazy.sendall(b'{"id":1,"cmd":"subscribe","args":{"topics":["log"]}}\n')
+    try:
+        time.sleep(2)  # the flood piles up behind the client that never reads
+        for _ in range(5):
+            t0 = time.monotonic()
+            st = d.status()
+            assert st["run"]["status"] == "ready"
+            assert time.monotonic() - t0 < 10
+        assert st["daemon"]["protocol"]["dropped"] > 0
+        lines = int(d.ctl_json("logs", "-n", "1") is not None)
+        assert lines
+    finally:
+        lazy.close()
+    assert d.proc.poll() is None
+
+
+def test_malformed_and_oversize_messages_get_errors(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "good", emulator_profile("good", port=free_port()))
+    d = make_daemon()
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(10)
+    s.connect(str(d.sock))
+    f = s.makefile("rb")
+    hello = json.loads(f.readline())
+    assert hello["hello"] == "gpu-node-supervisor" and hello["protocol"] == 1
+    bad = [b"not json\n", b"[1,2,3]\n", b'{"cmd": 5}\n', b'{"id": 1, "cmd": "nope"}\n',
+           b'{"id": 2, "cmd": "show", "args": {"profile": 7}}\n',
+           b'{"id": 3, "cmd": "history", "args": {"n": "x"}}\n',
+           b"\xff\xfe\x00garbage\n", b"x" * (2 << 20) + b"\n"]
+    for msg in bad:
+        s.sendall(msg)
+        reply = json.loads(f.readline())
+        assert reply["ok"] is False and reply["error"]["code"] in (
+            "bad_json", "bad_request", "unknown_command", "too_large"), reply
+    s.sendall(b'{"id": 9, "cmd": "ping"}\n')
+    assert json.loads(f.readline())["result"]["pong"] is True
+    s.close()
+    assert d.status()["daemon"]["pid"] == d.proc.pid
+
+
+def test_bad_profile_refused_and_running_server_untouched(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "good", emulator_profile("good", port=free_port()))
+    d = make_daemon()
+    d.ctl("switch", "good", "--wait", "--timeout", "60", check=True)
+    run = d.run()
+    bad = write_profile(workdir, "bad", 'engine = "sglang"\n[launch]\nport = "abc"\n')
+    val = d.ctl("validate", str(bad), "--json")
+    assert val.returncode == 1
+    errs = json.loads(val.stdout)["errors"]
+    assert any("bad.toml:3" in e and "launch.port" in e for e in errs), errs
+    os.kill(d.proc.pid, signal.SIGHUP)
+    time.sleep(0.5)
+    res = d.ctl("switch", "bad", "--json")
+    assert res.returncode == 1
+    assert "bad.toml" in res.stdout + res.stderr
+    after = d.run()
+    assert after["id"] == run["id"] and after["status"] == "ready" and after["pid"] == run["pid"]
+
+
+def test_sigterm_stops_the_server_then_exits(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "good", emulator_profile("good", port=free_port()))
+    d = make_daemon()
+    d.ctl("switch", "good", "--wait", "--timeout", "60", check=True)
+    assert d.run_processes()
+    assert d.stop() == 0
+    assert d.run_processes() == {}
+    assert not d.sock.exists()
