@@ -140,7 +140,7 @@ class MarkerTracker(PhaseTracker):
     def feed(self, line: str) -> PhaseUpdate | None:
         if self.phase is Phase.SERVING:
             # Nothing can change any more; only count requests (cheap `in` checks).
-            if "HTTP/" in line and '" 2' in line:
+            if "HTTP/" in line:
                 m = ACCESS_RE.search(line)
                 if m and is_traffic(m["method"], m["client"]):
                     self.requests_seen += 1

@@ -1,0 +1,175 @@
+"""SGLang: phase markers (reference/sglang-facts.md §2 and §9), progress, flags per version.
+
+Lines are matched loosely, anywhere in the line, across 0.4.x, 0.5.x and the 0.5.23 rewrite:
+``Capture cuda graph begin`` and 0.5.23's ``Capture target decode CUDA graph begin`` alike; the
+rank prefix (``TP0``, ``DP3 TP3``) is optional; ``Decode batch.`` and ``Decode batch,`` both count.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..states import Phase
+from .base import (
+    PLAIN_BAR_RE,
+    Engine,
+    MarkerTracker,
+    parse_version,
+)
+
+_C = re.compile
+
+# One alternation of cheap fragments: a line that matches none of them cannot change anything.
+_PREFILTER = _C(
+    r"server_args|Init torch dist|is using nccl|Load weight|checkpoint shards|loading shards"
+    r"|load weights|Loading model from|Cache is allocated|Memory pool end|SWAKVPool"
+    r"|(?i:graph) (?:begin|end|bs)|Capturing batches|Registering \d|max_total_num_tokens="
+    r"|Uvicorn running|Started server process|disaggregation warmup|fired up and ready"
+    r"|(?:Decode|Prefill) batch|HTTP/|%\|"
+)
+
+_MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
+    (_C(r"server_args[=(]|Init torch distributed|sglang is using nccl"), Phase.LAUNCH),
+    (_C(r"Load weight begin|Loading \w+ checkpoint shards|Multi-thread loading shards"
+        r"|Beginning to load weights|Loading model from"), Phase.WEIGHT_LOADING),
+    (_C(r"Load weight end|Cache is allocated|Memory pool end|SWAKVPool mem usage"),
+     Phase.KV_CACHE_ALLOC),
+    (_C(r"Capture\b.*?(?i:graph) (?:begin|end)|Capture cuda graph bs|Capturing batches"
+        r"|Registering \d+ cuda graph addresses"), Phase.CUDA_GRAPH_CAPTURE),
+    (_C(r"max_total_num_tokens=|Uvicorn running on|INFO:\s+Started server process"
+        r"|Start of pd disaggregation warmup"), Phase.WARMUP),
+    (_C(r"The server is fired up and ready to roll"), Phase.READY),
+)
+
+_CAPTURE_BS_RE = _C(r"Capture cuda graph bs \[([^\]]*)\]")
+_CAPTURE_BAR_RE = _C(r"Capturing batches[^:]*:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
+_BATCH_RE = _C(r"(Decode|Prefill) batch(?: \[\d+\])?[.,]")
+# SGLang's /health runs a 1-token generation (input_ids=[0]): a prefill of exactly one new token
+# after ready is our own probe, not a user's request.
+_PROBE_PREFILL_RE = _C(r"#new-seq: 1, #new-token: 1,")
+
+
+class SGLangTracker(MarkerTracker):
+    __slots__ = ()
+    PREFILTER = _PREFILTER
+    MARKERS = _MARKERS
+
+    def _special(self, line: str) -> bool:
+        changed = False
+        if "shards" in line:
+            changed = self._shard_progress(line) or changed
+        if "apturing batches" in line or "graph bs" in line or "%|" in line:
+            changed = self._capture_progress(line) or changed
+        if " batch" in line:
+            changed = self._batch(line) or changed
+        if "HTTP/" in line:
+            changed = self._access(line) or changed
+        return changed
+
+    def _capture_progress(self, line: str) -> bool:
+        m = _CAPTURE_BS_RE.search(line)
+        if m:
+            total = len(re.findall(r"\d+", m[1]))
+            changed = self._advance(Phase.CUDA_GRAPH_CAPTURE)
+            if self.phase is Phase.CUDA_GRAPH_CAPTURE:
+                self.progress = {"kind": "cuda_graph_bs", "done": 0, "total": total}
+            return changed
+        m = _CAPTURE_BAR_RE.search(line)
+        if m is None and self.phase is Phase.CUDA_GRAPH_CAPTURE and "Completed |" not in line:
+            m = PLAIN_BAR_RE.search(line)  # unlabelled tqdm bar of older builds (fixture 02)
+        if m is None:
+            return False
+        changed = self._advance(Phase.CUDA_GRAPH_CAPTURE)
+        if self.phase is Phase.CUDA_GRAPH_CAPTURE:
+            self.progress = {"kind": "cuda_graph_bs", "done": int(m[1]), "total": int(m[2])}
+        return changed
+
+    def _batch(self, line: str) -> bool:
+        m = _BATCH_RE.search(line)
+        if m is None:
+            return False
+        if m[1] == "Decode":
+            # The warmup request decodes 8 tokens; decode stats are logged every 40 steps, so a
+            # decode line means real generation: the server is up and serving (an excerpt may
+            # start here, after the ready line).
+            self.requests_seen = max(self.requests_seen, 1)
+            return self._advance(Phase.SERVING)
+        if self.ready:
+            if _PROBE_PREFILL_RE.search(line):
+                return False
+            self.requests_seen = max(self.requests_seen, 1)
+            return self._advance(Phase.SERVING)
+        return self._advance(Phase.WARMUP)  # the warmup request ("The capital city of France")
+
+
+# flag names that changed with 0.5.23's argument rewrite: (first version, old, new)
+_NEW_GRAPH_FLAGS = (0, 5, 23)
+_VERSIONED: dict[str, tuple[tuple[int, ...], str, str]] = {
+    "cuda_graph_max_bs": (_NEW_GRAPH_FLAGS, "cuda-graph-max-bs", "cuda-graph-max-bs-decode"),
+    "cuda_graph_bs": (_NEW_GRAPH_FLAGS, "cuda-graph-bs", "cuda-graph-bs-decode"),
+}
+_FLAGS: dict[str, str] = {
+    "mem_fraction": "mem-fraction-static",
+    "mem_fraction_static": "mem-fraction-static",
+    # still accepted (deprecated) by 0.5.23, where it disables decode and prefill graphs
+    "disable_cuda_graph": "disable-cuda-graph",
+    "disable_cuda_graph_padding": "disable-cuda-graph-padding",
+    "disable_custom_all_reduce": "disable-custom-all-reduce",
+    "enable_p2p_check": "enable-p2p-check",
+    "enable_flashinfer_allreduce_fusion": "enable-flashinfer-allreduce-fusion",
+    "attention_backend": "attention-backend",
+    "sampling_backend": "sampling-backend",
+    "enable_torch_compile": "enable-torch-compile",
+    "torch_compile_max_bs": "torch-compile-max-bs",
+    "enable_piecewise_cuda_graph": "enable-piecewise-cuda-graph",
+    "tp_size": "tp-size",
+    "dp_size": "dp-size",
+    "ep_size": "ep-size",
+    "pp_size": "pp-size",
+    "context_length": "context-length",
+    "max_running_requests": "max-running-requests",
+    "max_total_tokens": "max-total-tokens",
+    "chunked_prefill_size": "chunked-prefill-size",
+    "kv_cache_dtype": "kv-cache-dtype",
+    "quantization": "quantization",
+    "cpu_offload_gb": "cpu-offload-gb",
+    "disable_overlap_schedule": "disable-overlap-schedule",
+    "disable_radix_cache": "disable-radix-cache",
+    "watchdog_timeout": "watchdog-timeout",
+    "dist_timeout": "dist-timeout",
+    "skip_server_warmup": "skip-server-warmup",
+    "speculative_algorithm": "speculative-algorithm",
+    "speculative_draft_model_path": "speculative-draft-model-path",
+    "speculative_num_steps": "speculative-num-steps",
+    "speculative_eagle_topk": "speculative-eagle-topk",
+    "speculative_num_draft_tokens": "speculative-num-draft-tokens",
+    "model_path": "model-path",
+    "host": "host",
+    "port": "port",
+    "nnodes": "nnodes",
+    "node_rank": "node-rank",
+    "dist_init_addr": "dist-init-addr",
+    "log_level": "log-level",
+    "decode_log_interval": "decode-log-interval",
+    "enable_metrics": "enable-metrics",
+}
+
+
+def normalize_logical(logical: str) -> str:
+    return logical.strip().lstrip("-").replace("-", "_").lower()
+
+
+class SGLangEngine(Engine):
+    name = "sglang"
+    default_command = ("python3", "-m", "sglang.launch_server")
+    health_path = "/health"
+    tracker_class = SGLangTracker
+
+    def flag(self, logical: str, version: str | None = None) -> str | None:
+        """Flag name for this SGLang version. An unknown version means the newest behaviour."""
+        key = normalize_logical(logical)
+        if key in _VERSIONED:
+            since, old, new = _VERSIONED[key]
+            v = parse_version(version)
+            return new if v is None or v >= since else old
+        return _FLAGS.get(key)

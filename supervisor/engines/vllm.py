@@ -1,0 +1,106 @@
+"""vLLM (V1, 2025-2026): phase markers (reference/sglang-facts.md §7), progress, flag names.
+
+vLLM's engine core finishes profiling, KV-cache sizing, graph capture and warmup before the API
+server starts; ``init engine (profile, create kv cache, warmup model) took X seconds`` is the
+engine core reporting ready to the API server (``started``). The run itself is READY at uvicorn's
+``Application startup complete.`` (or a passing health probe).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..states import Phase
+from .base import Engine, MarkerTracker, PhaseUpdate
+from .sglang import normalize_logical
+
+_C = re.compile
+
+_PREFILTER = _C(
+    r"vLLM API server|non-default args|LLM engine|Resolved architecture|max model len"
+    r"|load model|Loading model|Loading weights took|checkpoint shards|Model loading took"
+    r"|Memory profiling|KV cache|GPU blocks|Maximum concurrency|Dynamo bytecode|torch\.compile"
+    r"|Compiling a graph|(?i:capturing cuda ?graph)|Graph capturing|init engine"
+    r"|Starting vLLM|Started server process|application startup|Running: |HTTP/"
+)
+
+_MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
+    (_C(r"vLLM API server version|non-default args|Initializing an? (?:V1 )?LLM engine"
+        r"|Resolved architecture|Using max model len"), Phase.LAUNCH),
+    (_C(r"Starting to load model|Loading model from scratch|Loading weights took"
+        r"|Loading \w+ checkpoint shards"), Phase.WEIGHT_LOADING),
+    (_C(r"Model loading took|Memory profiling takes|Available KV cache memory|GPU KV cache size"
+        r"|Maximum concurrency for|# GPU blocks|Dynamo bytecode transform|torch\.compile takes"
+        r"|Compiling a graph for"), Phase.KV_CACHE_ALLOC),
+    (_C(r"(?i:capturing cuda ?graph)|Graph capturing finished"), Phase.CUDA_GRAPH_CAPTURE),
+    (_C(r"init engine \(profile, create kv cache, warmup model\) took|Starting vLLM API server"
+        r"|Started server process|Waiting for application startup"), Phase.WARMUP),
+    (_C(r"Application startup complete"), Phase.READY),
+)
+
+_ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took")
+_GRAPH_BAR_RE = _C(r"(?i:capturing cuda ?graph)[^:]*:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
+_RUNNING_RE = _C(r"Running: ([1-9]\d*) reqs")
+
+
+class VLLMTracker(MarkerTracker):
+    __slots__ = ()
+    PREFILTER = _PREFILTER
+    MARKERS = _MARKERS
+
+    def feed(self, line: str) -> PhaseUpdate | None:
+        update = super().feed(line)
+        if not self.started and "init engine" in line and _ENGINE_UP_RE.search(line):
+            self.started = True
+        return update
+
+    def _special(self, line: str) -> bool:
+        changed = False
+        if "shards" in line:
+            changed = self._shard_progress(line) or changed
+        if "%|" in line:
+            m = _GRAPH_BAR_RE.search(line)
+            if m:
+                changed = self._advance(Phase.CUDA_GRAPH_CAPTURE) or changed
+                if self.phase is Phase.CUDA_GRAPH_CAPTURE:
+                    self.progress = {"kind": "cuda_graph_bs", "done": int(m[1]),
+                                     "total": int(m[2])}
+        if "HTTP/" in line:
+            changed = self._access(line) or changed
+        if self.ready and "Running: " in line and _RUNNING_RE.search(line):
+            self.requests_seen = max(self.requests_seen, 1)
+            changed = self._advance(Phase.SERVING) or changed
+        return changed
+
+
+_FLAGS: dict[str, str] = {
+    "mem_fraction": "gpu-memory-utilization",
+    "mem_fraction_static": "gpu-memory-utilization",
+    "disable_cuda_graph": "enforce-eager",
+    "disable_custom_all_reduce": "disable-custom-all-reduce",
+    "tp_size": "tensor-parallel-size",
+    "dp_size": "data-parallel-size",
+    "pp_size": "pipeline-parallel-size",
+    "context_length": "max-model-len",
+    "max_running_requests": "max-num-seqs",
+    "chunked_prefill_size": "max-num-batched-tokens",
+    "kv_cache_dtype": "kv-cache-dtype",
+    "quantization": "quantization",
+    "cpu_offload_gb": "cpu-offload-gb",
+    "disable_radix_cache": "no-enable-prefix-caching",
+    "speculative_config": "speculative-config",
+    "host": "host",
+    "port": "port",
+}
+
+
+class VLLMEngine(Engine):
+    name = "vllm"
+    default_command = ("vllm", "serve")
+    health_path = "/health"
+    tracker_class = VLLMTracker
+
+    def flag(self, logical: str, version: str | None = None) -> str | None:
+        """vLLM has no flag for SGLang-only knobs (cuda_graph_max_bs, attention/sampling backend
+        (an environment variable in vLLM), enable_torch_compile (on by default)): None."""
+        return _FLAGS.get(normalize_logical(logical))
