@@ -347,6 +347,8 @@ class FakeDaemon:
                 if deliver in state.subscribers:
                     state.subscribers.remove(deliver)
                 state._disconnectors.remove(close)
+                out_send.close()
+                out_recv.close()
                 with anyio.CancelScope(shield=True):
                     await stream.aclose()
 

@@ -1,0 +1,312 @@
+"""Failure causes (DESIGN.md §4) as tables of log signatures.
+
+Each cause is a few compiled regexes written from what the messages *mean* across SGLang
+0.4 - 0.5.23, vLLM, torch, NCCL, triton, flashinfer and the kernel, not from one log's wording.
+A signature has a ``priority``: when a log shows several (one rank's root error, other ranks'
+consequences, the launcher's wrapper), the highest wins, so specific root causes (no kernel
+image, OOM, bus error, a missing model) beat the consequences they usually drag along (NCCL
+errors and timeouts on the surviving ranks, watchdogs). Ties go to the earliest line.
+
+Scopes:
+
+- ``line``  -- any message line (not benign, not traceback source code, not the argv /
+  ``server_args`` dump, which names every flag);
+- ``error`` -- only lines that read as errors: a Python exception line (``FooError: ...``) or a
+  line saying error / failed / fatal / cannot / ... (so ``Ignore import error when loading x:
+  No module named y`` and other informational lines do not count).
+
+Frame hints (``FRAME_HINTS``) name a cause from the code a traceback ran through, when the error
+line itself is generic (``RuntimeError: CUDA error: ...`` inside custom_all_reduce.py); they rank
+below every message signature. ``FRAME_PHASES`` infers the phase from frames when the log has no
+phase markers (a traceback alone).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..states import Cause, Phase
+
+_C = re.compile
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class Signature:
+    cause: Cause
+    pattern: re.Pattern[str]
+    priority: int
+    scope: str = "line"            # "line" | "error"
+    fatal: bool = False            # the line alone proves the process (or a rank) died
+    implies: Phase | None = None   # phase implied when the log has no phase markers at all
+
+
+def _sig(cause: Cause, priority: int, *patterns: str, scope: str = "line", fatal: bool = False,
+         implies: Phase | None = None, flags: int = 0) -> list[Signature]:
+    return [Signature(cause, _C(p, flags), priority, scope, fatal, implies) for p in patterns]
+
+
+# --- the causes -----------------------------------------------------------------------------
+
+SIGNATURES: tuple[Signature, ...] = tuple(
+    # GPU hardware / driver faults: nothing else matters when the GPU itself failed.
+    _sig(Cause.GPU_FAULT, 95,
+         r"\bNVRM: Xid\b", r"\bXid\b.{0,40}\b(?:79|48|63|64|74|92|94|95|119|120)\b",
+         r"fallen off the bus", r"GPU is lost", r"uncorrectable ECC error",
+         r"cudaErrorECCUncorrectable|CUDA_ERROR_ECC_UNCORRECTABLE", flags=_I)
+    + _sig(Cause.GPU_FAULT, 90,
+           r"unspecified launch failure|cudaErrorLaunchFailure|CUDA_ERROR_LAUNCH_FAILED",
+           r"\bXid\b", flags=_I)
+    + _sig(Cause.GPU_FAULT, 52,
+           r"no CUDA-capable device is detected|CUDA-capable device\(s\) is/are busy or "
+           r"unavailable|cudaErrorDevicesUnavailable|CUDA_ERROR_NO_DEVICE", flags=_I)
+    # A port taken: uvicorn's bind, SGLang's internal ports, ZMQ, the torch TCPStore.
+    + _sig(Cause.PORT_IN_USE, 92,
+           r"address already in use", r"\[Errno 98\]", r"Port is already in use",
+           r"\bat \d+ is not available in \d+ seconds", r"EADDRINUSE",
+           r"failed to (?:bind|listen).{0,80}errno: 98", flags=_I, fatal=True)
+    # The GPU cannot run this build's kernels (new arch like sm_120, or an old one).
+    + _sig(Cause.UNSUPPORTED_ARCH, 90,
+           r"no kernel image is available", r"cudaErrorNoKernelImageForDevice",
+           r"CUDA_ERROR_NO_BINARY_FOR_GPU",
+           r"sm_\d+a? is not compatible", r"with CUDA capability sm_\d+ is not compatible",
+           r"not compatible with the current PyTorch installation",
+           r"unsupported (?:gpu |cuda |sm )?architecture", r"unsupported compute capability",
+           r"only supports? (?:Ampere|Hopper|Blackwell|sm_?\d+|compute capability)"
+           r"(?: GPUs?)?(?: or newer)?",
+           r"not supported (?:on|for) (?:the current|this) GPU",
+           r"(?:Minimum|Required) (?:compute )?capability[: ]+\d+.{0,40}Current capability",
+           r"invalid device function", r"cudaErrorInvalidDeviceFunction",
+           flags=_I)
+    + _sig(Cause.UNSUPPORTED_ARCH, 55,
+           r"PTX was compiled with an unsupported toolchain|unsupported PTX version", flags=_I)
+    # SIGBUS: a mmap'd file (safetensors, /dev/shm) went away or shm is too small.
+    + _sig(Cause.BUS_ERROR, 88,
+           r"Fatal Python error: Bus error", r"\bBus error\b", r"\bSIGBUS\b",
+           r"received signal 7\b|signal 7 \(SIGBUS\)|killed by signal 7\b", fatal=True)
+    # The model cannot be found or fetched.
+    + _sig(Cause.MODEL_NOT_FOUND, 86,
+           r"RepositoryNotFoundError|Repository Not Found",
+           r"is not a local folder and is not a valid model identifier",
+           r"does not appear to have (?:a )?files? named", r"LocalEntryNotFoundError",
+           r"GatedRepoError|Cannot access gated repo|Access to model .* is restricted",
+           r"HFValidationError|Repo id must (?:be|use)",
+           r"No such file or directory: '[^']*(?:config\.json|\.safetensors|tokenizer[^']*"
+           r"|\.bin|\.gguf)'",
+           r"(?:model|checkpoint)(?: path)? [^ ]* ?(?:does not exist|not found)",
+           r"Invalid (?:model|repository) (?:path|id)", flags=_I)
+    + _sig(Cause.MODEL_NOT_FOUND, 60,
+           r"couldn't connect to 'https://huggingface\.co'",
+           r"Unrecognized model in .* Should have a `model_type` key", scope="error",
+           flags=_I)
+    # Kernel-reported memory faults.
+    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 84,
+           r"illegal memory access", r"cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS",
+           r"misaligned address", r"an illegal instruction was encountered",
+           r"unspecified launch failure.{0,10}illegal", flags=_I)
+    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 64, r"device-side assert(?:ion)? triggered", flags=_I)
+    # The kernel's OOM killer / host RAM exhausted.
+    + _sig(Cause.HOST_OOM_KILLED, 83,
+           r"Out of memory: Killed process", r"invoked oom-killer", r"\boom-kill\b",
+           r"oom_reaper", r"Memory cgroup out of memory", r"OOMKilled",
+           r"scheduler died during initialization \(exit code: -9\)", flags=_I, fatal=True)
+    + _sig(Cause.HOST_OOM_KILLED, 54,
+           r"DefaultCPUAllocator: (?:can't|not enough memory)", r"std::bad_alloc",
+           r"\[Errno 12\] Cannot allocate memory", scope="error", flags=_I)
+    # KV pool sizing: too little memory left after the weights (SGLang and vLLM wording).
+    + _sig(Cause.KV_CACHE_OOM, 80,
+           r"Not enough memory\. Please try to increase --mem-fraction-static",
+           r"Not enough memory.{0,40}mem[-_]fraction", r"is larger than the profiled value -\d",
+           r"profiled value -\d",
+           r"No available memory for the cache blocks",
+           r"larger than the (?:maximum number of tokens that can be stored in|available) "
+           r"KV cache",
+           r"To serve at least one request with the models?'?s? max seq len",
+           r"Insufficient memory for (?:the )?KV cache", r"KV cache (?:is )?too small",
+           r"max_total_num_tokens.{0,30}(?:<= ?0|too small|must be positive)",
+           flags=_I, implies=Phase.KV_CACHE_ALLOC)
+    # CUDA allocator OOM (weights, activations, graph capture).
+    + _sig(Cause.CUDA_OOM, 70,
+           r"CUDA out of memory", r"OutOfMemoryError", r"CUDA error: out of memory",
+           r"cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY",
+           r"Cuda failure '?out of memory", r"CUBLAS_STATUS_ALLOC_FAILED",
+           r"Failed to create unquantized linear weights: CUDA out of memory",
+           r"CUDA driver error: out of memory", flags=_I)
+    # Triton / inductor kernel compilation.
+    + _sig(Cause.TRITON_COMPILE_ERROR, 66,
+           r"OutOfResources", r"out of resource: shared memory",
+           r"triton\.compiler\.errors\.\w+|CompilationError", r"PassManager::run failed",
+           r"BackendCompilerFailed|InductorError|torch\._inductor\.exc\.",
+           r"Failed to find C compiler", flags=_I)
+    # flashinfer (and other) JIT extension builds: nvcc / ninja failures.
+    + _sig(Cause.FLASHINFER_ERROR, 65,
+           r"Error building extension", r"ninja: build stopped",
+           r"Command '\['ninja'", r"nvcc fatal", r"flashinfer\S*: .*(?:error|failed)",
+           r"FlashInfer.{0,60}(?:error|failed|not supported)",
+           r"cuda_fp8\.h: No such file", flags=_I)
+    + _sig(Cause.FLASHINFER_ERROR, 45,
+           r"fatal error: [\w/.]+\.(?:h|cuh|hpp): No such file or directory", r"^FAILED: .*\.o\b",
+           r"CUDA_HOME environment variable is not set|nvcc: not found|could not find nvcc",
+           flags=_I)
+    # Warmup request failed (SGLang's self-test after uvicorn is up).
+    + _sig(Cause.WARMUP_FAILED, 62,
+           r"Initialization failed\. warmup error", r"\bwarmup error\b",
+           r"warm-?up (?:request )?failed", flags=_I, fatal=True, implies=Phase.WARMUP)
+    # Environment: the Python / C++ stack cannot import.
+    + _sig(Cause.IMPORT_ERROR, 60,
+           r"ImportError\b", r"ModuleNotFoundError", r"undefined symbol", r"No module named",
+           r"cannot import name", r"cannot open shared object file",
+           r"GLIBC(?:XX)?_[\d.]+' not found", r"Could not load any common_ops library",
+           r"version `[^`']+' not found", scope="error")
+    # Multi-node: a rank or node never got there.
+    + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
+           r"other ranks that didn't finish loading",
+           r"could finish the model loading, but there are other ranks",
+           r"DistNetworkError|DistStoreError",
+           r"(?:client|server) socket has timed out after .{0,80}(?:connect|listen)",
+           r"TCPStore.{0,80}(?:timed out|Connection refused|failed)",
+           r"Timed out after \d+ seconds waiting for clients",
+           r"RendezvousTimeoutError|RendezvousConnectionError",
+           r"dist[-_]init[-_]addr.{0,80}(?:refused|unreachable|timed out|failed)",
+           r"waiting for (?:all )?(?:other )?(?:nodes|ranks) to (?:connect|join|finish)",
+           flags=_I, implies=Phase.LAUNCH)
+    # Custom all-reduce (SGLang/vLLM's P2P/IPC all-reduce) failing, often silently in capture.
+    + _sig(Cause.CUSTOM_ALLREDUCE_ERROR, 56,
+           r"Registering 0 cuda graph addresses", implies=Phase.CUDA_GRAPH_CAPTURE)
+    + _sig(Cause.CUSTOM_ALLREDUCE_ERROR, 56,
+           r"custom[_ ]?all[_ ]?reduce", r"CustomAllreduce|custom_ar\b",
+           r"peer access is not supported|cudaErrorPeerAccessUnsupported",
+           r"peer mapping resources exhausted", r"cudaIpcOpenMemHandle|IPC handle",
+           scope="error", flags=_I)
+    # torch's ProcessGroupNCCL watchdog: a collective hung past --dist-timeout.
+    + _sig(Cause.NCCL_TIMEOUT, 50,
+           r"Watchdog caught collective operation timeout", r"collective operation timeout",
+           r"ran for \d+ milliseconds before timing out",
+           r"ProcessGroupNCCL's watchdog got stuck",
+           r"NCCL (?:communicator )?(?:operation )?tim(?:ed|e) ?out", flags=_I, fatal=True)
+    # SGLang's own scheduler watchdog: a running batch made no progress.
+    + _sig(Cause.WATCHDOG_TIMEOUT, 45,
+           r"[Ww]atchdog timeout \(", fatal=True, implies=Phase.SERVING)
+    # NCCL errors (also what the surviving ranks print after another rank died: low priority).
+    + _sig(Cause.NCCL_ERROR, 40,
+           r"NCCL error", r"\bnccl(?:Internal|System|UnhandledCuda|Remote|InvalidUsage|"
+           r"InvalidArgument)Error\b", r"unhandled (?:system|cuda) error",
+           r"NCCL WARN", r"remote process exited or there was a network error",
+           r"DistBackendError", r"Gloo connectFullMesh failed", r"NET/IB : .*(?:error|fail)",
+           flags=_I)
+    # SGLang's /health probe got nothing from the detokenizer.
+    + _sig(Cause.HEALTH_CHECK_FAILED, 35,
+           r"Health check failed", fatal=True, implies=Phase.READY)
+    # Speculative decoding (EAGLE/EAGLE3/NEXTN draft model, its graphs, its KV pool).
+    + _sig(Cause.SPECULATIVE_DECODING_ERROR, 33,
+           r"\bspeculative\b", r"\bdraft[ _](?:model|worker|token)", r"\bEAGLE3?\b",
+           scope="error", flags=_I)
+)
+
+# --- frames: where a traceback ran -----------------------------------------------------------
+
+# (cause, regex on 'file:function', priority)
+FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
+    (Cause.CUSTOM_ALLREDUCE_ERROR,
+     _C(r"custom_all_reduce|custom_allreduce|custom_ar\b|:register_graph_buffers$"), 30),
+    (Cause.SPECULATIVE_DECODING_ERROR,
+     _C(r"/speculative/|eagle|:draft_\w*$|:\w*_draft\w*$|spec_decode", _I), 28),
+    (Cause.FLASHINFER_ERROR,
+     _C(r":_run_ninja_build$|:_write_ninja_file_and_build|:_jit_compile$|flashinfer/jit"), 27),
+    (Cause.FLASHINFER_ERROR, _C(r"/flashinfer/"), 26),
+    (Cause.TRITON_COMPILE_ERROR, _C(r"/triton/(?:compiler|runtime|backends)/|/_inductor/"), 26),
+    (Cause.WARMUP_FAILED, _C(r":_execute_server_warmup$|:_wait_and_warmup$"), 24),
+    (Cause.NCCL_ERROR, _C(r"pynccl|:ncclCommInitRank$|:NCCL_CHECK$"), 22),
+)
+
+# (phase, regex on 'file:function'); the latest phase among a traceback's frames wins.
+FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
+    (Phase.SERVING, _C(r":(?:event_loop_\w+|forward_thread_func_?|run_busy_loop"
+                       r"|step_with_batch_queue)$")),
+    (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|compile_or_warm_up_model"
+                      r"|warmup_server)$")),
+    (Phase.CUDA_GRAPH_CAPTURE, _C(r":\w*capture\w*$|:init_cuda_graphs?$|:init_device_graphs$"
+                                  r"|graph_runner\.py:__init__$|cuda_graph_setup\.py:")),
+    (Phase.KV_CACHE_ALLOC, _C(r":(?:init_memory_pool|profile_max_num_token|_initialize_kv_caches"
+                              r"|determine_available_memory|initialize_kv_cache\w*|profile_run"
+                              r"|check_enough_kv_cache_memory|get_kv_cache_config\w*"
+                              r"|init_cache_engine)$|(?:kv_cache_configurator|pool_configurator)"
+                              r"\.py:|memory_pool\.py:(?:__init__|_create_buffers)$")),
+    (Phase.WEIGHT_LOADING, _C(r":(?:load_model|load_weights|_load_weights|\w*weight_loader"
+                              r"|load_weights_and_postprocess|\w*weights_iterator"
+                              r"|download_weights_from_hf)$|model_loader/|weight_utils\.py:")),
+)
+
+# --- structure of a failure -------------------------------------------------------------------
+
+# Lines that prove a process (or a rank) died, with no cause of their own. `consequence` lines
+# come after or around the root error and are never themselves the root.
+FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
+    (_C(r"\b(?:Scheduler|TpModelWorkerClient|DataParallelController|DetokenizerManager"
+        r"|TokenizerManager|\w+) hit an exception"), False),
+    (_C(r"Received sigquit from a child|SIGQUIT received\."), True),
+    (_C(r"Initialization failed\."), True),
+    (_C(r"Rank \d+ scheduler (?:is dead|died)"), True),
+    (_C(r"Subprocess \S+ \(pid=\d+\) crashed with exit code"), True),
+    (_C(r"terminate called after throwing"), True),
+    (_C(r"Fatal Python error:"), False),
+    (_C(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):"), False),
+    (_C(r"Capture cuda graph failed"), False),
+    (_C(r"EngineCore failed to start|Engine core initialization failed"
+        r"|WorkerProc initialization failed|EngineDeadError"
+        r"|Worker proc \S+ died unexpectedly"), True),
+    (_C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)"), True),
+    (_C(r"(?:Segmentation fault|Aborted|Bus error|Illegal instruction)(?: \(core dumped\))?$"),
+     True),
+)
+
+# Exception lines that only wrap or report a root error printed elsewhere.
+WRAPPER_EXCEPTIONS = _C(
+    r"Engine core initialization failed|WorkerProc initialization failed|See (?:the )?root cause"
+    r"|Initialization failed\. Please see|^(?:\w+\.)*(?:SystemExit|KeyboardInterrupt"
+    r"|EngineDeadError|ChildProcessError|BrokenPipeError)\b|Rank \d+ scheduler")
+
+# Informational lines that merely mention errors.
+BENIGN = _C(
+    r"can be ignored|Ignore import error|is deprecated|will be removed|Custom allreduce is "
+    r"disabled|\b(?:Future|User|Deprecation|Runtime)Warning\b|warnings\.warn|NCCL INFO"
+    r"|flashinfer\.jit: Loading JIT ops|Try DeepGEMM|To silence this warning|No \S+ found in "
+    r"remote|skipping download|Using default|sglang is using nccl", _I)
+
+# The argv / server_args dumps list every flag (disable_custom_all_reduce=False, ...).
+ARGS_DUMP = _C(r"server_args[=(]|ServerArgs\(|non-default args|(?:sglang\.launch_server|sglang "
+               r"serve|vllm serve)\b.*--|engine with config:")
+
+# A Python exception line at column 0 (after wrappers): `torch.OutOfMemoryError: ...`.
+EXCEPTION_LINE = _C(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|OutOfResources|Exit"
+                    r"|Interrupt)\b(?::|$)")
+ERRORISH = _C(r"error|fail|fatal|exception|abort|critical|cannot|can't|could not|unable to"
+              r"|not found|denied|refused|errno|timed? ?out", _I)
+
+# Traceback structure.
+TRACEBACK_START = _C(r"Traceback \(most recent call last\):")
+FRAME_LINE = _C(r'^\s*File "([^"]+)", line \d+,? in (\S+)')
+FAULTHANDLER_CURRENT = _C(r"^Current thread 0x[0-9a-f]+ \(most recent call first\):")
+
+# Speculative decoding switched on in the argv / server_args of this log.
+SPECULATIVE_ON = _C(
+    r"--speculative[-_]algorithm[= ]+['\"]?(?!None\b)(\w+)"
+    r"|speculative_algorithm[=:] ?['\"]?(?!None\b|null\b)([A-Za-z]\w*)"
+    r"|--speculative[-_](?:draft[-_]model(?:[-_]path)?|config)[= ]+\S"
+    r"|speculative_config[=:] ?['\"]?(?!None\b|null\b|\{\}|\s*$)[\w{(]", _I)
+
+# A Rank-N-is-dead report and the exit status it gives: `Exit code: -9` / `(exit code: -9)`.
+RANK_DEAD = _C(r"Rank \d+ scheduler (?:is dead|died)")
+EXIT_CODE_LINE = _C(r"\b[Ee]xit code:? (-?\d+)")
+
+# The weight-loading bar with its timings: `163/163 [1:09:28<00:00, 26.68s/it]`.
+SHARD_TIMING = _C(r"(?:checkpoint shards|loading shards)\s*:\s*\d+% Completed \| (\d+)/(\d+) "
+                  r"\[([\d:]+)<([\d:?]+),\s*(?:([\d.]+)s/it|[\d.?]+it/s)")
+SLOW_LOAD_TOTAL_S = 20 * 60       # a load projected to take this long is slow
+SLOW_LOAD_PER_SHARD_S = 60.0      # or this long per shard (a shard is typically 2-10 GB)
+
+# torch's NCCL watchdog names the collective's sequence number; a large one means the process
+# had been running collectives for a long time, i.e. it was serving (the line may be wrapped).
+SEQ_NUM = _C(r"eqNum=(\d+)")
+SERVING_SEQ_NUM = 10_000
