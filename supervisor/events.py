@@ -25,10 +25,13 @@ TOPIC_OF = {"run": "run", "verdict": "run", "log": "log", "gpus": "gpus",
 class Outbox:
     """What one client is owed: replies (never dropped) and events (bounded, dropping)."""
 
-    def __init__(self, max_events: int = 2048, on_ready: Callable[[], None] | None = None) -> None:
+    def __init__(self, max_events: int = 2048, max_bytes: int = 2 * 2**20,
+                 on_ready: Callable[[], None] | None = None) -> None:
         self.max_events = max_events
+        self.max_bytes = max_bytes
         self.items: deque[bytes] = deque()
         self.n_events = 0
+        self.event_bytes = 0
         self.dropped_pending = 0
         self.dropped_total = 0
         self.topics: set[str] = set()
@@ -39,12 +42,13 @@ class Outbox:
         self._wake()
 
     def put_event(self, data: bytes) -> bool:
-        if self.n_events >= self.max_events:
+        if self.n_events >= self.max_events or self.event_bytes >= self.max_bytes:
             self.dropped_pending += 1
             self.dropped_total += 1
             return False
         self.items.append(data)
         self.n_events += 1
+        self.event_bytes += len(data)
         self._wake()
         return True
 
@@ -52,7 +56,8 @@ class Outbox:
         """Pop queued messages up to ~max_bytes, adding a `dropped` notice when owed."""
         parts: list[bytes] = []
         size = 0
-        if self.dropped_pending and self.n_events < self.max_events // 2:
+        if self.dropped_pending and self.n_events < self.max_events // 2 \
+                and self.event_bytes < self.max_bytes // 2:
             parts.append(wire.encode({"event": "dropped", "ts": time.time(), "data": {
                 "count": self.dropped_pending, "total": self.dropped_total}}))
             self.dropped_pending = 0
@@ -60,6 +65,7 @@ class Outbox:
             item = self.items.popleft()
             if item.startswith(b'{"event"'):
                 self.n_events -= 1
+                self.event_bytes -= len(item)
             parts.append(item)
             size += len(item)
         return b"".join(parts)

@@ -78,6 +78,15 @@ def describe(exc: BaseException) -> str:
     return text.splitlines()[0][:200]
 
 
+def _close_event_stream(client: Client) -> None:
+    """Close the client's event receive stream, which ``attach`` leaves open (a
+    ResourceWarning at garbage collection otherwise)."""
+    recv = getattr(client, "_event_recv", None)
+    close = getattr(recv, "close", None)
+    if callable(close):
+        close()
+
+
 class SupervisorApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "gpu-node-supervisor"
@@ -159,8 +168,11 @@ class SupervisorApp(App[None]):
                     ever = True
                     self.post_message(Connected(node, model.as_dict(client.hello)))
                     await self._prime(node, client)
-                    async for event in client.events():
-                        await self._dispatch_event(node, client, model.as_dict(event))
+                    try:
+                        async for event in client.events():
+                            await self._dispatch_event(node, client, model.as_dict(event))
+                    finally:
+                        _close_event_stream(client)
             except Exception as exc:  # noqa: BLE001 — whatever happens, say so and retry
                 reason = describe(exc)
             finally:

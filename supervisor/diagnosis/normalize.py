@@ -16,32 +16,33 @@ _C = re.compile
 
 _ANSI = _C(r"\x1b\[[0-9;?]*[A-Za-z]")
 _RAY_REPEAT = _C(r"\s*\[repeated \d+x across cluster\]\s*$")
-_WRAPPERS: tuple[re.Pattern[str], ...] = (
+_WRAPPER_PATTERNS: tuple[str, ...] = (
     # docker-compose: `sglang-1  | ` (the service name, padding, a bar, one space)
-    _C(r"^[A-Za-z0-9][\w.\-]*\s+\| ?"),
+    r"[A-Za-z0-9][\w.\-]{0,80}+\s++\| ?",
     # docker logs -t / CRI (`2025-03-08T12:29:21.123456789Z stdout F `) / shipper ISO stamps
-    _C(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
-       r"(?: (?:stdout|stderr) [FP])?(?: \||:)? ?"),
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d++)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"(?: (?:stdout|stderr) [FP])?(?: \||:)? ?",
     # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `
-    _C(r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/@]+(?:\[\d+\])?: "),
+    r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]++ [\w.\-/@]++(?:\[\d+\])?: ",
     # Ray and vLLM process prefixes: `(SGLangEngine pid=123)`, `(EngineCore_DP0 pid=9)`,
     # `(VllmWorker rank=0 pid=7)`, `(raylet, ip=10.0.0.1)`
-    _C(r"^\((?:[\w.:\-]+)(?: rank=\d+)?(?: pid=\d+)?(?:, ip=[\d.]+)?\) ?"),
+    r"\((?:[\w.:\-]++)(?: rank=\d+)?(?: pid=\d+)?(?:, ip=[\d.]+)?\) ?",
     # vLLM logger header: `INFO 06-22 02:54:36 [backends.py:193] ` / older `... file.py:260] `
-    _C(r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
-       r"\[?[\w./\-]+:\d+\] ?"),
+    r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+    r"\[?[\w./\-]++:\d+\] ?",
     # SGLang: `[2025-03-08 12:29:21 DP0 TP0] `, `[12-11 17:47:40] ` (multimodal), `[... .123]`
-    _C(r"^\[(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z_]+\d+)*\] ?"),
+    r"\[(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z_]+\d+)*\] ?",
 )
+_WRAPPER = _C("^(?:" + "|".join(f"(?:{p})" for p in _WRAPPER_PATTERNS) + ")")
 # tqdm glues the next line after a bar fragment when the bar ends without a newline
-_GLUED = _C(r"(?<=\?it/s\]|[\d.]it/s\]|[\d.]s/it\]|\d\d:\d\d\])(?=\S)")
+_GLUED = _C(r"(?:(?<=it/s\])|(?<=s/it\]))(?=\S)")
 
 
 def split_lines(items: Iterable[str]) -> Iterator[str]:
     """Each element may still hold several lines (``\\r`` bar updates): split on \\r and \\n."""
     for item in items:
         if "\r" in item or "\n" in item:
-            for part in re.split(r"\r\n|\r|\n", item):
+            for part in re.split(r"\r\n|\r|\n", item.rstrip("\r\n")):
                 yield part
         else:
             yield item
@@ -49,7 +50,7 @@ def split_lines(items: Iterable[str]) -> Iterator[str]:
 
 def unglue(line: str) -> list[str]:
     """``...| 0/13 [00:00<?, ?it/s][2025-03-08 12:29:21 TP1] Capture ...`` -> two lines."""
-    if "]" not in line or "/" not in line:
+    if "it/s]" not in line and "s/it]" not in line:
         return [line]
     parts = _GLUED.split(line)
     return parts if len(parts) > 1 else [line]
@@ -61,12 +62,9 @@ def strip_wrappers(line: str) -> str:
         line = _ANSI.sub("", line)
     if "repeated" in line:
         line = _RAY_REPEAT.sub("", line)
-    for _ in range(6):
-        before = line
-        for rx in _WRAPPERS:
-            m = rx.match(line)
-            if m and m.end() > 0:
-                line = line[m.end():]
-        if line == before:
+    for _ in range(8):
+        m = _WRAPPER.match(line)
+        if m is None or m.end() == 0:
             break
+        line = line[m.end():]
     return line

@@ -35,16 +35,29 @@ _I = re.IGNORECASE
 @dataclass(frozen=True)
 class Signature:
     cause: Cause
-    pattern: re.Pattern[str]
+    pattern: re.Pattern[str]      # searched in the lowercased message
     priority: int
     scope: str = "line"            # "line" | "error"
     fatal: bool = False            # the line alone proves the process (or a rank) died
     implies: Phase | None = None   # phase implied when the log has no phase markers at all
 
 
+def lower_pattern(pattern: str) -> str:
+    """Lowercase a regex's literal text but not its escapes (``\\S`` must stay ``\\S``)."""
+    out: list[str] = []
+    escaped = False
+    for ch in pattern:
+        out.append(ch if escaped else ch.lower())
+        escaped = ch == "\\" and not escaped
+    return "".join(out)
+
+
 def _sig(cause: Cause, priority: int, *patterns: str, scope: str = "line", fatal: bool = False,
          implies: Phase | None = None, flags: int = 0) -> list[Signature]:
-    return [Signature(cause, _C(p, flags), priority, scope, fatal, implies) for p in patterns]
+    """Signatures match the *lowercased* message (IGNORECASE makes `re` several times slower),
+    so every pattern is compiled lowercased; `flags` only documents the intent."""
+    return [Signature(cause, _C(lower_pattern(p)), priority, scope, fatal, implies)
+            for p in patterns]
 
 
 # --- the causes -----------------------------------------------------------------------------
@@ -243,8 +256,7 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
 # Lines that prove a process (or a rank) died, with no cause of their own. `consequence` lines
 # come after or around the root error and are never themselves the root.
 FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
-    (_C(r"\b(?:Scheduler|TpModelWorkerClient|DataParallelController|DetokenizerManager"
-        r"|TokenizerManager|\w+) hit an exception"), False),
+    (_C(r"hit an exception"), False),
     (_C(r"Received sigquit from a child|SIGQUIT received\."), True),
     (_C(r"Initialization failed\."), True),
     (_C(r"Rank \d+ scheduler (?:is dead|died)"), True),
@@ -257,8 +269,8 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
         r"|WorkerProc initialization failed|EngineDeadError"
         r"|Worker proc \S+ died unexpectedly"), True),
     (_C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)"), True),
-    (_C(r"(?:Segmentation fault|Aborted|Bus error|Illegal instruction)(?: \(core dumped\))?$"),
-     True),
+    (_C(r"^(?:.*: line \d+: +\d+ )?(?:Segmentation fault|Aborted|Bus error|Illegal instruction)"
+        r"\b"), True),
 )
 
 # Exception lines that only wrap or report a root error printed elsewhere.
@@ -267,22 +279,69 @@ WRAPPER_EXCEPTIONS = _C(
     r"|Initialization failed\. Please see|^(?:\w+\.)*(?:SystemExit|KeyboardInterrupt"
     r"|EngineDeadError|ChildProcessError|BrokenPipeError)\b|Rank \d+ scheduler")
 
-# Informational lines that merely mention errors.
-BENIGN = _C(
-    r"can be ignored|Ignore import error|is deprecated|will be removed|Custom allreduce is "
-    r"disabled|\b(?:Future|User|Deprecation|Runtime)Warning\b|warnings\.warn|NCCL INFO"
-    r"|flashinfer\.jit: Loading JIT ops|Try DeepGEMM|To silence this warning|No \S+ found in "
-    r"remote|skipping download|Using default|sglang is using nccl", _I)
+def _literals(*fragments: str) -> re.Pattern[str]:
+    """An alternation of escaped literals (fast in `re`); lowercase ones for `msg.lower()`."""
+    return _C("|".join(re.escape(f) for f in fragments))
+
+
+# Informational lines that merely mention errors (matched on the lowercased message).
+BENIGN = _literals(
+    "can be ignored", "ignore import error", "is deprecated", "will be removed",
+    "custom allreduce is disabled", "futurewarning", "userwarning", "deprecationwarning",
+    "runtimewarning", "warnings.warn", "nccl info", "flashinfer.jit: loading jit ops",
+    "try deepgemm", "to silence this warning", "found in remote", "skipping download",
+    "using default", "sglang is using nccl")
+
+# Lines that read as errors (lowercased message).
+ERRORISH = _literals(
+    "error", "fail", "fatal", "exception", "abort", "critical", "cannot", "can't", "could not",
+    "unable to", "not found", "denied", "refused", "errno", "timed out", "timeout", "time out")
+
+# A message line is only tried against SIGNATURES when it contains one of these (lowercased);
+# every signature's text contains at least one (tests/test_classifier.py checks the examples).
+SIGNATURE_GATE = _literals(
+    "error", "fail", "fatal", "exception", "abort", "kill", "oom", "died", "dead", "lost",
+    "fallen", "xid", "ecc", "signal", "sigbus", "bus", "illegal", "misaligned", "assert",
+    "memory", "alloc", "profiled value", "kv cache", "too small", "larger than", "resource",
+    "inductor", "ninja", "nvcc", "ptx", "cuda_home", "compile", "no such", "not found",
+    "does not exist", "not a local folder", "not a valid", "does not appear", "cannot", "can't",
+    "could not", "couldn't", "unable", "denied", "refused", "invalid", "unsupported",
+    "not supported", "not compatible", "only support", "capability", "kernel image",
+    "no module", "undefined symbol", "shared object", "glibc", "version `", "in use", "errno",
+    "not available", "bind", "listen", "timed out", "timeout", "timing out", "time out", "stuck",
+    "registering 0", "reduce", "custom_ar", "peer", "ipc", "nccl", "gloo", "tcpstore",
+    "rendezvous", "socket", "dist", "other ranks", "didn't finish", "waiting for", "warn",
+    "speculative", "draft", "eagle", "health check", "warmup", "warm-up", "cuda-capable",
+    "busy", "exited", "max_total_num_tokens", "to serve at least", "insufficient",
+    "huggingface", "unrecognized model", "gated")
+
+# Cheap literal gates in front of the structural regexes below (case-sensitive).
+FATAL_GATE = _literals(
+    "hit an exception", "sigquit", "SIGQUIT", "Initialization failed", "scheduler is dead",
+    "scheduler died", "crashed with exit code", "terminate called", "Fatal Python error",
+    "most recent call first", "Capture cuda graph failed", "EngineCore failed",
+    "Engine core initialization failed", "WorkerProc initialization failed", "EngineDeadError",
+    "died unexpectedly", "Killed", "Segmentation fault", "Aborted", "Bus error",
+    "Illegal instruction")
+ARGS_GATE = _literals("args", "launch_server", "sglang serve", "vllm serve", "with config")
 
 # The argv / server_args dumps list every flag (disable_custom_all_reduce=False, ...).
 ARGS_DUMP = _C(r"server_args[=(]|ServerArgs\(|non-default args|(?:sglang\.launch_server|sglang "
                r"serve|vllm serve)\b.*--|engine with config:")
 
 # A Python exception line at column 0 (after wrappers): `torch.OutOfMemoryError: ...`.
-EXCEPTION_LINE = _C(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|OutOfResources|Exit"
-                    r"|Interrupt)\b(?::|$)")
-ERRORISH = _C(r"error|fail|fatal|exception|abort|critical|cannot|can't|could not|unable to"
-              r"|not found|denied|refused|errno|timed? ?out", _I)
+_EXC_SUFFIXES = ("Error", "Exception", "OutOfResources", "Exit", "Interrupt")
+_DOTTED_NAME = _C(r"(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*+")
+
+
+def is_exception_line(msg: str) -> bool:
+    head, colon, _ = msg.partition(":")
+    if not colon:
+        head = msg.rstrip()
+    if not head.endswith(_EXC_SUFFIXES) or len(head) > 200:
+        return False
+    return _DOTTED_NAME.fullmatch(head) is not None
+
 
 # Traceback structure.
 TRACEBACK_START = _C(r"Traceback \(most recent call last\):")

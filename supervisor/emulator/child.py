@@ -100,7 +100,8 @@ class Scheduler:
             logfmt.emit(*lines)
         if cause.death == "dead_rank":
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files in anyone's cwd
-            signal.signal(cause.signal, signal.SIG_DFL)
+            if cause.signal != signal.SIGKILL:
+                signal.signal(cause.signal, signal.SIG_DFL)
             os.kill(os.getpid(), cause.signal)
             time.sleep(5)
             os._exit(128 + cause.signal)

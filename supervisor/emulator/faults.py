@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 SG = "/usr/local/lib/python3.12/dist-packages/sglang"
@@ -77,8 +77,6 @@ class Cause:
     signal: int = 0                 # dead_rank: the signal the rank dies from
     phase: str | None = None        # fixed phase for main-process causes (given one ignored)
     all_ranks: bool = False         # every rank prints it (watchdog)
-    runtime_error: bool = True      # re-raised as "Capture cuda graph failed: ..." in capture
-    extra: dict = field(default_factory=dict)
 
 
 # --- traceback helpers ----------------------------------------------------------------------
@@ -192,9 +190,8 @@ _MODEL_FWD: list[Frame] = [
 
 
 def _kernel_frames(phase: str, kernel: list[Frame]) -> list[Frame]:
-    if phase in ("launch", "kv_cache_alloc"):
-        return PHASE_FRAMES[phase] + kernel[-2:]
-    if phase == "weight_loading":
+    """The phase's frames, then (for phases that run the model) its forward, then the kernel's."""
+    if phase in ("launch", "weight_loading", "kv_cache_alloc"):
         return PHASE_FRAMES[phase] + kernel[-2:]
     return PHASE_FRAMES[phase] + _MODEL_FWD + kernel
 

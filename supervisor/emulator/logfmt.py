@@ -71,18 +71,16 @@ def _interval(t: float) -> str:
     return f"{h:d}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
 
 
-def _rate(n: int, elapsed: float) -> tuple[str, str]:
-    """(rate_fmt, remaining-per-item seconds string helper) as tqdm prints them."""
+def _rate(n: int, elapsed: float) -> str:
+    """tqdm's rate_fmt: ``?it/s``, `` 1.74it/s`` or ``85.53s/it``."""
     if n <= 0 or elapsed <= 0:
-        return "?it/s", "?"
+        return "?it/s"
     rate = n / elapsed
-    if rate >= 1:
-        return f"{rate:5.2f}it/s", ""
-    return f"{1 / rate:5.2f}s/it", ""
+    return f"{rate:5.2f}it/s" if rate >= 1 else f"{1 / rate:5.2f}s/it"
 
 
 def _times(n: int, total: int, elapsed: float) -> str:
-    rate_fmt, _ = _rate(n, elapsed)
+    rate_fmt = _rate(n, elapsed)
     if n <= 0 or elapsed <= 0:
         remaining = "?"
     else:

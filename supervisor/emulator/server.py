@@ -183,14 +183,16 @@ class Emulator:
         if cause:
             self.crash(phase, cause)
         if phase in self.plan.hang:
-            self.hang()
+            self.hang(phase)
         if phase in self.plan.slow:
             seconds = self.plan.slow[phase]
             self.tell(f"work {seconds:.3f} {SLOW_DUTY} read")
             time.sleep(seconds)
 
-    def hang(self) -> None:
-        self.frozen = True
+    def hang(self, phase: str) -> None:
+        """Stop printing and working; from ready on, HTTP stops answering too."""
+        if phase in ("ready", "serving"):
+            self.frozen = True
         self.tell("hang", detok=True)
         if threading.current_thread() is threading.main_thread():
             self._idle_forever()
@@ -211,6 +213,8 @@ class Emulator:
             targets = list(range(len(self.scheds)))
         else:
             targets = [min(faults.crash_rank(cause_name, self.tp), len(self.scheds) - 1)]
+        if phase == "cuda_graph_capture":
+            logfmt.write("\n")  # the exception closes the tqdm bar first (fixture 01)
         self.tell(f"crash {cause_name} {phase}", ranks=targets)
         if phase in ("ready", "serving"):
             return  # the tree dies (sigquit) or serves on as a zombie (dead rank)

@@ -11,17 +11,18 @@ from __future__ import annotations
 import re
 
 from ..states import Phase
-from .base import Engine, MarkerTracker, PhaseUpdate
+from .base import Engine, MarkerTracker, PhaseUpdate, literal_prefilter
 from .sglang import normalize_logical
 
 _C = re.compile
 
-_PREFILTER = _C(
-    r"vLLM API server|non-default args|LLM engine|Resolved architecture|max model len"
-    r"|load model|Loading model|Loading weights took|checkpoint shards|Model loading took"
-    r"|Memory profiling|KV cache|GPU blocks|Maximum concurrency|Dynamo bytecode|torch\.compile"
-    r"|Compiling a graph|(?i:capturing cuda ?graph)|Graph capturing|init engine"
-    r"|Starting vLLM|Started server process|application startup|Running: |HTTP/"
+_PREFILTER = literal_prefilter(
+    "vLLM API server", "non-default args", "LLM engine", "Resolved architecture", "max model len",
+    "load model", "Loading model", "Loading weights took", "shards", "Model loading took",
+    "Memory profiling", "KV cache", "GPU blocks", "Maximum concurrency", "Dynamo bytecode",
+    "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
+    "Graph capturing", "init engine", "Starting vLLM", "Started server process",
+    "pplication startup", "Running: ", "HTTP/", "%|",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (

@@ -16,7 +16,8 @@ def workdir() -> Iterator[Path]:
     (d / "profiles").mkdir()
     (d / "state").mkdir()
     yield d
-    cleanup(d)
+    if not os.environ.get("GNS_KEEP_TMP"):
+        cleanup(d)
 
 
 @pytest.fixture

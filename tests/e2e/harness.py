@@ -94,8 +94,9 @@ class Daemon:
                 "--fake-gpus", str(self.fake_gpus)]
         if self.config:
             argv += ["--config", str(self.config)]
-        self.proc = subprocess.Popen(argv, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
-                                     cwd=REPO, env=test_env(self.marker))
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
+                                         env=test_env(self.marker))
         wait_until(lambda: self.sock.exists() or self.proc.poll() is not None, 20,
                    "the daemon's socket")
         if self.proc.poll() is not None:

@@ -88,7 +88,7 @@ async def test_switch_asks_for_confirmation_then_sends_switch() -> None:
         assert "broken.toml: [timeouts] launch" in static_text(app, "#profiles-errors")
         await pilot.press("down")  # demo-baseline (running) -> demo-fused
         await wait_for(lambda: "NCCL_MAX_NCHANNELS" in plain(
-            screen.query_one("#profile-detail", Static).render()), pilot, what="diff shown")
+            screen.query_one("#profile-detail", Static).content), pilot, what="diff shown")
         await pilot.press("s")
         await wait_for(lambda: isinstance(app.screen, ConfirmScreen), pilot, what="confirm")
         assert state.sent("switch") == []  # nothing before the answer
@@ -110,7 +110,7 @@ async def test_switch_to_an_invalid_profile_is_refused_with_its_error() -> None:
         await wait_for(lambda: screen.entries, pilot, what="profile list")
         await pilot.press("down", "down", "s")
         await wait_for(lambda: "invalid_profile" in plain(
-            screen.query_one("#profile-detail", Static).render()), pilot, what="show error")
+            screen.query_one("#profile-detail", Static).content), pilot, what="show error")
         await pilot.pause(0.1)
         assert not isinstance(app.screen, ConfirmScreen)
         assert state.sent("switch") == []

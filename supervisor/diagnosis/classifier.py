@@ -1,0 +1,453 @@
+"""The verdict on a log: outcome, last phase reached, cause, and the lines that show it.
+
+One classifier serves the live daemon (on a run's log tail, with the exit status when there is
+one) and ``supervisor-ctl diagnose FILE`` (offline, the file alone).
+
+- **Outcome.** ``ready`` when the engine's ready line was reached and no fatal error follows;
+  ``crashed`` when a fatal error is present (a scheduler exception, SGLang's sigquit, a rank
+  reported dead, a C++ abort, a faulthandler dump, a watchdog, a traceback after which nothing
+  happened, vLLM's engine-core failure, ``Killed``, ...); ``incomplete`` otherwise (still
+  running, hung, or cut off).
+- **Phase.** The last phase the engine's markers reached (the same tracker the daemon runs
+  live); the frames of a traceback can prove a later phase (a bare traceback through
+  ``init_cuda_graphs`` was in capture); a log with no markers at all takes the phase its cause
+  implies (SGLang's watchdog only fires on a running batch: serving).
+- **Cause.** The highest-priority signature (see ``signatures``) among the lines of the
+  failure, so the root error wins over what other ranks and the launcher print around it (NCCL
+  errors of the survivors, sigquit, ``Killed``, ``terminate called``, vLLM's "See root cause
+  above"). Without a message signature, weaker evidence in order: frames of the traceback, a
+  rank killed with -9 (host OOM killer), a faulthandler dump in the weight loader (SIGBUS from a
+  mmap'd file), the exit status, speculative decoding switched on, death during KV-pool
+  sizing, and for an incomplete log a very slow weight load. Otherwise ``unknown``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engines import get_engine
+from ..states import Cause, Outcome, Phase
+from . import signatures as S
+from .normalize import split_lines, strip_wrappers, unglue
+
+MAX_EVIDENCE = 8
+# exit statuses that mean "someone stopped it", not "it failed"
+_STOP_CODES = frozenset({0, -15, 143, -2, 130})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    engine: str
+    outcome: Outcome
+    phase: Phase
+    cause: Cause | None
+    evidence: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "outcome": self.outcome.value,
+            "phase": self.phase.value,
+            "cause": self.cause.value if self.cause is not None else None,
+            "evidence": list(self.evidence),
+        }
+
+
+@dataclass
+class _Candidate:
+    cause: Cause
+    priority: int
+    index: int
+    implies: Phase | None = None
+    message: bool = False   # a message signature (not frames / exit status / context)
+
+
+@dataclass
+class _Scan:
+    """What one pass over the lines found (indices into the line list)."""
+
+    phase_lines: list[int] = field(default_factory=list)        # a marker advanced the phase
+    last_update: int | None = None
+    ready_index: int | None = None
+    activity: list[int] = field(default_factory=list)           # progress after which...
+    fatal: list[tuple[int, bool]] = field(default_factory=list)  # (index, consequence)
+    exceptions: list[tuple[int, bool]] = field(default_factory=list)  # (index, wrapper)
+    tracebacks: list[int] = field(default_factory=list)
+    frames: list[tuple[int, str]] = field(default_factory=list)  # (index, "file:function")
+    hits: list[tuple[S.Signature, int]] = field(default_factory=list)
+    current_thread: list[tuple[int, list[str]]] = field(default_factory=list)
+    fatal_python: list[tuple[int, str]] = field(default_factory=list)
+    rank_dead: list[int] = field(default_factory=list)
+    exit_codes: list[tuple[int, int]] = field(default_factory=list)
+    spec_line: int | None = None
+    slow_load: int | None = None
+    seq_nums: list[tuple[int, int]] = field(default_factory=list)
+    final_phase: Phase = Phase.LAUNCH
+    last_marker: int | None = None
+
+
+# --- public API -------------------------------------------------------------------------------
+
+
+def classify_lines(lines: Iterable[str], *, engine: str | None = None,
+                   exit_code: int | None = None) -> Verdict:
+    """Classify a log given as lines (each may still contain ``\\r``/``\\n``)."""
+    raw: list[str] = []
+    for line in split_lines(lines):
+        raw.extend(unglue(line))
+    msgs = [strip_wrappers(line) for line in raw]
+    name = engine or _detect(msgs, raw)
+    eng = get_engine(name)
+    scan = _scan(raw, msgs, eng.new_tracker())
+    return _decide(raw, scan, eng.name, exit_code)
+
+
+def classify_text(text: str, **kw: Any) -> Verdict:
+    return classify_lines(re.split(r"\r\n|\r|\n", text), **kw)
+
+
+def classify_file(path: str | os.PathLike[str], **kw: Any) -> Verdict:
+    """Classify a log file. A leading block of ``#`` comment lines (a labelled fixture's
+    header) is metadata, not log, and is skipped."""
+    with open(path, "rb") as fh:
+        text = fh.read().decode("utf-8", errors="replace")
+    return classify_text(strip_comment_header(text), **kw)
+
+
+def diagnose_dict(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """What ``supervisor-ctl diagnose FILE --json`` prints."""
+    return classify_file(path).to_dict()
+
+
+def strip_comment_header(text: str) -> str:
+    """Drop leading lines starting with ``#`` up to and including the first blank line."""
+    if not text.startswith("#"):
+        return text
+    lines = text.splitlines(keepends=True)
+    i = 0
+    while i < len(lines) and lines[i].startswith("#"):
+        i += 1
+    if i < len(lines) and not lines[i].strip():
+        i += 1
+    return "".join(lines[i:])
+
+
+_VLLM_HINTS = re.compile("|".join(re.escape(k) for k in (
+    "vllm", "vLLM", "VLLM", "EngineCore", "Loading weights took", "Model loading took",
+    "GPU KV cache size", "Available KV cache memory", "init engine (profile",
+    "Graph capturing finished")))
+# vLLM's own logger header (old SGLang builds print vLLM lines without the brackets)
+_VLLM_HEADER = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d \[[\w.]+:\d+\]")
+_SGLANG_HINTS = re.compile("|".join(re.escape(k) for k in (
+    "sglang", "SGLang", "sgl_kernel", "sgl-kernel", "server_args=", "hit an exception",
+    "Received sigquit", "fired up and ready", "Capture cuda graph", "KV Cache is allocated",
+    "Load weight begin", "Load weight end", "Memory pool end", "max_total_num_tokens=",
+    "Decode batch", "Prefill batch", "scheduler is dead")))
+_SGLANG_RANK = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]+\d+)+\]")
+
+
+def detect_engine(lines: list[str]) -> str:
+    """sglang or vllm, by which engine's own lines dominate (old SGLang builds import vLLM and
+    print a few vLLM-style lines, so a bare mention is not enough)."""
+    return _detect([strip_wrappers(line) for line in lines], lines)
+
+
+def _detect(msgs: list[str], raw: list[str]) -> str:
+    sg = vl = 0
+    for msg, line in zip(msgs, raw):
+        # on the message: a compose service named "sglang" proves nothing
+        if _SGLANG_HINTS.search(msg) or ("[" in line and _SGLANG_RANK.search(line)):
+            sg += 1
+        elif _VLLM_HINTS.search(msg) or (" [" in line and _VLLM_HEADER.search(line)):
+            vl += 1
+    return "vllm" if vl > sg else "sglang"
+
+
+# --- the scan ---------------------------------------------------------------------------------
+
+
+def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
+    """One pass: the live tracker on the raw line, structure and signatures on the message."""
+    scan = _Scan()
+    prev_frame_or_code = False
+    in_current_thread: list[str] | None = None
+    markers = 0
+    for i, line in enumerate(raw):
+        # live tracker (phase markers, ready, serving)
+        update = tracker.feed(line)
+        if tracker.markers_seen != markers:
+            markers = tracker.markers_seen
+            scan.last_marker = i
+        if update is not None:
+            scan.last_update = i
+            scan.activity.append(i)
+            if update.changed_phase:
+                scan.phase_lines.append(i)
+        if scan.ready_index is None and (tracker.ready or tracker.started):
+            scan.ready_index = i
+        elif update is None and tracker.ready and ("HTTP/" in line or " batch" in line):
+            scan.activity.append(i)
+
+        msg = msgs[i]
+        if not msg or msg.isspace():
+            continue  # blank lines (also from \r\n split twice) end nothing
+        if 'File "' in msg:
+            fm = S.FRAME_LINE.match(msg)
+            if fm:
+                where = f"{fm[1]}:{fm[2]}"
+                scan.frames.append((i, where))
+                if in_current_thread is not None:
+                    in_current_thread.append(where)
+                prev_frame_or_code = True
+                continue
+        if prev_frame_or_code and (msg[0].isspace() or set(msg.strip()) <= {"^", "~"}):
+            continue  # source code under a frame: `raise RuntimeError(f"NCCL error: ...")`
+        prev_frame_or_code = False
+        in_current_thread = None
+
+        if "Traceback (most recent call last)" in msg:
+            scan.tracebacks.append(i)
+        if S.FATAL_GATE.search(msg):
+            if S.FAULTHANDLER_CURRENT.match(msg):
+                in_current_thread = []
+                scan.current_thread.append((i, in_current_thread))
+            for rx, consequence in S.FATAL_MARKERS:
+                if rx.search(msg):
+                    scan.fatal.append((i, consequence))
+                    break
+            if msg.startswith("Fatal Python error:"):
+                scan.fatal_python.append((i, msg))
+            if S.RANK_DEAD.search(msg):
+                scan.rank_dead.append(i)
+        is_exc = S.is_exception_line(msg)
+        if is_exc:
+            scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
+        if "xit code" in msg:
+            for m in S.EXIT_CODE_LINE.finditer(msg):
+                scan.exit_codes.append((i, int(m[1])))
+        if "eqNum=" in msg:
+            m = S.SEQ_NUM.search(msg)
+            if m:
+                scan.seq_nums.append((i, int(m[1])))
+        if "shards" in msg and scan.slow_load is None:
+            _check_slow_load(scan, i, msg)
+
+        if S.ARGS_GATE.search(msg) and S.ARGS_DUMP.search(msg):
+            if scan.spec_line is None and S.SPECULATIVE_ON.search(msg):
+                scan.spec_line = i
+            continue
+        low = msg.lower()
+        if not S.SIGNATURE_GATE.search(low) or S.BENIGN.search(low):
+            continue
+        errorish = is_exc or S.ERRORISH.search(low) is not None
+        for sig in S.SIGNATURES:
+            if sig.scope == "error" and not errorish:
+                continue
+            if sig.pattern.search(low):
+                scan.hits.append((sig, i))
+                if sig.fatal:
+                    scan.fatal.append((i, False))
+    scan.final_phase = tracker.phase
+    return scan
+
+
+def _check_slow_load(scan: _Scan, i: int, msg: str) -> None:
+    m = S.SHARD_TIMING.search(msg)
+    if m is None:
+        return
+    elapsed = _seconds(m[3])
+    remaining = _seconds(m[4]) if "?" not in m[4] else 0
+    per_shard = float(m[5]) if m[5] else 0.0
+    if elapsed + remaining >= S.SLOW_LOAD_TOTAL_S or per_shard >= S.SLOW_LOAD_PER_SHARD_S:
+        scan.slow_load = i
+
+
+def _seconds(clock: str) -> int:
+    total = 0
+    for part in clock.split(":"):
+        total = total * 60 + int(part or 0)
+    return total
+
+
+# --- the decision -----------------------------------------------------------------------------
+
+
+def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> Verdict:
+    ready = scan.ready_index
+    last_activity = scan.activity[-1] if scan.activity else -1
+
+    # Fatal evidence: explicit markers, fatal signatures, and tracebacks / exception lines
+    # after which the log shows no more progress.
+    fatal = sorted(set(scan.fatal))
+    for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
+        if idx > last_activity:
+            fatal.append((idx, False))
+    fatal.sort()
+    after = ready if ready is not None else -1
+    fatal_after = [f for f in fatal if f[0] > after]
+
+    if fatal_after:
+        outcome = Outcome.CRASHED
+    elif ready is not None:
+        outcome = Outcome.READY
+    else:
+        outcome = Outcome.INCOMPLETE
+    if outcome is not Outcome.CRASHED and exit_code is not None and exit_code not in _STOP_CODES:
+        outcome = Outcome.CRASHED
+
+    tracker_phase = scan.final_phase
+    if outcome is Outcome.READY:
+        ev = [raw[i] for i in ([ready] + scan.phase_lines[-1:]) if i is not None]
+        return Verdict(engine, outcome, tracker_phase, None, _evidence(ev))
+
+    start = after + 1 if outcome is Outcome.CRASHED else 0
+    region_frames = [(i, w) for i, w in scan.frames if i >= start]
+    phase = _phase(tracker_phase, scan, region_frames, ready is not None)
+
+    cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None)
+    best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
+    cause = best.cause if best else Cause.UNKNOWN
+
+    if best and phase is Phase.LAUNCH and scan.last_marker is None and not _frame_phase(
+            region_frames):
+        phase = _implied_phase(best, scan) or phase
+
+    evidence = _failure_evidence(raw, scan, start, best, fatal_after, outcome)
+    return Verdict(engine, outcome, phase, cause, evidence)
+
+
+def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
+    best: Phase | None = None
+    for _, where in frames:
+        for phase, rx in S.FRAME_PHASES:
+            if (best is None or phase.rank > best.rank) and rx.search(where):
+                best = phase
+                break
+    return best
+
+
+def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
+           was_ready: bool) -> Phase:
+    fp = _frame_phase(frames)
+    if fp is None:
+        return tracker_phase
+    if scan.phase_lines and not was_ready and fp.rank > Phase.WARMUP.rank:
+        fp = Phase.WARMUP  # markers say startup was not over: the event loop ran the warmup
+    return fp if fp.rank > tracker_phase.rank else tracker_phase
+
+
+def _implied_phase(best: _Candidate, scan: _Scan) -> Phase | None:
+    if best.cause is Cause.NCCL_TIMEOUT:
+        if any(n >= S.SERVING_SEQ_NUM for _, n in scan.seq_nums):
+            return Phase.SERVING
+        return None
+    return best.implies
+
+
+def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome: Outcome,
+                phase: Phase, exit_code: int | None, was_ready: bool) -> list[_Candidate]:
+    cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
+             for sig, i in scan.hits if i >= start]
+    for i, where in frames:
+        for cause, rx, prio in S.FRAME_HINTS:
+            if rx.search(where):
+                cands.append(_Candidate(cause, prio, i))
+                break
+    if outcome is Outcome.INCOMPLETE:
+        if scan.slow_load is not None:
+            cands.append(_Candidate(Cause.SLOW_WEIGHT_LOADING, 5, scan.slow_load))
+        return cands
+
+    first_fatal = next((i for i, _ in scan.fatal if i >= start), None)
+    anchor = first_fatal if first_fatal is not None else start
+    # A rank that vanished with SIGKILL and left no traceback: the host's OOM killer.
+    dead = [i for i in scan.rank_dead if i >= start]
+    codes = {c for i, c in scan.exit_codes if i >= start}
+    if exit_code is not None:
+        codes.add(exit_code)
+    if dead and codes & {-9, 137}:
+        cands.append(_Candidate(Cause.HOST_OOM_KILLED, 48, dead[0]))
+    # A faulthandler dump of a thread copying weights out of mmap'd safetensors: SIGBUS,
+    # unless faulthandler names another signal.
+    other_signal = any("Bus error" not in m for i, m in scan.fatal_python if i >= start)
+    if not other_signal:
+        for i, where in scan.current_thread:
+            if i >= start and _frame_phase([(i, w) for w in where]) is Phase.WEIGHT_LOADING:
+                cands.append(_Candidate(Cause.BUS_ERROR, 25, i))
+                break
+    if codes & {-7, 135}:
+        cands.append(_Candidate(Cause.BUS_ERROR, 20, dead[0] if dead else anchor))
+    if not was_ready:
+        # Speculative decoding on and the startup died without a more specific error: the
+        # draft model / its KV pool / its graphs are the usual suspects.
+        if scan.spec_line is not None:
+            cands.append(_Candidate(Cause.SPECULATIVE_DECODING_ERROR, 15, anchor))
+        # Died after the weights and before the KV pool was done, and the error itself is not
+        # in the log: the pool-sizing check ("Not enough memory") is what fails there.
+        visible_root = any(i >= start and not w for i, w in scan.exceptions)
+        if phase is Phase.KV_CACHE_ALLOC and not visible_root:
+            cands.append(_Candidate(Cause.KV_CACHE_OOM, 12, anchor))
+        # uvicorn exits 1 without a traceback when it cannot bind.
+        if exit_code == 1 and phase is Phase.WARMUP and not scan.exceptions:
+            cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))
+    return cands
+
+
+def _failure_evidence(raw: list[str], scan: _Scan, start: int, best: _Candidate | None,
+                      fatal: list[tuple[int, bool]], outcome: Outcome) -> tuple[str, ...]:
+    """Root error line first, then the lines that support the verdict."""
+    idx: list[int] = []
+    roots = [i for i, wrapper in scan.exceptions if i >= start and not wrapper]
+    if best is not None and best.message:
+        idx.append(best.index)
+        idx.extend(i for sig, i in scan.hits
+                   if i >= start and sig.cause is best.cause and i != best.index)
+    elif roots:
+        idx.append(roots[0])
+    if best is not None:
+        idx.append(best.index)
+        if best.cause is Cause.BUS_ERROR:
+            idx.extend([i for i, _ in scan.frames if i > best.index][:2])
+    idx.extend(roots[:1])
+    marked = set(scan.fatal)
+    idx.extend(i for i, consequence in fatal if (i, consequence) in marked and not consequence)
+    idx.extend(i for i, consequence in fatal if (i, consequence) in marked and consequence)
+    idx.extend(i for i, _ in scan.exit_codes if i >= start)
+    if best is not None:
+        if best.cause is Cause.NCCL_TIMEOUT:
+            idx.extend(i for i, _ in scan.seq_nums[:1])
+        if best.cause is Cause.SPECULATIVE_DECODING_ERROR and scan.spec_line is not None:
+            idx.append(scan.spec_line)
+        if best.cause is Cause.SLOW_WEIGHT_LOADING and scan.slow_load is not None:
+            idx.append(scan.slow_load)
+    if not idx and outcome is Outcome.CRASHED:
+        idx.extend(i for i, _ in fatal)
+    for i in (scan.phase_lines[-1] if scan.phase_lines else None, scan.last_marker,
+              scan.last_update if outcome is Outcome.INCOMPLETE else None,
+              scan.ready_index if outcome is Outcome.CRASHED else None):
+        if i is not None:
+            idx.append(i)
+    return _evidence(raw[i] for i in idx)
+
+
+def _evidence(lines: Iterable[str]) -> tuple[str, ...]:
+    """At most MAX_EVIDENCE distinct lines; the same message from several ranks counts once."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for line in lines:
+        line = line.rstrip("\r\n")
+        key = _RANK_PREFIX.sub("", strip_wrappers(line)).strip()
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        out.append(line)
+        if len(out) >= MAX_EVIDENCE:
+            break
+    return tuple(out)
+
+
+_RANK_PREFIX = re.compile(r"\b(?:rank|Rank|TP|DP|EP|PP) ?\d+\b")
