@@ -99,7 +99,7 @@ def test_demo_fusion_change_carries_the_emulator_fault() -> None:
     assert fused.env_dict()["SGLANG_EMULATOR_FAULT"] == "hang:cuda_graph_capture"
     fewchan = pset.resolve("demo-fewchan-fusion", changes=["nccl_fewchan"])
     assert "SGLANG_EMULATOR_FAULT" not in fewchan.env_dict()
-    assert fewchan.command == ("python3", "-m", "supervisor.emulator")
+    assert fewchan.command == ("{python}", "-m", "supervisor.emulator")
     assert fewchan.port == 31000 and fewchan.timeouts.silence == 6
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..engines.base import literal_prefilter
 from ..states import Cause, Phase
 
 _C = re.compile
@@ -280,8 +281,8 @@ WRAPPER_EXCEPTIONS = _C(
     r"|EngineDeadError|ChildProcessError|BrokenPipeError)\b|Rank \d+ scheduler")
 
 def _literals(*fragments: str) -> re.Pattern[str]:
-    """An alternation of escaped literals (fast in `re`); lowercase ones for `msg.lower()`."""
-    return _C("|".join(re.escape(f) for f in fragments))
+    """Finds any of the literal fragments (lowercase ones are for `msg.lower()`)."""
+    return literal_prefilter(*fragments)
 
 
 # Informational lines that merely mention errors (matched on the lowercased message).

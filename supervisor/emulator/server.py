@@ -457,6 +457,10 @@ class Emulator:
             first = not self.served
             self.served = True
         if first:
+            if self.plan.crash_cause("serving") or "serving" in self.plan.hang:
+                # the request reaches the scheduler, whose forward then fails or never returns
+                self.rank0("Prefill batch, #new-seq: 1, #new-token: 12, #cached-token: 0, "
+                           "token usage: 0.00, #running-req: 0, #queue-req: 0, ")
             self.checkpoint("serving")
             if self.plan.crash_cause("serving"):
                 threading.Event().wait()

@@ -33,9 +33,25 @@ class PhaseUpdate:
 # --- shared line patterns -------------------------------------------------------------------
 
 # uvicorn access line: `127.0.0.1:49534 - "GET /health HTTP/1.1" 200 OK`
-ACCESS_RE = re.compile(
-    r'(?P<client>\[[0-9A-Fa-f:.]+\]|[0-9A-Fa-f:.]+|[\w.-]+):\d+ - '
-    r'"(?P<method>[A-Z]+) (?P<path>\S+) HTTP/[\d.]+" (?P<status>\d{3})')
+_ACCESS_TAIL = re.compile(r' - "([A-Z]+) (\S+) HTTP/[\d.]+" (\d{3})')
+
+
+def parse_access(line: str) -> tuple[str, str, str] | None:
+    """(client host, method, path) of a uvicorn access line, anywhere in the line."""
+    j = line.find(' - "')
+    if j <= 0:
+        return None
+    m = _ACCESS_TAIL.match(line, j)
+    if m is None:
+        return None
+    head = line[:j]
+    k = max(head.rfind(" "), head.rfind("\t"))
+    client = head[k + 1:].rpartition(":")[0]
+    if not client:
+        return None
+    return client, m[1], m[2]
+
+
 # tqdm bar of the weight loaders (SGLang's and vLLM's BAR_FORMAT):
 # `Loading safetensors checkpoint shards:  50% Completed | 7/14 [00:03<00:04,  1.74it/s]`
 SHARD_BAR_RE = re.compile(r"(?:checkpoint shards|loading shards)\s*:\s*\d+% Completed \| "
@@ -47,9 +63,27 @@ LOOPBACK_PREFIXES = ("127.", "::1", "[::1]", "localhost", "0:0:0:0:0:0:0:1")
 
 
 def literal_prefilter(*fragments: str) -> re.Pattern[str]:
-    """One alternation of escaped literals: `re` scans these far faster than a pattern with
-    classes or scoped flags, which is what a per-line prefilter needs."""
-    return re.compile("|".join(re.escape(f) for f in fragments))
+    """A regex that finds any of the literal ``fragments``, for yes/no prefilters.
+
+    The alternation is factored into a trie (``a(?:bort|lloc)|b(?:ind|us)|...``): `re` tests
+    each branch's first character cheaply, so a factored alternation is several times faster
+    than a flat one (and `re` has no Aho-Corasick). A fragment that extends a shorter one is
+    dropped, which does not change whether a line matches.
+    """
+    trie: dict[str, dict] = {}
+    for frag in fragments:
+        node = trie
+        for ch in frag:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        if "" in node:
+            return ""
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return re.compile(emit(trie))
 
 
 def is_loopback(client: str) -> bool:
@@ -147,8 +181,8 @@ class MarkerTracker(PhaseTracker):
         if self.phase is Phase.SERVING:
             # Nothing can change any more; only count requests (cheap `in` checks).
             if "HTTP/" in line:
-                m = ACCESS_RE.search(line)
-                if m and is_traffic(m["method"], m["client"]):
+                access = parse_access(line)
+                if access and is_traffic(access[1], access[0]):
                     self.requests_seen += 1
             return None
         if self.PREFILTER.search(line) is None:
@@ -180,11 +214,11 @@ class MarkerTracker(PhaseTracker):
 
     def _access(self, line: str) -> bool:
         """An access line: HTTP is up (>= warmup); after ready, real traffic means serving."""
-        m = ACCESS_RE.search(line)
-        if m is None:
+        access = parse_access(line)
+        if access is None:
             return False
         if self.ready:
-            if is_traffic(m["method"], m["client"]):
+            if is_traffic(access[1], access[0]):
                 self.requests_seen += 1
                 return self._advance(Phase.SERVING)
             return False

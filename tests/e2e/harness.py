@@ -72,7 +72,8 @@ def emulator_profile(name: str, *, port: int, fault: str = "none", scale: float 
 
 class Daemon:
     def __init__(self, profiles: Path, state: Path, sock: Path, fake_gpus: int = 2,
-                 config: Path | None = None) -> None:
+                 config: Path | None = None, env: dict[str, str] | None = None) -> None:
+        self.extra_env = env or {}
         self.profiles = profiles
         self.state = state
         self.sock = sock
@@ -96,7 +97,7 @@ class Daemon:
             argv += ["--config", str(self.config)]
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
-                                         env=test_env(self.marker))
+                                         env={**test_env(self.marker), **self.extra_env})
         wait_until(lambda: self.sock.exists() or self.proc.poll() is not None, 20,
                    "the daemon's socket")
         if self.proc.poll() is not None:

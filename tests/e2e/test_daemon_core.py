@@ -194,3 +194,25 @@ def test_sigterm_stops_the_server_then_exits(workdir: Path, make_daemon) -> None
     assert d.stop() == 0
     assert d.run_processes() == {}
     assert not d.sock.exists()
+
+
+def test_sd_notify_ready_status_stopping(workdir: Path, make_daemon) -> None:
+    notify = workdir / "notify"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(notify))
+    sock.settimeout(30)
+    try:
+        write_profile(workdir, "good", emulator_profile("good", port=free_port()))
+        d = make_daemon(env={"NOTIFY_SOCKET": str(notify)})
+        assert sock.recv(4096).decode().startswith("READY=1")
+        d.ctl("switch", "good", "--wait", "--timeout", "60", check=True)
+        seen = []
+        while not any("STATUS=good: ready" in m for m in seen):
+            seen.append(sock.recv(4096).decode())
+        assert any(m.startswith("STATUS=good: starting") for m in seen)
+        d.proc.send_signal(signal.SIGTERM)
+        while "STOPPING=1" not in seen:
+            seen.append(sock.recv(4096).decode())
+        assert d.proc.wait(30) == 0
+    finally:
+        sock.close()
