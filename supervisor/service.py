@@ -61,6 +61,7 @@ async def run_daemon(config: Config) -> None:
     notifier = Notifier()
     gpus = open_gpu_monitor(config, hub)
     arbiter = Arbiter(config, store, hub, gpus)
+    gpus._on_xid = arbiter.on_xid
     server_box: dict[str, ControlServer] = {}
     daemon = Daemon(arbiter, lambda: server_box["s"].statistics())
     server = ControlServer(config.socket, hub, daemon.dispatch, access_policy(config),

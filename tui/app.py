@@ -230,7 +230,7 @@ class SupervisorApp(App[None]):
     # -- messages from the link -> screen state ---------------------------------------------
 
     def _current(self, node: int) -> bool:
-        return node == self.node
+        return node == self.node and self.main.ready
 
     def on_connected(self, msg: Connected) -> None:
         if not self._current(msg.node):

@@ -137,23 +137,31 @@ class DaemonClient:
 
 @asynccontextmanager
 async def attach(stream: ByteStream, *, hello_timeout: float = 10.0) -> AsyncIterator[DaemonClient]:
-    """Run a client over an already open byte stream (socket or ssh stdio)."""
+    """Run a client over an already open byte stream (socket or ssh stdio).
+
+    Errors raised by the body come out as themselves, not wrapped in an ExceptionGroup.
+    """
     client = DaemonClient(stream)
+    error: Exception | None = None
     async with anyio.create_task_group() as tg:
         tg.start_soon(client._read_loop)
-        with anyio.fail_after(hello_timeout):
-            await client._hello_seen.wait()
-        if not client.hello:
-            raise ConnectionLost("the daemon closed the connection before its hello")
-        if client.hello.get("protocol") != wire.PROTOCOL_VERSION:
-            raise ConnectionLost(f"daemon speaks protocol {client.hello.get('protocol')}, "
-                                 f"this client {wire.PROTOCOL_VERSION}")
         try:
+            with anyio.fail_after(hello_timeout):
+                await client._hello_seen.wait()
+            if not client.hello:
+                raise ConnectionLost("the daemon closed the connection before its hello")
+            if client.hello.get("protocol") != wire.PROTOCOL_VERSION:
+                raise ConnectionLost(f"daemon speaks protocol {client.hello.get('protocol')}, "
+                                     f"this client {wire.PROTOCOL_VERSION}")
             yield client
+        except Exception as exc:
+            error = exc
         finally:
             tg.cancel_scope.cancel()
             with anyio.CancelScope(shield=True):
                 await stream.aclose()
+    if error is not None:
+        raise error
 
 
 @asynccontextmanager

@@ -216,13 +216,50 @@ class Arbiter:
         self.publish_fallback()
         return run
 
+    def on_xid(self, event: Any) -> None:
+        """An XID from the driver: evidence for the run, an item on the checklist."""
+        from ..states import ChecklistStatus
+
+        line = (f"GPU{event.gpu_index} XID {event.xid}: {event.description}")
+        self.store.add_event("xid", {"gpu": event.gpu_index, "xid": event.xid,
+                                     "description": event.description},
+                             self.current.id if self.current else None)
+        run = self.current
+        if run is not None and not run.settled.is_set():
+            run.gpu_events.append(line)
+        health = {}
+        if self.gpus is not None:
+            for g in self.gpus.snapshot():
+                if g.get("index") == event.gpu_index:
+                    health = g.get("health") or {}
+        action = health.get("action") or "investigate"
+        self.checklist.add(f"GPU{event.gpu_index}: XID {event.xid} — {action}", auto=True,
+                           run_id=run.id if run else None, status=ChecklistStatus.PENDING,
+                           evidence=[line, *[str(f) for f in health.get("flags", [])]])
+
     async def _precheck(self, profile: ResolvedProfile) -> tuple[Cause, list[str]] | None:
+        foreign = await self._foreign_gpu_processes()
+        if foreign:
+            return Cause.GPU_FAULT, [
+                f"GPU{p.gpu_index} holds a compute process that is not ours: pid {p.pid} using "
+                f"{p.used_memory_mib:.0f} MiB" if p.used_memory_mib else
+                f"GPU{p.gpu_index} holds a compute process that is not ours: pid {p.pid}"
+                for p in foreign] + ["refusing to launch over it: stop it, or free the GPU"]
         if profile.port and await anyio.to_thread.run_sync(port_in_use, profile.host,
                                                              profile.port):
             return Cause.PORT_IN_USE, [
                 f"port {profile.port} on {profile.host} is already in use by another process;"
                 " refusing to launch (SGLang would only find out after loading the model)"]
         return None
+
+    async def _foreign_gpu_processes(self) -> list[Any]:
+        if self.gpus is None or not self.gpus.status().get("available"):
+            return []
+        try:
+            return list(await self.gpus.foreign_processes(None, set()))
+        except Exception as exc:  # telemetry trouble must not block launches
+            self.problems.append(f"GPU process check failed: {exc}")
+            return []
 
     def _new_run(self, profile: ResolvedProfile, req: Request, reason: str) -> Run:
         token = secrets.token_hex(8)

@@ -71,6 +71,7 @@ class Run:
         self.stack_files: list[str] = []
         self.process_report: list[dict[str, Any]] = []   # the tree at the verdict
         self.activity_report: list[str] = []
+        self.gpu_events: list[str] = []   # XIDs seen while this run was alive
         self.ready_event = anyio.Event()
         self.settled = anyio.Event()      # final status reached and nothing of the run is left
         self.exited = anyio.Event()
@@ -155,7 +156,11 @@ class Run:
             self._became_ready("ready line")
 
     def _on_batch(self, lines: list[str]) -> None:
-        self.activity.output_seen(time.monotonic())
+        # Access lines of our own health probes are not a sign of life: a server hung in
+        # warmup still answers them (503) from its HTTP thread.
+        probe = f"GET {self.profile.health.path} "
+        if any(probe not in line for line in lines):
+            self.activity.output_seen(time.monotonic())
         self.hub.publish("log", {"run_id": self.id, "lines": lines})
         if getattr(self, "_progress_dirty", False):
             self._progress_dirty = False
@@ -213,7 +218,7 @@ class Run:
                 self.exited.set()
                 await self._drain_output()
                 tg.cancel_scope.cancel()
-            self._on_exit(code)
+            await self._on_exit(code)
         finally:
             with anyio.CancelScope(shield=True):
                 await self._reap_all()
@@ -247,7 +252,7 @@ class Run:
                 with anyio.move_on_after(0.05):
                     await self.pipe.eof.wait()
 
-    def _on_exit(self, code: int) -> None:
+    async def _on_exit(self, code: int) -> None:
         self.store.update_run(self.id, exit_code=code)
         if self.failed:
             return  # the verdict (hung/timeout/unhealthy) came first; the exit is our kill
@@ -255,16 +260,25 @@ class Run:
             self.transition(Status.STOPPED, evidence=[self._stop_reason] if self._stop_reason
                             else [])
             return
-        verdict = classify_lines(self.pipe.tail(3000), engine=self.engine.name, exit_code=code)
+        verdict = await self._classify(exit_code=code)
         phase = self.phase
         if verdict.phase.rank > phase.rank and verdict.phase.rank < Phase.READY.rank:
             phase = verdict.phase
             self._enter_phase(phase)
-        evidence = list(verdict.evidence) or [f"process exited with code {code}"]
-        if not verdict.evidence:
-            evidence.append("no error line in the log")
-        self.transition(Status.CRASHED, cause=verdict.cause or Cause.UNKNOWN,
-                        evidence=evidence + [f"exit code {code}"])
+        evidence = list(verdict.evidence) or [f"process exited with code {code}",
+                                              "no error line in the log"]
+        cause = verdict.cause or Cause.UNKNOWN
+        if self.gpu_events and cause in (Cause.UNKNOWN, Cause.ILLEGAL_MEMORY_ACCESS,
+                                         Cause.GPU_FAULT):
+            cause = Cause.GPU_FAULT  # the driver reported the GPU failing under this run
+            evidence = self.gpu_events[-3:] + evidence
+        self.transition(Status.CRASHED, cause=cause, evidence=evidence + [f"exit code {code}"])
+
+    async def _classify(self, exit_code: int | None = None) -> Any:
+        """The classifier over the log tail, off the event loop (it costs tens of ms)."""
+        lines = self.pipe.tail(3000)
+        return await anyio.to_thread.run_sync(
+            lambda: classify_lines(lines, engine=self.engine.name, exit_code=exit_code))
 
     async def _reap_all(self) -> None:
         grace = self.profile.timeouts.stop_grace
@@ -357,7 +371,7 @@ class Run:
         if spent < budget:
             return False
         cause = Cause.SLOW_WEIGHT_LOADING if self.phase == Phase.WEIGHT_LOADING else None
-        verdict = classify_lines(self.pipe.tail(3000), engine=self.engine.name)
+        verdict = await self._classify()
         await self._fail(Status.TIMEOUT, cause or verdict.cause or Cause.UNKNOWN, [
             f"phase {self.phase.value} ran {spent:.0f} s, past its {budget:g} s budget",
             *self._activity_evidence(), *verdict.evidence])
@@ -367,7 +381,7 @@ class Run:
         silence = self.profile.timeouts.silence
         if not self.activity.is_hung(now_m, silence):
             return False
-        verdict = classify_lines(self.pipe.tail(3000), engine=self.engine.name)
+        verdict = await self._classify()
         quiet = self.activity.quiet_for(now_m)
         evidence = [
             f"no output for {quiet:.0f} s in phase {self.phase.value} and no CPU, disk or GPU"

@@ -41,7 +41,7 @@ def wait_until(pred: Callable[[], Any], timeout: float, what: str, interval: flo
 
 def emulator_profile(name: str, *, port: int, fault: str = "none", scale: float = 0.01,
                      extra: str = "", timeouts: str = "", extends: str | None = None,
-                     env: dict[str, str] | None = None) -> str:
+                     env: dict[str, str] | None = None, silence: float = 3) -> str:
     env_items = {"SGLANG_EMULATOR_TIME_SCALE": str(scale), "SGLANG_EMULATOR_FAULT": fault,
                  **(env or {})}
     env_toml = ", ".join(f'{k} = "{v}"' for k, v in env_items.items())
@@ -59,7 +59,7 @@ def emulator_profile(name: str, *, port: int, fault: str = "none", scale: float 
         env = {{ {env_toml} }}
 
         [timeouts]
-        silence = 3
+        silence = {silence}
         stop_grace = 2
         {timeouts}
 

@@ -132,6 +132,7 @@ class FakeState:
         self.overrides: dict[str, Callable[[dict[str, Any]], Any]] = {}
         self.subscribers: list[Callable[[dict[str, Any]], None]] = []
         self.accepting = True
+        self.daemon: Any = None  # the FakeDaemon serving this state, if any
         self._seq = 0
         self._next_item = 100
         self._disconnectors: list[Callable[[], None]] = []
@@ -286,6 +287,9 @@ class FakeDaemon:
 
     def __init__(self, state: FakeState) -> None:
         self.state = state
+        state.daemon = self
+        self._tg: Any = None
+        self._listen_scope: anyio.CancelScope | None = None
         self.dir = tempfile.mkdtemp(prefix="gnst", dir="/tmp")
         self.path = os.path.join(self.dir, "s.sock")
 
@@ -295,6 +299,7 @@ class FakeDaemon:
         fake = cls(state or FakeState())
         try:
             async with anyio.create_task_group() as tg:
+                fake._tg = tg
                 await tg.start(fake._serve)
                 try:
                     yield fake
@@ -305,10 +310,25 @@ class FakeDaemon:
             shutil.rmtree(fake.dir, ignore_errors=True)
 
     async def _serve(self, *, task_status: TaskStatus[None]) -> None:
-        listener = await anyio.create_unix_listener(self.path)
-        async with listener:
-            task_status.started()
-            await listener.serve(self._connection)
+        with anyio.CancelScope() as scope:
+            self._listen_scope = scope
+            listener = await anyio.create_unix_listener(self.path)
+            async with listener:
+                task_status.started()
+                await listener.serve(self._connection)
+
+    async def go_down(self) -> None:
+        """The daemon goes away: connections close, the socket disappears."""
+        if self._listen_scope is not None:
+            self._listen_scope.cancel()
+            self._listen_scope = None
+        self.state.disconnect_all()
+        await anyio.sleep(0)
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+
+    async def come_back(self) -> None:
+        await self._tg.start(self._serve)
 
     async def _connection(self, stream: SocketStream) -> None:
         state = self.state

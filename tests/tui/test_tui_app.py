@@ -161,17 +161,17 @@ async def test_mark_the_selected_item_done() -> None:
 
 async def test_disconnect_shows_a_banner_and_reconnect_clears_it() -> None:
     async with attached() as (state, app, pilot):
-        state.accepting = False
-        state.disconnect_all()
+        await state.daemon.go_down()
         await wait_for(lambda: banner_shown(app), pilot, what="banner")
         assert not app.connected
         assert "○ disconnected" in topbar(app)
         assert "disconnected from" in static_text(app, "#banner")
         await pilot.pause(0.3)  # a few refused attempts
-        state.accepting = True
+        await state.daemon.come_back()
         await wait_for(lambda: app.connected and not banner_shown(app), pilot, what="reconnect")
         assert "● connected" in topbar(app)
-        assert len(state.sent("subscribe")) == 2  # subscribed again after reconnecting
+        await wait_for(lambda: len(state.sent("subscribe")) == 2, pilot,
+                       what="subscribed again after reconnecting")
 
 
 async def test_no_daemon_says_cannot_connect_and_keeps_trying() -> None:

@@ -68,6 +68,11 @@ class MainScreen(Screen[None]):
         self.sv_app.main_ready()
 
     @property
+    def ready(self) -> bool:
+        """Composed and not torn down (messages may still arrive while the app exits)."""
+        return self.is_mounted and bool(self.query("#topbar"))
+
+    @property
     def log_panel(self) -> LogPanel:
         return self.query_one(LogPanel)
 
@@ -95,6 +100,8 @@ class MainScreen(Screen[None]):
                   hello: dict[str, Any], daemon: dict[str, Any] | None,
                   banner: str | None) -> None:
         """Redraw the top bar and the disconnected banner (called by the App)."""
+        if not self.ready:
+            return
         app = self.sv_app
         bar = Text(no_wrap=True, overflow="ellipsis")
         bar.append(" gpu-node-supervisor ", "bold reverse")

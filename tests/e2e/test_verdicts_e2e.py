@@ -1,0 +1,154 @@
+"""Live verdicts on the emulator: hangs per phase, quiet work, crashes, unhealthy, GPU faults."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import write_profile
+from .harness import emulator_profile, free_port
+
+pytestmark = pytest.mark.e2e
+
+SILENCE = 2.0
+
+
+@pytest.mark.parametrize("phase", ["launch", "weight_loading", "kv_cache_alloc",
+                                   "cuda_graph_capture", "warmup"])
+def test_hang_in_each_startup_phase_is_called_hung_with_stacks(workdir: Path, make_daemon,
+                                                               phase: str) -> None:
+    write_profile(workdir, "hangs", emulator_profile(
+        "hangs", port=free_port(), fault=f"hang:{phase}", silence=SILENCE))
+    d = make_daemon()
+    t0 = time.monotonic()
+    res = d.ctl("switch", "hangs", "--wait", "--timeout", "90", "--json")
+    took = time.monotonic() - t0
+    assert res.returncode == 1, res.stdout + res.stderr
+    v = json.loads(res.stdout)["verdict"]
+    assert (v["status"], v["phase"]) == ("hung", phase)
+    assert "no output for" in v["evidence"][0]
+    run = d.run()
+    assert run["stacks"], "stack dumps are saved before the run is stopped"
+    for path in run["stacks"]:
+        text = Path(path).read_text()
+        assert text.startswith("pid ")
+    # startup at scale 0.01 takes < 2 s; the verdict comes within the silence window + margin
+    assert took < 2 + SILENCE + 8, took
+    items = {i["title"]: i for i in d.status()["checklist"]}
+    stacks_item = next(i for t, i in items.items() if "dump stacks" in t)
+    assert stacks_item["status"] == "done" and stacks_item["evidence"] == run["stacks"]
+    assert d.run_processes() == {}
+
+
+def test_slow_but_active_weight_loading_is_not_hung(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "slow", emulator_profile(
+        "slow", port=free_port(), fault="slow:weight_loading:6",
+        silence=SILENCE))
+    d = make_daemon()
+    d.ctl("switch", "slow", check=True)
+    run = d.wait_run(lambda r: r["phase"] == "weight_loading" and
+                     r["activity"]["quiet_s"] > SILENCE + 0.5, 30, "a quiet weight load")
+    assert run["status"] == "starting"
+    assert run["activity"]["state"] == "quiet" and run["activity"]["cpu_percent"] > 3
+    final = d.wait_run(lambda r: r["status"] != "starting", 40, "the slow load to finish")
+    assert final["status"] == "ready", final
+
+
+def test_unhealthy_after_ready(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "sick", emulator_profile("sick", port=free_port(), fault="unhealthy"))
+    d = make_daemon()
+    d.ctl("switch", "sick", "--wait", "--timeout", "60", check=True)
+    run = d.wait_run(lambda r: r["status"] != "ready", 40, "the health probe to fail")
+    assert run["status"] == "unhealthy" and run["cause"] == "health_check_failed"
+    assert "consecutive health probes failed" in run["evidence"][0]
+
+
+@pytest.mark.parametrize("phase, cause, exit_code", [
+    ("launch", "import_error", 1),
+    ("kv_cache_alloc", "kv_cache_oom", -9),
+    ("cuda_graph_capture", "cuda_oom", -9),
+    ("cuda_graph_capture", "custom_allreduce_error", -9),
+    ("weight_loading", "bus_error", 1),
+    ("warmup", "warmup_failed", -9),
+    ("launch", "nccl_error", -9),
+])
+def test_crash_verdicts(workdir: Path, make_daemon, phase: str, cause: str,
+                        exit_code: int) -> None:
+    write_profile(workdir, "crash", emulator_profile(
+        "crash", port=free_port(), fault=f"crash:{phase}:{cause}"))
+    d = make_daemon()
+    res = d.ctl("switch", "crash", "--wait", "--timeout", "60", "--json")
+    assert res.returncode == 1
+    v = json.loads(res.stdout)["verdict"]
+    assert (v["status"], v["phase"], v["cause"]) == ("crashed", phase, cause), v
+    assert d.run()["exit_code"] == exit_code
+
+
+def test_port_in_use_is_refused_before_launch(workdir: Path, make_daemon) -> None:
+    import socket
+
+    port = free_port()
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", port))
+    holder.listen()
+    try:
+        write_profile(workdir, "busy", emulator_profile("busy", port=port))
+        d = make_daemon()
+        res = d.ctl("switch", "busy", "--wait", "--timeout", "30", "--json")
+        assert res.returncode == 1
+        v = json.loads(res.stdout)["verdict"]
+        assert v["cause"] == "port_in_use" and v["phase"] == "launch"
+        assert d.run()["pid"] is None  # nothing was started
+    finally:
+        holder.close()
+
+
+def test_foreign_gpu_process_refuses_the_launch(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "good", emulator_profile("good", port=free_port()))
+    d = make_daemon()
+    squatter = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        d.ctl("gpus", "--fault", f"foreign:1:{squatter.pid}:40000", check=True)
+        res = d.ctl("switch", "good", "--wait", "--timeout", "30", "--json")
+        assert res.returncode == 1
+        v = json.loads(res.stdout)["verdict"]
+        assert v["cause"] == "gpu_fault"
+        assert f"pid {squatter.pid}" in v["evidence"][0]
+    finally:
+        squatter.kill()
+        squatter.wait()
+
+
+def test_xid_during_a_run_reaches_checklist_and_gpus(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "good", emulator_profile("good", port=free_port()))
+    d = make_daemon()
+    d.ctl("switch", "good", "--wait", "--timeout", "60", check=True)
+    d.ctl("gpus", "--fault", "xid:0:79", check=True)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        items = d.status()["checklist"]
+        if any("XID 79" in i["title"] for i in items):
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("no checklist item for the XID")
+    gpus = d.ctl_json("gpus")["gpus"]
+    assert gpus[0]["health"]["level"] == "critical"
+    assert any("79" in f for f in gpus[0]["health"]["flags"])
+
+
+def test_diagnose_offline_needs_no_daemon(tmp_path: Path) -> None:
+    fixture = Path(__file__).parents[1] / "fixtures/sglang-logs/07-watchdog-timeout-tp8-killed.log"
+    res = subprocess.run([sys.executable, "-m", "supervisor.cli.ctl", "diagnose", str(fixture),
+                          "--json"], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "GNS_SOCKET": str(tmp_path / "none.sock")})
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert set(out) == {"engine", "outcome", "phase", "cause", "evidence"}
+    assert out["cause"] == "watchdog_timeout" and out["outcome"] == "crashed"
