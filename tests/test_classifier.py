@@ -22,12 +22,7 @@ LOGS = sorted(FIXTURES.glob("*.log"))
 
 # Labels whose cause the log itself does not show (the labeller used the issue title).
 # The classifier answers `unknown` there rather than guessing; see the report in the test id.
-CAUSE_NOT_IN_LOG = {
-    "01-rtx5090-capture-no-kernel-image.log":
-        "the excerpt ends inside the capture traceback before any error text; 'no kernel image' "
-        "is only in the issue title. A crash at the first captured batch with no message is as "
-        "likely a capture OOM (avail_mem=2.84 GB, largest bs captured first).",
-}
+CAUSE_NOT_IN_LOG: dict[str, str] = {}
 
 
 def split_fixture(path: Path) -> tuple[dict[str, str], str]:

@@ -71,6 +71,8 @@ class _Scan:
     """What one pass over the lines found (indices into the line list)."""
 
     phase_lines: list[int] = field(default_factory=list)        # a marker advanced the phase
+    capture_started: bool = False      # a CUDA-graph capture progress bar was seen
+    batches_captured: int = 0          # how many batch sizes it had captured
     last_update: int | None = None
     ready_index: int | None = None
     activity: list[int] = field(default_factory=list)           # progress after which...
@@ -182,6 +184,10 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if tracker.markers_seen != markers:
             markers = tracker.markers_seen
             scan.last_marker = i
+        if update is not None and update.progress and \
+                update.progress.get("kind") == "cuda_graph_bs":
+            scan.capture_started = True
+            scan.batches_captured = int(update.progress.get("done") or 0)
         if update is not None:
             scan.last_update = i
             scan.activity.append(i)
@@ -391,6 +397,12 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         visible_root = any(i >= start and not w for i, w in scan.exceptions)
         if phase is Phase.KV_CACHE_ALLOC and not visible_root:
             cands.append(_Candidate(Cause.KV_CACHE_OOM, 12, anchor))
+        # Died in CUDA-graph capture at its very first batch, the error text cut off: a kernel
+        # that cannot launch at all on this GPU (no kernel image for its architecture) fails
+        # there, before anything was captured; an OOM would have printed its message.
+        if phase is Phase.CUDA_GRAPH_CAPTURE and not visible_root and scan.capture_started \
+                and scan.batches_captured == 0:
+            cands.append(_Candidate(Cause.UNSUPPORTED_ARCH, 10, anchor))
         # uvicorn exits 1 without a traceback when it cannot bind.
         if exit_code == 1 and phase is Phase.WARMUP and not scan.exceptions:
             cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))
