@@ -239,7 +239,8 @@ async def history(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
         runs.append({k: row[k] for k in ("id", "profile", "changes", "status", "phase", "cause",
                                          "started", "ended", "exit_code", "hash", "request_id",
                                          "reason", "evidence", "benchmark")}
-                    | {"phases": store.phases(row["id"])})
+                    | {"phases": store.phases(row["id"]),
+                       "checklist": store.items(run_id=row["id"])})
     return {"runs": runs}
 
 

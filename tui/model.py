@@ -39,6 +39,8 @@ _ERROR_RE = re.compile(r"(?i)\b(error|exception|traceback|fatal|critical|killed|
 _WARN_RE = re.compile(r"(?i)\b(warn|warning)\b")
 _DEBUG_RE = re.compile(r"\bDEBUG\b")
 _SPARK = "▁▂▃▄▅▆▇█"
+# NVML throttle reasons that are not a problem (an idle GPU lowers its clocks).
+BENIGN_THROTTLE = frozenset({"gpu_idle", "idle", "none", "applications_clocks_setting"})
 
 
 # -- tolerant accessors -------------------------------------------------------------------
@@ -151,6 +153,9 @@ def phase_timeline(run: dict[str, Any], now: float) -> Text:
     out = Text()
     phases = [as_dict(p) for p in as_list(run.get("phases"))]
     current = run.get("phase")
+    run_end = num(run.get("ended"))
+    if run_end is not None:
+        now = run_end  # a finished run's open phase ended with it
     seen: list[str] = []
     for p in phases:
         name = str(p.get("phase") or "?")
@@ -338,7 +343,7 @@ def gpu_line(gpu: Any, spark_width: int = 10) -> Text:
     out.append(f" {temp:3.0f}°C" if temp is not None else "    –", "red" if (temp or 0) >= 85 else "")
     power = num(g.get("power_w"))
     out.append(f" {power:4.0f}W" if power is not None else "     –")
-    throttle = str_list(g.get("throttle_reasons"))
+    throttle = [t for t in str_list(g.get("throttle_reasons")) if t not in BENIGN_THROTTLE]
     if throttle:
         out.append(" THR", "bold yellow")
     return out
@@ -349,7 +354,7 @@ def gpu_detail(gpu: Any) -> Text | None:
     g = as_dict(gpu)
     health = as_dict(g.get("health"))
     flags = str_list(health.get("flags"))
-    throttle = str_list(g.get("throttle_reasons"))
+    throttle = [t for t in str_list(g.get("throttle_reasons")) if t not in BENIGN_THROTTLE]
     if not flags and not throttle:
         return None
     out = Text("    ", no_wrap=True, overflow="ellipsis")

@@ -35,8 +35,8 @@ UNFIXABLE: frozenset[str] = frozenset({
 
 CAPTURE_HANG = "capture_hang"   # a hang or timeout in graph capture with no clearer cause
 
-# remedy -> the causes it is a known fix for. ``cuda_oom`` only counts outside weight loading:
-# lowering the fraction does not help an OOM while loading weights (facts §6).
+# remedy -> the causes it is a known fix for. ``cuda_oom`` only counts after weight loading:
+# none of these flags helps an OOM while loading weights (facts §6).
 RELEVANT: dict[str, frozenset[str]] = {
     "disable_custom_all_reduce": frozenset({
         "custom_allreduce_error", "nccl_error", "nccl_timeout", "illegal_memory_access",
@@ -70,10 +70,8 @@ def is_relevant(remedy: str, cause: str | None, phase: str | None = None,
     kind = failure_kind(cause, phase, status)
     if kind in UNFIXABLE:
         return False
-    if remedy == "lower_mem_fraction" and kind == "cuda_oom" and phase == "weight_loading":
-        return False
-    if remedy == "smaller_cuda_graph_bs" and kind == "cuda_oom" and phase == "weight_loading":
-        return False
+    if kind == "cuda_oom" and phase in ("launch", "weight_loading"):
+        return False  # the weights do not fit: a larger TP or quantization, not these flags
     return kind in RELEVANT.get(remedy, frozenset())
 
 

@@ -152,3 +152,34 @@ def test_diagnose_offline_needs_no_daemon(tmp_path: Path) -> None:
     out = json.loads(res.stdout)
     assert set(out) == {"engine", "outcome", "phase", "cause", "evidence"}
     assert out["cause"] == "watchdog_timeout" and out["outcome"] == "crashed"
+
+
+def test_phase_deadline_gives_timeout(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "slowload", emulator_profile(
+        "slowload", port=free_port(), fault="slow:weight_loading:30", silence=20,
+        timeouts="weight_loading = 2"))
+    d = make_daemon()
+    res = d.ctl("switch", "slowload", "--wait", "--timeout", "60", "--json")
+    assert res.returncode == 1
+    v = json.loads(res.stdout)["verdict"]
+    assert (v["status"], v["phase"], v["cause"]) == ("timeout", "weight_loading",
+                                                     "slow_weight_loading")
+    assert "past its 2 s budget" in v["evidence"][0]
+    assert d.run_processes() == {}
+
+
+def test_operator_checklist_items_and_history(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "crash", emulator_profile(
+        "crash", port=free_port(), fault="crash:kv_cache_alloc:kv_cache_oom"))
+    d = make_daemon()
+    d.ctl("switch", "crash", "--wait", "--timeout", "60")
+    added = d.ctl_json("checklist", "add", "ask the vendor about the new driver")["items"]
+    mine = [i for i in added if i["title"] == "ask the vendor about the new driver"]
+    assert len(mine) == 1 and mine[0]["status"] == "pending" and not mine[0]["auto"]
+    done = d.ctl_json("checklist", "done", str(mine[0]["id"]))["items"]
+    assert next(i for i in done if i["id"] == mine[0]["id"])["status"] == "done"
+    assert d.ctl("checklist", "done", "99999").returncode == 1
+    runs = d.ctl_json("history")["runs"]
+    titles = [i["title"] for i in runs[-1]["checklist"]]
+    assert any("root error" in t for t in titles)
+    assert "ask the vendor about the new driver" in titles

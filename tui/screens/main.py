@@ -105,24 +105,23 @@ class MainScreen(Screen[None]):
         app = self.sv_app
         bar = Text(no_wrap=True, overflow="ellipsis")
         bar.append(" gpu-node-supervisor ", "bold reverse")
-        bar.append(f" {node_label}{node_pos}", "bold")
+        bar.append(" ")
+        if connected:
+            bar.append("● connected", "green")
+        else:
+            bar.append("○ disconnected", "bold red")
+        if connected and not app.can_mutate:
+            bar.append(" ")
+            bar.append("READ-ONLY", "bold black on yellow")
+            if app.read_only_reason:
+                bar.append(f" {app.read_only_reason}", "yellow")
+        bar.append(f" · {node_label}{node_pos}", "bold")
         d = model.as_dict(daemon)
         version = d.get("version") or hello.get("version")
         if version:
             bar.append(f" · daemon {version}", "dim")
         if d.get("uptime_s") is not None:
             bar.append(f" up {model.fmt_duration(d.get('uptime_s'))}", "dim")
-        bar.append(" · ")
-        if connected:
-            bar.append("● connected", "green")
-        else:
-            bar.append("○ disconnected", "bold red")
-        if connected and not app.can_mutate:
-            bar.append(" · ")
-            bar.append("READ-ONLY", "bold black on yellow")
-            reason = app.read_only_reason
-            if reason:
-                bar.append(f" {reason}", "yellow")
         self.query_one("#topbar", Static).update(bar)
         banner_widget = self.query_one("#banner", Static)
         banner_widget.update(banner or "")
