@@ -160,6 +160,7 @@ async def attach(stream: ByteStream, *, hello_timeout: float = 10.0) -> AsyncIte
             tg.cancel_scope.cancel()
             with anyio.CancelScope(shield=True):
                 await stream.aclose()
+    client._event_recv.close()
     if error is not None:
         raise error
 
