@@ -141,9 +141,13 @@ def test_next_remedy_order_filter_and_last(tmp_path: Path) -> None:
     assert next_remedy(allowed, [], p, cause, phase)[0] == "lower_mem_fraction"
     assert next_remedy(allowed, ["lower_mem_fraction"], p, cause, phase)[0] == \
         "smaller_cuda_graph_bs"
-    # the rest applied: another mem step before the last resort
+    # disable_cuda_graph comes last whatever its place in the list
     assert next_remedy(allowed, ["lower_mem_fraction", "smaller_cuda_graph_bs"], p, cause,
-                       phase)[0] == "lower_mem_fraction"
+                       phase)[0] == "disable_cuda_graph"
+    # every remedy tried once: further mem steps
+    assert next_remedy(allowed, ["lower_mem_fraction", "smaller_cuda_graph_bs",
+                                 "disable_cuda_graph"], p, cause, phase)[0] == \
+        "lower_mem_fraction"
     # not listed in the profile: never used; an OOM in weight loading has no remedy here
     assert next_remedy(["nccl_p2p_disable"], [], p, cause, phase) is None
     assert next_remedy(allowed, [], p, cause, "weight_loading") is None
@@ -198,7 +202,7 @@ def test_remedies_step_mem_fraction_then_serve(tmp_path: Path) -> None:
     pset = _profiles(tmp_path, ARGS + textwrap.dedent("""\
         [fallback]
         strategy = "remedies"
-        remedies = ["lower_mem_fraction", "disable_cuda_graph"]
+        remedies = ["lower_mem_fraction"]
         max_attempts = 6
         """))
 
@@ -227,11 +231,32 @@ def test_remedies_floor_then_disable_cuda_graph_then_chain(tmp_path: Path) -> No
         return (p.name == "safe", None if p.name == "safe" else "cuda_oom", "cuda_graph_capture")
 
     launched, reasons, req = _drive(pset, "p", outcome)
-    fracs = [p.args_dict().get("mem-fraction-static") for p in launched[:-2]]
-    assert fracs == [0.57, 0.52]              # 0.47 would be under the 0.5 floor
-    assert launched[-2].changes == ("lower_mem_fraction", "disable_cuda_graph")
+    assert [r.split()[1] for r in reasons[:-1]] == [
+        "lower_mem_fraction", "disable_cuda_graph", "lower_mem_fraction"]
+    fracs = [p.args_dict().get("mem-fraction-static") for p in launched[:-1]]
+    assert fracs == [0.57, 0.57, 0.52]        # 0.47 would be under the 0.5 floor
+    assert launched[-2].changes == ("disable_cuda_graph", "lower_mem_fraction")
     assert launched[-2].args_dict()["disable-cuda-graph"] is True
     assert launched[-1].name == "safe" and reasons[-1] == "fallback chain: safe"
+
+
+def test_demo_crash_oom_profile_reaches_disable_cuda_graph() -> None:
+    """profiles/demo/demo-crash-oom.toml: OOM in capture until CUDA graphs are off (the
+    emulator then skips capture), within its max_attempts of 4."""
+    pset = ProfileSet.load_dir(Path(__file__).resolve().parent.parent / "profiles" / "demo")
+
+    def outcome(p: ResolvedProfile) -> tuple:
+        ok = bool(p.args_dict().get("disable-cuda-graph"))
+        return ok, None if ok else "cuda_oom", "cuda_graph_capture"
+
+    launched, reasons, req = _drive(pset, "demo-crash-oom", outcome)
+    assert reasons == ["remedy lower_mem_fraction (cause cuda_oom)",
+                       "remedy smaller_cuda_graph_bs (cause cuda_oom)",
+                       "remedy disable_cuda_graph (cause cuda_oom)"]
+    last = launched[-1]
+    assert last.changes == ("lower_mem_fraction", "smaller_cuda_graph_bs", "disable_cuda_graph")
+    assert last.args_dict()["mem-fraction-static"] == 0.9
+    assert last.args_dict()["cuda-graph-max-bs-decode"] == 16   # no version: newest flags
 
 
 def test_plan_respects_max_attempts(tmp_path: Path) -> None:

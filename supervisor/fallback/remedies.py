@@ -8,8 +8,8 @@ CUDA graph), a fixed remedy usually uncovers the next problem rather than undoin
 a one-at-a-time search would spend the budget on combinations that cannot help.
 
 Order: the profile's ``remedies`` list, filtered to those relevant to the cause and that change
-something; ``lower_mem_fraction`` may then take further 0.05 steps (down to 0.5); and
-``disable_cuda_graph`` (a huge performance loss) always comes last.
+something, each once, with ``disable_cuda_graph`` (a huge performance loss) moved last; once
+all were tried, ``lower_mem_fraction`` may take further 0.05 steps (down to 0.5).
 """
 
 from __future__ import annotations
@@ -158,15 +158,16 @@ def next_remedy(allowed: Sequence[str], applied: Sequence[str], profile: Resolve
                 cause: str | None, phase: str | None = None, status: str | None = None,
                 ) -> tuple[str, Change] | None:
     """The next remedy to add on top of ``profile`` (which carries ``applied`` already):
-    the first relevant, effective, not yet applied one in ``allowed`` order; then another
-    ``lower_mem_fraction`` step; ``disable_cuda_graph`` last."""
+    the first relevant, effective, not yet applied one in ``allowed`` order with
+    ``disable_cuda_graph`` moved last (SGLang's own hint order); once each was tried, further
+    ``lower_mem_fraction`` steps while the floor allows."""
     def effective(name: str) -> Change | None:
         if not is_relevant(name, cause, phase, status):
             return None
         return build_remedy(name, profile)
 
-    for name in allowed:
-        if name == LAST or name in applied:
+    for name in [*(n for n in allowed if n != LAST), *(n for n in allowed if n == LAST)]:
+        if name in applied:
             continue
         change = effective(name)
         if change is not None:
@@ -175,10 +176,6 @@ def next_remedy(allowed: Sequence[str], applied: Sequence[str], profile: Resolve
         change = effective("lower_mem_fraction")
         if change is not None:
             return "lower_mem_fraction", change
-    if LAST in allowed and LAST not in applied:
-        change = effective(LAST)
-        if change is not None:
-            return LAST, change
     return None
 
 

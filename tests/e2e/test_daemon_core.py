@@ -216,3 +216,26 @@ def test_sd_notify_ready_status_stopping(workdir: Path, make_daemon) -> None:
         assert d.proc.wait(30) == 0
     finally:
         sock.close()
+
+
+def test_profiles_show_and_json_flag_positions(workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "base", emulator_profile("base", port=free_port()))
+    write_profile(workdir, "child", emulator_profile(
+        "child", port=free_port(), extends="base",
+        extra='[[changes]]\nname = "fewchan"\nenv = { NCCL_MAX_NCHANNELS = "2" }\n'))
+    d = make_daemon()
+    before = d.ctl("--json", "profiles")
+    after = d.ctl("profiles", "--json")
+    assert before.returncode == after.returncode == 0
+    assert json.loads(before.stdout) == json.loads(after.stdout)
+    names = {p["name"] for p in json.loads(after.stdout)["profiles"]}
+    assert names == {"base", "child"}
+    shown = d.ctl_json("show", "child")
+    assert shown["parent"] == "base" and shown["profile"]["changes"] == ["fewchan"]
+    keys = {x["key"] for x in shown["diff"]}
+    assert any("NCCL_MAX_NCHANNELS" in k for k in keys)
+    assert "--model-path" in shown["profile"]["argv"]
+    missing = d.ctl("show", "nope", "--json")
+    assert missing.returncode == 1 and "not_found" in missing.stderr + missing.stdout
+    assert d.ctl("frobnicate").returncode == 2
+    assert d.ctl("--socket", str(workdir / "nothing.sock"), "status").returncode == 2
