@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio
 
+from .benchmark import compare
 from .events import TOPICS
 from .profiles import diff_from_parent, validate_path
 from .protocol import wire
@@ -241,7 +242,7 @@ async def history(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
                                          "reason", "evidence", "benchmark")}
                     | {"phases": store.phases(row["id"]),
                        "checklist": store.items(run_id=row["id"])})
-    return {"runs": runs}
+    return {"runs": runs, "benchmarks": compare(runs, d.arbiter.root_profile)}
 
 
 @command("subscribe")
@@ -339,3 +340,12 @@ async def stacks(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     files = await dump_stacks(pids, run.dir / f"stacks-{stamp}")
     return {"run_id": run.id, "files": files}
+
+
+@command("brief")
+async def brief(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "brief", "args": {"since": epoch?}} -> {markdown}"""
+    from .brief import build_brief
+
+    since = _arg(args, "since", (int, float), None)
+    return {"markdown": build_brief(d.arbiter, since)}

@@ -70,7 +70,21 @@ def format_history(res: dict[str, Any]) -> str:
         extra = f"  {bench['tokens_per_s']:.1f} tok/s" if bench.get("tokens_per_s") else ""
         rows.append(f"{r['id']:>4}  {name[:28]:<28} {r['status']:<10} {r['phase']:<19} "
                     f"{(r.get('cause') or '-'):<22} {_clock(r['started'])}{extra}")
+    bench = res.get("benchmarks") or []
+    if bench:
+        rows += ["", f"{'profile':<40} {'tok/s':>8} {'TTFT ms':>8} {'baseline':<20} "
+                 f"{'base tok/s':>10} {'ratio':>6}"]
+        for b in bench:
+            name = b["profile"] + (f"+{'+'.join(b['changes'])}" if b.get("changes") else "")
+            rows.append(f"{name[:40]:<40} {_num(b.get('tokens_per_s')):>8} "
+                        f"{_num(b.get('ttft_ms')):>8} {b.get('baseline') or '-':<20} "
+                        f"{_num(b.get('baseline_tokens_per_s')):>10} "
+                        f"{_num(b.get('vs_baseline')):>6}")
     return "\n".join(rows)
+
+
+def _num(x: Any) -> str:
+    return "-" if x is None else f"{x:g}" if isinstance(x, (int, float)) else str(x)
 
 
 def format_event(ev: dict[str, Any]) -> str:

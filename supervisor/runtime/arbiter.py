@@ -315,6 +315,19 @@ class Arbiter:
                 "leftovers": run.leftovers, "activity": run.activity_report,
                 "gpu_flags": gpu_flags, "gpu_note": note}
 
+    def root_profile(self, name: str) -> str:
+        """The top of a profile's extends chain: its baseline for comparisons."""
+        seen = {name}
+        while True:
+            try:
+                parent = self.profiles.parent_of(name)
+            except Exception:
+                return name
+            if not parent or parent in seen:
+                return name
+            seen.add(parent)
+            name = parent
+
     def reload_profiles(self, why: str) -> dict[str, Any]:
         """Re-read the profiles; a bad file is reported and never disturbs the running server."""
         from ..profiles import diff_sets

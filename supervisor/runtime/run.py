@@ -72,6 +72,9 @@ class Run:
         self.process_report: list[dict[str, Any]] = []   # the tree at the verdict
         self.activity_report: list[str] = []
         self.gpu_events: list[str] = []   # XIDs seen while this run was alive
+        self.benchmark: dict[str, Any] | None = None
+        self.benchmark_done = anyio.Event()
+        self._tg: Any = None
         self.ready_event = anyio.Event()
         self.settled = anyio.Event()      # final status reached and nothing of the run is left
         self.exited = anyio.Event()
@@ -136,7 +139,7 @@ class Run:
             "activity": self.activity.to_dict(now, self.profile.timeouts.silence),
             "log_path": str(self.log_path), "log_error": self.pipe.log.error,
             "stacks": list(self.stack_files), "request_id": self.request_id,
-            "reason": self.reason,
+            "reason": self.reason, "benchmark": self.benchmark,
         }
 
     def publish(self) -> None:
@@ -181,6 +184,29 @@ class Run:
         self.ready_event.set()
         self.transition(Status.READY)
         self.store.add_event("ready", {"how": how}, self.id)
+        if self.profile.benchmark and self._tg is not None:
+            self._tg.start_soon(self._run_benchmark)
+        else:
+            self.benchmark_done.set()
+
+    async def _run_benchmark(self) -> None:
+        """The profile's [benchmark], once, right after ready; stored with the run."""
+        from ..benchmark import BenchmarkError, run_benchmark
+
+        spec = dict(self.profile.benchmark or {})
+        try:
+            result = await anyio.to_thread.run_sync(
+                run_benchmark, spec, self.profile.host, self.profile.port, self.profile.model,
+                abandon_on_cancel=True)
+        except (BenchmarkError, OSError, ValueError) as exc:
+            result = {"kind": spec.get("kind", "chat"), "error": str(exc)}
+        except Exception as exc:  # a broken benchmark never takes supervision down
+            result = {"kind": spec.get("kind", "chat"), "error": f"{type(exc).__name__}: {exc}"}
+        self.benchmark = result
+        self.store.update_run(self.id, benchmark=result)
+        self.store.add_event("benchmark", result, self.id)
+        self.benchmark_done.set()
+        self.publish()
 
     # -- lifecycle ----------------------------------------------------------------------
     def argv(self) -> list[str]:
@@ -210,6 +236,7 @@ class Run:
         task_status.started()
         try:
             async with anyio.create_task_group() as tg:
+                self._tg = tg
                 assert process.stdout is not None
                 tg.start_soon(self.pipe.pump, process.stdout)
                 tg.start_soon(self._watch)
@@ -288,6 +315,7 @@ class Run:
             self.store.add_event("leftovers", {"pids": sorted(self.leftovers)}, self.id)
 
     def _settle(self) -> None:
+        self.benchmark_done.set()
         self.ended = self.ended or time.time()
         self.store.update_run(self.id, ended=self.ended)
         self.store.phases_closed(self.id, self.ended)
