@@ -45,16 +45,32 @@ def short_dir() -> Iterator[str]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 @pytest.fixture
 def daemon(short_dir: str) -> Iterator[str]:
     """The real daemon on a short socket path; yields the socket path."""
     sock = os.path.join(short_dir, "c.sock")
     state = os.path.join(short_dir, "state")
     os.makedirs(state)
+    # The demo profiles, each on a free port: tests run in parallel with each other.
+    profiles = os.path.join(short_dir, "profiles")
+    os.makedirs(profiles)
+    for src in sorted((REPO / "profiles" / "demo").glob("*.toml")):
+        text = src.read_text()
+        if "port = 31000" in text:
+            text = text.replace("port = 31000", f"port = {_free_port()}")
+        Path(profiles, src.name).write_text(text)
     log = open(os.path.join(short_dir, "daemon.log"), "wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "supervisor.cli.daemon", "--socket", sock,
-         "--profiles", "profiles/demo", "--state-dir", state, "--fake-gpus", "2"],
+         "--profiles", profiles, "--state-dir", state, "--fake-gpus", "2"],
         cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         try:
