@@ -25,12 +25,13 @@ from supervisor.profiles.model import (
     Change,
     FallbackSpec,
     HealthSpec,
+    RestartSpec,
     Timeouts,
     arg_key,
 )
 
 TOP_KEYS = ("description", "extends", "engine", "launch", "timeouts", "health", "changes",
-            "fallback", "benchmark")
+            "fallback", "restart", "benchmark")
 LAUNCH_KEYS = ("command", "model", "host", "port", "args", "env", "cwd", "version")
 CHANGE_KEYS = ("name", "description", "env", "args")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
@@ -55,6 +56,7 @@ class RawProfile:
     timeouts: dict[str, float] = field(default_factory=dict)
     health: dict[str, Any] = field(default_factory=dict)
     fallback: dict[str, Any] = field(default_factory=dict)
+    restart: dict[str, Any] = field(default_factory=dict)
     benchmark: dict[str, Any] | None = None
     changes: tuple[Change, ...] = ()
     errors: list[ProfileError] = field(default_factory=list)
@@ -261,6 +263,26 @@ def load_fallback(raw: RawProfile, value: Any) -> None:
             raw.fallback["time_budget"] = checked
 
 
+def load_restart(raw: RawProfile, value: Any) -> None:
+    table = check_table(raw, "restart", value) or {}
+    unknown_keys(raw, "restart", table, tuple(RestartSpec.__dataclass_fields__))
+    if "on_failure" in table:
+        if table["on_failure"] not in ("restart", "none"):
+            raw.error("restart.on_failure", f"must be restart or none, "
+                                            f"got {show(table['on_failure'])}")
+        else:
+            raw.restart["on_failure"] = table["on_failure"]
+    if "max_restarts" in table:
+        checked = check_int(raw, "restart.max_restarts", table["max_restarts"], 0)
+        if checked is not None:
+            raw.restart["max_restarts"] = checked
+    for name in ("window", "backoff", "backoff_max"):
+        if name in table:
+            checked = check_positive(raw, f"restart.{name}", table[name])
+            if checked is not None:
+                raw.restart[name] = checked
+
+
 def load_remedies(raw: RawProfile, value: Any) -> None:
     remedies = check_str_list(raw, "fallback.remedies", value, nonempty=False)
     if remedies is None:
@@ -318,6 +340,7 @@ LOADERS: dict[str, Callable[[RawProfile, Any], None]] = {
     "timeouts": load_timeouts,
     "health": load_health,
     "fallback": load_fallback,
+    "restart": load_restart,
     "changes": load_changes,
 }
 

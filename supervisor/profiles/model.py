@@ -158,6 +158,17 @@ class FallbackSpec:
 
 
 @dataclass(frozen=True)
+class RestartSpec:
+    """What to do when a run that was ready fails later (crash, hang, unhealthy)."""
+
+    on_failure: str = "restart"     # restart | none
+    max_restarts: int = 3           # within `window` seconds; then give up (flapping)
+    window: float = 600.0
+    backoff: float = 10.0           # first delay; doubles per restart in the window
+    backoff_max: float = 300.0
+
+
+@dataclass(frozen=True)
 class ResolvedProfile:
     """A profile after ``extends`` and ``changes``: exactly what one launch runs."""
 
@@ -178,6 +189,7 @@ class ResolvedProfile:
     timeouts: Timeouts = field(default_factory=Timeouts)
     health: HealthSpec = field(default_factory=HealthSpec)
     fallback: FallbackSpec = field(default_factory=FallbackSpec)
+    restart: RestartSpec = field(default_factory=RestartSpec)
     benchmark: FrozenMap | None = None
     source: str = ""
 
@@ -231,6 +243,7 @@ class ResolvedProfile:
             "timeouts": vars_of(self.timeouts),
             "health": vars_of(self.health),
             "fallback": thaw(vars_of(self.fallback)),
+            "restart": thaw(vars_of(self.restart)),
             "benchmark": thaw(self.benchmark) if self.benchmark is not None else None,
             "source": self.source,
             "argv": self.argv(),

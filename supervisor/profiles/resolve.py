@@ -24,17 +24,19 @@ from supervisor.profiles.model import (
     FrozenMap,
     HealthSpec,
     ResolvedProfile,
+    RestartSpec,
     Timeouts,
 )
 
 Settings = dict[str, Any]  # only explicitly set values; engine defaults are applied in build()
 _SCALARS = ("description", "engine")
 _LAUNCH_SCALARS = ("command", "model", "host", "port", "cwd", "version")
-_TABLES = ("timeouts", "health", "fallback")
+_TABLES = ("timeouts", "health", "fallback", "restart")
 
 
 def empty_settings() -> Settings:
-    return {"args": {}, "env": {}, "timeouts": {}, "health": {}, "fallback": {}, "benchmark": None}
+    return {"args": {}, "env": {}, "timeouts": {}, "health": {}, "fallback": {}, "restart": {},
+            "benchmark": None}
 
 
 def merge_own(settings: Settings, raw: RawProfile) -> None:
@@ -87,6 +89,7 @@ def build(
         timeouts=Timeouts(**settings["timeouts"]),
         health=HealthSpec(**settings["health"]),
         fallback=FallbackSpec(**settings["fallback"]),
+        restart=RestartSpec(**settings["restart"]),
         benchmark=FrozenMap(bench) if bench is not None else None,
         source=raw.source,
     )

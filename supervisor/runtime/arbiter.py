@@ -26,6 +26,7 @@ from ..states import ACTIVE_STATUSES, Cause, Phase, Status
 from ..store import Store
 from ..watchdogs.health import port_in_use
 from . import process as proc_mod
+from .restart import RestartPolicy
 from .run import Run
 
 
@@ -69,6 +70,8 @@ class Arbiter:
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self.problems: list[str] = []
         self.checklist = Checklist(store, hub.publish)
+        self._restart_policies: dict[str, RestartPolicy] = {}
+        self._restart_scope: anyio.CancelScope | None = None
 
     # -- service ------------------------------------------------------------------------
     async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
@@ -142,6 +145,8 @@ class Arbiter:
             return run
 
     async def _cancel_request(self) -> None:
+        if self._restart_scope is not None:
+            self._restart_scope.cancel()  # an operator's word beats a pending restart
         req = self.request
         if req is not None and not req.done.is_set():
             req.notes.append("cancelled by a newer request")
@@ -295,11 +300,47 @@ class Arbiter:
                     att["phase"] = run.phase.value
         if run.failed:
             plan_for_failure(self.checklist, run, self._facts(run))
+            if run.ready_event.is_set() and self.current is run and (
+                    req is None or req.done.is_set()) and self._tg is not None:
+                self._tg.start_soon(self._restart_after_failure, run)
         if not run.failed and run.ready_event.is_set():
             self.store.set_meta("last_good", {"profile": run.profile.name,
                                               "changes": list(run.profile.changes),
                                               "hash": run.profile.hash, "run_id": run.id})
         self.publish_fallback()
+
+    async def _restart_after_failure(self, run: Run) -> None:
+        """A server that was ready failed: restart it per its [restart] policy."""
+        from ..states import ChecklistStatus as S
+
+        policy = self._restart_policies.setdefault(run.profile.hash,
+                                                   RestartPolicy(run.profile.restart))
+        decision = policy.on_failure()
+        what = f"{run.profile.name} (run #{run.id} {run.status.value})"
+        if not decision.restart:
+            self.checklist.add(f"Not restarting {what}: {decision.reason}", auto=True,
+                               run_id=run.id, status=S.FAILED, evidence=list(run.evidence[:3]))
+            return
+        item = self.checklist.add(f"Restart {what}: {decision.reason}", auto=True,
+                                  run_id=run.id, status=S.IN_PROGRESS,
+                                  evidence=list(run.evidence[:3]))
+        with anyio.CancelScope() as scope:
+            self._restart_scope = scope
+            await anyio.sleep(decision.delay)
+            async with self._lock:
+                if self.current is not run:
+                    return
+                req = Request(self._next_request_id(), run.profile.name,
+                              run.profile.fallback.strategy)
+                self.request = req
+                assert self._tg is not None
+                await self._tg.start(self._campaign, req, run.profile,
+                                     f"restart {decision.attempt} after {run.status.value}")
+            self.checklist.set(item, S.DONE, [f"relaunched as run #{self.current.id}"]
+                               if self.current is not None else None)
+        if scope.cancelled_caught:
+            self.checklist.set(item, S.SKIPPED, ["cancelled by an operator's request"])
+        self._restart_scope = None
 
     def _facts(self, run: Run) -> dict[str, Any]:
         gpu_flags: list[str] = []

@@ -183,3 +183,21 @@ def test_operator_checklist_items_and_history(workdir: Path, make_daemon) -> Non
     titles = [i["title"] for i in runs[-1]["checklist"]]
     assert any("root error" in t for t in titles)
     assert "ask the vendor about the new driver" in titles
+
+
+def test_failure_after_ready_restarts_with_backoff_until_flapping(workdir: Path,
+                                                                  make_daemon) -> None:
+    restart = "\n[restart]\nmax_restarts = 1\nbackoff = 0.5\nwindow = 600\n"
+    write_profile(workdir, "sick", emulator_profile("sick", port=free_port(), fault="unhealthy",
+                                                    extra=restart))
+    d = make_daemon()
+    d.ctl("switch", "sick", "--wait", "--timeout", "60", check=True)
+    first = d.run()["id"]
+    d.wait_run(lambda r: r["id"] != first and r["status"] == "ready", 40, "the restart")
+    d.wait_run(lambda r: r["id"] != first and r["status"] == "unhealthy", 40, "the 2nd failure")
+    time.sleep(2)  # a third run would have started by now (backoff 0.5 s, doubled)
+    runs = d.ctl_json("history")["runs"]
+    assert [r["status"] for r in runs] == ["unhealthy", "unhealthy"]
+    titles = [i["title"] for i in d.status()["checklist"]]
+    assert any(t.startswith("Restart sick") for t in titles)
+    assert any("flapping" in t for t in titles)
