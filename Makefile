@@ -17,6 +17,8 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	bash scripts/ensure-test-tools.sh
+	$(VENV)/bin/ruff check supervisor tui tests bench
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
 
 bench: $(STAMP)

@@ -21,7 +21,8 @@ def build_brief(arbiter: Any, since: float | None) -> str:
     status = arbiter.status()
     runs = arbiter.store.list_runs(500, since=since)
     out = [f"# Handoff — gpu-node-supervisor on pid {status['daemon']['pid']}",
-           f"_Generated {_t(time.time())}; covering runs since {_t(since) if since else 'the start'}._",
+           f"_Generated {_t(time.time())}; covering runs since "
+           f"{_t(since) if since else 'the start'}._",
            ""]
     out += _now(status)
     out += _runs(runs)
@@ -114,7 +115,8 @@ def _next_steps(status: dict[str, Any], runs: list[dict[str, Any]]) -> list[str]
     if run.get("cause") == "import_error":
         steps.append("Fix the environment (torch / sgl-kernel / CUDA versions); other configs "
                      "of the same environment will fail the same way.")
-    if any(g.get("health", {}).get("level") in ("warn", "critical") for g in status.get("gpus") or []):
+    gpus = status.get("gpus") or []
+    if any(g.get("health", {}).get("level") in ("warn", "critical") for g in gpus):
         steps.append("Check the GPUs flagged in `supervisor-ctl gpus` before the next launch.")
     if not steps:
         steps.append("Nothing is failing: continue the campaign with the next experiment "

@@ -112,7 +112,7 @@ async def status(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 
 @command("profiles")
 async def profiles(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
-    """{"cmd": "profiles"} -> {profiles: [{name, description, engine, ..., valid, error}], errors}"""
+    """{"cmd": "profiles"} -> {profiles: [{name, engine, ..., valid, error}], errors}"""
     pset = d.arbiter.profiles
     return {"profiles": pset.summary(), "errors": [str(e) for e in pset.errors]}
 
@@ -151,8 +151,9 @@ async def _wait_settled(d: Daemon, req: Any, timeout: float | None) -> dict[str,
         await req.done.wait()
     fb = d.arbiter.fallback_view()
     if scope.cancelled_caught:
+        run = d.arbiter.current
         raise wire.ProtocolError(wire.TIMEOUT, f"request {req.id} not settled after {timeout} s;"
-                                 f" run status {d.arbiter.status()['run'] and d.arbiter.status()['run']['status']}")
+                                 f" run status {run.status.value if run else None}")
     return {"settled": True, "ok": bool(req.ok), "request": req.id, "requested": req.profile,
             "verdict": req.verdict, "culprits": list(req.culprits), "serving": fb["serving"],
             "attempts": fb["attempts"], "notes": list(req.notes),

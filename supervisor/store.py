@@ -199,7 +199,8 @@ class Store:
             self.db.execute("UPDATE checklist SET evidence=?, updated=? WHERE id=?",
                             (json.dumps(evidence), time.time(), item_id))
 
-    def items(self, run_id: int | None = None, ids: list[int] | None = None) -> list[dict[str, Any]]:
+    def items(self, run_id: int | None = None,
+              ids: list[int] | None = None) -> list[dict[str, Any]]:
         if ids is not None:
             if not ids:
                 return []

@@ -421,15 +421,15 @@ def test_server_args_dump_is_not_evidence():
 BASE = [*LOADING, *KV, *CAPTURE, *sched_exc(C_FRAMES, CUDA_ERR.format(
     "no kernel image is available for execution on the device")), SIGQUIT]
 WRAPPERS = {
-    "docker-compose": lambda l: f"sglang-1  | {l}",
-    "docker-compose-colour": lambda l: f"\x1b[36msglang-1  |\x1b[0m {l}",
-    "docker-logs-t": lambda l: f"2025-06-01T10:00:00.123456789Z {l}",
-    "compose+docker-t": lambda l: f"sglang-1  | 2025-06-01T10:00:00.123456789Z {l}",
-    "log-shipper": lambda l: f"2025-06-01 10:00:00.123 {l}",
-    "journald": lambda l: f"Jun 01 10:00:00 gpu-01 python3[1234]: {l}",
-    "ray": lambda l: f"(SGLangEngine pid=4242) {l}" + (
-        " [repeated 2x across cluster]" if "TP0" in l else ""),
-    "crlf": lambda l: f"{l}\r\n",
+    "docker-compose": lambda ln: f"sglang-1  | {ln}",
+    "docker-compose-colour": lambda ln: f"\x1b[36msglang-1  |\x1b[0m {ln}",
+    "docker-logs-t": lambda ln: f"2025-06-01T10:00:00.123456789Z {ln}",
+    "compose+docker-t": lambda ln: f"sglang-1  | 2025-06-01T10:00:00.123456789Z {ln}",
+    "log-shipper": lambda ln: f"2025-06-01 10:00:00.123 {ln}",
+    "journald": lambda ln: f"Jun 01 10:00:00 gpu-01 python3[1234]: {ln}",
+    "ray": lambda ln: f"(SGLangEngine pid=4242) {ln}" + (
+        " [repeated 2x across cluster]" if "TP0" in ln else ""),
+    "crlf": lambda ln: f"{ln}\r\n",
 }
 
 

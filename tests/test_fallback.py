@@ -19,7 +19,6 @@ from supervisor.fallback.remedies import build_remedy, is_relevant, next_remedy
 from supervisor.profiles import ProfileSet, ResolvedProfile
 from supervisor.states import Cause, Phase, Status
 
-
 # -- ddmin / isolation ------------------------------------------------------------------------
 
 def _oracle(culprits: set[str], together: bool = False) -> tuple[Callable, list]:

@@ -58,6 +58,10 @@ MUTATING_ACTIONS = frozenset({"add_item", "mark_item", "switch_profile", "start_
 TOPICS = ["run", "log", "gpus", "checklist", "fallback", "daemon"]
 
 
+if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
+    from exceptiongroup import BaseExceptionGroup
+
+
 class NotConnected(Exception):
     """No link to the daemon right now."""
 

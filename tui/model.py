@@ -340,7 +340,8 @@ def gpu_line(gpu: Any, spark_width: int = 10) -> Text:
     else:
         out.append("    –")
     temp = num(g.get("temperature_c"))
-    out.append(f" {temp:3.0f}°C" if temp is not None else "    –", "red" if (temp or 0) >= 85 else "")
+    hot = "red" if (temp or 0) >= 85 else ""
+    out.append(f" {temp:3.0f}°C" if temp is not None else "    –", hot)
     power = num(g.get("power_w"))
     out.append(f" {power:4.0f}W" if power is not None else "     –")
     throttle = [t for t in str_list(g.get("throttle_reasons")) if t not in BENIGN_THROTTLE]

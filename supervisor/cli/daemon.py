@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+
 import anyio
 
 from . import guard_identity

@@ -42,8 +42,7 @@ def split_lines(items: Iterable[str]) -> Iterator[str]:
     """Each element may still hold several lines (``\\r`` bar updates): split on \\r and \\n."""
     for item in items:
         if "\r" in item or "\n" in item:
-            for part in re.split(r"\r\n|\r|\n", item.rstrip("\r\n")):
-                yield part
+            yield from re.split(r"\r\n|\r|\n", item.rstrip("\r\n"))
         else:
             yield item
 

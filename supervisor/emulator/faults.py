@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 SG = "/usr/local/lib/python3.12/dist-packages/sglang"
 TORCH = "/usr/local/lib/python3.12/dist-packages/torch"

@@ -16,10 +16,10 @@ from supervisor.profiles.model import (
     STRATEGIES,
     Change,
     FallbackSpec,
-    RestartSpec,
     FrozenMap,
     HealthSpec,
     ResolvedProfile,
+    RestartSpec,
     Timeouts,
 )
 from supervisor.profiles.render import render_args

@@ -7,9 +7,10 @@ normalised. Inheritance and changes are resolve.py's business.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 try:  # Python 3.11+
     import tomllib

@@ -101,7 +101,8 @@ class Arbiter:
             if pids:
                 left = await proc_mod.kill_run(row["token"], row["pgid"], grace=10.0)
                 note = (f"found {len(pids)} live process(es) of run {row['id']} after a daemon "
-                        f"restart; stopped them" + (f" ({len(left)} would not die)" if left else ""))
+                        "restart; stopped them"
+                        + (f" ({len(left)} would not die)" if left else ""))
             else:
                 note = f"daemon restarted; run {row['id']} had no live process left"
             self.store.update_run(row["id"], status=Status.STOPPED.value, ended=time.time(),

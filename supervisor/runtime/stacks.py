@@ -25,7 +25,7 @@ def pyspy_path() -> str | None:
 
 async def dump_stacks(pids: set[int], out_dir: Path) -> list[str]:
     """Write one file per process (py-spy dump, or /proc stack info) and return their paths."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    await anyio.to_thread.run_sync(lambda: out_dir.mkdir(parents=True, exist_ok=True))
     pyspy = pyspy_path()
     files: list[str] = []
     procs = {p["pid"]: p for p in describe_processes(pids)}
@@ -39,10 +39,11 @@ async def dump_stacks(pids: set[int], out_dir: Path) -> list[str]:
 
 async def _dump_one(pyspy: str | None, pid: int, info: dict[str, object], path: Path) -> None:
     header = f"pid {pid}: {info.get('cmdline', '')}\nstatus {info.get('status')}\n\n"
-    body = await anyio.to_thread.run_sync(_pyspy_dump, pyspy, pid) if pyspy else (
-        "py-spy not installed; kernel stack follows\n")
-    body += _proc_wchan(pid)
-    path.write_text(header + body)
+    def dump() -> None:
+        body = _pyspy_dump(pyspy, pid) if pyspy else "py-spy not installed; kernel stack follows\n"
+        path.write_text(header + body + _proc_wchan(pid))
+
+    await anyio.to_thread.run_sync(dump)
 
 
 def _pyspy_dump(pyspy: str, pid: int) -> str:

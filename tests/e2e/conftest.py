@@ -9,7 +9,6 @@ import pytest
 from .harness import RUN_VAR, Daemon, cleanup, kill_env_processes, short_tmpdir
 
 
-
 @pytest.fixture
 def workdir() -> Iterator[Path]:
     d = short_tmpdir()

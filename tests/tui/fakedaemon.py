@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import SocketStream, TaskStatus
 
 from supervisor.protocol import wire
@@ -258,7 +259,7 @@ class MemoryClient:
             pass
 
     async def request(self, cmd: str, **args: Any) -> Any:
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         try:
             result = self.state.handle(cmd, args)
         except wire.ProtocolError as exc:
@@ -323,7 +324,7 @@ class FakeDaemon:
             self._listen_scope.cancel()
             self._listen_scope = None
         self.state.disconnect_all()
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         if os.path.exists(self.path):
             os.unlink(self.path)
 

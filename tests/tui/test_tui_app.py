@@ -6,6 +6,11 @@ frozen clock keeps the text stable.
 
 from __future__ import annotations
 
+import sys
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
+
 import io
 from contextlib import asynccontextmanager
 from typing import Any
@@ -340,6 +345,6 @@ def test_targets_from_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_describe_unwraps_exception_groups() -> None:
-    assert describe(ExceptionGroup("x", [ConnectionRefusedError()])).startswith(
+    assert describe(BaseExceptionGroup("x", [ConnectionRefusedError()])).startswith(
         "connection refused")
     assert describe(FileNotFoundError(2, "No such file", "/s.sock")) == "no socket at /s.sock"

@@ -109,4 +109,5 @@ class HistoryScreen(Screen[None]):
     @on(DataTable.RowHighlighted)
     def show_row(self, event: DataTable.RowHighlighted) -> None:
         if 0 <= event.cursor_row < len(self.runs):
-            self.query_one("#history-detail", Static).update(run_detail(self.runs[event.cursor_row]))
+            detail = run_detail(self.runs[event.cursor_row])
+            self.query_one("#history-detail", Static).update(detail)
