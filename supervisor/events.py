@@ -15,6 +15,10 @@ from typing import Any
 
 from .protocol import wire
 
+# Messages this big are sent on their own rather than joined with others into one write:
+# the join would copy the same shared bytes once per subscriber.
+ALONE = 32 * 1024
+
 TOPICS = ("run", "log", "gpus", "checklist", "fallback", "verdict", "daemon")
 # Which subscription topic carries each event kind.
 TOPIC_OF = {"run": "run", "verdict": "run", "log": "log", "gpus": "gpus",
@@ -62,13 +66,18 @@ class Outbox:
                 "count": self.dropped_pending, "total": self.dropped_total}}))
             self.dropped_pending = 0
         while self.items and size < max_bytes:
+            if parts and len(self.items[0]) >= ALONE:
+                break
             item = self.items.popleft()
             if item.startswith(b'{"event"'):
                 self.n_events -= 1
                 self.event_bytes -= len(item)
             parts.append(item)
             size += len(item)
-        return b"".join(parts)
+            if len(item) >= ALONE:
+                break
+        # One message (a log batch is 64-300 KB) goes out as it is: no copy per subscriber.
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def _wake(self) -> None:
         if self._on_ready is not None:

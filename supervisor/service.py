@@ -17,8 +17,8 @@ from .commands import Daemon
 from .config import Config
 from .events import Hub
 from .protocol.server import ControlServer, Peer
-from .runtime.arbiter import Arbiter
 from .runtime import process as proc_mod
+from .runtime.arbiter import Arbiter
 from .store import Store
 from .systemd import Notifier, watchdog_interval
 
@@ -65,9 +65,11 @@ async def run_daemon(config: Config) -> None:
     server_box: dict[str, ControlServer] = {}
     daemon = Daemon(arbiter, lambda: server_box["s"].statistics())
     server = ControlServer(config.socket, hub, daemon.dispatch, access_policy(config),
-                           hello_extra=lambda: {"version": _version(), "pid": os.getpid()})
+                           hello_extra=lambda: {"version": _version(), "pid": os.getpid()},
+                           socket_gid=_socket_gid(config))  # issue 6
     server_box["s"] = server
     hub.listeners.append(_status_notifier(notifier))
+    metrics_state = _metrics_state(config, hub, server)  # issue 6
     try:
         async with anyio.create_task_group() as root:
             services = anyio.CancelScope()
@@ -78,6 +80,7 @@ async def run_daemon(config: Config) -> None:
                         await tg.start(gpus.run)
                         await tg.start(arbiter.serve)
                         await tg.start(server.serve)
+                        await _start_ops(tg, config, arbiter, metrics_state)  # issue 6
                         tg.start_soon(_watchdog_pings, notifier)
                         notifier.ready("idle")
                         log.info("listening on %s (profiles %s, state %s, GPUs: %s)",
@@ -92,6 +95,40 @@ async def run_daemon(config: Config) -> None:
             config.socket.unlink()
         except OSError:
             pass
+
+
+# -- issue 6 (ops): profile watcher, metrics endpoint, socket group ---------------------------
+def _metrics_state(config: Config, hub: Hub, server: ControlServer) -> Any:
+    """Fed from the Hub from the start (a startup profile's first events included)."""
+    if config.metrics_port is None:
+        return None
+    from .metrics import MetricsState
+
+    state = MetricsState(server.statistics, hub.statistics)
+    hub.listeners.append(state.on_event)
+    return state
+
+
+async def _start_ops(tg: Any, config: Config, arbiter: Arbiter, metrics_state: Any) -> None:
+    from functools import partial
+
+    from .reload import watch_profiles
+
+    await tg.start(watch_profiles, arbiter)
+    if metrics_state is not None:
+        from .metrics import serve_metrics
+
+        await tg.start(partial(serve_metrics, metrics_state, config.metrics_host,
+                               config.metrics_port, on_problem=arbiter.problems.append))
+
+
+def _socket_gid(config: Config) -> int | None:
+    if config.socket_group is None:
+        return None
+    import grp
+
+    return grp.getgrnam(config.socket_group).gr_gid
+# -- end issue 6 ------------------------------------------------------------------------------
 
 
 async def _signals(root: Any, services: anyio.CancelScope, arbiter: Arbiter,

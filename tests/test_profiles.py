@@ -465,3 +465,17 @@ def test_resolved_profile_is_frozen(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         profile.benchmark["kind"] = "x"  # type: ignore[index]
     assert profile.to_dict()["benchmark"] == {"kind": "chat", "list": [1, 2]}
+
+
+def test_bad_edit_keeps_the_old_valid_profile(tmp_path):
+    from supervisor.profiles import ProfileSet
+
+    good = 'engine = "command"\n[launch]\ncommand = ["true"]\nport = 9000\n'
+    (tmp_path / "p.toml").write_text(good)
+    old = ProfileSet.load_dir(tmp_path)
+    (tmp_path / "p.toml").write_text(good.replace("port = 9000", 'port = "x"'))
+    new = ProfileSet.load_dir(tmp_path)
+    assert "p" not in new.names()
+    merged = new.keep_valid_from(old)
+    assert merged.resolve("p").port == 9000
+    assert any("launch.port" in str(e) for e in merged.errors)

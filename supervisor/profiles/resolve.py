@@ -133,6 +133,17 @@ class ProfileSet:
     def load_files(cls, paths: Iterable[str | Path]) -> ProfileSet:
         return cls(parse_file(p) for p in paths)
 
+    def keep_valid_from(self, old: ProfileSet) -> ProfileSet:
+        """This set, except that a profile valid in ``old`` and invalid here keeps its old
+        definition: a bad edit never takes a working profile away. Its errors stay reported."""
+        keep = [n for n in old.names() if n in self._raw and not self._valid.get(n)]
+        if not keep:
+            return self
+        raws = [r for n, r in self._raw.items() if n not in keep]
+        merged = ProfileSet([*raws, *(old._raw[n] for n in keep)])
+        merged.errors = list(self.errors)
+        return merged
+
     def _add(self, raw: RawProfile) -> None:
         first = self._raw.get(raw.name)
         if first is not None:

@@ -97,18 +97,23 @@ Dispatch = Callable[[Connection, wire.Request], Awaitable[Any]]
 class ControlServer:
     def __init__(self, path: Path, hub: Hub, dispatch: Dispatch,
                  access: Callable[[Peer], tuple[bool, str | None]],
-                 hello_extra: Callable[[], dict[str, Any]] | None = None) -> None:
+                 hello_extra: Callable[[], dict[str, Any]] | None = None,
+                 socket_gid: int | None = None) -> None:
         self.path = path
+        self.socket_gid = socket_gid  # issue 6: the group that may connect (socket is 0660)
         self.hub = hub
         self.dispatch = dispatch
         self.access = access
         self.hello_extra = hello_extra or (lambda: {})
         self.connections: set[Connection] = set()
-        self.stats = {"connections": 0, "requests": 0, "errors": 0, "oversize": 0}
+        self.stats = {"connections": 0, "requests": 0, "errors": 0, "oversize": 0,
+                      "dropped_closed": 0}  # issue 6: events dropped by clients now gone
 
     async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         prepare_socket_path(self.path)
         listener = await anyio.create_unix_listener(self.path, mode=0o660)
+        if self.socket_gid is not None:  # issue 6: socket_group may connect
+            os.chown(self.path, -1, self.socket_gid)
         async with listener:
             task_status.started()
             await listener.serve(self.handle)
@@ -134,6 +139,7 @@ class ControlServer:
             log.debug("client connection ended: %r", exc)
         finally:
             conn.closed = True
+            self.stats["dropped_closed"] += conn.outbox.dropped_total  # issue 6
             self.hub.unsubscribe(conn.outbox)
             self.connections.discard(conn)
             with anyio.CancelScope(shield=True):
@@ -198,8 +204,9 @@ class ControlServer:
             conn.send(wire.reply_error(req.id, wire.INTERNAL, f"unencodable result: {exc}"))
 
     def statistics(self) -> dict[str, Any]:
-        return {**self.stats, "clients": len(self.connections),
-                "dropped": sum(c.outbox.dropped_total for c in self.connections)}
+        dropped = sum(c.outbox.dropped_total for c in self.connections)
+        return {**self.stats, "clients": len(self.connections), "dropped": dropped,
+                "dropped_total": dropped + self.stats["dropped_closed"]}  # issue 6
 
 
 def prepare_socket_path(path: Path) -> None:

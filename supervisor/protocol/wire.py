@@ -73,6 +73,8 @@ def parse_request(line: bytes) -> Request:
         obj = json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError(BAD_JSON, f"not valid JSON: {exc}") from None
+    except RecursionError:  # "[[[[..." nested 200k deep
+        raise ProtocolError(BAD_JSON, "not valid JSON: nested too deeply") from None
     if not isinstance(obj, dict):
         raise ProtocolError(BAD_REQUEST, "a request must be a JSON object")
     req_id = obj.get("id")

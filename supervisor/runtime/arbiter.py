@@ -283,7 +283,7 @@ class Arbiter:
         return Run(run_id=run_id, token=token, profile=profile, store=self.store, hub=self.hub,
                    run_dir=run_dir, gpu_util=gpu_util, on_end=self._run_ended,
                    log_max_bytes=self.config.log_max_mb * 2**20, request_id=req.id,
-                   reason=reason)
+                   reason=reason, on_log_problem=self._log_problem)
 
     def _prune_run_dirs(self) -> None:
         dirs = sorted((d for d in self.runs_dir.iterdir() if d.name.isdigit()),
@@ -309,6 +309,19 @@ class Arbiter:
                                               "changes": list(run.profile.changes),
                                               "hash": run.profile.hash, "run_id": run.id})
         self.publish_fallback()
+
+    def _log_problem(self, run: Run, error: str | None) -> None:
+        """The run's log cannot be written (disk full...): supervision goes on; say so."""
+        from ..states import ChecklistStatus as S
+
+        key = f"run{run.id}:logwrite"
+        if error is not None:
+            self.problems.append(error)
+            self.checklist.set_key(key, S.FAILED, [error, "supervision goes on; lines are kept"
+                                                   " in memory and logging resumes by itself"],
+                                   f"Run #{run.id}: free space for the run log", run.id)
+        elif self.checklist.find(key) is not None:
+            self.checklist.set_key(key, S.DONE, ["the log is being written again"])
 
     async def _restart_after_failure(self, run: Run) -> None:
         """A server that was ready failed: restart it per its [restart] policy."""
@@ -376,7 +389,7 @@ class Arbiter:
 
         new = ProfileSet.load_dir(self.config.profiles_dir)
         diff = diff_sets(self.profiles, new)
-        self.profiles = new
+        self.profiles = new.keep_valid_from(self.profiles)
         self.store.add_event("reload", {"why": why, **{k: v for k, v in diff.items()}})
         self.hub.publish("daemon", {"reload": diff, "why": why})
         return diff

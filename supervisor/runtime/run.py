@@ -44,7 +44,8 @@ class Run:
     def __init__(self, *, run_id: int, token: str, profile: ResolvedProfile, store: Store,
                  hub: Hub, run_dir: Path, gpu_util: Callable[[], float | None] | None = None,
                  on_end: Callable[[Run], None] | None = None, log_max_bytes: int = 256 * 2**20,
-                 request_id: int | None = None, reason: str | None = None) -> None:
+                 request_id: int | None = None, reason: str | None = None,
+                 on_log_problem: Callable[[Run, str | None], None] | None = None) -> None:
         self.id = run_id
         self.token = token
         self.profile = profile
@@ -57,6 +58,8 @@ class Run:
         self.tracker = self.engine.new_tracker()
         self.gpu_util = gpu_util or (lambda: None)
         self.on_end = on_end
+        self.on_log_problem = on_log_problem
+        self._log_error: str | None = None
         self.status = Status.STARTING
         self.phase = Phase.LAUNCH
         self.phase_since = time.time()
@@ -164,6 +167,11 @@ class Run:
         probe = f"GET {self.profile.health.path} "
         if any(probe not in line for line in lines):
             self.activity.output_seen(time.monotonic())
+        if self.pipe.log.error != self._log_error:  # disk full, or space came back
+            self._log_error = self.pipe.log.error
+            if self.on_log_problem is not None:
+                self.on_log_problem(self, self._log_error)
+            self.publish()
         self.hub.publish("log", {"run_id": self.id, "lines": lines})
         if getattr(self, "_progress_dirty", False):
             self._progress_dirty = False
