@@ -120,8 +120,9 @@ class MainScreen(Screen[None]):
         version = d.get("version") or hello.get("version")
         if version:
             bar.append(f" · daemon {version}", "dim")
-        if d.get("uptime_s") is not None:
-            bar.append(f" up {model.fmt_duration(d.get('uptime_s'))}", "dim")
+        pid = d.get("pid") or hello.get("pid")
+        if pid:  # (uptime would go stale: status is fetched once, then events follow)
+            bar.append(f" pid {pid}", "dim")
         self.query_one("#topbar", Static).update(bar)
         banner_widget = self.query_one("#banner", Static)
         banner_widget.update(banner or "")
