@@ -22,7 +22,7 @@ test: $(STAMP)
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache
