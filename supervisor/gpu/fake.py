@@ -55,6 +55,7 @@ class FakeBackend:
         self._lock = threading.Lock()
         self._xid_cond = threading.Condition(self._lock)
         self._pending_xids: list[XidEvent] = []
+        self._closed = False  # shutdown() ends a blocked wait_xid at once; init() reopens
         self._gpus = [
             _FakeGpu(index=i, uuid=f"GPU-fa4e{seed:04x}-{i:04x}-4000-8000-{i:012x}")
             for i in range(count)
@@ -64,10 +65,12 @@ class FakeBackend:
     # -- backend protocol --------------------------------------------------------------------
 
     def init(self) -> None:
-        return None
+        with self._xid_cond:
+            self._closed = False
 
     def shutdown(self) -> None:
         with self._xid_cond:
+            self._closed = True
             self._xid_cond.notify_all()
 
     def device_count(self) -> int:
@@ -161,6 +164,8 @@ class FakeBackend:
         deadline = time.monotonic() + max(0.0, timeout_s)
         with self._xid_cond:
             while not self._pending_xids:
+                if self._closed:
+                    return []
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return []

@@ -6,6 +6,15 @@ lanes keep the blocking XID wait from delaying samples: ``sample`` (gauges, coun
 process lists, init/probe/shutdown) and ``xid`` (``wait_xid`` with short timeouts). NVML
 is thread-safe, so the lanes may overlap; calls within one lane never do.
 
+A round is ONE thread call: a closure that loops over the GPUs inside the worker thread
+(:meth:`_batch`), so an idle daemon pays one event-loop/thread hand-off per round, not one
+per GPU. The closure records each GPU's result as it goes; if the call stalls past its
+deadline it is abandoned, the GPUs already done are used and the rest keep their last good
+sample with the telemetry ("stale") flag. The XID lane blocks for ``xid_poll`` seconds per
+call (long by default: the backend's wait wakes on an event, and ``shutdown()`` ends it).
+:meth:`snapshot` is built once per change (per GPU, then the list) and reused until the next
+sample, XID or injection; its dicts are shared and must be treated as read-only.
+
 Three loops, each scheduled by completion (the next round starts ``interval`` after the
 previous one finished): gauges every ``gauge_interval``, counters and process lists every
 ``slow_interval``, and the XID waiter. A call that stalls past ``call_timeout`` is
@@ -53,6 +62,11 @@ UTIL_WINDOW_S = 5.0
 SLOW_CALL_S = 2.0
 #: Hardware XIDs count towards health for this long (or until clear_xids()).
 XID_KEEP_S = 24 * 3600.0
+#: Default blocking wait per XID-lane thread call (events wake it at once).
+XID_WAIT_S = 5.0
+
+#: One GPU's outcome inside a batched round: (index, sample or error, seconds, procs or error).
+_Row = tuple[int, Any, float, Any]
 
 
 class GpuMonitor:
@@ -66,7 +80,7 @@ class GpuMonitor:
         on_update: Callable[[list[dict[str, Any]]], None] | None = None,
         on_xid: Callable[[XidEvent], None] | None = None,
         call_timeout: float = 5.0,
-        xid_poll: float = 0.5,
+        xid_poll: float = XID_WAIT_S,
     ) -> None:
         if gauge_interval <= 0 or slow_interval <= 0 or history < 1:
             raise ValueError("intervals must be > 0 and history >= 1")
@@ -94,6 +108,8 @@ class GpuMonitor:
         self._hist: dict[int, dict[str, deque[float | None]]] = {}
         self._xids: dict[int, deque[XidEvent]] = {}
         self._telemetry: dict[int, str] = {}
+        self._views: dict[int, dict[str, Any]] = {}  # per-GPU snapshot dicts, built on demand
+        self._snap: list[dict[str, Any]] | None = None  # the snapshot list, until a change
         self._stats: dict[str, Any] = {
             "samples": 0,
             "gauge_rounds": 0,
@@ -179,6 +195,7 @@ class GpuMonitor:
             except Exception as e:  # noqa: BLE001
                 self._note_error(f"probe GPU {i}: {e}")
                 self._caps[i] = {}
+            self._touch(i)
         self._running = True
         try:
             if self._count:
@@ -204,10 +221,79 @@ class GpuMonitor:
             await anyio.sleep(interval)  # by completion: counted from the end of the last round
             await round_fn()
 
+    def _batch(self, indices: Sequence[int], *, counters: bool, procs: bool
+               ) -> tuple[Callable[[], None], list[_Row]]:
+        """A closure that samples ``indices`` in one worker-thread call, and its result rows.
+
+        Rows are appended as each GPU finishes, so a round abandoned past its deadline still
+        yields the GPUs done before the stall. Errors are per GPU, as with one call each.
+        """
+        b = self._backend
+        rows: list[_Row] = []
+
+        def work() -> None:
+            for i in indices:
+                t0 = time.monotonic()
+                try:
+                    s: Any = b.sample(i, counters=counters)
+                except Exception as e:  # noqa: BLE001 - reported per GPU by the caller
+                    s = e
+                dt = time.monotonic() - t0
+                p: Any = None
+                if procs:
+                    try:
+                        p = list(b.processes(i))
+                    except Exception as e:  # noqa: BLE001
+                        p = e
+                rows.append((i, s, dt, p))
+
+        return work, rows
+
+    async def _round(self, *, counters: bool, procs: bool) -> list[_Row]:
+        """Sample every GPU in ONE thread call through :meth:`_call`; flag GPUs left undone."""
+        indices = list(range(self._count))
+        work, rows = self._batch(indices, counters=counters, procs=procs)
+        timed_out = False
+        try:
+            await self._call(work)
+        except TimeoutError:
+            timed_out = True
+        except Exception as e:  # noqa: BLE001 - work() catches per GPU; this is the lane itself
+            self._note_error(f"sample round: {e}")
+        done = list(rows)  # an abandoned thread may still append: ignore what comes later
+        if timed_out:
+            seen = {r[0] for r in done}
+            for i in indices:
+                if i not in seen:
+                    self._stale(i)
+        return done
+
+    def _stale(self, i: int) -> None:
+        self._telemetry[i] = (
+            f"GPU sample timed out (> {self._call_timeout:g} s); showing last good sample"
+        )
+        self._reevaluate(i)
+
+    def _accept(self, i: int, s: Any, dt: float) -> GpuSample | None:
+        """Per-GPU bookkeeping of one sample result (was: one ``_call`` per GPU)."""
+        if isinstance(s, TimeoutError):
+            self._stats["timeouts"] += 1
+            self._stale(i)
+            return None
+        if isinstance(s, Exception):
+            self._note_error(f"sample GPU {i}: {s}")
+            return None
+        if dt > SLOW_CALL_S:
+            self._telemetry[i] = f"GPU sample took {dt:.1f} s (> {SLOW_CALL_S:g} s)"
+        else:
+            self._telemetry.pop(i, None)
+        self._stats["samples"] += 1
+        return s  # type: ignore[no-any-return]
+
     async def _gauge_round(self) -> None:
         t0 = time.monotonic()
-        for i in range(self._count):
-            s = await self._sample(i, counters=False)
+        for i, res, dt, _ in await self._round(counters=False, procs=False):
+            s = self._accept(i, res, dt)
             if s is None:
                 continue
             c = self._counters.get(i)
@@ -224,8 +310,8 @@ class GpuMonitor:
 
     async def _slow_round(self) -> None:
         t0 = time.monotonic()
-        for i in range(self._count):
-            s = await self._sample(i, counters=True)
+        for i, res, dt, procs in await self._round(counters=True, procs=True):
+            s = self._accept(i, res, dt)
             if s is not None:
                 prev = self._counters.get(i)
                 if prev is not None:
@@ -233,33 +319,13 @@ class GpuMonitor:
                 if not s.lost:
                     self._counters[i] = s
                 self._update(i, s)
-            try:
-                self._procs[i] = list(await self._call(self._backend.processes, i))
-            except Exception as e:  # noqa: BLE001
-                self._note_error(f"processes GPU {i}: {e}")
+            if isinstance(procs, Exception):
+                self._note_error(f"processes GPU {i}: {procs}")
+            else:
+                self._procs[i] = procs
+                self._touch(i)
         self._stats["slow_rounds"] += 1
         self._stats["last_slow_duration_s"] = time.monotonic() - t0
-
-    async def _sample(self, i: int, *, counters: bool) -> GpuSample | None:
-        t0 = time.monotonic()
-        try:
-            s: GpuSample = await self._call(self._backend.sample, i, counters=counters)
-        except TimeoutError:
-            self._telemetry[i] = (
-                f"GPU sample timed out (> {self._call_timeout:g} s); showing last good sample"
-            )
-            self._reevaluate(i)
-            return None
-        except Exception as e:  # noqa: BLE001
-            self._note_error(f"sample GPU {i}: {e}")
-            return None
-        dt = time.monotonic() - t0
-        if dt > SLOW_CALL_S:
-            self._telemetry[i] = f"GPU sample took {dt:.1f} s (> {SLOW_CALL_S:g} s)"
-        else:
-            self._telemetry.pop(i, None)
-        self._stats["samples"] += 1
-        return s
 
     async def _xid_loop(self) -> None:
         while True:
@@ -306,6 +372,7 @@ class GpuMonitor:
         self._reevaluate(i)
 
     def _reevaluate(self, i: int) -> None:
+        self._touch(i)
         s = self._samples.get(i)
         if s is None:
             return
@@ -321,6 +388,11 @@ class GpuMonitor:
                 action=h.action or "re-probe GPU; degrade if it persists",
             )
         self._health[i] = h
+
+    def _touch(self, i: int) -> None:
+        """GPU ``i``'s visible state changed: rebuild its snapshot dict on the next query."""
+        self._views.pop(i, None)
+        self._snap = None
 
     def _note_error(self, msg: str) -> None:
         self._stats["errors"] += 1
@@ -339,20 +411,30 @@ class GpuMonitor:
     # -- queries -------------------------------------------------------------------------------
 
     def snapshot(self) -> list[dict[str, Any]]:
-        """Latest state per GPU, JSON-safe; [] without GPUs."""
-        out = []
-        for i in sorted(self._samples):
-            s = self._samples[i]
-            d = s.to_dict()
-            h = self._health.get(i)
-            d["health"] = h.to_dict() if h else {"level": "unknown", "flags": [], "action": None}
-            d["processes"] = [p.to_dict() for p in self._procs.get(i, [])]
-            d["history"] = {k: list(dq) for k, dq in self._hist.get(i, {}).items()}
-            d["xids"] = [e.to_dict() for e in self._xids.get(i, ())]
-            d["capabilities"] = dict(self._caps.get(i, {}))
-            d["stale"] = i in self._telemetry
-            out.append(d)
-        return out
+        """Latest state per GPU, JSON-safe; [] without GPUs.
+
+        Built once per change and shared: a new list each call, but the per-GPU dicts are the
+        cached ones (rebuilt, never edited, on the next change), so treat them as read-only.
+        """
+        snap = self._snap
+        if snap is None:
+            snap = self._snap = [self._view(i) for i in sorted(self._samples)]
+        return list(snap)
+
+    def _view(self, i: int) -> dict[str, Any]:
+        d = self._views.get(i)
+        if d is not None:
+            return d
+        d = self._samples[i].to_dict()
+        h = self._health.get(i)
+        d["health"] = h.to_dict() if h else {"level": "unknown", "flags": [], "action": None}
+        d["processes"] = [p.to_dict() for p in self._procs.get(i, [])]
+        d["history"] = {k: list(dq) for k, dq in self._hist.get(i, {}).items()}
+        d["xids"] = [e.to_dict() for e in self._xids.get(i, ())]
+        d["capabilities"] = dict(self._caps.get(i, {}))
+        d["stale"] = i in self._telemetry
+        self._views[i] = d
+        return d
 
     def health(self, index: int) -> GpuHealth | None:
         return self._health.get(index)
@@ -382,11 +464,24 @@ class GpuMonitor:
         self, indices: Sequence[int] | None, our_pids: set[int]
     ) -> list[GpuProcess]:
         """Fresh NVML query: compute processes on those GPUs whose pid is not in ``our_pids``."""
-        out: list[GpuProcess] = []
-        for i in self._pick(indices):
-            procs = list(await self._call(self._backend.processes, i))
-            self._procs[i] = procs
-            out.extend(p for p in procs if p.pid not in our_pids)
+        picked = self._pick(indices)
+        if not picked:
+            return []
+        b = self._backend
+        got: list[tuple[int, list[GpuProcess]]] = []
+
+        def work() -> None:  # one thread call for all of them, as a round
+            for i in picked:
+                got.append((i, list(b.processes(i))))
+
+        try:
+            await self._call(work)
+        finally:
+            out: list[GpuProcess] = []
+            for i, procs in list(got):
+                self._procs[i] = procs
+                self._touch(i)
+                out.extend(p for p in procs if p.pid not in our_pids)
         return out
 
     async def inject(self, spec: str) -> None:

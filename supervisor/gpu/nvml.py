@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 __all__ = ["GpuLostError", "NoGpuBackend", "NvmlBackend", "NvmlUnavailable"]
 
 MIB = 1024 * 1024
+#: Longest single NVML event wait inside one ``wait_xid`` call (bounds how long shutdown waits).
+XID_WAIT_SLICE_S = 0.5
 #: Metric groups probed once per GPU; a False group is never called again (no signal).
 PROBE_GROUPS = (
     "utilization",
@@ -95,6 +97,7 @@ class NvmlBackend:
         self._caps: dict[int, dict[str, bool]] = {}
         self._event_set: Any = None
         self._event_lock = threading.Lock()
+        self._closing = threading.Event()  # set by shutdown(): a long wait_xid ends promptly
         self._handle_index: dict[int, int] = {}  # raw handle address -> index
         self._reset_required: set[int] = set()
         self._xid_registered: dict[int, bool] = {}
@@ -107,6 +110,7 @@ class NvmlBackend:
     def init(self) -> None:
         if self._initialised:
             return
+        self._closing.clear()
         try:
             import pynvml  # type: ignore[import-untyped,unused-ignore]
         except ImportError as e:  # pragma: no cover - dependency is declared
@@ -150,6 +154,7 @@ class NvmlBackend:
         if not self._initialised:
             return
         nv = self._nv
+        self._closing.set()  # a wait_xid in progress gives the lock up after its current slice
         with self._event_lock:
             if self._event_set is not None:
                 try:
@@ -447,11 +452,24 @@ class NvmlBackend:
         return self._event_set is not None
 
     def wait_xid(self, timeout_s: float) -> list[XidEvent]:
-        """Block up to ``timeout_s`` for XID events; drain whatever else is queued."""
+        """Block up to ``timeout_s`` for XID events; drain whatever else is queued.
+
+        The wait runs in slices of at most :data:`XID_WAIT_SLICE_S` inside this one call, so a
+        long ``timeout_s`` costs the caller one thread hand-off, yet ``shutdown()`` (which needs
+        the event lock) still gets it within one slice.
+        """
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            out = self._wait_xid_slice(min(left, XID_WAIT_SLICE_S))
+            if out or left <= XID_WAIT_SLICE_S or self._closing.is_set():
+                return out
+
+    def _wait_xid_slice(self, timeout_s: float) -> list[XidEvent]:
         with self._event_lock:
             es = self._event_set
             if es is None or not self._initialised:
-                time.sleep(max(0.0, timeout_s))
+                self._closing.wait(max(0.0, timeout_s))
                 return []
             nv = self._nv
             out: list[XidEvent] = []

@@ -148,7 +148,22 @@ class GpuSample:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict (NA -> None, tuples -> lists)."""
-        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
+        names = _SAMPLE_FIELDS.get(type(self))
+        if names is None:
+            names = _SAMPLE_FIELDS[type(self)] = tuple(f.name for f in fields(self))
+        d: dict[str, Any] = {}
+        for name in names:
+            v = getattr(self, name)
+            if v is NA:
+                v = None
+            elif isinstance(v, (tuple, list, dict)):
+                v = json_safe(v)
+            d[name] = v
+        return d
+
+
+#: Field names per sample class, in declaration order (``fields()`` is slow to call per sample).
+_SAMPLE_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 #: Fields refreshed by the slow loop; the fast loop carries the last values forward.

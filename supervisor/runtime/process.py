@@ -41,6 +41,43 @@ def run_pids(token: str, pgid: int | None = None) -> set[int]:
     return found
 
 
+class RunScanner:
+    """run_pids for a periodic sampler: /proc/PID/environ is read once per new pid.
+
+    A process's environment does not change its run token, so between two scans only pids
+    that appeared need reading; pids that vanished are forgotten (pid reuse within one tick
+    is not worth a read per process per second). Kills use the uncached run_pids.
+    """
+
+    def __init__(self, token: str) -> None:
+        self.needle = b"\0" + f"{RUN_ENV_VAR}={token}".encode() + b"\0"
+        self._known: dict[int, bool] = {}   # pid -> carries the token
+
+    def scan(self, pgid: int | None = None) -> set[int]:
+        me = os.getpid()
+        seen: dict[int, bool] = {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            pid = int(name)
+            if pid == me:
+                continue
+            ours = self._known.get(pid)
+            if ours is None:
+                ours = self._read(pid)
+            seen[pid] = ours
+        self._known = seen
+        # Everything the run starts inherits the token; the group adds nothing for sampling.
+        return {p for p, ours in seen.items() if ours and not _is_zombie(p)}
+
+    def _read(self, pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                return self.needle in b"\0" + f.read()
+        except OSError:
+            return False
+
+
 def _pgid(pid: int) -> int | None:
     try:
         return os.getpgid(pid)
@@ -84,19 +121,20 @@ async def kill_run(token: str, pgid: int | None, *, grace: float,
     deadline = time.monotonic() + grace
     interval = 0.02
     while time.monotonic() < deadline:
-        if (main_exited is None or main_exited.is_set()) and not run_pids(token, pgid):
+        if (main_exited is None or main_exited.is_set()) and not await anyio.to_thread.run_sync(
+                run_pids, token, pgid):
             return set()
         await anyio.sleep(interval)
         interval = min(interval * 1.5, 0.25)
     # Grace is over: everything that carries the token or sits in the group dies now.
     for _ in range(50):
-        pids = run_pids(token, pgid)
+        pids = await anyio.to_thread.run_sync(run_pids, token, pgid)
         if not pids:
             return set()
         signal_group(pgid, signal.SIGKILL)
         signal_pids(pids, signal.SIGKILL)
         await anyio.sleep(0.05)
-    return run_pids(token, pgid)
+    return await anyio.to_thread.run_sync(run_pids, token, pgid)
 
 
 @dataclass

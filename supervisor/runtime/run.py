@@ -40,6 +40,21 @@ ACTIVITY_INTERVAL = 1.0
 COMMAND_STARTSECS = 3.0
 
 
+_ROUTINE = ("Decode batch", "Prefill batch", '" 200 OK')
+
+
+def _without_routine(lines: list[str], keep_last: int = 50) -> list[str]:
+    """Drop routine serving lines (batch stats, 200 access lines) except the most recent.
+
+    They can never be a root error, the live tracker already knows the phase, and thousands
+    of them would cost the classifier tens of milliseconds at the moment a verdict is due.
+    """
+    if len(lines) <= 4 * keep_last:
+        return lines
+    head, tail = lines[:-keep_last], lines[-keep_last:]
+    return [ln for ln in head if not any(r in ln for r in _ROUTINE)] + tail
+
+
 class Run:
     def __init__(self, *, run_id: int, token: str, profile: ResolvedProfile, store: Store,
                  hub: Hub, run_dir: Path, gpu_util: Callable[[], float | None] | None = None,
@@ -88,6 +103,12 @@ class Run:
         self.pipe = LogPipe(RunLog(run_dir / "run.log", log_max_bytes),
                             on_line=self._on_line, on_batch=self._on_batch)
         store.phase_started(run_id, Phase.LAUNCH.value, self.phase_since)
+        # Kept in memory too: `status` must not query SQLite or hash the profile each time.
+        self.hash = profile.hash
+        self.phases: list[dict[str, Any]] = [
+            {"phase": Phase.LAUNCH.value, "started": self.phase_since, "ended": None,
+             "duration": None}]
+        self.scanner = proc_mod.RunScanner(token)
 
     # -- state ----------------------------------------------------------------------------
     @property
@@ -137,8 +158,8 @@ class Run:
             "phase_since": self.phase_since, "deadline_s": self.deadline_s(),
             "cause": self.cause and self.cause.value, "evidence": list(self.evidence),
             "pid": self.pid, "progress": self.progress, "started": self.started,
-            "ended": self.ended, "exit_code": self.exit_code, "hash": self.profile.hash,
-            "phases": self.store.phases(self.id),
+            "ended": self.ended, "exit_code": self.exit_code, "hash": self.hash,
+            "phases": [dict(p) for p in self.phases],
             "activity": self.activity.to_dict(now, self.profile.timeouts.silence),
             "log_path": str(self.log_path), "log_error": self.pipe.log.error,
             "stacks": list(self.stack_files), "request_id": self.request_id,
@@ -181,8 +202,17 @@ class Run:
         self.phase = phase
         self.phase_since = time.time()
         self.store.phase_started(self.id, phase.value, self.phase_since)
+        self._close_phase(self.phase_since)
+        self.phases.append({"phase": phase.value, "started": self.phase_since, "ended": None,
+                            "duration": None})
         self.store.update_run(self.id, phase=phase.value)
         self.publish()
+
+    def _close_phase(self, when: float) -> None:
+        last = self.phases[-1] if self.phases else None
+        if last is not None and last["ended"] is None:
+            last["ended"] = when
+            last["duration"] = when - last["started"]
 
     def _became_ready(self, how: str) -> None:
         if self.status != Status.STARTING:
@@ -254,6 +284,7 @@ class Run:
                 await self._drain_output()
                 tg.cancel_scope.cancel()
             await self._on_exit(code)
+            await anyio.lowlevel.checkpoint()  # let client writers send the verdict first
         finally:
             with anyio.CancelScope(shield=True):
                 await self._reap_all()
@@ -310,8 +341,8 @@ class Run:
         self.transition(Status.CRASHED, cause=cause, evidence=evidence + [f"exit code {code}"])
 
     async def _classify(self, exit_code: int | None = None) -> Any:
-        """The classifier over the log tail, off the event loop (it costs tens of ms)."""
-        lines = self.pipe.tail(3000)
+        """The classifier over the log tail, off the event loop."""
+        lines = _without_routine(self.pipe.tail(3000))
         return await anyio.to_thread.run_sync(
             lambda: classify_lines(lines, engine=self.engine.name, exit_code=exit_code))
 
@@ -327,6 +358,7 @@ class Run:
         self.ended = self.ended or time.time()
         self.store.update_run(self.id, ended=self.ended)
         self.store.phases_closed(self.id, self.ended)
+        self._close_phase(self.ended)
         self.settled.set()
         self.publish()
         if self.on_end is not None:
@@ -357,8 +389,7 @@ class Run:
             if self._stop_requested or self.failed:
                 return
             now_m = time.monotonic()
-            pids = await anyio.to_thread.run_sync(proc_mod.run_pids, self.token, self.pgid)
-            tree = await anyio.to_thread.run_sync(proc_mod.sample_tree, pids)
+            tree = await anyio.to_thread.run_sync(self._sample_tree)
             self.activity.sample(tree, self.gpu_util())
             if self.status == Status.STARTING:
                 if await self._check_deadline() or await self._check_silence(now_m):
@@ -371,6 +402,10 @@ class Run:
                 misses = await self._on_probe(result, misses)
                 if self.failed:
                     return
+
+    def _sample_tree(self) -> proc_mod.TreeSample:
+        """Worker thread: the run's processes (cached scan) and their counters, in one call."""
+        return proc_mod.sample_tree(self.scanner.scan())
 
     def _probe_due(self) -> bool:
         # SGLang opens its port only after graph capture: no probing before warmup.
