@@ -573,3 +573,174 @@ def test_monitor_runs_under_plain_anyio_run() -> None:
 
     snap = anyio.run(main)
     assert len(snap) == 1 and snap[0]["health"]["level"] == "ok"
+
+
+# --- cost of an idle monitor: one thread call per round, a cached snapshot ----------------------
+
+
+def _reference_snapshot(mon: GpuMonitor) -> list[dict[str, Any]]:
+    """The snapshot as built before caching (field by field): the cache must equal it."""
+    from dataclasses import fields
+
+    from supervisor.gpu.types import json_safe
+
+    out = []
+    for i in sorted(mon._samples):
+        s = mon._samples[i]
+        d = {f.name: json_safe(getattr(s, f.name)) for f in fields(s)}
+        h = mon._health.get(i)
+        d["health"] = h.to_dict() if h else {"level": "unknown", "flags": [], "action": None}
+        d["processes"] = [p.to_dict() for p in mon._procs.get(i, [])]
+        d["history"] = {k: list(dq) for k, dq in mon._hist.get(i, {}).items()}
+        d["xids"] = [e.to_dict() for e in mon._xids.get(i, ())]
+        d["capabilities"] = dict(mon._caps.get(i, {}))
+        d["stale"] = i in mon._telemetry
+        out.append(d)
+    return out
+
+
+def test_sample_to_dict_matches_fields_and_json_safe() -> None:
+    from dataclasses import fields
+
+    from supervisor.gpu.types import json_safe
+
+    for s in (healthy(), healthy(throttle_reasons=("hw_slowdown",), power_w=NA), GpuSample(3)):
+        d = s.to_dict()
+        assert d == {f.name: json_safe(getattr(s, f.name)) for f in fields(s)}
+        assert list(d) == [f.name for f in fields(s)]
+        json.dumps(d)
+
+
+@pytest.mark.anyio
+async def test_gauge_round_is_one_thread_call_for_all_gpus() -> None:
+    b = FakeBackend(8)
+    mon = GpuMonitor(b, gauge_interval=0.02, slow_interval=3600, xid_poll=0.05)
+    lanes: list[str] = []
+    real_call = mon._call
+
+    async def counting_call(fn: Any, *a: Any, lane: str = "sample", **kw: Any) -> Any:
+        lanes.append(lane)
+        return await real_call(fn, *a, lane=lane, **kw)
+
+    mon._call = counting_call  # type: ignore[method-assign]
+    async with anyio.create_task_group() as tg:
+        with anyio.fail_after(5):
+            await tg.start(mon.run)
+        r0, s0, n0 = mon.statistics()["gauge_rounds"], mon.statistics()["samples"], len(lanes)
+        await wait_for(lambda: mon.statistics()["gauge_rounds"] >= r0 + 5)
+        tg.cancel_scope.cancel()
+    st = mon.statistics()
+    rounds = st["gauge_rounds"] - r0
+    sample_calls = lanes[n0:].count("sample")
+    assert rounds >= 5 and rounds <= sample_calls <= rounds + 2  # + shutdown, a round in flight
+    assert st["samples"] - s0 >= 8 * rounds
+
+
+@pytest.mark.anyio
+async def test_snapshot_is_cached_until_something_changes() -> None:
+    updates: list[list[dict[str, Any]]] = []
+    mon = GpuMonitor(FakeBackend(3), gauge_interval=3600, slow_interval=3600, xid_poll=0.05,
+                     on_update=updates.append)
+    async with anyio.create_task_group() as tg:
+        with anyio.fail_after(5):
+            await tg.start(mon.run)
+        a, b = mon.snapshot(), mon.snapshot()
+        assert a == _reference_snapshot(mon) and a is not b
+        assert all(x is y for x, y in zip(a, b, strict=True))  # not rebuilt
+        a.append({"junk": 1})  # the list is the caller's own
+        assert len(mon.snapshot()) == 3
+
+        await mon.inject("xid:1:79")
+        await wait_for(lambda: mon.snapshot()[1]["health"]["level"] == "critical")
+        c = mon.snapshot()
+        assert c == _reference_snapshot(mon) and c[1]["xids"][0]["xid"] == 79
+        assert b[1]["xids"] == [] and b[1]["health"]["level"] == "ok"  # old dicts untouched
+
+        await mon.inject("temp:2:95")  # inject -> slow round: every GPU re-sampled
+        d = mon.snapshot()
+        assert d == _reference_snapshot(mon) and d[2]["temperature_c"] == 95.0
+        assert updates[-1] == d
+
+        await mon.inject("foreign:0:4242:512")
+        assert [p.pid for p in await mon.foreign_processes([0], set())] == [4242]
+        e = mon.snapshot()
+        assert e == _reference_snapshot(mon) and e[0]["processes"][0]["pid"] == 4242
+
+        mon.clear_xids(1)
+        f = mon.snapshot()
+        assert f == _reference_snapshot(mon) and f[1]["xids"] == []
+        tg.cancel_scope.cancel()
+
+
+class _StallingGpu1(FakeBackend):
+    def __init__(self) -> None:
+        super().__init__(3)
+        self.stall = threading.Event()
+        self.release = threading.Event()
+
+    def sample(self, index: int, *, counters: bool = True) -> GpuSample:
+        if index == 1 and self.stall.is_set():
+            self.release.wait(5)
+        return super().sample(index, counters=counters)
+
+
+@pytest.mark.anyio
+async def test_stalled_round_keeps_gpus_done_and_flags_the_rest() -> None:
+    b = _StallingGpu1()
+    mon = GpuMonitor(b, call_timeout=0.2, gauge_interval=3600, slow_interval=3600, xid_poll=0.05)
+    try:
+        async with anyio.create_task_group() as tg:
+            with anyio.fail_after(5):
+                await tg.start(mon.run)
+            before = mon.snapshot()
+            b.stall.set()
+            with anyio.fail_after(3):
+                await mon._gauge_round()  # abandoned after the deadline, not hung
+            snap = mon.snapshot()
+            assert [g["stale"] for g in snap] == [False, True, True]
+            assert snap[0]["timestamp"] > before[0]["timestamp"]  # done before the stall: used
+            assert snap[1]["timestamp"] == before[1]["timestamp"]  # last good sample kept
+            assert any("timed out" in f for f in snap[1]["health"]["flags"])
+            assert snap == _reference_snapshot(mon)
+            b.release.set()
+            b.stall.clear()
+            await anyio.sleep(0.1)
+            await mon._gauge_round()
+            assert [g["stale"] for g in mon.snapshot()] == [False, False, False]
+            tg.cancel_scope.cancel()
+    finally:
+        b.release.set()
+
+
+def test_fake_shutdown_ends_a_long_wait_xid() -> None:
+    b = FakeBackend(1)
+    b.init()
+    got: list[list[XidEvent]] = []
+    t = threading.Thread(target=lambda: got.append(b.wait_xid(30.0)))
+    t.start()
+    time.sleep(0.05)
+    b.shutdown()
+    t.join(2.0)
+    assert not t.is_alive() and got == [[]]
+    b.init()  # reopened
+    b.inject("xid:0:79")
+    assert [e.xid for e in b.wait_xid(1.0)] == [79]
+
+
+def test_monitor_with_the_default_long_xid_wait_stops_promptly() -> None:
+    b = FakeBackend(2)
+
+    async def main() -> float:
+        mon = GpuMonitor(b, gauge_interval=0.05)  # default xid_poll: a long blocking wait
+        async with anyio.create_task_group() as tg:
+            with anyio.fail_after(5):
+                await tg.start(mon.run)
+            await anyio.sleep(0.2)
+            b.inject("xid:1:79")
+            await wait_for(lambda: mon.snapshot()[1]["health"]["level"] == "critical", 2)
+            t0 = time.monotonic()
+            tg.cancel_scope.cancel()
+        return t0
+
+    t0 = anyio.run(main)
+    assert time.monotonic() - t0 < 1.0  # includes the worker threads finishing

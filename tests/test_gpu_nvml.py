@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ctypes
+import threading
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -93,6 +95,7 @@ class ScriptedNvml:
 
     def _wait(self, es: Any, timeout_ms: int) -> Any:
         if not self.events:
+            time.sleep(timeout_ms / 1000)  # like the driver: block, then time out
             raise err(pynvml.NVML_ERROR_TIMEOUT)
         return self.events.pop(0)
 
@@ -242,3 +245,30 @@ async def test_monitor_over_scripted_nvml(nvml: ScriptedNvml, anyio_backend: str
         assert "ECC uncorrected errors (volatile 3)" in mon.snapshot()[0]["health"]["flags"]
         assert mon.utilization([0]) == 55
         tg.cancel_scope.cancel()
+
+
+def test_long_xid_wait_is_one_call_and_shutdown_ends_it(nvml: ScriptedNvml) -> None:
+    """A long wait_xid runs in short NVML slices: events still arrive at once, and shutdown()
+    (which needs the event lock) does not wait for the whole timeout."""
+    b = NvmlBackend()
+    b.init()
+    got: list[Any] = []
+    t = threading.Thread(target=lambda: got.append(b.wait_xid(30.0)))
+    t.start()
+    time.sleep(0.1)
+    nvml.events.append(
+        SimpleNamespace(
+            device=nvml.handles[0], eventType=pynvml.nvmlEventTypeXidCriticalError, eventData=79
+        )
+    )
+    t.join(2.0)
+    assert not t.is_alive() and [e.xid for e in got[0]] == [79]
+
+    t = threading.Thread(target=lambda: got.append(b.wait_xid(30.0)))
+    t.start()
+    time.sleep(0.1)
+    t0 = time.monotonic()
+    b.shutdown()
+    t.join(2.0)
+    assert not t.is_alive() and got[1] == []
+    assert time.monotonic() - t0 < 1.5

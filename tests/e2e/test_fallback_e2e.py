@@ -72,6 +72,13 @@ max_attempts = 6
     verdict = items[f"req{rid}:isolate:verdict"]
     assert "bad_env" in verdict["title"] and verdict["evidence"]
     _only_current_run(d)
+    # The handoff names the culprit, what serves now, and what is still open.
+    d.ctl("checklist", "add", "report bad_env upstream", check=True)
+    md = d.ctl("brief").stdout
+    assert "Culprit change(s) found by isolation: **bad_env**" in md
+    assert "Serving: tuned ['good_env']" in md
+    assert "report bad_env upstream" in md.split("## Open checklist items")[1]
+    assert "Investigate bad_env" in md
 
 
 def _only_current_run(d) -> None:
