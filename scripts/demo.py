@@ -25,6 +25,9 @@ def main() -> int:
     ap.add_argument("--no-tui", action="store_true", help="follow events instead of the TUI")
     ap.add_argument("--keep", action="store_true", help="keep the temporary state dir")
     args = ap.parse_args()
+    # A closed terminal (SIGHUP) or a kill (SIGTERM) must still stop the demo's daemon.
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     tmp = Path(tempfile.mkdtemp(prefix="gns-demo-", dir="/tmp"))
     sock = tmp / "control.sock"
     env = dict(os.environ, PYTHONPATH=str(REPO))

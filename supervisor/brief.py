@@ -112,12 +112,20 @@ def _next_steps(status: dict[str, Any], runs: list[dict[str, Any]]) -> list[str]
                      " `stacks/`) to see where each rank waits.")
     if run.get("cause") in ("cuda_oom", "kv_cache_oom"):
         steps.append("Adjust memory: `mem-fraction-static`, `cuda-graph-max-bs`, context length.")
+    if run.get("cause") == "port_in_use":
+        steps.append("Free the port the profile uses (`ss -ltnp`) or change `launch.port`.")
+    if run.get("cause") == "gpu_fault":
+        steps.append("A GPU is failing or held by another process: see `supervisor-ctl gpus`.")
     if run.get("cause") == "import_error":
         steps.append("Fix the environment (torch / sgl-kernel / CUDA versions); other configs "
                      "of the same environment will fail the same way.")
     gpus = status.get("gpus") or []
     if any(g.get("health", {}).get("level") in ("warn", "critical") for g in gpus):
         steps.append("Check the GPUs flagged in `supervisor-ctl gpus` before the next launch.")
+    if not steps and run.get("status") in ("crashed", "hung", "timeout", "unhealthy"):
+        steps.append(f"Read the evidence of run #{run.get('id')} and its log "
+                     f"(`supervisor-ctl logs --run {run.get('id')}`), then decide the next "
+                     "experiment; the checklist holds what the daemon already checked.")
     if not steps:
         steps.append("Nothing is failing: continue the campaign with the next experiment "
                      "(`supervisor-ctl switch PROFILE --wait`).")

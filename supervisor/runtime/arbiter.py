@@ -283,7 +283,7 @@ class Arbiter:
         return Run(run_id=run_id, token=token, profile=profile, store=self.store, hub=self.hub,
                    run_dir=run_dir, gpu_util=gpu_util, on_end=self._run_ended,
                    log_max_bytes=self.config.log_max_mb * 2**20, request_id=req.id,
-                   reason=reason, on_log_problem=self._log_problem)
+                   reason=reason, on_log_problem=self._log_problem, on_ready=self._run_ready)
 
     def _prune_run_dirs(self) -> None:
         dirs = sorted((d for d in self.runs_dir.iterdir() if d.name.isdigit()),
@@ -304,11 +304,14 @@ class Arbiter:
             if run.ready_event.is_set() and self.current is run and (
                     req is None or req.done.is_set()) and self._tg is not None:
                 self._tg.start_soon(self._restart_after_failure, run)
-        if not run.failed and run.ready_event.is_set():
-            self.store.set_meta("last_good", {"profile": run.profile.name,
-                                              "changes": list(run.profile.changes),
-                                              "hash": run.profile.hash, "run_id": run.id})
         self.publish_fallback()
+
+    def _run_ready(self, run: Run) -> None:
+        """Ready is what makes a config known-good (remembered across restarts)."""
+        self.store.set_meta("last_good", {"profile": run.profile.name,
+                                          "changes": list(run.profile.changes),
+                                          "hash": run.hash, "run_id": run.id,
+                                          "resolved": run.profile.to_dict()})
 
     def _log_problem(self, run: Run, error: str | None) -> None:
         """The run's log cannot be written (disk full...): supervision goes on; say so."""

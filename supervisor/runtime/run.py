@@ -60,7 +60,8 @@ class Run:
                  hub: Hub, run_dir: Path, gpu_util: Callable[[], float | None] | None = None,
                  on_end: Callable[[Run], None] | None = None, log_max_bytes: int = 256 * 2**20,
                  request_id: int | None = None, reason: str | None = None,
-                 on_log_problem: Callable[[Run, str | None], None] | None = None) -> None:
+                 on_log_problem: Callable[[Run, str | None], None] | None = None,
+                 on_ready: Callable[[Run], None] | None = None) -> None:
         self.id = run_id
         self.token = token
         self.profile = profile
@@ -74,6 +75,7 @@ class Run:
         self.gpu_util = gpu_util or (lambda: None)
         self.on_end = on_end
         self.on_log_problem = on_log_problem
+        self.on_ready = on_ready
         self._log_error: str | None = None
         self.status = Status.STARTING
         self.phase = Phase.LAUNCH
@@ -123,6 +125,8 @@ class Run:
                    evidence: list[str] | None = None) -> None:
         if new == self.status:
             return
+        if evidence is not None:
+            evidence = list(dict.fromkeys(evidence))  # the same line once, order kept
         check_transition(self.status, new)
         self.status = new
         if cause is not None:
@@ -221,6 +225,8 @@ class Run:
             self._enter_phase(Phase.READY)
         self.ready_event.set()
         self.transition(Status.READY)
+        if self.on_ready is not None:
+            self.on_ready(self)
         self.store.add_event("ready", {"how": how}, self.id)
         if self.profile.benchmark and self._tg is not None:
             self._tg.start_soon(self._run_benchmark)
@@ -460,7 +466,8 @@ class Run:
             *self._activity_evidence(), *self._log_evidence(3), *verdict.evidence]
         await self._dump_stacks()
         if self.stack_files:
-            evidence.append(f"stack dumps: {', '.join(self.stack_files)}")
+            evidence.append(f"stack dumps: {len(self.stack_files)} files in "
+                            f"{Path(self.stack_files[0]).parent}")
         await self._fail(Status.HUNG, verdict.cause or Cause.UNKNOWN, evidence)
         return True
 
