@@ -378,7 +378,9 @@ class SupervisorApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            if not self.is_screen_installed("help"):
+                self.install_screen(HelpScreen(), "help")  # composed once, then reused
+            self.push_screen("help")
 
     def action_switch_profile(self) -> None:
         """Open the profiles screen to pick one (the switch itself asks for confirmation)."""

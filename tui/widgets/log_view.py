@@ -2,7 +2,8 @@
 
 Lines arrive through :meth:`LogPanel.append` (cheap: a list append) and reach the ``Log``
 widget in one ``write_lines`` per flush interval, so a flood of 10k lines/s costs a dozen
-writes a second. Raw lines are kept in a bounded ring buffer for re-filtering.
+writes a second. Raw lines are kept in a bounded ring buffer for re-filtering, each beside
+its level (worked out once, as it arrives), so changing the level filter never re-reads a line.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ class LogPanel(Vertical):
         super().__init__(id=id)
         self.max_lines = max_lines
         self.flush_interval = flush_interval
-        self._all: deque[str] = deque(maxlen=max_lines)
-        self._pending: deque[str] = deque(maxlen=max_lines)
+        # (level rank, line) pairs: every kept line, and those not yet written to the Log.
+        self._all: deque[tuple[int, str]] = deque(maxlen=max_lines)
+        self._pending: deque[tuple[int, str]] = deque(maxlen=max_lines)
+        self._bar_state: tuple[object, ...] | None = None
         self._new_while_paused = 0
         self._input_mode = ""
         self._search = ""
@@ -83,13 +86,17 @@ class LogPanel(Vertical):
 
     def append(self, lines: Iterable[str]) -> None:
         """Queue lines for the next flush (may be called at any rate)."""
+        keep, pend, rank = self._all.append, self._pending.append, model.level_rank
+        n = 0
         for line in lines:
             # Keep the control characters of a hostile log out of the terminal.
             clean = line.replace("\r", "").replace("\x1b", "␛") if isinstance(line, str) \
                 else str(line)
-            self._all.append(clean)
-            self._pending.append(clean)
-            self.total_received += 1
+            entry = (rank(clean), clean)
+            keep(entry)
+            pend(entry)
+            n += 1
+        self.total_received += n
 
     def replace(self, lines: Iterable[str]) -> None:
         """Start over with these lines (a fresh tail after a (re)connect)."""
@@ -99,13 +106,23 @@ class LogPanel(Vertical):
         self._pending.clear()
         self._rebuild()
 
+    def _select(self, entries: Iterable[tuple[int, str]]) -> list[str]:
+        """The lines of ``entries`` that pass the level and text filters."""
+        low = model.min_rank(self.level)
+        needle = self.needle.lower()
+        if needle:
+            return [ln for r, ln in entries if r >= low and needle in ln.lower()]
+        if low:
+            return [ln for r, ln in entries if r >= low]
+        return [ln for _, ln in entries]
+
     def flush(self) -> None:
         """Write pending lines that pass the filters, in one call."""
-        log = self.query_one(Log)
         if self._pending:
-            lines = [ln for ln in self._pending if model.passes(ln, self.level, self.needle)]
+            lines = self._select(self._pending)
             self._pending.clear()
             if lines:
+                log = self.query_one(Log)
                 log.write_lines(lines, scroll_end=False)
                 if self.following:
                     log.scroll_end(animate=False)
@@ -115,8 +132,11 @@ class LogPanel(Vertical):
 
     def _rebuild(self) -> None:
         log = self.query_one(Log)
-        log.clear()
-        log.write_lines([ln for ln in self._all if model.passes(ln, self.level, self.needle)])
+        lines = self._select(self._all)
+        if lines != log.lines:  # (often the same: no DEBUG lines, or no error lines either)
+            log.clear()
+            log.write_lines(lines)
+        self._pending.clear()  # all of them are in the view now
         self.following = True
         log.scroll_end(animate=False)
         self._new_while_paused = 0
@@ -131,8 +151,12 @@ class LogPanel(Vertical):
         return list(self.query_one(Log).lines)
 
     def _update_bar(self) -> None:
-        bar = Text(no_wrap=True, overflow="ellipsis")
         paused = self.paused
+        state = (paused, self._new_while_paused, self.level, self.needle, self._match_info)
+        if state == self._bar_state:
+            return  # (called on every flush and scroll; the bar rarely changes)
+        self._bar_state = state
+        bar = Text(no_wrap=True, overflow="ellipsis")
         if paused:
             bar.append("⏸ paused", "bold")
             if self._new_while_paused:
@@ -147,7 +171,7 @@ class LogPanel(Vertical):
         if self._match_info:
             bar.append(f" · {self._match_info}")
         bar_widget = self.query_one("#log-bar", Static)
-        bar_widget.update(bar)
+        bar_widget.update(bar, layout=False)  # (one line high whatever it says)
         bar_widget.set_class(paused, "-paused")
 
     # -- filters ------------------------------------------------------------------------
