@@ -21,11 +21,15 @@ class Checklist:
         self.store = store
         self.publish = publish
         self.ids: list[int] = list(store.get_meta("checklist_ids", []) or [])
+        self._view: list[dict[str, Any]] | None = None   # `status` reads it often
 
     def view(self) -> list[dict[str, Any]]:
-        return self.store.items(ids=self.ids)
+        if self._view is None:
+            self._view = self.store.items(ids=self.ids)
+        return self._view
 
     def _changed(self) -> None:
+        self._view = None
         self.store.set_meta("checklist_ids", self.ids)
         self.publish("checklist", {"items": self.view()})
 

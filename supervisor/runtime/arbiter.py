@@ -70,6 +70,11 @@ class Arbiter:
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self.problems: list[str] = []
         self.checklist = Checklist(store, hub.publish)
+        # Remembered across restarts in the store; kept here without the resolved profile,
+        # which `status` need not carry every time (the brief and the store have it).
+        good = store.get_meta("last_good")
+        self.last_good: dict[str, Any] | None = (
+            {k: v for k, v in good.items() if k != "resolved"} if good else None)
         self._restart_policies: dict[str, RestartPolicy] = {}
         self._restart_scope: anyio.CancelScope | None = None
 
@@ -308,6 +313,8 @@ class Arbiter:
 
     def _run_ready(self, run: Run) -> None:
         """Ready is what makes a config known-good (remembered across restarts)."""
+        self.last_good = {"profile": run.profile.name, "changes": list(run.profile.changes),
+                          "hash": run.hash, "run_id": run.id}
         self.store.set_meta("last_good", {"profile": run.profile.name,
                                           "changes": list(run.profile.changes),
                                           "hash": run.hash, "run_id": run.id,
@@ -408,7 +415,7 @@ class Arbiter:
         if req is None:
             return {"strategy": "none", "attempts": [], "culprits": [], "serving": serving,
                     "request": None, "settled": True,
-                    "last_good": self.store.get_meta("last_good")}
+                    "last_good": self.last_good}
         for att in req.attempts:
             if run is not None and att["run_id"] == run.id:
                 att["status"] = run.status.value
@@ -416,7 +423,7 @@ class Arbiter:
         return {"strategy": req.strategy, "attempts": req.attempts, "culprits": req.culprits,
                 "serving": serving, "request": {"id": req.id, "profile": req.profile,
                                                 "ok": req.ok, "notes": req.notes},
-                "settled": req.done.is_set(), "last_good": self.store.get_meta("last_good")}
+                "settled": req.done.is_set(), "last_good": self.last_good}
 
     def publish_fallback(self) -> None:
         self.hub.publish("fallback", self.fallback_view())
