@@ -87,10 +87,8 @@ def load(config_file: str | None = None, **overrides: Any) -> Config:
     for key in ("profiles_dir", "state_dir", "socket"):
         values[key] = Path(values[key]).expanduser()
     cfg = Config(**values)
-    # issue 6: "adopt" (keep watching a live server after a daemon restart) is not built yet;
-    # accepting it while recover() stops the server anyway would be a lie.
-    if cfg.on_restart != "stop":
-        raise ConfigError(f"{path}: on_restart must be 'stop' ('adopt' is not supported yet)")
+    if cfg.on_restart not in ("stop", "adopt"):
+        raise ConfigError(f"{path}: on_restart must be 'stop' or 'adopt'")
     _check_ops(cfg, path)
     return cfg
 

@@ -103,6 +103,11 @@ class Arbiter:
         """After a restart (even from SIGKILL): never leave a previous server running blind."""
         for row in self.store.active_runs(tuple(s.value for s in ACTIVE_STATUSES)):
             pids = await anyio.to_thread.run_sync(proc_mod.run_pids, row["token"], row["pgid"])
+            if pids and self.config.on_restart == "adopt":
+                why_not = await self._adopt(row, pids)
+                if why_not is None:
+                    continue
+                self.problems.append(f"run {row['id']} not adopted: {why_not}")
             if pids:
                 left = await proc_mod.kill_run(row["token"], row["pgid"], grace=10.0)
                 note = (f"found {len(pids)} live process(es) of run {row['id']} after a daemon "
@@ -114,6 +119,41 @@ class Arbiter:
                                   evidence=(row["evidence"] or []) + [note])
             self.store.add_event("recovered", {"note": note}, row["id"])
             self.problems.append(note)
+
+    async def _adopt(self, row: dict[str, Any], pids: set[int]) -> str | None:
+        """Keep watching a ready server that outlived the daemon; None on success."""
+        if row["status"] != Status.READY.value:
+            return f"it was {row['status']} (only a ready server can be adopted)"
+        if row["pid"] not in pids:
+            return "its main process is gone"
+        try:
+            own = {c.name for c in self.profiles.own_changes(row["profile"])}
+            profile = self.profiles.resolve(
+                row["profile"], changes=[c for c in row["changes"] if c in own])
+        except (ProfileError, KeyError) as exc:
+            return f"its profile no longer resolves: {exc}"
+        if profile.hash != row["hash"]:
+            return "its profile changed since it was launched"
+        req = Request(self._next_request_id(), profile.name, profile.fallback.strategy)
+        req.ok = True
+        req.done.set()
+        req.attempts.append({"run_id": row["id"], "profile": profile.name,
+                             "changes": list(profile.changes), "reason": "adopted",
+                             "status": "ready", "cause": None})
+        self.request = req
+        run = Run(run_id=row["id"], token=row["token"], profile=profile, store=self.store,
+                  hub=self.hub, run_dir=self.runs_dir / str(row["id"]),
+                  gpu_util=self.gpus.utilization if self.gpus is not None else None,
+                  on_end=self._run_ended, request_id=req.id, reason="adopted",
+                  log_max_bytes=self.config.log_max_mb * 2**20,
+                  on_log_problem=self._log_problem, on_ready=self._run_ready, adopted=row)
+        self.current = run
+        assert self._tg is not None
+        await self._tg.start(run.supervise_adopted)
+        note = f"adopted run {row['id']} ({row['profile']}, pid {row['pid']}) after a restart"
+        self.store.add_event("adopted", {"note": note}, row["id"])
+        self.problems.append(note)
+        return None
 
     # -- requests -----------------------------------------------------------------------
     def _next_request_id(self) -> int:

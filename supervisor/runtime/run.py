@@ -55,13 +55,25 @@ def _without_routine(lines: list[str], keep_last: int = 50) -> list[str]:
     return [ln for ln in head if not any(r in ln for r in _ROUTINE)] + tail
 
 
+def _tail_lines(path: Path, n: int) -> list[str]:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            f.seek(max(0, f.tell() - 300 * n))
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [ln for ln in text.replace("\r", "\n").split("\n") if ln][-n:]
+
+
 class Run:
     def __init__(self, *, run_id: int, token: str, profile: ResolvedProfile, store: Store,
                  hub: Hub, run_dir: Path, gpu_util: Callable[[], float | None] | None = None,
                  on_end: Callable[[Run], None] | None = None, log_max_bytes: int = 256 * 2**20,
                  request_id: int | None = None, reason: str | None = None,
                  on_log_problem: Callable[[Run, str | None], None] | None = None,
-                 on_ready: Callable[[Run], None] | None = None) -> None:
+                 on_ready: Callable[[Run], None] | None = None,
+                 adopted: dict[str, Any] | None = None) -> None:
         self.id = run_id
         self.token = token
         self.profile = profile
@@ -104,13 +116,36 @@ class Run:
         self.activity = ActivityTracker(started=time.monotonic())
         self.pipe = LogPipe(RunLog(run_dir / "run.log", log_max_bytes),
                             on_line=self._on_line, on_batch=self._on_batch)
-        store.phase_started(run_id, Phase.LAUNCH.value, self.phase_since)
         # Kept in memory too: `status` must not query SQLite or hash the profile each time.
         self.hash = profile.hash
+        self.scanner = proc_mod.RunScanner(token)
+        self.adopted = adopted is not None
+        if adopted is not None:
+            self._take_over(adopted)
+            return
+        store.phase_started(run_id, Phase.LAUNCH.value, self.phase_since)
         self.phases: list[dict[str, Any]] = [
             {"phase": Phase.LAUNCH.value, "started": self.phase_since, "ended": None,
              "duration": None}]
-        self.scanner = proc_mod.RunScanner(token)
+
+    def _take_over(self, row: dict[str, Any]) -> None:
+        """State of a ready run found alive after a daemon restart (see supervise_adopted)."""
+        self.status = Status.READY
+        self.ready_event.set()
+        self.benchmark_done.set()
+        self.phases = self.store.phases(self.id)
+        last = self.phases[-1] if self.phases else None
+        self.phase = Phase(last["phase"]) if last else Phase.READY
+        self.phase_since = last["started"] if last else time.time()
+        if last is not None:
+            last["ended"] = last["duration"] = None
+        self.pid, self.pgid, self.started = row["pid"], row["pgid"], row["started"]
+        self.benchmark = row.get("benchmark")
+        self.pipe.ring.extend(_tail_lines(self.log_path, 3000))
+        self.evidence = list(row.get("evidence") or []) + [
+            "adopted after a daemon restart: health and exit are watched again; output "
+            "written while no daemon was reading is lost (the old pipe closed with it)"]
+        self.store.update_run(self.id, evidence=self.evidence)
 
     # -- state ----------------------------------------------------------------------------
     @property
@@ -305,6 +340,38 @@ class Run:
         self.transition(Status.CRASHED, cause=cause, evidence=evidence)
         self.pipe.log.close()
         self._settle()
+
+    async def supervise_adopted(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        """Watch a server started by a previous daemon: not our child, so a pidfd tells
+        us when it exits (at once, no polling) but not its exit code."""
+        try:
+            pidfd = os.pidfd_open(self.pid or 0)
+        except OSError:
+            task_status.started()
+            self._settle()
+            return
+        self.publish()
+        task_status.started()
+        try:
+            async with anyio.create_task_group() as tg:
+                self._tg = tg
+                tg.start_soon(self._watch)
+                await anyio.wait_readable(pidfd)
+                self.exited.set()
+                tg.cancel_scope.cancel()
+            if not self.failed:
+                if self._stop_requested:
+                    self.transition(Status.STOPPED, evidence=[self._stop_reason])
+                else:
+                    self.transition(Status.CRASHED, cause=Cause.UNKNOWN, evidence=[
+                        f"adopted server (pid {self.pid}) exited; its exit code is unknown "
+                        "because it is not this daemon's child", *self._log_evidence()])
+        finally:
+            os.close(pidfd)
+            with anyio.CancelScope(shield=True):
+                await self._reap_all()
+                self.pipe.log.close()
+                self._settle()
 
     def _spawn_failed(self, exc: OSError) -> None:
         msg = f"cannot start {self.argv()[0]!r}: {exc.strerror or exc}"

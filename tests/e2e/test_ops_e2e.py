@@ -207,6 +207,49 @@ def test_sigkill_during_phase_then_restart(workdir: Path, make_daemon, phase: st
     assert first.run_processes() == {}
 
 
+def test_adopt_keeps_watching_a_ready_server_after_sigkill(workdir: Path,
+                                                           make_daemon) -> None:
+    import socket as socketlib
+
+    cfg = write_config(workdir, 'on_restart = "adopt"\n')
+    port = free_port()
+    write_profile(workdir, "good", emulator_profile("good", port=port))
+    first = make_daemon(config=cfg)
+    first.ctl("switch", "good", "--wait", "--timeout", "60", check=True)
+    run = first.run()
+    first.proc.send_signal(signal.SIGKILL)
+    first.proc.wait(10)
+
+    second = _restart_daemon(make_daemon, config=cfg)
+    adopted = second.run()
+    assert (adopted["id"], adopted["pid"], adopted["status"]) == (run["id"], run["pid"], "ready")
+    assert any("adopted after a daemon restart" in e for e in adopted["evidence"])
+    assert any("Load weight begin" in ln for ln in
+               second.ctl("logs", "-n", "3000").stdout.splitlines())  # seeded from the file
+    with socketlib.create_connection(("127.0.0.1", port), timeout=5) as s:  # still serving
+        s.sendall(b"GET /health HTTP/1.0\r\n\r\n")
+        assert b" 200 " in s.recv(100)
+    # Its exit is still seen at once, through a pidfd (it is not the new daemon's child).
+    os.kill(run["pid"], signal.SIGKILL)
+    dead = second.wait_run(lambda r: r["status"] == "crashed", 15, "the adopted server's exit")
+    assert "exit code is unknown" in dead["evidence"][0]
+    wait_until(lambda: second.run_processes() == {}, 15, "nothing of the run left")
+
+
+def test_adopted_server_can_be_stopped(workdir: Path, make_daemon) -> None:
+    cfg = write_config(workdir, 'on_restart = "adopt"\n')
+    write_profile(workdir, "good", emulator_profile("good", port=free_port()))
+    first = make_daemon(config=cfg)
+    first.ctl("switch", "good", "--wait", "--timeout", "60", check=True)
+    first.proc.send_signal(signal.SIGKILL)
+    first.proc.wait(10)
+    second = _restart_daemon(make_daemon, config=cfg)
+    assert second.run()["status"] == "ready"
+    res = second.ctl_json("stop")
+    assert res["status"] == "stopped" and res["leftovers"] == []
+    assert second.run_processes() == {}
+
+
 # -- disk full ------------------------------------------------------------------------------
 
 @pytest.fixture
