@@ -17,6 +17,8 @@ class Notifier:
         self._sock: socket.socket | None = None
         if self.address:
             self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+            # Never block the event loop on systemd: a full queue drops the message.
+            self._sock.setblocking(False)
 
     def close(self) -> None:
         if self._sock is not None:

@@ -40,6 +40,8 @@ ACTIVITY_INTERVAL = 1.0
 COMMAND_STARTSECS = 3.0
 
 
+_DAEMON_ONLY_ENV = frozenset({"NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS",
+                              "LISTEN_PID", "LISTEN_FDNAMES"})
 _ROUTINE = ("Decode batch", "Prefill batch", '" 200 OK')
 
 
@@ -292,7 +294,8 @@ class Run:
         return [sys.executable if a == PYTHON_PLACEHOLDER else a for a in self.profile.argv()]
 
     def env(self) -> dict[str, str]:
-        env = dict(os.environ)
+        # systemd's per-service variables are the daemon's, not the server's.
+        env = {k: v for k, v in os.environ.items() if k not in _DAEMON_ONLY_ENV}
         env.update(self.profile.env_dict())
         env[proc_mod.RUN_ENV_VAR] = self.token
         env.setdefault("PYTHONUNBUFFERED", "1")

@@ -196,26 +196,49 @@ def test_sigterm_stops_the_server_then_exits(workdir: Path, make_daemon) -> None
     assert not d.sock.exists()
 
 
-def test_sd_notify_ready_status_stopping(workdir: Path, make_daemon) -> None:
+def test_sd_notify_ready_status_watchdog_reloading_stopping(workdir: Path,
+                                                            make_daemon) -> None:
     notify = workdir / "notify"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(notify))
-    sock.settimeout(30)
+    sock.settimeout(0.2)
+    seen: list[str] = []
+    done = threading.Event()
+
+    def collect() -> None:  # read as promptly as systemd does
+        while not done.is_set():
+            try:
+                seen.append(sock.recv(4096).decode())
+            except TimeoutError:
+                continue
+
+    reader = threading.Thread(target=collect)
+    reader.start()
+
+    def wait_for(pred, what: str) -> None:
+        deadline = time.monotonic() + 30
+        while not any(pred(m) for m in list(seen)):
+            assert time.monotonic() < deadline, f"no {what}; got {seen[-5:]}"
+            time.sleep(0.05)
+
     try:
         write_profile(workdir, "good", emulator_profile("good", port=free_port()))
-        d = make_daemon(env={"NOTIFY_SOCKET": str(notify)})
-        assert sock.recv(4096).decode().startswith("READY=1")
+        d = make_daemon(env={"NOTIFY_SOCKET": str(notify), "WATCHDOG_USEC": "400000"})
+        wait_for(lambda m: m.startswith("READY=1"), "READY=1")
         d.ctl("switch", "good", "--wait", "--timeout", "60", check=True)
-        seen = []
-        while not any("STATUS=good: ready" in m for m in seen):
-            seen.append(sock.recv(4096).decode())
+        wait_for(lambda m: "STATUS=good: ready" in m, "STATUS with the ready profile")
         assert any(m.startswith("STATUS=good: starting") for m in seen)
+        wait_for(lambda m: m == "WATCHDOG=1", "WATCHDOG=1 from the main loop")
+        d.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda m: m.startswith("RELOADING=1\nMONOTONIC_USEC="), "RELOADING=1")
         d.proc.send_signal(signal.SIGTERM)
-        while "STOPPING=1" not in seen:
-            seen.append(sock.recv(4096).decode())
+        wait_for(lambda m: m == "STOPPING=1", "STOPPING=1")
         assert d.proc.wait(30) == 0
     finally:
+        done.set()
+        reader.join()
         sock.close()
+
 
 
 def test_profiles_show_and_json_flag_positions(workdir: Path, make_daemon) -> None:
