@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +134,3 @@ def _read(path: Path) -> dict[str, Any]:
         flat["socket_group"] = str(flat["socket_group"])
     return flat
 
-
-def with_overrides(cfg: Config, **kw: Any) -> Config:
-    return replace(cfg, **kw)

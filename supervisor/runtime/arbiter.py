@@ -12,7 +12,6 @@ import secrets
 import shutil
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -485,6 +484,3 @@ def _version() -> str:
     from .. import __version__
     return __version__
 
-
-def run_dir_for(state_dir: Path, run_id: int) -> Path:
-    return state_dir / "runs" / str(run_id)
