@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from .rules import THROTTLE_BITS, describe_xid
-from .types import GpuProcess, GpuSample, XidEvent
+from .types import PROBE_GROUPS, GpuProcess, GpuSample, XidEvent
 
 __all__ = ["FakeBackend", "INJECT_HELP"]
 
@@ -78,24 +78,7 @@ class FakeBackend:
 
     def probe(self, index: int) -> dict[str, bool]:
         g = self._gpu(index)
-        groups = (
-            "utilization",
-            "memory",
-            "temperature",
-            "temperature_threshold",
-            "power",
-            "power_limit",
-            "clocks",
-            "throttle",
-            "ecc",
-            "remapped_rows",
-            "pcie_replay",
-            "pcie_link",
-            "recovery_action",
-            "processes",
-            "xid_events",
-        )
-        caps = {k: not g.lost for k in groups}
+        caps = {k: not g.lost for k in PROBE_GROUPS}
         caps["retired_pages"] = False  # Hopper uses row remapping, not page retirement
         return caps
 

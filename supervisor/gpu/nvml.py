@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .rules import decode_throttle, describe_xid
-from .types import NA, GpuProcess, GpuSample, XidEvent
+from .types import NA, PROBE_GROUPS, GpuProcess, GpuSample, XidEvent
 
 log = logging.getLogger(__name__)
 
@@ -24,25 +24,6 @@ __all__ = ["GpuLostError", "NoGpuBackend", "NvmlBackend", "NvmlUnavailable"]
 MIB = 1024 * 1024
 #: Longest single NVML event wait inside one ``wait_xid`` call (bounds how long shutdown waits).
 XID_WAIT_SLICE_S = 0.5
-#: Metric groups probed once per GPU; a False group is never called again (no signal).
-PROBE_GROUPS = (
-    "utilization",
-    "memory",
-    "temperature",
-    "temperature_threshold",
-    "power",
-    "power_limit",
-    "clocks",
-    "throttle",
-    "ecc",
-    "remapped_rows",
-    "retired_pages",
-    "pcie_replay",
-    "pcie_link",
-    "recovery_action",
-    "processes",
-    "xid_events",
-)
 
 
 class NvmlUnavailable(RuntimeError):

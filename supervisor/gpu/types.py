@@ -214,3 +214,24 @@ class GpuBackend(Protocol):
     def sample(self, index: int, *, counters: bool = True) -> GpuSample: ...
     def processes(self, index: int) -> list[GpuProcess]: ...
     def wait_xid(self, timeout_s: float) -> list[XidEvent]: ...
+
+
+#: Metric groups probed once per GPU; a False group is never called again (no signal).
+PROBE_GROUPS = (
+    "utilization",
+    "memory",
+    "temperature",
+    "temperature_threshold",
+    "power",
+    "power_limit",
+    "clocks",
+    "throttle",
+    "ecc",
+    "remapped_rows",
+    "retired_pages",
+    "pcie_replay",
+    "pcie_link",
+    "recovery_action",
+    "processes",
+    "xid_events",
+)
