@@ -106,6 +106,11 @@ class Hub:
         for outbox in targets:
             outbox.put_event(payload)
 
+    def wants(self, topic: str) -> bool:
+        """Whether any subscriber follows ``topic`` (listeners never need log events): lets a
+        producer skip building an event nobody reads."""
+        return any(topic in o.topics for o in self.subscribers)
+
     def subscribe(self, outbox: Outbox, topics: Iterable[str]) -> None:
         outbox.topics = set(topics)
         self.subscribers.add(outbox)

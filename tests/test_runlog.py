@@ -6,7 +6,7 @@ import errno
 from pathlib import Path
 
 from supervisor.runtime import logpipe
-from supervisor.runtime.logpipe import LogPipe, RunLog
+from supervisor.runtime.logpipe import LogPipe, RunLog, lines_of
 
 
 def test_rotation_bounds_the_log(tmp_path: Path) -> None:
@@ -44,11 +44,69 @@ def test_write_error_is_reported_then_retried(tmp_path: Path, monkeypatch) -> No
 
 
 def test_pipe_splits_on_cr_and_lf_and_keeps_partials(tmp_path: Path) -> None:
-    lines: list[str] = []
-    pipe = LogPipe(RunLog(tmp_path / "run.log"), on_line=lines.append)
+    chunks: list[bytes] = []
+    pipe = LogPipe(RunLog(tmp_path / "run.log"), on_chunk=chunks.append)
     pipe.feed(b"a\r\nbar 1/3\rbar 2/3\rb")
     pipe.feed(b"c\n\n")
+    pipe.feed(b"no newline yet")
+    assert chunks == [b"a\nbar 1/3\nbar 2/3\n", b"bc\n\n"]  # only complete lines, \r -> \n
     pipe.flush()
     pipe.log.close()
-    assert lines == ["a", "bar 1/3", "bar 2/3", "bc"]
-    assert pipe.tail(2) == ["bar 2/3", "bc"]
+    assert chunks[-1] == b"no newline yet\n"
+    assert [line for c in chunks for line in lines_of(c)] == \
+        ["a", "bar 1/3", "bar 2/3", "bc", "no newline yet"]
+    assert pipe.tail(2) == ["bc", "no newline yet"]
+    assert pipe.tail(100) == ["a", "bar 1/3", "bar 2/3", "bc", "no newline yet"]
+    # the file holds the bytes as written, \r included
+    assert (tmp_path / "run.log").read_bytes() == b"a\r\nbar 1/3\rbar 2/3\rbc\n\nno newline yet"
+
+
+def test_a_line_without_end_is_cut_at_the_partial_limit(tmp_path: Path) -> None:
+    chunks: list[bytes] = []
+    pipe = LogPipe(RunLog(tmp_path / "run.log"), on_chunk=chunks.append)
+    pipe.feed(b"x" * (logpipe.MAX_PARTIAL + 1))
+    assert chunks == [b"x" * (logpipe.MAX_PARTIAL + 1) + b"\n"]
+    pipe.log.close()
+
+
+def test_ring_keeps_at_least_its_limit_of_newest_output(tmp_path: Path) -> None:
+    pipe = LogPipe(RunLog(tmp_path / "run.log"), ring_bytes=1000)
+    for i in range(200):
+        pipe.feed(f"line {i:04d}\n".encode())   # 10 bytes a line
+    pipe.log.close()
+    assert 1000 <= pipe.ring_bytes < 1000 + 10
+    assert pipe.tail(3) == ["line 0197", "line 0198", "line 0199"]
+    assert len(pipe.tail(10_000)) == pipe.ring_bytes // 10
+    pipe.seed(["adopted 1", "adopted 2"])
+    assert pipe.tail(2) == ["adopted 1", "adopted 2"]
+
+
+def test_pump_reads_a_real_pipe_to_eof_and_closes_it(tmp_path: Path) -> None:
+    import os
+
+    import anyio
+
+    r, w = logpipe.open_pipe()
+    chunks: list[bytes] = []
+    pipe = LogPipe(RunLog(tmp_path / "run.log"), on_chunk=chunks.append)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pipe.pump, r)
+            for i in range(3):
+                os.write(w, f"tick {i}\r".encode())
+                await anyio.sleep(0.01)
+            os.write(w, b"tail without newline")
+            os.close(w)
+            with anyio.fail_after(5):
+                await pipe.eof.wait()
+
+    anyio.run(main)
+    pipe.log.close()
+    assert pipe.tail(10) == ["tick 0", "tick 1", "tick 2", "tail without newline"]
+    try:
+        os.fstat(r)
+    except OSError:
+        pass
+    else:
+        raise AssertionError("pump left the read end open")

@@ -30,6 +30,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 
 from supervisor.protocol.client import ConnectionLost, DaemonError
+from supervisor.protocol.wire import log_event_lines
 
 from . import model
 from .connection import Client, Connector, Target, connect, default_socket
@@ -212,7 +213,7 @@ class SupervisorApp(App[None]):
         if kind == "run":
             self.post_message(RunChanged(node, d or None))
         elif kind == "log":
-            lines = model.str_list(d.get("lines"))
+            lines = log_event_lines(d)
             if lines:
                 self.post_message(LogLines(node, d.get("run_id"), lines))
         elif kind == "gpus":

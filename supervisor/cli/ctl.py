@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 
+from ..protocol import wire
 from . import guard_identity
 from .ctl_format import format_event, format_history, format_status, format_wait
 
@@ -256,7 +257,7 @@ async def cmd_logs(client: Any, args: argparse.Namespace) -> int:
     sys.stdout.flush()
     async for event in client.events():
         if event.get("event") == "log":
-            for line in event["data"]["lines"]:
+            for line in wire.log_event_lines(event.get("data")):
                 print(json.dumps({"run_id": event["data"]["run_id"], "line": line})
                       if args.json else line)
         elif event.get("event") == "dropped":

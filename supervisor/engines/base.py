@@ -115,7 +115,8 @@ class PhaseTracker:
 
     State: ``phase`` (starts at LAUNCH, only moves forward), ``progress``, ``ready`` (the ready
     line was seen, or the daemon called :meth:`mark_ready`), ``requests_seen`` (real requests
-    after ready), ``started`` (the engine reported its initialisation finished; for SGLang the
+    after ready, counted by :meth:`feed`; :meth:`feed_chunk` stops looking once serving),
+    ``started`` (the engine reported its initialisation finished; for SGLang the
     same as ready, for vLLM the engine core may report it before the API server is up) and
     ``markers_seen`` (how many phase-marker lines were recognised).
     """
@@ -132,6 +133,11 @@ class PhaseTracker:
 
     def feed(self, line: str) -> PhaseUpdate | None:
         return None
+
+    def feed_chunk(self, chunk: bytes) -> list[PhaseUpdate]:
+        """The updates of one read of the live log: ``\\n``-terminated lines, ``\\r`` already
+        turned into ``\\n`` (the pipeline's chunk). Same result as :meth:`feed` per line."""
+        return []
 
     def mark_ready(self, line: str = "") -> PhaseUpdate | None:
         """The daemon decided the run is ready (health probe, or a command that runs)."""
@@ -176,6 +182,23 @@ class MarkerTracker(PhaseTracker):
     __slots__ = ()
     PREFILTER: re.Pattern[str] = re.compile(r"(?!x)x")
     MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = ()
+
+    def feed_chunk(self, chunk: bytes) -> list[PhaseUpdate]:
+        # Serving is the last phase, and where the log runs at thousands of lines a second
+        # (a decode line per batch, an access line per request): nothing there can change the
+        # phase, so the chunk is not even split. Before that, output is slow (loading, capture)
+        # and each line goes through feed().
+        updates: list[PhaseUpdate] = []
+        if self.phase is Phase.SERVING:
+            return updates
+        for raw in chunk.split(b"\n"):
+            if raw:
+                update = self.feed(raw.decode("utf-8", "replace"))
+                if update is not None:
+                    updates.append(update)
+                if self.phase is Phase.SERVING:
+                    break
+        return updates
 
     def feed(self, line: str) -> PhaseUpdate | None:
         if self.phase is Phase.SERVING:

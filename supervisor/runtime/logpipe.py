@@ -1,8 +1,15 @@
-"""The log pipeline of a run: read merged output, split on \\r and \\n, write, keep, fan out.
+"""The log pipeline of a run: read merged output, normalise \\r, write, keep, fan out.
 
-The child must never block on us, so the reader does as little as possible per chunk: the raw
-bytes go to the run's log file unchanged, complete lines go to a bounded ring buffer, to the
-line callback (phase tracker) and, as one batch per chunk, to subscribers.
+The child must never block on us, so the reader does as little as possible, and only per read
+(up to CHUNK bytes, thousands of lines), never per line: the raw bytes go to the run's log file
+unchanged; \\r becomes \\n; the complete lines of the read go, as one ``\\n``-terminated bytes
+chunk, to a ring of recent chunks and to the chunk callback (phase tracker, activity,
+subscribers). Lines are split and decoded only where someone needs them as text: the tracker
+(before the server is serving), a subscriber's event, ``tail``.
+
+The child's stdout and stderr are one pipe of our own (:func:`open_pipe`), read with
+``os.read`` when the loop says it is readable: no asyncio transport and StreamReader in
+between, which would copy every byte twice more.
 """
 
 from __future__ import annotations
@@ -16,27 +23,31 @@ from collections.abc import Callable
 from pathlib import Path
 
 import anyio
-from anyio.abc import ByteReceiveStream
 
-CHUNK = 256 * 1024
+CHUNK = 1 << 20
 MAX_PARTIAL = 64 * 1024
 # The child's pipe is grown from 64 KiB to this (Linux allows up to
 # /proc/sys/fs/pipe-max-size, 1 MiB by default, without privileges): a burst then waits in the
 # kernel instead of blocking the child, and a reader that falls behind takes it in reads of up
-# to CHUNK bytes, so the per-chunk costs (publish, JSON, one send per subscriber) are paid
-# once per ~2000 lines instead of once per ~500 (bench/run.py, pipeline).
+# to CHUNK bytes, so the per-read costs (a loop iteration, an event, one send per subscriber)
+# are paid once per ~8000 lines (bench/run.py, pipeline).
 PIPE_SIZE = 1 << 20
+# The ring keeps at least this much of the newest output: `logs -n`, the verdict's tail.
+RING_BYTES = 2 * 2**20
 
 
-def grow_pipe(stream: object, size: int = PIPE_SIZE) -> bool:
-    """Best effort: enlarge the kernel buffer of the pipe behind an anyio process stream."""
+def open_pipe(size: int = PIPE_SIZE) -> tuple[int, int]:
+    """A pipe for a child's merged output: (read end, non-blocking; write end, for the child).
+
+    Both ends are close-on-exec; the spawn dup2()s the write end onto the child's 1 and 2.
+    """
+    r, w = os.pipe2(os.O_CLOEXEC)
+    os.set_blocking(r, False)
     try:
-        transport = stream._stream._transport  # type: ignore[attr-defined]
-        fd = transport.get_extra_info("pipe").fileno()
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)  # type: ignore[attr-defined]
-        return True
-    except Exception:  # not a pipe, not Linux, over the limit: keep the default
-        return False
+        fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, size)  # type: ignore[attr-defined]
+    except (OSError, AttributeError):  # over the limit, or not Linux: keep the default
+        pass
+    return r, w
 
 
 class RunLog:
@@ -103,30 +114,38 @@ class RunLog:
 
 
 class LogPipe:
-    def __init__(self, log: RunLog, *, ring_size: int = 5000,
-                 on_line: Callable[[str], None] | None = None,
-                 on_batch: Callable[[list[str]], None] | None = None) -> None:
+    def __init__(self, log: RunLog, *, ring_bytes: int = RING_BYTES,
+                 on_chunk: Callable[[bytes], None] | None = None) -> None:
         self.log = log
-        self.ring: deque[str] = deque(maxlen=ring_size)
-        self.on_line = on_line
-        self.on_batch = on_batch
-        self.lines = 0
+        self.ring: deque[bytes] = deque()   # complete lines, each chunk \\n-terminated
+        self.ring_bytes = 0
+        self.ring_limit = ring_bytes
+        self.on_chunk = on_chunk
         self.bytes = 0
         self.last_output = time.monotonic()
         self.eof = anyio.Event()
-        self._partial = ""
+        self._partial = b""
 
-    async def pump(self, stream: ByteReceiveStream) -> None:
-        """Read until EOF (every holder of the pipe has exited or closed it)."""
-        grow_pipe(stream)
+    async def pump(self, fd: int) -> None:
+        """Read the pipe ``fd`` (non-blocking) until EOF, then close it.
+
+        EOF comes when every holder of the write end has exited or closed it.
+        """
         try:
             while True:
                 try:
-                    data = await stream.receive(CHUNK)
-                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    data = os.read(fd, CHUNK)
+                except BlockingIOError:
+                    await anyio.wait_readable(fd)
+                    continue
+                except OSError:
+                    break
+                if not data:
                     break
                 self.feed(data)
+                await anyio.lowlevel.checkpoint()  # a flood must not starve the loop
         finally:
+            os.close(fd)
             self.flush()
             self.eof.set()
 
@@ -134,35 +153,52 @@ class LogPipe:
         self.last_output = time.monotonic()
         self.bytes += len(data)
         self.log.write(data)
-        # \r and \r\n become \n on the bytes (ASCII: never inside a UTF-8 sequence), before
-        # the decode widens the text; then one split.
-        text = self._partial + data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").decode(
-            "utf-8", "replace")
-        parts = text.split("\n")
-        self._partial = parts.pop()
-        if len(self._partial) > MAX_PARTIAL:
-            parts.append(self._partial)
-            self._partial = ""
-        self._emit(parts)
+        if b"\r" in data:  # ASCII: never inside a UTF-8 sequence
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        end = data.rfind(b"\n") + 1
+        if end == 0:
+            self._partial += data
+            if len(self._partial) > MAX_PARTIAL:
+                self.flush()
+            return
+        if self._partial:
+            chunk = self._partial + data[:end]
+        else:
+            chunk = data if end == len(data) else data[:end]
+        self._partial = data[end:]
+        self._emit(chunk)
 
     def flush(self) -> None:
         if self._partial:
-            self._emit([self._partial])
-            self._partial = ""
+            chunk, self._partial = self._partial + b"\n", b""
+            self._emit(chunk)
 
-    def _emit(self, parts: list[str]) -> None:
-        lines = [p for p in parts if p] if "" in parts else parts
-        if not lines:
-            return
-        self.lines += len(lines)
-        self.ring.extend(lines)
-        if self.on_line is not None:
-            for line in lines:
-                self.on_line(line)
-        if self.on_batch is not None:
-            self.on_batch(lines)
+    def seed(self, lines: list[str]) -> None:
+        """Put earlier output into the ring (an adopted run's tail, read from its file)."""
+        if lines:
+            self._keep(("\n".join(lines) + "\n").encode())
+
+    def _emit(self, chunk: bytes) -> None:
+        self._keep(chunk)
+        if self.on_chunk is not None:
+            self.on_chunk(chunk)
+
+    def _keep(self, chunk: bytes) -> None:
+        self.ring.append(chunk)
+        self.ring_bytes += len(chunk)
+        while self.ring_bytes - len(self.ring[0]) >= self.ring_limit:
+            self.ring_bytes -= len(self.ring.popleft())
 
     def tail(self, n: int) -> list[str]:
-        if n >= len(self.ring):
-            return list(self.ring)
-        return list(self.ring)[-n:]
+        """The last ``n`` non-empty lines kept (fewer if the ring holds fewer)."""
+        out: list[str] = []
+        for chunk in reversed(self.ring):
+            if len(out) >= n:
+                break
+            out[:0] = lines_of(chunk)[-(n - len(out)):]
+        return out
+
+
+def lines_of(chunk: bytes) -> list[str]:
+    """The non-empty lines of a chunk, as text."""
+    return [x for x in chunk.decode("utf-8", "replace").split("\n") if x]

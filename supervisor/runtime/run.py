@@ -19,6 +19,7 @@ import anyio
 
 from ..diagnosis.classifier import classify_lines
 from ..engines import get_engine
+from ..engines.base import PhaseUpdate
 from ..events import Hub
 from ..profiles import ResolvedProfile
 from ..states import (
@@ -33,7 +34,7 @@ from ..watchdogs.activity import ActivityTracker
 from ..watchdogs.health import probe
 from . import process as proc_mod
 from . import stacks
-from .logpipe import LogPipe, RunLog
+from .logpipe import LogPipe, RunLog, open_pipe
 
 PYTHON_PLACEHOLDER = "{python}"
 ACTIVITY_INTERVAL = 1.0
@@ -117,7 +118,7 @@ class Run:
         self._stop_reason = ""
         self.activity = ActivityTracker(started=time.monotonic())
         self.pipe = LogPipe(RunLog(run_dir / "run.log", log_max_bytes),
-                            on_line=self._on_line, on_batch=self._on_batch)
+                            on_chunk=self._on_chunk)
         # Kept in memory too: `status` must not query SQLite or hash the profile each time.
         self.hash = profile.hash
         self.scanner = proc_mod.RunScanner(token)
@@ -143,7 +144,7 @@ class Run:
             last["ended"] = last["duration"] = None
         self.pid, self.pgid, self.started = row["pid"], row["pgid"], row["started"]
         self.benchmark = row.get("benchmark")
-        self.pipe.ring.extend(_tail_lines(self.log_path, 3000))
+        self.pipe.seed(_tail_lines(self.log_path, 3000))
         self.evidence = list(row.get("evidence") or []) + [
             "adopted after a daemon restart: health and exit are watched again; output "
             "written while no daemon was reading is lost (the old pipe closed with it)"]
@@ -211,10 +212,7 @@ class Run:
         self.hub.publish("run", self.snapshot())
 
     # -- output -------------------------------------------------------------------------
-    def _on_line(self, line: str) -> None:
-        update = self.tracker.feed(line)
-        if update is None:
-            return
+    def _on_update(self, update: PhaseUpdate) -> None:
         if update.changed_phase and update.phase.rank > self.phase.rank:
             self._enter_phase(update.phase)
         if update.progress != self.progress:
@@ -223,18 +221,22 @@ class Run:
         if update.ready and not self.ready_event.is_set():
             self._became_ready("ready line")
 
-    def _on_batch(self, lines: list[str]) -> None:
+    def _on_chunk(self, chunk: bytes) -> None:
+        for update in self.tracker.feed_chunk(chunk):
+            self._on_update(update)
         # Access lines of our own health probes are not a sign of life: a server hung in
         # warmup still answers them (503) from its HTTP thread.
-        probe = f"GET {self.profile.health.path} "
-        if any(probe not in line for line in lines):
+        probe = f"GET {self.profile.health.path} ".encode()
+        if probe not in chunk or any(probe not in line for line in chunk.split(b"\n") if line):
             self.activity.output_seen(time.monotonic())
         if self.pipe.log.error != self._log_error:  # disk full, or space came back
             self._log_error = self.pipe.log.error
             if self.on_log_problem is not None:
                 self.on_log_problem(self, self._log_error)
             self.publish()
-        self.hub.publish("log", {"run_id": self.id, "lines": lines})
+        if self.hub.wants("log"):  # decoded only for a reader
+            self.hub.publish("log", {"run_id": self.id,
+                                     "text": chunk.decode("utf-8", "replace")})
         if getattr(self, "_progress_dirty", False):
             self._progress_dirty = False
             self.publish()
@@ -303,15 +305,18 @@ class Run:
 
     async def supervise(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Spawn, watch, and end with nothing of the run left. Never raises for the child."""
+        out_r, out_w = open_pipe()
         try:
             process = await anyio.open_process(
-                self.argv(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT, cwd=self.profile.cwd, env=self.env(),
-                start_new_session=True)
+                self.argv(), stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
+                cwd=self.profile.cwd, env=self.env(), start_new_session=True)
         except OSError as exc:
+            os.close(out_r)
             task_status.started()
             self._spawn_failed(exc)
             return
+        finally:
+            os.close(out_w)  # the child has its copy: EOF comes when its tree is done with it
         self.pid = self.pgid = process.pid
         self.store.update_run(self.id, pid=self.pid, pgid=self.pgid)
         self.publish()
@@ -319,8 +324,7 @@ class Run:
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
-                assert process.stdout is not None
-                tg.start_soon(self.pipe.pump, process.stdout)
+                tg.start_soon(self.pipe.pump, out_r)
                 tg.start_soon(self._watch)
                 code = await process.wait()
                 self.exit_code = code
