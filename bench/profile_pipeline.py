@@ -30,7 +30,7 @@ write_profiles(tmp / "p", tmp, args.lines, "prof")
 d = Daemon(tmp / "p", tmp / "state", tmp / "s.sock", fake_gpus=8).start()
 try:
     spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--pid",
-                            str(d.proc.pid), "--format", "raw", "--rate", "200", "--nonblocking",
+                            str(d.proc.pid), "--format", "raw", "--rate", "1000", "--nonblocking",
                             "-o", args.out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.5)
     r = daemon_flood(d, tmp, args.subs)

@@ -49,7 +49,8 @@ def test_pipe_splits_on_cr_and_lf_and_keeps_partials(tmp_path: Path) -> None:
     pipe.feed(b"a\r\nbar 1/3\rbar 2/3\rb")
     pipe.feed(b"c\n\n")
     pipe.feed(b"no newline yet")
-    assert chunks == [b"a\nbar 1/3\nbar 2/3\n", b"bc\n\n"]  # only complete lines, \r -> \n
+    # only complete lines; \r -> \n (so \r\n -> an empty line, which readers skip)
+    assert chunks == [b"a\n\nbar 1/3\nbar 2/3\n", b"bc\n\n"]
     pipe.flush()
     pipe.log.close()
     assert chunks[-1] == b"no newline yet\n"

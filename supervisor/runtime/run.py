@@ -58,6 +58,10 @@ def _without_routine(lines: list[str], keep_last: int = 50) -> list[str]:
     return [ln for ln in head if not any(r in ln for r in _ROUTINE)] + tail
 
 
+# A read longer than this is not only our health probes' access lines (~100 bytes each).
+_PROBE_READ_MAX = 4096
+
+
 def _tail_lines(path: Path, n: int) -> list[str]:
     try:
         with open(path, "rb") as f:
@@ -225,9 +229,9 @@ class Run:
         for update in self.tracker.feed_chunk(chunk):
             self._on_update(update)
         # Access lines of our own health probes are not a sign of life: a server hung in
-        # warmup still answers them (503) from its HTTP thread.
-        probe = f"GET {self.profile.health.path} ".encode()
-        if probe not in chunk or any(probe not in line for line in chunk.split(b"\n") if line):
+        # warmup still answers them (503) from its HTTP thread. Probes come one per interval,
+        # so a read of more than a few lines is never all probes: only short reads are checked.
+        if len(chunk) > _PROBE_READ_MAX or not self._only_probes(chunk):
             self.activity.output_seen(time.monotonic())
         if self.pipe.log.error != self._log_error:  # disk full, or space came back
             self._log_error = self.pipe.log.error
@@ -240,6 +244,10 @@ class Run:
         if getattr(self, "_progress_dirty", False):
             self._progress_dirty = False
             self.publish()
+
+    def _only_probes(self, chunk: bytes) -> bool:
+        probe = f"GET {self.profile.health.path} ".encode()
+        return all(probe in line for line in chunk.split(b"\n") if line)
 
     def _enter_phase(self, phase: Phase) -> None:
         self.phase = phase
