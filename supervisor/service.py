@@ -55,6 +55,7 @@ def open_gpu_monitor(config: Config, hub: Hub) -> Any:
 
 
 async def run_daemon(config: Config) -> None:
+    proc_mod.use_pidfd_child_watcher()  # a child's exit reaches us in ~0.1 ms, not 1-2 ms
     config.state_dir.mkdir(parents=True, exist_ok=True)
     store = Store(config.state_dir / "history.sqlite3")
     hub = Hub()

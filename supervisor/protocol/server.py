@@ -62,7 +62,13 @@ def _groups_of(pid: int) -> list[int]:
 
 
 class Connection:
-    """One client: its peer, outbox, in-flight requests."""
+    """One client: its peer, outbox, in-flight requests.
+
+    Whatever is queued goes out at once when the socket has room (a plain non-blocking send,
+    on the producer's call): a verdict or a reply does not wait for the loop to schedule the
+    writer task. What the socket cannot take now, the writer task sends, in order, when it
+    can (``_rest`` first, then the outbox).
+    """
 
     def __init__(self, stream: Any, peer: Peer, can_mutate: bool, reason: str | None) -> None:
         self.stream = stream
@@ -70,12 +76,30 @@ class Connection:
         self.can_mutate = can_mutate
         self.read_only_reason = reason
         self.wake = anyio.Event()
-        self.outbox = Outbox(on_ready=self._wake)
+        self.outbox = Outbox(on_ready=self._ready)
         self.in_flight = 0
         self.closed = False
+        self._sock: socket.socket | None = _raw_socket(stream)
+        self._writing = False           # the writer task has a send in progress
+        self._rest: memoryview | None = None  # the unsent end of a direct send
 
-    def _wake(self) -> None:
-        self.wake.set()
+    def _ready(self) -> None:
+        if not self._writing and self._rest is None and self._sock is not None \
+                and not self.closed:
+            self._send_now()
+        if self.outbox.items or self._rest is not None:
+            self.wake.set()
+
+    def _send_now(self) -> None:
+        data = self.outbox.take()
+        try:
+            sent = self._sock.send(data)  # type: ignore[union-attr]
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:  # gone: the reader or writer will see it and end the connection
+            sent = 0
+        if sent < len(data):
+            self._rest = memoryview(data)[sent:]
 
     def send(self, obj: Any) -> None:
         self.outbox.put_reply(wire.encode(obj))
@@ -84,11 +108,29 @@ class Connection:
         while not self.closed:
             await self.wake.wait()
             self.wake = anyio.Event()
-            while self.outbox.items or self.outbox.dropped_pending:
-                data = self.outbox.take()
-                if not data:
+            while True:
+                if self._rest is not None:
+                    data: bytes | memoryview = self._rest
+                    self._rest = None
+                elif self.outbox.items or self.outbox.dropped_pending:
+                    data = self.outbox.take()
+                    if not data:
+                        break
+                else:
                     break
-                await self.stream.send(data)
+                self._writing = True
+                try:
+                    await self.stream.send(data)
+                finally:
+                    self._writing = False
+
+
+def _raw_socket(stream: Any) -> socket.socket | None:
+    try:
+        sock = stream.extra(SocketAttribute.raw_socket)
+    except Exception:  # not a socket stream (a bridge in tests): the writer task does it all
+        return None
+    return sock if isinstance(sock, socket.socket) else None
 
 
 Dispatch = Callable[[Connection, wire.Request], Awaitable[Any]]

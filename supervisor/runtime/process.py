@@ -186,3 +186,30 @@ def describe_processes(pids: set[int]) -> list[dict[str, object]]:
         except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
             continue
     return out
+
+
+def use_pidfd_child_watcher() -> bool:
+    """Have asyncio learn of a child's exit from a pidfd on the loop itself.
+
+    Python 3.11's default (ThreadedChildWatcher) blocks a thread per child in waitpid() and
+    hands the exit to the loop through a thread switch: 1-2 ms after the exit, more when the
+    loop is busy (bench/run.py, exit). 3.12+ uses pidfds on its own; on 3.11 we install
+    asyncio's PidfdChildWatcher. Call from inside the running loop; False if not done.
+    """
+    import asyncio
+    import sys
+    import warnings
+
+    if sys.version_info >= (3, 12) or not hasattr(os, "pidfd_open"):
+        return False
+    try:
+        loop = asyncio.get_running_loop()
+        os.close(os.pidfd_open(os.getpid()))  # the kernel supports pidfds (5.3+)
+    except (RuntimeError, OSError):
+        return False
+    watcher = asyncio.PidfdChildWatcher()
+    watcher.attach_loop(loop)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        asyncio.set_child_watcher(watcher)
+    return True

@@ -58,6 +58,8 @@ def _without_routine(lines: list[str], keep_last: int = 50) -> list[str]:
     return [ln for ln in head if not any(r in ln for r in _ROUTINE)] + tail
 
 
+# Tails this short are classified on the loop (~50 us a line at worst, fixtures' logs).
+_CLASSIFY_INLINE = 64
 # A read longer than this is not only our health probes' access lines (~100 bytes each).
 _PROBE_READ_MAX = 4096
 
@@ -180,11 +182,16 @@ class Run:
         if new in FINAL_STATUSES:
             self.ended = self.ended or time.time()
             fields["ended"] = self.ended
-        self.store.update_run(self.id, **fields)
-        self.store.add_event("status", {"status": new.value, "cause": fields["cause"]}, self.id)
-        self.publish()
+        if self.exit_code is not None:
+            fields["exit_code"] = self.exit_code
+        # Subscribers first (a connection sends at once when its socket has room; the short
+        # verdict before the big snapshot), then history: both happen before the loop runs
+        # anything else, so no request can see the one without the other.
         if new in (Status.CRASHED, Status.HUNG, Status.TIMEOUT, Status.UNHEALTHY):
             self.hub.publish("verdict", self.verdict())
+        self.publish()
+        self.store.update_run(self.id, **fields)
+        self.store.add_event("status", {"status": new.value, "cause": fields["cause"]}, self.id)
 
     def verdict(self) -> dict[str, Any]:
         return {"run_id": self.id, "profile": self.profile.name, "status": self.status.value,
@@ -407,9 +414,9 @@ class Run:
                     await self.pipe.eof.wait()
 
     async def _on_exit(self, code: int) -> None:
-        self.store.update_run(self.id, exit_code=code)
-        if self.failed:
-            return  # the verdict (hung/timeout/unhealthy) came first; the exit is our kill
+        if self.failed:  # the verdict (hung/timeout/unhealthy) came first; the exit is our kill
+            self.store.update_run(self.id, exit_code=code)
+            return
         if self._stop_requested:
             self.transition(Status.STOPPED, evidence=[self._stop_reason] if self._stop_reason
                             else [])
@@ -429,8 +436,11 @@ class Run:
         self.transition(Status.CRASHED, cause=cause, evidence=evidence + [f"exit code {code}"])
 
     async def _classify(self, exit_code: int | None = None) -> Any:
-        """The classifier over the log tail, off the event loop."""
+        """The classifier over the log tail; off the event loop unless the tail is short
+        (a few ms at most, less than the thread hop would add to the verdict's latency)."""
         lines = _without_routine(self.pipe.tail(3000))
+        if len(lines) <= _CLASSIFY_INLINE:
+            return classify_lines(lines, engine=self.engine.name, exit_code=exit_code)
         return await anyio.to_thread.run_sync(
             lambda: classify_lines(lines, engine=self.engine.name, exit_code=exit_code))
 
