@@ -73,3 +73,67 @@ def test_hub_routes_by_topic() -> None:
     hub.publish("verdict", {"y": 2})
     assert [json.loads(x)["event"] for x in a.take().splitlines()] == ["verdict"]
     assert [json.loads(x)["event"] for x in b.take().splitlines()] == ["log", "verdict"]
+
+
+def test_encode_is_utf8_json_and_falls_back_for_what_orjson_refuses() -> None:
+    assert wire.encode({"text": "█ ok\n", 3: (1, 2)}) == '{"text":"█ ok\\n","3":[1,2]}\n'.encode()
+    huge = 2 ** 70  # over 64 bits: orjson refuses, the stdlib takes it
+    assert json.loads(wire.encode({"n": huge})) == {"n": huge}
+
+
+def test_log_event_lines_reads_text_and_old_lists() -> None:
+    assert wire.log_event_lines({"text": "a\n\nb\n"}) == ["a", "b"]
+    assert wire.log_event_lines({"lines": ["a", "", None, 3]}) == ["a", "3"]
+    assert wire.log_event_lines(None) == [] and wire.log_event_lines({"text": 5}) == []
+
+
+def test_hub_wants_only_followed_topics() -> None:
+    hub = Hub()
+    assert not hub.wants("log")
+    box = Outbox()
+    hub.subscribe(box, ["run"])
+    assert hub.wants("run") and not hub.wants("log")
+
+
+def test_connection_sends_at_once_and_keeps_order_when_the_socket_is_full(tmp_path) -> None:
+    """Direct sends go out on the producer's call; what a full socket leaves over is sent by
+    the writer task before anything queued later, so a client reads every message in order."""
+    import socket
+
+    import anyio
+
+    from supervisor.protocol.server import Connection, Peer
+
+    big = {"event": "log", "data": {"text": "x" * 300_000}}
+
+    async def main() -> list[dict]:
+        path = str(tmp_path / "s.sock")
+        listener = await anyio.create_unix_listener(path)
+        client = await anyio.connect_unix(path)
+        server_side = await listener.accept()
+        raw = server_side.extra(anyio.abc.SocketAttribute.raw_socket)
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        conn = Connection(server_side, Peer(None, None, None), True, None)
+        conn.send({"id": 1, "ok": True})
+        # nothing is waiting for the writer: the small reply went out on the call
+        first = await client.receive(65536)
+        assert json.loads(first) == {"id": 1, "ok": True}
+        conn.outbox.put_event(wire.encode(big))      # more than the socket takes now
+        assert conn._rest is not None
+        conn.send({"id": 2, "ok": True})             # must not overtake the rest of `big`
+        conn.outbox.put_event(wire.encode({"event": "run", "data": {"n": 3}}))
+        got = bytearray()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(conn.write_loop)
+            with anyio.fail_after(10):
+                while got.count(b"\n") < 3:
+                    got += await client.receive(1 << 20)
+            conn.closed = True
+            tg.cancel_scope.cancel()
+        for s in (client, server_side, listener):
+            await s.aclose()
+        return [json.loads(line) for line in bytes(got).splitlines()]
+
+    msgs = anyio.run(main)
+    assert [m.get("id") or m["event"] for m in msgs] == ["log", 2, "run"]
+    assert msgs[0] == big
