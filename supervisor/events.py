@@ -13,6 +13,8 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import anyio
+
 from .protocol import wire
 
 # Messages this big are sent on their own rather than joined with others into one write:
@@ -105,6 +107,25 @@ class Hub:
                                "data": data})
         for outbox in targets:
             outbox.put_event(payload)
+
+    async def publish_spread(self, kind: str, data: Any) -> None:
+        """Like :meth:`publish`, one subscriber per loop iteration: a big event (a batch of
+        log output) is copied into each subscriber's socket in turn, with the loop free to
+        answer requests in between instead of after all of them."""
+        for listener in self.listeners:
+            listener(kind, data)
+        topic = TOPIC_OF.get(kind, kind)
+        targets = [o for o in self.subscribers if topic in o.topics]
+        if not targets:
+            return
+        self.published += 1
+        payload = wire.encode({"event": kind, "seq": next(self._seq), "ts": time.time(),
+                               "data": data})
+        for i, outbox in enumerate(targets):
+            if i:
+                await anyio.lowlevel.checkpoint()
+            if outbox in self.subscribers:  # it may have gone meanwhile
+                outbox.put_event(payload)
 
     def wants(self, topic: str) -> bool:
         """Whether any subscriber follows ``topic`` (listeners never need log events): lets a

@@ -34,6 +34,7 @@ from ..watchdogs.activity import ActivityTracker
 from ..watchdogs.health import probe
 from . import process as proc_mod
 from . import stacks
+from .logfeed import LogFeed
 from .logpipe import LogPipe, RunLog, open_pipe
 
 PYTHON_PLACEHOLDER = "{python}"
@@ -125,6 +126,7 @@ class Run:
         self.activity = ActivityTracker(started=time.monotonic())
         self.pipe = LogPipe(RunLog(run_dir / "run.log", log_max_bytes),
                             on_chunk=self._on_chunk)
+        self.followers = LogFeed(hub, run_id, run_dir / "run.log")
         # Kept in memory too: `status` must not query SQLite or hash the profile each time.
         self.hash = profile.hash
         self.scanner = proc_mod.RunScanner(token)
@@ -245,9 +247,7 @@ class Run:
             if self.on_log_problem is not None:
                 self.on_log_problem(self, self._log_error)
             self.publish()
-        if self.hub.wants("log"):  # decoded only for a reader
-            self.hub.publish("log", {"run_id": self.id,
-                                     "text": chunk.decode("utf-8", "replace")})
+        self.followers.add(chunk)
         if getattr(self, "_progress_dirty", False):
             self._progress_dirty = False
             self.publish()
@@ -341,6 +341,7 @@ class Run:
                 self._tg = tg
                 tg.start_soon(self.pipe.pump, out_r)
                 tg.start_soon(self._watch)
+                tg.start_soon(self.followers.run)
                 code = await process.wait()
                 self.exit_code = code
                 self.exited.set()
@@ -378,6 +379,7 @@ class Run:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 tg.start_soon(self._watch)
+                tg.start_soon(self.followers.run)
                 await anyio.wait_readable(pidfd)
                 self.exited.set()
                 tg.cancel_scope.cancel()

@@ -1,0 +1,95 @@
+"""A run's output on its way to followers (``log`` subscribers): batched, spread, bounded.
+
+A server that logs every few ms (a line per decode step) would cost each follower a wake-up
+and the daemon a send per read. Output is therefore gathered and sent as one ``log`` event at
+most ``BATCH_S`` after it was read, or as soon as ``BATCH_BYTES`` have gathered (a flood).
+
+Sending one batch to 50 followers copies it 50 times into their sockets: milliseconds. A timed
+batch is handed out one follower per loop iteration (:meth:`Hub.publish_spread`), so a
+``status`` request waits for one copy, not fifty. While a batch is being handed out, new
+output waits behind it (order is kept for every follower); if followers fall so far behind
+that more than ``MAX_PENDING`` bytes wait, the oldest are skipped for them and the next event
+says how much (the run's log file has everything).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import anyio
+
+from ..events import Hub
+
+BATCH_S = 0.05
+BATCH_BYTES = 256 * 1024
+MAX_PENDING = 8 * 2**20
+
+
+class LogFeed:
+    def __init__(self, hub: Hub, run_id: int, log_path: Any) -> None:
+        self.hub = hub
+        self.run_id = run_id
+        self.log_path = log_path
+        self.pending: deque[bytes] = deque()
+        self.pending_bytes = 0
+        self.skipped_bytes = 0          # not yet reported to followers
+        self.skipped_total = 0
+        self.running = False            # run() is the sender; otherwise add() sends itself
+        self._spreading = False
+        self._due = anyio.Event()
+
+    def add(self, chunk: bytes) -> None:
+        """Output just read (complete lines). Never waits."""
+        if not self.hub.wants("log"):
+            return  # nobody follows: nothing is kept or decoded
+        self.pending.append(chunk)
+        self.pending_bytes += len(chunk)
+        while self.pending_bytes > MAX_PENDING and len(self.pending) > 1:
+            old = self.pending.popleft()
+            self.pending_bytes -= len(old)
+            self.skipped_bytes += len(old)
+            self.skipped_total += len(old)
+        if self._spreading:
+            return  # behind the batch being handed out
+        if not self.running or self.pending_bytes >= BATCH_BYTES:
+            self.hub.publish("log", self._take())
+        else:
+            self._due.set()
+
+    async def run(self) -> None:
+        """The sender task, for as long as the run's output is read."""
+        self.running = True
+        try:
+            while True:
+                await self._due.wait()
+                self._due = anyio.Event()
+                if self.pending_bytes < BATCH_BYTES:
+                    await anyio.sleep(BATCH_S)
+                if not self.pending:
+                    continue
+                self._spreading = True
+                try:  # shielded: a batch half handed out would be lost for the rest
+                    with anyio.CancelScope(shield=True):
+                        await self.hub.publish_spread("log", self._take())
+                finally:
+                    self._spreading = False
+                if self.pending:
+                    self._due.set()
+        finally:
+            self.running = False
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.hub.publish("log", self._take())
+
+    def _take(self) -> dict[str, Any]:
+        text = b"".join(self.pending).decode("utf-8", "replace")  # once, for every follower
+        self.pending.clear()
+        self.pending_bytes = 0
+        if self.skipped_bytes:
+            text = (f"[gpu-node-supervisor] {self.skipped_bytes} bytes of output skipped here: "
+                    f"followers fell behind ({self.log_path} has everything)\n") + text
+            self.skipped_bytes = 0
+        return {"run_id": self.run_id, "text": text}

@@ -1,0 +1,105 @@
+"""Run output on its way to followers: batched in time, sent at once when big, handed out one
+subscriber per loop iteration, in order for everyone, bounded when followers fall behind."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+
+from supervisor.events import Hub, Outbox
+from supervisor.runtime import logfeed
+from supervisor.runtime.logfeed import LogFeed
+
+
+def _texts(box: Outbox) -> list[str]:
+    out = []
+    for item in box.items:
+        msg = json.loads(item)
+        if msg.get("event") == "log":
+            out.append(msg["data"]["text"])
+    return out
+
+
+def _hub(n: int) -> tuple[Hub, list[Outbox]]:
+    hub = Hub()
+    boxes = [Outbox(max_events=10_000, max_bytes=1 << 30) for _ in range(n)]
+    for box in boxes:
+        hub.subscribe(box, ["log"])
+    return hub, boxes
+
+
+def test_without_followers_nothing_is_kept() -> None:
+    hub = Hub()
+    feed = LogFeed(hub, 1, "run.log")
+    feed.add(b"a\n")
+    assert not feed.pending and feed.pending_bytes == 0
+
+
+def test_without_a_sender_task_output_goes_at_once() -> None:
+    hub, (box,) = _hub(1)
+    feed = LogFeed(hub, 1, "run.log")
+    feed.add(b"refused: port in use\n")
+    assert _texts(box) == ["refused: port in use\n"]
+
+
+def test_small_reads_are_batched_big_ones_go_at_once_and_order_holds() -> None:
+    hub, boxes = _hub(3)
+    feed = LogFeed(hub, 7, "run.log")
+    big = b"x" * logfeed.BATCH_BYTES + b"\n"
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(feed.run)
+            await anyio.lowlevel.checkpoint()
+            for i in range(5):
+                feed.add(f"line {i}\n".encode())
+            assert all(not _texts(b) for b in boxes), "small reads wait for the batch"
+            with anyio.fail_after(5):  # the timer, then one subscriber per iteration
+                while not all(_texts(b) for b in boxes):  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+            feed.add(b"after\n")
+            feed.add(big)  # a flood: sent without waiting for the timer
+            feed.add(b"tail\n")
+            tg.cancel_scope.cancel()  # the sender's end flushes what is left
+
+    anyio.run(main)
+    for box in boxes:
+        texts = _texts(box)
+        assert texts[0] == "".join(f"line {i}\n" for i in range(5))  # one event for 5 reads
+        assert "".join(texts) == texts[0] + "after\n" + big.decode() + "tail\n"
+
+
+def test_a_batch_is_handed_out_one_subscriber_per_iteration() -> None:
+    hub, boxes = _hub(4)
+    seen: list[int] = []
+
+    async def main() -> None:
+        async def count() -> None:
+            while len(seen) < 4:
+                seen.append(sum(1 for b in boxes if b.items))
+                await anyio.lowlevel.checkpoint()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(count)
+            await hub.publish_spread("log", {"run_id": 1, "text": "x\n"})
+
+    anyio.run(main)
+    # between subscribers the loop ran other tasks: they saw the event reach one box at a time
+    assert seen[:3] == sorted(seen[:3]) and len(set(seen)) >= 3, seen
+
+
+def test_followers_far_behind_skip_the_oldest_and_are_told(monkeypatch) -> None:
+    monkeypatch.setattr(logfeed, "MAX_PENDING", 100)
+    hub, (box,) = _hub(1)
+    feed = LogFeed(hub, 1, "/state/runs/1/run.log")
+    feed._spreading = True  # a batch is being handed out: new output waits behind it
+    for i in range(30):
+        feed.add(f"line {i:02d}\n".encode())  # 8 bytes each
+    assert feed.pending_bytes <= 100 and feed.skipped_total > 0
+    feed._spreading = False
+    feed.flush()
+    (text,) = _texts(box)
+    first, *rest = text.splitlines()
+    assert f"{feed.skipped_total} bytes of output skipped" in first and "run.log" in first
+    assert rest[-1] == "line 29" and len(rest) == 100 // 8
