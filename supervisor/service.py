@@ -18,6 +18,7 @@ from .commands import Daemon
 from .config import Config
 from .events import Hub
 from .protocol.server import ControlServer, Peer
+from .runtime import memory
 from .runtime import process as proc_mod
 from .runtime.arbiter import Arbiter
 from .store import Store
@@ -90,6 +91,7 @@ async def run_daemon(config: Config) -> None:
                         await tg.start(server.serve)
                         await _start_ops(tg, config, arbiter, metrics_state)  # issue 6
                         tg.start_soon(_watchdog_pings, notifier)
+                        tg.start_soon(memory.trim_loop)
                         notifier.ready("idle")
                         log.info("listening on %s (profiles %s, state %s, GPUs: %s)",
                                  config.socket, config.profiles_dir, config.state_dir,

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import anyio
 
+from .memory import note_output
+
 CHUNK = 1 << 20
 MAX_PARTIAL = 64 * 1024
 # The child's pipe is grown from 64 KiB to this (Linux allows up to
@@ -152,6 +154,7 @@ class LogPipe:
     def feed(self, data: bytes) -> None:
         self.last_output = time.monotonic()
         self.bytes += len(data)
+        note_output(len(data))
         self.log.write(data)
         # \r is ASCII, never inside a UTF-8 sequence. \r\n becomes an empty line, which every
         # reader skips: one single-byte replace is ten times cheaper than two passes.
