@@ -46,9 +46,7 @@ from .messages import (
     StatusSnapshot,
     VerdictReached,
 )
-from .screens.brief import BriefScreen
 from .screens.dialogs import ConfirmScreen, PromptScreen
-from .screens.help import HelpScreen
 from .screens.history import HistoryScreen
 from .screens.main import MainScreen
 from .screens.nodes import NodesScreen
@@ -374,10 +372,13 @@ class SupervisorApp(App[None]):
             self.push_screen(HistoryScreen())
 
     def action_brief(self) -> None:
+        # Imported on first use: Markdown rendering (markdown_it) is ~0.1 s of start-up.
+        from .screens.brief import BriefScreen
         if not isinstance(self.screen, BriefScreen):
             self.push_screen(BriefScreen())
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen  # first use only: rich.markdown is ~70 ms
         if not isinstance(self.screen, HelpScreen):
             if not self.is_screen_installed("help"):
                 self.install_screen(HelpScreen(), "help")  # composed once, then reused
