@@ -181,6 +181,16 @@ redirect_stderr = true
 stdout_logfile = {self.flood_log}
 stdout_logfile_maxbytes = 0
 
+[program:flood_ascii]
+command = {PY} -I -S {CHILDREN}/flood.py
+environment = BENCH_LINES="{lines}",BENCH_ASCII="1",BENCH_RESULT="{self.flood_result}",{env_common}
+autostart = false
+autorestart = false
+startsecs = 0
+redirect_stderr = true
+stdout_logfile = {self.flood_log}
+stdout_logfile_maxbytes = 0
+
 [program:paced]
 command = {PY} -I -S {CHILDREN}/flood.py
 environment = BENCH_RATE="10000",{env_common}

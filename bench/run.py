@@ -76,6 +76,8 @@ def write_profiles(pdir: Path, tmp: Path, lines: int, mark: str) -> None:
         """))
     for name, kv in (("flood", {"BENCH_LINES": str(lines),
                                 "BENCH_RESULT": str(tmp / "d-flood.json")}),
+                     ("flood_ascii", {"BENCH_LINES": str(lines), "BENCH_ASCII": "1",
+                                      "BENCH_RESULT": str(tmp / "d-flood.json")}),
                      ("paced", {"BENCH_RATE": "10000"})):
         (pdir / f"{name}.toml").write_text(
             'engine = "sglang"\n[launch]\n'
@@ -209,13 +211,13 @@ def bench_exit(d: Daemon, sv: Supervisord | None, tmp: Path, n: int) -> dict[str
 
 
 # -- 2. log pipeline -------------------------------------------------------------------------
-def daemon_flood(d: Daemon, tmp: Path, nsubs: int) -> dict[str, Any]:
+def daemon_flood(d: Daemon, tmp: Path, nsubs: int, profile: str = "flood") -> dict[str, Any]:
     client = RawClient(d.sock)
     farm = Farm(d.sock, nsubs, tmp) if nsubs else None
     result = tmp / "d-flood.json"
     result.unlink(missing_ok=True)
     c0 = cpu_s(d.proc.pid)
-    client.request("switch", profile="flood")
+    client.request("switch", profile=profile)
     wait_for(result.exists, 600, "the flood child's report", 0.02)
     r = json.loads(result.read_text())
     log_path = client.request("status")["run"]["log_path"]
@@ -238,11 +240,11 @@ def daemon_flood(d: Daemon, tmp: Path, nsubs: int) -> dict[str, Any]:
             "status": run["status"]}
 
 
-def sv_flood(sv: Supervisord) -> dict[str, Any]:
+def sv_flood(sv: Supervisord, program: str = "flood") -> dict[str, Any]:
     sv.flood_result.unlink(missing_ok=True)
     sv.flood_log.unlink(missing_ok=True)
     c0 = cpu_s(sv.pid)
-    sv.rpc.supervisor.startProcess("flood", False)
+    sv.rpc.supervisor.startProcess(program, False)
     wait_for(sv.flood_result.exists, 600, "the flood child's report", 0.02)
     r = json.loads(sv.flood_result.read_text())
     try:
@@ -251,7 +253,7 @@ def sv_flood(sv: Supervisord) -> dict[str, Any]:
         t_done = time.time()
     except RuntimeError:
         t_done = float("nan")
-    wait_for(lambda: sv.state("flood") == "EXITED", 60, "flood EXITED", 0.05)
+    wait_for(lambda: sv.state(program) == "EXITED", 60, "flood EXITED", 0.05)
     c1 = cpu_s(sv.pid)
     sv.flood_log.unlink(missing_ok=True)
     return {"lines": r["lines"], "rate": r["lines"] / (t_done - r["t_start"]),
@@ -260,11 +262,14 @@ def sv_flood(sv: Supervisord) -> dict[str, Any]:
 
 
 def bench_pipeline(d: Daemon, sv: Supervisord, tmp: Path, reps: int) -> dict[str, Any]:
-    out: dict[str, list[dict[str, Any]]] = {"sv": [], "d0": [], "d1": [], "d50": []}
+    out: dict[str, list[dict[str, Any]]] = {"sv": [], "sva": [], "d0": [], "d1": [],
+                                            "d1a": [], "d50": []}
     for i in range(reps):
         out["sv"].append(sv_flood(sv))
+        out["sva"].append(sv_flood(sv, "flood_ascii"))
         out["d0"].append(daemon_flood(d, tmp, 0))
         out["d1"].append(daemon_flood(d, tmp, 1))
+        out["d1a"].append(daemon_flood(d, tmp, 1, "flood_ascii"))
         out["d50"].append(daemon_flood(d, tmp, 50))
         log(f"pipeline rep {i + 1}/{reps}: " + ", ".join(
             f"{k} {v[-1]['rate']:,.0f} lines/s {v[-1]['cpu_per_M']:.1f} CPU-s/M" for k, v in
@@ -497,20 +502,23 @@ def table(res: dict[str, Any], cfg: dict[str, Any]) -> str:
                      "p50 ≤ 5 ms, p90 ≤ 20 ms", ok(pct(m, 50) <= 5 and pct(m, 90) <= 20)))
     if "pipeline" in res:
         p = res["pipeline"]
-        sv_rate = median([x["rate"] for x in p["sv"]])
-        sv_cpu = median([x["cpu_per_M"] for x in p["sv"]])
-        sv_blk = max(x["max_write_ms"] for x in p["sv"])
         for key, label in (("d0", "no subscriber"), ("d1", "1 subscriber"),
+                           ("d1a", "1 subscriber"),
                            ("d50", "50 subscribers")):
             if key not in p:
                 continue
+            svk = "sva" if key == "d1a" and p.get("sva") else "sv"  # the same output copied
+            sv_rate = median([x["rate"] for x in p[svk]])
+            sv_cpu = median([x["cpu_per_M"] for x in p[svk]])
+            sv_blk = max(x["max_write_ms"] for x in p[svk])
             rate = median([x["rate"] for x in p[key]])
             cpu = median([x["cpu_per_M"] for x in p[key]])
             blk = max(x["max_write_ms"] for x in p[key])
             drop = median([x["dropped"] or 0 for x in p[key]])
             rows.append((
                 f"2. log pipeline, {cfg['lines']:,} SGLang-like lines (47 % of them `\\r` "
-                f"progress-bar redraws with non-ASCII █) at full "
+                f"progress-bar redraws, drawn with {'`#`' if key == 'd1a' else 'non-ASCII █'})"
+                f" at full "
                 f"speed, {label} (median of {len(p[key])})",
                 f"{rate:,.0f} lines/s ({rate / sv_rate:.2f}×), {cpu:.2f} CPU-s per M lines "
                 f"({cpu / sv_cpu:.2f}×); longest child write {blk:.0f} ms"

@@ -11,7 +11,8 @@ import json
 import os
 import time
 
-BAR = "\u2588"
+# BENCH_ASCII=1: bars drawn with "#" (tqdm --ascii); the whole output is then ASCII.
+BAR = "#" if os.environ.get("BENCH_ASCII") else "\u2588"
 
 
 def template(n: int) -> list[str]:
