@@ -298,15 +298,26 @@ def bench_status(d: Daemon, sv: Supervisord, tmp: Path, window: float) -> dict[s
     time.sleep(window / 2)
     cpu_nosub = (cpu_s(d.proc.pid) - c0) / (time.monotonic() - t0) * 100
     farm = Farm(d.sock, 50, tmp)
+    # The floor, under the same load: a do-nothing asyncio server answering the same way.
+    echo_sock = tmp / "echo.sock"
+    echo_proc = subprocess.Popen([PY, "-I", "-S", str(CHILDREN / "echo.py"), str(echo_sock)],
+                                 stdout=subprocess.PIPE, text=True)
+    assert echo_proc.stdout is not None and echo_proc.stdout.readline().strip() == "ready"
+    echo = RawClient(echo_sock)
     time.sleep(1)
     c0, t0 = cpu_s(d.proc.pid), time.monotonic()
     status_ms: list[float] = []
     ping_ms: list[float] = []
+    echo_ms: list[float] = []
     end = time.monotonic() + window
     while time.monotonic() < end:
         status_ms += rtts(lambda: client.request("status"), 0.5)
         ping_ms += rtts(lambda: client.request("ping"), 0.2)
+        echo_ms += rtts(lambda: echo.request("ping"), 0.2)
     d_cpu = (cpu_s(d.proc.pid) - c0) / (time.monotonic() - t0) * 100
+    echo.close()
+    echo_proc.terminate()
+    echo_proc.wait(10)
     dropped = client.request("status")["daemon"]["protocol"].get("dropped")
     farm_stats = farm.close()
     client.request("stop")
@@ -318,7 +329,7 @@ def bench_status(d: Daemon, sv: Supervisord, tmp: Path, window: float) -> dict[s
     sv_cpu = (cpu_s(sv.pid) - c0) / (time.monotonic() - t0) * 100
     sv.rpc.supervisor.stopProcess("paced")
     return {"idle_ms": idle, "idle_ping_ms": idle_ping, "status_ms": status_ms,
-            "ping_ms": ping_ms, "cpu_pct": d_cpu, "cpu_nosub_pct": cpu_nosub,
+            "ping_ms": ping_ms, "echo_ms": echo_ms, "cpu_pct": d_cpu, "cpu_nosub_pct": cpu_nosub,
             "dropped": dropped, "farm_MB": farm_stats["bytes"] / 2**20, "sv_ms": sv_ms,
             "sv_cpu_pct": sv_cpu}
 
@@ -537,7 +548,10 @@ def table(res: dict[str, Any], cfg: dict[str, Any]) -> str:
             f"{pct(s['idle_ms'], 50):.1f} ms; `ping` p50/p99 {pct(s['ping_ms'], 50):.1f}/"
             f"{pct(s['ping_ms'], 99):.1f} ms, idle {pct(s['idle_ping_ms'], 50):.1f}/"
             f"{pct(s['idle_ping_ms'], 99):.1f} ms); daemon CPU {s['cpu_pct']:.0f} % of a core "
-            f"({s['cpu_nosub_pct']:.0f} % with no subscriber)",
+            f"({s['cpu_nosub_pct']:.0f} % with no subscriber)"
+            + (f"; floor, a do-nothing asyncio echo server under the same load: p50 "
+               f"{pct(s['echo_ms'], 50):.1f} ms, p99 {pct(s['echo_ms'], 99):.1f} ms"
+               if s.get("echo_ms") else ""),
             f"p50 {pct(s['sv_ms'], 50):.1f} ms, p99 {pct(s['sv_ms'], 99):.1f} ms; "
             f"CPU {s['sv_cpu_pct']:.0f} % of a core",
             "p99 ≤ 5 ms", ok(pct(m, 99) <= 5)))
