@@ -479,3 +479,17 @@ def test_bad_edit_keeps_the_old_valid_profile(tmp_path):
     merged = new.keep_valid_from(old)
     assert merged.resolve("p").port == 9000
     assert any("launch.port" in str(e) for e in merged.errors)
+
+
+@pytest.mark.parametrize("line", [
+    'env = { X = "a\\u0000b" }',
+    'args = { tp = "2\\u0000" }',
+    'command = ["/bin/true", "pass\\u0000"]',
+])
+def test_a_nul_in_what_exec_gets_is_refused_with_file_key_and_line(tmp_path: Path,
+                                                                    line: str) -> None:
+    command = "" if line.startswith("command") else 'command = ["/bin/true"]\n'
+    pset = load(tmp_path, nul=f'engine = "command"\n[launch]\nport = 30000\n{command}{line}\n')
+    err = only_error(pset)
+    assert "NUL" in str(err) and "nul.toml" in str(err), str(err)
+    assert err.line == (4 if not command else 5), str(err)

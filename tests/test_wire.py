@@ -79,6 +79,8 @@ def test_encode_is_utf8_json_and_falls_back_for_what_orjson_refuses() -> None:
     assert wire.encode({"text": "█ ok\n", 3: (1, 2)}) == '{"text":"█ ok\\n","3":[1,2]}\n'.encode()
     huge = 2 ** 70  # over 64 bits: orjson refuses, the stdlib takes it
     assert json.loads(wire.encode({"n": huge})) == {"n": huge}
+    # a lone surrogate (a non-UTF-8 byte in a process's argv, via psutil) still encodes
+    assert json.loads(wire.encode({"cmdline": "a\udcffb"})) == {"cmdline": "a\udcffb"}
 
 
 def test_log_event_lines_reads_text_and_old_lists() -> None:

@@ -91,7 +91,14 @@ def check_str(raw: RawProfile, key: str, value: Any, *, nonempty: bool = False) 
         what = "a non-empty string" if nonempty else "a string"
         raw.error(key, f"must be {what}, got {show(value)}")
         return None
+    if "\0" in value:
+        raw.error(key, NUL_MESSAGE)
+        return None
     return value
+
+
+# exec() cannot pass a NUL in an argument or an environment value: say so at load time.
+NUL_MESSAGE = "cannot contain a NUL character (\\u0000)"
 
 
 def check_positive(raw: RawProfile, key: str, value: Any) -> float | None:
@@ -115,6 +122,9 @@ def check_str_list(raw: RawProfile, key: str, value: Any, *, nonempty: bool) -> 
     if not good or (nonempty and not value):
         what = "a non-empty list of strings" if nonempty else "a list of strings"
         raw.error(key, f"must be {what}, got {show(value)}")
+        return None
+    if any("\0" in v for v in value):
+        raw.error(key, NUL_MESSAGE)
         return None
     return tuple(value)
 
@@ -148,12 +158,18 @@ def check_env(raw: RawProfile, prefix: str, value: Any) -> dict[str, str]:
             scalar = isinstance(val, (bool, int, float))
             hint = f' (write {name} = "{show(val)}")' if scalar else ""
             raw.error(key, f"environment values must be strings, got {show(val)}{hint}")
+        elif "\0" in val:
+            raw.error(key, NUL_MESSAGE)
         else:
             out[name] = val
     return out
 
 
 def check_arg_value(raw: RawProfile, key: str, value: Any) -> Any:
+    if isinstance(value, str) and "\0" in value or isinstance(value, list) and any(
+            isinstance(v, str) and "\0" in v for v in value):
+        raw.error(key, NUL_MESSAGE)
+        return None
     if isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list) and value and all(

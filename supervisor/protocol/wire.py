@@ -49,10 +49,11 @@ def encode(obj: Any) -> bytes:
     if orjson is not None:
         try:
             return orjson.dumps(obj, default=_json_default, option=_ORJSON_OPTIONS)
-        except TypeError:  # e.g. an int over 64 bits: the stdlib takes anything
+        except TypeError:  # an int over 64 bits, a lone surrogate: the stdlib takes them
             pass
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False,
-                      default=_json_default).encode() + b"\n"
+    # ASCII escapes: text that is not valid UTF-8 (lone surrogates from a process's argv,
+    # say) still encodes.
+    return json.dumps(obj, separators=(",", ":"), default=_json_default).encode() + b"\n"
 
 
 if orjson is not None:

@@ -129,7 +129,7 @@ class LogPipe:
         self._partial = b""
 
     async def pump(self, fd: int) -> None:
-        """Read the pipe ``fd`` (non-blocking) until EOF, then close it.
+        """Read the pipe ``fd`` (non-blocking) until EOF; the caller closes it afterwards.
 
         EOF comes when every holder of the write end has exited or closed it.
         """
@@ -147,7 +147,6 @@ class LogPipe:
                 self.feed(data)
                 await anyio.lowlevel.checkpoint()  # a flood must not starve the loop
         finally:
-            os.close(fd)
             self.flush()
             self.eof.set()
 
@@ -196,12 +195,15 @@ class LogPipe:
 
     def tail(self, n: int) -> list[str]:
         """The last ``n`` non-empty lines kept (fewer if the ring holds fewer)."""
-        out: list[str] = []
+        parts: list[list[str]] = []  # newest first; joined once (no front inserts)
+        have = 0
         for chunk in reversed(self.ring):
-            if len(out) >= n:
+            if have >= n:
                 break
-            out[:0] = lines_of(chunk)[-(n - len(out)):]
-        return out
+            lines = lines_of(chunk)[-(n - have):]
+            parts.append(lines)
+            have += len(lines)
+        return [line for lines in reversed(parts) for line in lines]
 
 
 def lines_of(chunk: bytes) -> list[str]:

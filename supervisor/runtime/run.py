@@ -61,6 +61,7 @@ def _without_routine(lines: list[str], keep_last: int = 50) -> list[str]:
 
 # Tails this short are classified on the loop (~50 us a line at worst, fixtures' logs).
 _CLASSIFY_INLINE = 64
+_CLASSIFY_INLINE_CHARS = 64 * 1024  # a few lines can be huge (a tensor repr in an error)
 # A read longer than this is not only our health probes' access lines (~100 bytes each).
 _PROBE_READ_MAX = 4096
 
@@ -330,13 +331,16 @@ class Run:
             task_status.started()
             self._spawn_failed(exc)
             return
+        except BaseException:  # cancelled, or an argument Popen refuses (a NUL in env)
+            os.close(out_r)
+            raise
         finally:
             os.close(out_w)  # the child has its copy: EOF comes when its tree is done with it
-        self.pid = self.pgid = process.pid
-        self.store.update_run(self.id, pid=self.pid, pgid=self.pgid)
-        self.publish()
-        task_status.started()
         try:
+            self.pid = self.pgid = process.pid
+            self.store.update_run(self.id, pid=self.pid, pgid=self.pgid)
+            self.publish()
+            task_status.started()
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 tg.start_soon(self.pipe.pump, out_r)
@@ -350,6 +354,7 @@ class Run:
             await self._on_exit(code)
             await anyio.lowlevel.checkpoint()  # let client writers send the verdict first
         finally:
+            os.close(out_r)  # the pump has ended with the task group (or never started)
             with anyio.CancelScope(shield=True):
                 await self._reap_all()
                 await process.aclose()
@@ -441,7 +446,7 @@ class Run:
         """The classifier over the log tail; off the event loop unless the tail is short
         (a few ms at most, less than the thread hop would add to the verdict's latency)."""
         lines = _without_routine(self.pipe.tail(3000))
-        if len(lines) <= _CLASSIFY_INLINE:
+        if len(lines) <= _CLASSIFY_INLINE and sum(map(len, lines)) <= _CLASSIFY_INLINE_CHARS:
             return classify_lines(lines, engine=self.engine.name, exit_code=exit_code)
         return await anyio.to_thread.run_sync(
             lambda: classify_lines(lines, engine=self.engine.name, exit_code=exit_code))
@@ -456,7 +461,9 @@ class Run:
     def _settle(self) -> None:
         self.benchmark_done.set()
         self.ended = self.ended or time.time()
-        self.store.update_run(self.id, ended=self.ended)
+        # The exit code also goes with the verdict; here it is stored whatever happened.
+        extra = {} if self.exit_code is None else {"exit_code": self.exit_code}
+        self.store.update_run(self.id, ended=self.ended, **extra)
         self.store.phases_closed(self.id, self.ended)
         self._close_phase(self.ended)
         self.settled.set()
