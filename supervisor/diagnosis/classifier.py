@@ -250,7 +250,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if not S.SIGNATURE_GATE.search(low) or S.BENIGN.search(low):
             continue
         errorish = is_exc or S.ERRORISH.search(low) is not None
-        for sig in S.SIGNATURES:
+        for k in sorted(S.SIGNATURE_NEEDLES.candidates(low)):  # in SIGNATURES' order
+            sig = S.SIGNATURES[k]
             if sig.scope == "error" and not errorish:
                 continue
             if sig.pattern.search(low):

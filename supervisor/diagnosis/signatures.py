@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ..engines.base import literal_prefilter
 from ..states import Cause, Phase
+from .needles import NeedleIndex
 
 _C = re.compile
 _I = re.IGNORECASE
@@ -297,6 +298,9 @@ BENIGN = _literals(
 ERRORISH = _literals(
     "error", "fail", "fatal", "exception", "abort", "critical", "cannot", "can't", "could not",
     "unable to", "not found", "denied", "refused", "errno", "timed out", "timeout", "time out")
+
+# Which signatures can match a line at all, from the literals each regex needs (needles.py).
+SIGNATURE_NEEDLES = NeedleIndex([sig.pattern for sig in SIGNATURES])
 
 # A message line is only tried against SIGNATURES when it contains one of these (lowercased);
 # every signature's text contains at least one (tests/test_classifier.py checks the examples).
