@@ -356,10 +356,19 @@ class Run:
         finally:
             os.close(out_r)  # the pump has ended with the task group (or never started)
             with anyio.CancelScope(shield=True):
-                await self._reap_all()
+                async with anyio.create_task_group() as reap:
+                    if not self.exited.is_set():  # cancelled (daemon shutdown) before the exit
+                        reap.start_soon(self._note_exit, process)
+                    await self._reap_all()
+                    reap.cancel_scope.cancel()
                 await process.aclose()
                 self.pipe.log.close()
                 self._settle()
+
+    async def _note_exit(self, process: Any) -> None:
+        """Let the reaper know the moment the main process is gone (it waits for that)."""
+        self.exit_code = await process.wait()
+        self.exited.set()
 
     def refuse(self, cause: Cause, evidence: list[str]) -> None:
         """The arbiter's pre-launch checks said no: a verdict without a process."""

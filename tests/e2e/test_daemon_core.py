@@ -262,3 +262,81 @@ def test_profiles_show_and_json_flag_positions(workdir: Path, make_daemon) -> No
     assert missing.returncode == 1 and "not_found" in missing.stderr + missing.stdout
     assert d.ctl("frobnicate").returncode == 2
     assert d.ctl("--socket", str(workdir / "nothing.sock"), "status").returncode == 2
+
+
+def test_logs_follow_gets_every_line_in_order(workdir: Path, make_daemon) -> None:
+    """Own pipe -> \\r/\\n split -> batched, spread fan-out -> `supervisor-ctl logs -f`."""
+    import subprocess
+    import sys
+
+    from .harness import REPO, test_env
+
+    n = 30_000
+    script = workdir / "count.py"
+    script.write_text(
+        "import sys, time\n"
+        "time.sleep(1.0)\n"
+        f"for i in range({n}):\n"
+        "    sys.stdout.write(f'n={i}' + ('\\r' if i % 7 == 0 else '\\n'))\n"
+        "sys.stdout.write('done\\n'); sys.stdout.flush(); time.sleep(60)\n")
+    write_profile(workdir, "count", f'description = "numbered output"\nengine = "command"\n'
+                  f'[launch]\ncommand = ["{{python}}", "{script}"]\nport = {free_port()}\n'
+                  f'[timeouts]\nsilence = 120\n')
+    d = make_daemon()
+    follow = subprocess.Popen([sys.executable, "-m", "supervisor.cli.ctl", "--socket",
+                               str(d.sock), "logs", "-f", "--json"], stdout=subprocess.PIPE,
+                              text=True, cwd=REPO, env=test_env())
+    got: list[str] = []
+    finished = threading.Event()
+
+    def read() -> None:
+        assert follow.stdout is not None
+        for raw in follow.stdout:
+            line = json.loads(raw)["line"]
+            got.append(line)
+            if line == "done":
+                finished.set()
+                return
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 20
+        while d.status()["daemon"]["protocol"]["clients"] < 1:  # the follower is attached
+            assert time.monotonic() < deadline, "supervisor-ctl logs -f did not connect"
+            time.sleep(0.05)
+        d.ctl("switch", "count", check=True)
+        assert finished.wait(60), f"got {len(got)} lines, last {got[-3:]}"
+    finally:
+        follow.terminate()
+        follow.wait(10)
+        reader.join(10)
+        assert follow.stdout is not None
+        follow.stdout.close()
+    numbers = [int(x[2:]) for x in got if x.startswith("n=")]
+    assert numbers == list(range(n)), "every line once, in order (\\r ends a line too)"
+    raw = Path(d.run()["log_path"]).read_bytes()
+    assert b"n=0\rn=1\n" in raw  # the file keeps the bytes as written
+
+
+def test_sigterm_does_not_wait_out_stop_grace_when_the_server_dies_at_once(
+        workdir: Path, make_daemon) -> None:
+    """Shutdown cancels the run's supervision mid-wait; the reaper must still learn of the
+    exit at once instead of waiting the whole stop_grace (30 s by default) for it."""
+    script = workdir / "idle.py"
+    script.write_text("import time\nprint('up', flush=True)\ntime.sleep(600)\n")
+    write_profile(workdir, "idle", f'engine = "command"\n[launch]\n'
+                  f'command = ["{{python}}", "{script}"]\nport = {free_port()}\n')
+    d = make_daemon()
+    d.ctl("switch", "idle", check=True)
+    deadline = time.monotonic() + 20
+    while not (d.run() or {}).get("pid"):
+        assert time.monotonic() < deadline, "the run did not start"
+        time.sleep(0.05)
+    assert d.proc is not None
+    t0 = time.monotonic()
+    d.proc.send_signal(signal.SIGTERM)
+    d.proc.wait(20)
+    took = time.monotonic() - t0
+    assert d.proc.returncode == 0
+    assert took < 10, f"shutdown took {took:.1f} s (stop_grace is 30 s)"
+    assert d.run_processes() == {}
