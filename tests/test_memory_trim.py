@@ -40,3 +40,22 @@ def test_trim_policy_long_burst_then_quiet(monkeypatch) -> None:
             tg.cancel_scope.cancel()
 
     anyio.run(main)
+
+
+def test_a_burst_followed_by_a_trickle_is_trimmed(monkeypatch) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(memory, "release_free_memory", lambda: calls.append(1) or True)
+    monkeypatch.setattr(memory._Output, "since_trim", 0)
+    monkeypatch.setattr(memory._Output, "since_quiet", 0)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(memory.trim_loop, 0.02)
+            memory.note_output(memory.QUIET_MIN)    # a burst under TRIM_EVERY
+            for _ in range(10):                      # then a server's odd line now and then
+                memory.note_output(200)
+                await anyio.sleep(0.02)
+            assert len(calls) == 1                   # trimmed once, not per line
+            tg.cancel_scope.cancel()
+
+    anyio.run(main)

@@ -17,6 +17,7 @@ import anyio
 
 TRIM_EVERY = 128 * 2**20
 QUIET_MIN = 8 * 2**20  # less output than this leaves too little behind to be worth a trim
+QUIET_RATE = 64 * 1024  # bytes per interval that still count as quiet (a server's odd line)
 
 _trim: Callable[[int], int] | None = None
 _looked_up = False
@@ -58,7 +59,7 @@ def note_output(nbytes: int) -> None:
 
 async def trim_loop(interval: float = 2.0) -> None:
     """Trim every TRIM_EVERY bytes of a long burst of output, and once more when a burst of
-    at least QUIET_MIN has gone quiet. Idle cost: one wake-up per ``interval``."""
+    at least QUIET_MIN has gone (nearly) quiet. Idle cost: one wake-up per ``interval``."""
     last = 0
     while True:
         await anyio.sleep(interval)
@@ -66,7 +67,7 @@ async def trim_loop(interval: float = 2.0) -> None:
         if _Output.since_trim >= TRIM_EVERY:
             release_free_memory()
             _Output.since_trim = 0
-        elif n == last and n >= QUIET_MIN:
+        elif n - last < QUIET_RATE and n >= QUIET_MIN:  # a burst, now (nearly) quiet
             release_free_memory()
             _Output.since_trim = _Output.since_quiet = n = 0
         last = n

@@ -36,6 +36,7 @@ from . import process as proc_mod
 from . import stacks
 from .logfeed import LogFeed
 from .logpipe import LogPipe, RunLog, open_pipe
+from .memory import release_free_memory
 
 PYTHON_PLACEHOLDER = "{python}"
 ACTIVITY_INTERVAL = 1.0
@@ -476,6 +477,7 @@ class Run:
         self.store.phases_closed(self.id, self.ended)
         self._close_phase(self.ended)
         self.settled.set()
+        release_free_memory()  # the run's buffers (and its followers' backlog) are gone
         self.publish()
         if self.on_end is not None:
             self.on_end(self)
