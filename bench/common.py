@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 import xmlrpc.client
 from pathlib import Path
@@ -146,6 +147,24 @@ class Supervisord:
         self.flood_log = tmp / "sv-flood.log"
         self.marker = marker
         env_common = f'BENCH_MARK="{marker}"'
+        # The log children: full speed (█ bars, or ASCII ones) to one log copy, and paced.
+        floods = "".join(textwrap.dedent(f"""\
+            [program:{name}]
+            command = {PY} -I -S {CHILDREN}/flood.py
+            environment = {env},{env_common}
+            autostart = false
+            autorestart = false
+            startsecs = 0
+            redirect_stderr = true
+            stdout_logfile = {log}
+            stdout_logfile_maxbytes = 0
+
+            """) for name, env, log in (
+            ("flood", f'BENCH_LINES="{lines}",BENCH_RESULT="{self.flood_result}"',
+             self.flood_log),
+            ("flood_ascii", f'BENCH_LINES="{lines}",BENCH_ASCII="1",'
+                            f'BENCH_RESULT="{self.flood_result}"', self.flood_log),
+            ("paced", 'BENCH_RATE="10000"', tmp / "sv-paced.log")))
         conf = f"""\
 [inet_http_server]
 port = 127.0.0.1:{port}
@@ -171,37 +190,7 @@ startsecs = 0
 startretries = 0
 stdout_logfile = {tmp}/sv-exit.log
 
-[program:flood]
-command = {PY} -I -S {CHILDREN}/flood.py
-environment = BENCH_LINES="{lines}",BENCH_RESULT="{self.flood_result}",{env_common}
-autostart = false
-autorestart = false
-startsecs = 0
-redirect_stderr = true
-stdout_logfile = {self.flood_log}
-stdout_logfile_maxbytes = 0
-
-[program:flood_ascii]
-command = {PY} -I -S {CHILDREN}/flood.py
-environment = BENCH_LINES="{lines}",BENCH_ASCII="1",BENCH_RESULT="{self.flood_result}",{env_common}
-autostart = false
-autorestart = false
-startsecs = 0
-redirect_stderr = true
-stdout_logfile = {self.flood_log}
-stdout_logfile_maxbytes = 0
-
-[program:paced]
-command = {PY} -I -S {CHILDREN}/flood.py
-environment = BENCH_RATE="10000",{env_common}
-autostart = false
-autorestart = false
-startsecs = 0
-redirect_stderr = true
-stdout_logfile = {tmp}/sv-paced.log
-stdout_logfile_maxbytes = 0
-
-[program:tree]
+{floods}[program:tree]
 command = {PY} -I -S {CHILDREN}/tree.py
 environment = BENCH_TREE="sv-{marker}",{env_common}
 autostart = false

@@ -96,15 +96,7 @@ class Hub:
         self.published = 0
 
     def publish(self, kind: str, data: Any) -> None:
-        for listener in self.listeners:
-            listener(kind, data)
-        topic = TOPIC_OF.get(kind, kind)
-        targets = [o for o in self.subscribers if topic in o.topics]
-        if not targets:
-            return
-        self.published += 1
-        payload = wire.encode({"event": kind, "seq": next(self._seq), "ts": time.time(),
-                               "data": data})
+        targets, payload = self._prepare(kind, data)
         for outbox in targets:
             outbox.put_event(payload)
 
@@ -112,20 +104,25 @@ class Hub:
         """Like :meth:`publish`, one subscriber per loop iteration: a big event (a batch of
         log output) is copied into each subscriber's socket in turn, with the loop free to
         answer requests in between instead of after all of them."""
-        for listener in self.listeners:
-            listener(kind, data)
-        topic = TOPIC_OF.get(kind, kind)
-        targets = [o for o in self.subscribers if topic in o.topics]
-        if not targets:
-            return
-        self.published += 1
-        payload = wire.encode({"event": kind, "seq": next(self._seq), "ts": time.time(),
-                               "data": data})
+        targets, payload = self._prepare(kind, data)
         for i, outbox in enumerate(targets):
             if i:
                 await anyio.lowlevel.checkpoint()
             if outbox in self.subscribers:  # it may have gone meanwhile
                 outbox.put_event(payload)
+
+    def _prepare(self, kind: str, data: Any) -> tuple[list[Outbox], bytes]:
+        """Tell the listeners; the subscribers of the event's topic, and the event encoded
+        once for all of them (nothing is encoded when nobody subscribes)."""
+        for listener in self.listeners:
+            listener(kind, data)
+        topic = TOPIC_OF.get(kind, kind)
+        targets = [o for o in self.subscribers if topic in o.topics]
+        if not targets:
+            return targets, b""
+        self.published += 1
+        return targets, wire.encode({"event": kind, "seq": next(self._seq), "ts": time.time(),
+                                     "data": data})
 
     def wants(self, topic: str) -> bool:
         """Whether any subscriber follows ``topic`` (listeners never need log events): lets a
