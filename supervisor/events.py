@@ -41,6 +41,7 @@ class Outbox:
         self.dropped_pending = 0
         self.dropped_total = 0
         self.topics: set[str] = set()
+        self.unsent = 0  # bytes taken to send but not yet in the socket (its owner keeps this)
         self._on_ready = on_ready
 
     def put_reply(self, data: bytes) -> None:
@@ -57,6 +58,11 @@ class Outbox:
         self.event_bytes += len(data)
         self._wake()
         return True
+
+    def has_room(self) -> bool:
+        """Room for another big event (a log batch) without dropping one."""
+        return (self.event_bytes + self.unsent < self.max_bytes // 2
+                and self.n_events < self.max_events // 2)
 
     def take(self, max_bytes: int = 256 * 1024) -> bytes:
         """Pop queued messages up to ~max_bytes, adding a `dropped` notice when owed."""
@@ -94,6 +100,7 @@ class Hub:
         self.subscribers: set[Outbox] = set()
         self.listeners: list[Callable[[str, Any], None]] = []
         self.published = 0
+        self.log_bytes_skipped = 0  # output never sent to followers that were behind
 
     def publish(self, kind: str, data: Any) -> None:
         targets, payload = self._prepare(kind, data)
@@ -128,6 +135,10 @@ class Hub:
         """Whether any subscriber follows ``topic`` (listeners never need log events): lets a
         producer skip building an event nobody reads."""
         return any(topic in o.topics for o in self.subscribers)
+
+    def has_room(self, topic: str) -> bool:
+        """Whether any subscriber of ``topic`` can take another event now."""
+        return any(topic in o.topics and o.has_room() for o in self.subscribers)
 
     def subscribe(self, outbox: Outbox, topics: Iterable[str]) -> None:
         outbox.topics = set(topics)

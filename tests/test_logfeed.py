@@ -103,3 +103,43 @@ def test_followers_far_behind_skip_the_oldest_and_are_told(monkeypatch) -> None:
     first, *rest = text.splitlines()
     assert f"{feed.skipped_total} bytes of output skipped" in first and "run.log" in first
     assert rest[-1] == "line 29" and len(rest) == 100 // 8
+
+
+def test_nothing_is_built_while_every_follower_is_behind(monkeypatch) -> None:
+    built: list[int] = []
+    real = logfeed.wire.output_text
+    monkeypatch.setattr(logfeed.wire, "output_text",
+                        lambda raw: built.append(len(raw)) or real(raw))
+    hub = Hub()
+    box = Outbox(max_events=100, max_bytes=4 * logfeed.BATCH_BYTES)
+    hub.subscribe(box, ["log"])
+    feed = LogFeed(hub, 1, "run.log")
+    chunk = b"y" * (logfeed.BATCH_BYTES - 1) + b"\n"
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(feed.run)
+            await anyio.lowlevel.checkpoint()
+            for _ in range(2):
+                feed.add(chunk)  # a flood: each read is a full batch
+            assert len(built) == 2 and not box.has_room() and not hub.has_room("log")
+            for _ in range(3):
+                feed.add(chunk)  # the follower is behind: output gathers, unbuilt
+            await anyio.sleep(3 * logfeed.BATCH_S)
+            assert len(built) == 2 and feed.pending_bytes == 3 * len(chunk)
+            box.items.clear()  # the follower catches up ...
+            box.n_events = box.event_bytes = 0
+            with anyio.fail_after(5):  # ... and gets what gathered, as one event
+                while len(built) < 3:  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+            assert built[2] == 3 * len(chunk) and len(box.items) == 1
+            tg.cancel_scope.cancel()
+
+    anyio.run(main)
+
+
+def test_bytes_still_being_sent_count_against_room() -> None:
+    box = Outbox(max_bytes=1000)
+    assert box.has_room()
+    box.unsent = 600  # a connection's direct send left this much for its writer task
+    assert not box.has_room()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from supervisor.events import Hub, Outbox
 from supervisor.protocol import wire
@@ -122,6 +124,7 @@ def test_connection_sends_at_once_and_keeps_order_when_the_socket_is_full(tmp_pa
         assert json.loads(first) == {"id": 1, "ok": True}
         conn.outbox.put_event(wire.encode(big))      # more than the socket takes now
         assert conn._rest is not None
+        assert conn.outbox.unsent == len(conn._rest) > 0  # counts against a follower's room
         conn.send({"id": 2, "ok": True})             # must not overtake the rest of `big`
         conn.outbox.put_event(wire.encode({"event": "run", "data": {"n": 3}}))
         got = bytearray()
@@ -130,6 +133,7 @@ def test_connection_sends_at_once_and_keeps_order_when_the_socket_is_full(tmp_pa
             with anyio.fail_after(10):
                 while got.count(b"\n") < 3:
                     got += await client.receive(1 << 20)
+            assert conn.outbox.unsent == 0
             conn.closed = True
             tg.cancel_scope.cancel()
         for s in (client, server_side, listener):
@@ -139,3 +143,36 @@ def test_connection_sends_at_once_and_keeps_order_when_the_socket_is_full(tmp_pa
     msgs = anyio.run(main)
     assert [m.get("id") or m["event"] for m in msgs] == ["log", 2, "run"]
     assert msgs[0] == big
+
+
+_OUTPUTS = [
+    b"", b"plain ascii\n", b'quotes " and \\ backslashes\\n\n',
+    "Capturing batches: 40%|████      | 20/51\n".encode(), "模型加载完成 ✓ 🚀\n".encode(),
+    "tab\there █ and \x1b[31mred\x1b[0m\n".encode(), "█ then \x00 nul\n".encode(),
+    "█ bell \x07 and \x0c form feed and \x7f del\n".encode(), "█\r\n█\r".encode(),
+    b"\xff\xfe not utf-8 \xe2\x96", "█".encode() + b"\xed\xa0\x80 a surrogate, encoded",
+    "█ u2028 \u2028 and u2029 \u2029\n".encode(),
+]
+
+
+@pytest.mark.parametrize("raw", _OUTPUTS)
+def test_output_text_reads_back_as_the_replace_decode(raw: bytes) -> None:
+    msg = wire.encode({"event": "log", "data": {"text": wire.output_text(raw)}})
+    assert msg.endswith(b"\n") and b"\n" not in msg[:-1]
+    msg.decode("utf-8")  # valid UTF-8 on the wire, whatever the process wrote
+    assert json.loads(msg)["data"]["text"] == raw.decode("utf-8", "replace")
+
+
+@given(st.binary(max_size=300) | st.text(max_size=100).map(
+    lambda s: s.encode("utf-8", "surrogatepass")))
+def test_output_text_reads_back_for_any_bytes(raw: bytes) -> None:
+    msg = wire.encode({"data": {"text": wire.output_text(raw)}})
+    msg.decode("utf-8")
+    assert json.loads(msg)["data"]["text"] == raw.decode("utf-8", "replace")
+
+
+def test_output_text_skips_the_str_for_valid_non_ascii() -> None:
+    # The point of it: non-ASCII output is not decoded into a str and encoded back.
+    assert type(wire.output_text("█ bar \"q\"\n".encode())).__name__ == "Fragment"
+    assert isinstance(wire.output_text(b"ascii\n"), str)
+    assert isinstance(wire.output_text(b"\xff bad"), str)

@@ -100,6 +100,7 @@ class Connection:
             sent = 0
         if sent < len(data):
             self._rest = memoryview(data)[sent:]
+            self.outbox.unsent = len(self._rest)
 
     def send(self, obj: Any) -> None:
         self.outbox.put_reply(wire.encode(obj))
@@ -119,10 +120,12 @@ class Connection:
                 else:
                     break
                 self._writing = True
+                self.outbox.unsent = len(data)
                 try:
                     await self.stream.send(data)
                 finally:
                     self._writing = False
+                    self.outbox.unsent = 0
 
 
 def _raw_socket(stream: Any) -> socket.socket | None:
@@ -248,6 +251,7 @@ class ControlServer:
     def statistics(self) -> dict[str, Any]:
         dropped = sum(c.outbox.dropped_total for c in self.connections)
         return {**self.stats, "clients": len(self.connections), "dropped": dropped,
+                "log_bytes_skipped": self.hub.log_bytes_skipped,
                 "dropped_total": dropped + self.stats["dropped_closed"]}  # issue 6
 
 

@@ -3,6 +3,9 @@
 A server that logs every few ms (a line per decode step) would cost each follower a wake-up
 and the daemon a send per read. Output is therefore gathered and sent as one ``log`` event at
 most ``BATCH_S`` after it was read, or as soon as ``BATCH_BYTES`` have gathered (a flood).
+While every follower is still behind with earlier events (its socket and outbox full), output
+keeps gathering instead: an event built then would only be dropped for all of them, and
+building one (escaping the text as JSON) is most of a follower's cost in a flood.
 
 Sending one batch to 50 followers copies it 50 times into their sockets: milliseconds. A timed
 batch is handed out one follower per loop iteration (:meth:`Hub.publish_spread`), so a
@@ -20,10 +23,11 @@ from typing import Any
 import anyio
 
 from ..events import Hub
+from ..protocol import wire
 
 BATCH_S = 0.05
 BATCH_BYTES = 256 * 1024
-MAX_PENDING = 8 * 2**20
+MAX_PENDING = 2 * 2**20
 
 
 class LogFeed:
@@ -50,9 +54,12 @@ class LogFeed:
             self.pending_bytes -= len(old)
             self.skipped_bytes += len(old)
             self.skipped_total += len(old)
+            self.hub.log_bytes_skipped += len(old)
         if self._spreading:
             return  # behind the batch being handed out
-        if not self.running or self.pending_bytes >= BATCH_BYTES:
+        if not self.running:
+            self.hub.publish("log", self._take())
+        elif self.pending_bytes >= BATCH_BYTES and self.hub.has_room("log"):
             self.hub.publish("log", self._take())
         else:
             self._due.set()
@@ -65,6 +72,10 @@ class LogFeed:
                 await self._due.wait()
                 self._due = anyio.Event()
                 if self.pending_bytes < BATCH_BYTES:
+                    await anyio.sleep(BATCH_S)
+                # Every follower is behind: wait, don't build. Polled (at BATCH_S, only while
+                # they are behind) rather than signalled by every send of every connection.
+                while self.pending and not self.hub.has_room("log"):  # noqa: ASYNC110
                     await anyio.sleep(BATCH_S)
                 if not self.pending:
                     continue
@@ -85,11 +96,12 @@ class LogFeed:
             self.hub.publish("log", self._take())
 
     def _take(self) -> dict[str, Any]:
-        text = b"".join(self.pending).decode("utf-8", "replace")  # once, for every follower
+        if self.skipped_bytes:
+            notice = (f"[gpu-node-supervisor] {self.skipped_bytes} bytes of output skipped here: "
+                      f"followers fell behind ({self.log_path} has everything)\n")
+            self.pending.appendleft(notice.encode("utf-8", "surrogateescape"))
+            self.skipped_bytes = 0
+        raw = b"".join(self.pending)
         self.pending.clear()
         self.pending_bytes = 0
-        if self.skipped_bytes:
-            text = (f"[gpu-node-supervisor] {self.skipped_bytes} bytes of output skipped here: "
-                    f"followers fell behind ({self.log_path} has everything)\n") + text
-            self.skipped_bytes = 0
-        return {"run_id": self.run_id, "text": text}
+        return {"run_id": self.run_id, "text": wire.output_text(raw)}  # once, for every follower

@@ -136,7 +136,8 @@ def test_status_answers_while_a_client_never_reads_a_flood(workdir: Path, make_d
             st = d.status()
             assert st["run"]["status"] == "ready"
             assert time.monotonic() - t0 < 10
-        assert st["daemon"]["protocol"]["dropped"] > 0
+        # bounded: what it never read was not even built into events for it
+        assert st["daemon"]["protocol"]["log_bytes_skipped"] > 0
         assert d.ctl("logs", "-n", "1").stdout.strip()
     finally:
         lazy.close()
