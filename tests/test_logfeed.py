@@ -143,3 +143,17 @@ def test_bytes_still_being_sent_count_against_room() -> None:
     assert box.has_room()
     box.unsent = 600  # a connection's direct send left this much for its writer task
     assert not box.has_room()
+
+
+def test_a_backlog_goes_out_in_steps_in_order() -> None:
+    hub, (box,) = _hub(1)
+    feed = LogFeed(hub, 1, "run.log")
+    lines = [f"{i:07d}\n".encode() * 4096 for i in range(48)]  # 48 reads of 32 KiB
+    feed._spreading = True  # output waits behind a batch being handed out
+    for chunk in lines:
+        feed.add(chunk)
+    feed._spreading = False
+    feed.flush()
+    texts = _texts(box)
+    assert "".join(texts) == b"".join(lines).decode()
+    assert len(texts) > 1 and all(len(t) <= logfeed.TAKE_MAX + 32 * 1024 for t in texts)

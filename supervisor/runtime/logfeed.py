@@ -28,6 +28,7 @@ from ..protocol import wire
 BATCH_S = 0.05
 BATCH_BYTES = 256 * 1024
 MAX_PENDING = 2 * 2**20
+TAKE_MAX = 2**20  # per event: a backlog goes out in 1 MiB steps, each built in ~3 ms
 
 
 class LogFeed:
@@ -58,10 +59,11 @@ class LogFeed:
         if self._spreading:
             return  # behind the batch being handed out
         if not self.running:
+            self.flush()
+            return
+        if self.pending_bytes >= BATCH_BYTES and self.hub.has_room("log"):
             self.hub.publish("log", self._take())
-        elif self.pending_bytes >= BATCH_BYTES and self.hub.has_room("log"):
-            self.hub.publish("log", self._take())
-        else:
+        if self.pending:
             self._due.set()
 
     async def run(self) -> None:
@@ -92,7 +94,7 @@ class LogFeed:
             self.flush()
 
     def flush(self) -> None:
-        if self.pending:
+        while self.pending:
             self.hub.publish("log", self._take())
 
     def _take(self) -> dict[str, Any]:
@@ -101,7 +103,12 @@ class LogFeed:
                       f"followers fell behind ({self.log_path} has everything)\n")
             self.pending.appendleft(notice.encode("utf-8", "surrogateescape"))
             self.skipped_bytes = 0
-        raw = b"".join(self.pending)
-        self.pending.clear()
-        self.pending_bytes = 0
+        taken: list[bytes] = []
+        size = 0
+        while self.pending and size < TAKE_MAX:
+            chunk = self.pending.popleft()
+            taken.append(chunk)
+            size += len(chunk)
+        self.pending_bytes = max(0, self.pending_bytes - size)  # the notice was not counted
+        raw = taken[0] if len(taken) == 1 else b"".join(taken)
         return {"run_id": self.run_id, "text": wire.output_text(raw)}  # once, for every follower
