@@ -611,14 +611,14 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="< 2 minutes, smaller samples")
     ap.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
     ap.add_argument("--lines", type=int, help="lines per pipeline run (1,000,000; quick 200,000)")
-    ap.add_argument("--reps", type=int, help="pipeline repeats (3; quick 2)")
+    ap.add_argument("--reps", type=int, help="pipeline repeats (5; quick 2)")
     ap.add_argument("--exits", type=int, default=20, help="exits measured (≥ 20)")
     ap.add_argument("--idle", type=float, help="idle window in s (60; quick 15)")
     ap.add_argument("--json", type=Path, default=REPO / "bench" / "results" / "latest.json")
     args = ap.parse_args()
     only = [s for s in args.only.split(",") if s]
     cfg = {"lines": args.lines or (200_000 if args.quick else 1_000_000),
-           "reps": args.reps or (2 if args.quick else 3),
+           "reps": args.reps or (2 if args.quick else 5),  # medians steady to ~10 %
            "idle": args.idle or (10.0 if args.quick else 60.0),
            "status_window": 4.0 if args.quick else 30.0,  # p99 of ~1,000 round trips
            "stop_reps": 2 if args.quick else 3,
