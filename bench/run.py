@@ -240,6 +240,33 @@ def daemon_flood(d: Daemon, tmp: Path, nsubs: int, profile: str = "flood") -> di
             "status": run["status"]}
 
 
+def floor_flood(tmp: Path, nsubs: int, lines: int) -> dict[str, Any]:
+    """The same flood and subscribers on the least fan-out there is (children/fanout.py)."""
+    sock, log_path = tmp / f"fanout-{time.monotonic_ns()}.sock", tmp / "fanout.log"
+    result, cpu_result = tmp / "f-flood.json", tmp / "f-cpu.json"
+    for f in (result, cpu_result, log_path):
+        f.unlink(missing_ok=True)
+    proc = subprocess.Popen(
+        [PY, "-I", "-S", str(CHILDREN / "fanout.py"), str(sock), str(nsubs), str(log_path),
+         str(cpu_result), "--", PY, "-I", "-S", str(CHILDREN / "flood.py")],
+        stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "BENCH_LINES": str(lines), "BENCH_RESULT": str(result)})
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    farm = Farm(sock, nsubs, tmp)
+    wait_for(result.exists, 600, "the flood child's report", 0.02)
+    r = json.loads(result.read_text())
+    wait_for(lambda: log_path.exists() and log_path.stat().st_size >= r["bytes"], 60,
+             "the floor's log copy", 0.005)
+    t_done = time.time()
+    wait_for(cpu_result.exists, 60, "the floor's CPU report", 0.02)
+    proc.wait(30)
+    farm_stats = farm.close()
+    log_path.unlink()
+    return {"lines": r["lines"], "rate": r["lines"] / (t_done - r["t_start"]),
+            "cpu_per_M": json.loads(cpu_result.read_text())["cpu_s"] / r["lines"] * 1e6,
+            "max_write_ms": r["max_write_s"] * 1000, "farm_bytes": farm_stats.get("bytes")}
+
+
 def sv_flood(sv: Supervisord, program: str = "flood") -> dict[str, Any]:
     sv.flood_result.unlink(missing_ok=True)
     sv.flood_log.unlink(missing_ok=True)
@@ -261,9 +288,10 @@ def sv_flood(sv: Supervisord, program: str = "flood") -> dict[str, Any]:
             "max_write_ms": r["max_write_s"] * 1000, "wall_s": r["wall_s"]}
 
 
-def bench_pipeline(d: Daemon, sv: Supervisord, tmp: Path, reps: int) -> dict[str, Any]:
+def bench_pipeline(d: Daemon, sv: Supervisord, tmp: Path, reps: int,
+                   lines: int) -> dict[str, Any]:
     out: dict[str, list[dict[str, Any]]] = {"sv": [], "sva": [], "d0": [], "d1": [],
-                                            "d1a": [], "d50": []}
+                                            "d1a": [], "d50": [], "f1": [], "f50": []}
     for i in range(reps):
         out["sv"].append(sv_flood(sv))
         out["sva"].append(sv_flood(sv, "flood_ascii"))
@@ -271,6 +299,8 @@ def bench_pipeline(d: Daemon, sv: Supervisord, tmp: Path, reps: int) -> dict[str
         out["d1"].append(daemon_flood(d, tmp, 1))
         out["d1a"].append(daemon_flood(d, tmp, 1, "flood_ascii"))
         out["d50"].append(daemon_flood(d, tmp, 50))
+        out["f1"].append(floor_flood(tmp, 1, lines))
+        out["f50"].append(floor_flood(tmp, 50, lines))
         log(f"pipeline rep {i + 1}/{reps}: " + ", ".join(
             f"{k} {v[-1]['rate']:,.0f} lines/s {v[-1]['cpu_per_M']:.1f} CPU-s/M" for k, v in
             out.items()))
@@ -519,6 +549,10 @@ def table(res: dict[str, Any], cfg: dict[str, Any]) -> str:
                      "p50 ≤ 5 ms, p90 ≤ 20 ms", ok(pct(m, 50) <= 5 and pct(m, 90) <= 20)))
     if "pipeline" in res:
         p = res["pipeline"]
+
+        def received(runs: list[dict[str, Any]], n: int) -> str:
+            got = median([(x.get("farm_bytes") or 0) / n / 2**20 for x in runs])
+            return f"each subscriber received {got:.1f} MiB"
         for key, label in (("d0", "no subscriber"), ("d1", "1 subscriber"),
                            ("d1a", "1 subscriber"),
                            ("d50", "50 subscribers")):
@@ -539,7 +573,15 @@ def table(res: dict[str, Any], cfg: dict[str, Any]) -> str:
                 f"speed, {label} (median of {len(p[key])})",
                 f"{rate:,.0f} lines/s ({rate / sv_rate:.2f}×), {cpu:.2f} CPU-s per M lines "
                 f"({cpu / sv_cpu:.2f}×); longest child write {blk:.0f} ms"
-                + (f"; {drop:,.0f} log events dropped for slow subscribers" if drop else ""),
+                + (f"; {drop:,.0f} log events dropped for slow subscribers" if drop else "")
+                + (f"; {received(p[key], nsub)}" if (nsub := {"d1": 1, "d1a": 1, "d50": 50}
+                                                     .get(key)) else "")
+                + (f". Floor, the least fan-out there is (children/fanout.py: read, write, "
+                   f"send raw bytes) to the same subscribers: "
+                   f"{median([x['rate'] for x in p[fk]]):,.0f} lines/s, "
+                   f"{median([x['cpu_per_M'] for x in p[fk]]):.2f} CPU-s per M lines, "
+                   f"{received(p[fk], nsub)}"
+                   if (fk := {"d1": "f1", "d50": "f50"}.get(key)) and p.get(fk) else ""),
                 f"{sv_rate:,.0f} lines/s, {sv_cpu:.2f} CPU-s per M lines (copy to file only); "
                 f"longest child write {sv_blk:.0f} ms",
                 "≥ supervisord's rate, CPU ≤ 1.5×",
@@ -647,7 +689,7 @@ def main() -> None:
             if name == "exit":
                 res[name] = bench_exit(d, sv, tmp, cfg["exits"])
             elif name == "pipeline":
-                res[name] = bench_pipeline(d, sv, tmp, cfg["reps"])
+                res[name] = bench_pipeline(d, sv, tmp, cfg["reps"], cfg["lines"])
             elif name == "status":
                 res[name] = bench_status(d, sv, tmp, cfg["status_window"])
             elif name == "idle":

@@ -1,0 +1,78 @@
+"""The floor for fanning a flood out to followers: the least a supervisor can do.
+
+    fanout.py SOCKET N LOG RESULT -- CMD...
+Listens on SOCKET; each client's first line (the bench's subscribe request) is answered with
+an `"id":1` line, like the daemon's reply. Once N clients are in, runs CMD with its stdout on a
+pipe and, per read (up to 1 MiB): appends the bytes to LOG, and offers them to every client
+that has nothing left unsent: one non-blocking send, the rest kept for when its socket has
+room; a client still behind skips the read (the daemon skips for followers that are behind,
+too). No parsing, no JSON, no ring, no phases. Prints "ready" once listening; when CMD has
+exited and its output is all read, writes its own CPU seconds to RESULT and exits.
+"""
+import json
+import os
+import selectors
+import socket
+import subprocess
+import sys
+
+path, n, log_path, result = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+cmd = sys.argv[sys.argv.index("--") + 1:]
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(path)
+srv.listen(n)
+print("ready", flush=True)
+clients = []
+for _ in range(n):
+    c, _addr = srv.accept()
+    buf = b""
+    while b"\n" not in buf:
+        buf += c.recv(65536)
+    c.sendall(b'{"id":1,"ok":true,"result":{}}\n')
+    c.setblocking(False)
+    clients.append(c)
+unsent = {c: memoryview(b"") for c in clients}
+sel = selectors.DefaultSelector()
+child = subprocess.Popen(cmd, stdout=subprocess.PIPE)
+fd = child.stdout.fileno()
+os.set_blocking(fd, False)
+sel.register(fd, selectors.EVENT_READ)
+log = open(log_path, "ab", buffering=0)
+
+
+def offer(c: socket.socket, data: memoryview) -> None:
+    try:
+        sent = c.send(data)
+    except BlockingIOError:
+        sent = 0
+    except OSError:
+        sent = len(data)
+    unsent[c] = data[sent:]
+    if len(unsent[c]):
+        sel.register(c, selectors.EVENT_WRITE)
+
+
+open_pipe = True
+while open_pipe:
+    for key, _ in sel.select():
+        if key.fileobj == fd:
+            try:
+                data = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not data:
+                open_pipe = False
+                break
+            log.write(data)
+            view = memoryview(data)
+            for c in clients:
+                if not len(unsent[c]):
+                    offer(c, view)
+        else:
+            sel.unregister(key.fileobj)
+            offer(key.fileobj, unsent[key.fileobj])
+child.wait()
+t = os.times()
+with open(result + ".tmp", "w") as f:
+    json.dump({"cpu_s": t.user + t.system}, f)
+os.replace(result + ".tmp", result)
