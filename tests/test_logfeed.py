@@ -157,3 +157,50 @@ def test_a_backlog_goes_out_in_steps_in_order() -> None:
     texts = _texts(box)
     assert "".join(texts) == b"".join(lines).decode()
     assert len(texts) > 1 and all(len(t) <= logfeed.TAKE_MAX + 32 * 1024 for t in texts)
+
+
+def test_a_backlog_is_forgotten_when_the_followers_leave() -> None:
+    # A follower that never reads, then leaves: a later follower must not get that old
+    # output after the tail it was shown when it came.
+    hub = Hub()
+    lazy = Outbox(max_events=100, max_bytes=2 * logfeed.BATCH_BYTES)
+    hub.subscribe(lazy, ["log"])
+    feed = LogFeed(hub, 1, "run.log")
+    chunk = b"old\n" * (logfeed.BATCH_BYTES // 4)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(feed.run)
+            await anyio.lowlevel.checkpoint()
+            for _ in range(4):
+                feed.add(chunk)
+            assert feed.pending and not hub.has_room("log")
+            hub.unsubscribe(lazy)
+            with anyio.fail_after(5):
+                while feed.pending:  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+            fresh = Outbox(max_events=100, max_bytes=1 << 30)
+            hub.subscribe(fresh, ["log"])
+            feed.add(b"new\n")
+            with anyio.fail_after(5):
+                while not fresh.items:  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+            assert _texts(fresh) == ["new\n"]
+            tg.cancel_scope.cancel()
+
+    anyio.run(main)
+
+
+def test_skip_notices_do_not_wear_down_the_count_of_pending_bytes(monkeypatch) -> None:
+    monkeypatch.setattr(logfeed, "MAX_PENDING", 64)
+    monkeypatch.setattr(logfeed, "TAKE_MAX", 16)
+    hub, (box,) = _hub(1)
+    feed = LogFeed(hub, 1, "run.log")
+    feed._spreading = True
+    for _ in range(50):
+        for _ in range(6):
+            feed.add(b"0123456789abcde\n")   # 16 bytes each: past 64 the oldest are skipped
+        assert feed.skipped_bytes
+        hub.publish("log", feed._take())     # one 16-byte step out, after a skip notice
+        assert feed.pending_bytes == sum(len(c) for c in feed.pending)
+    assert "bytes of output skipped" in _texts(box)[-1]

@@ -173,6 +173,14 @@ def test_output_text_reads_back_for_any_bytes(raw: bytes) -> None:
 
 def test_output_text_skips_the_str_for_valid_non_ascii() -> None:
     # The point of it: non-ASCII output is not decoded into a str and encoded back.
-    assert type(wire.output_text("█ bar \"q\"\n".encode())).__name__ == "Fragment"
+    assert isinstance(wire.output_text("█ bar \"q\"\n".encode()), wire.EscapedText)
     assert isinstance(wire.output_text(b"ascii\n"), str)
     assert isinstance(wire.output_text(b"\xff bad"), str)
+
+
+def test_escaped_text_survives_the_stdlib_fallback() -> None:
+    # An int over 64 bits sends the whole message down the stdlib path, which cannot read a
+    # Fragment back: the text must still be there.
+    raw = "█ bar \"q\"\n".encode()
+    msg = wire.encode({"event": "log", "seq": 2**70, "data": {"text": wire.output_text(raw)}})
+    assert json.loads(msg)["data"]["text"] == raw.decode()

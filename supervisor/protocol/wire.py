@@ -48,7 +48,7 @@ def encode(obj: Any) -> bytes:
     """One message as a line of compact JSON (UTF-8; text is not \\u-escaped)."""
     if orjson is not None:
         try:
-            return orjson.dumps(obj, default=_json_default, option=_ORJSON_OPTIONS)
+            return orjson.dumps(obj, default=_orjson_default, option=_ORJSON_OPTIONS)
         except TypeError:  # an int over 64 bits, a lone surrogate: the stdlib takes them
             pass
     # ASCII escapes: text that is not valid UTF-8 (lone surrogates from a process's argv,
@@ -70,9 +70,9 @@ def output_text(raw: bytes) -> Any:
     decodes in no time. Other text (tqdm's █ bars, CJK prompts) would cost a decode into a
     2-byte-per-character str and CPython's encode of it back into UTF-8, most of a follower's
     cost (bench/run.py, pipeline). Valid UTF-8 is escaped as bytes instead, and goes into the
-    message as an ``orjson.Fragment``, after a decode that only validates it. That takes
-    several passes over the text, each one cheap while the text is in the CPU's cache: so a
-    big read is done in pieces of ``PIECE`` bytes."""
+    message as an ``orjson.Fragment`` (held by an :class:`EscapedText`), after a decode that
+    only validates it. That takes several passes over the text, each one cheap while the
+    text is in the CPU's cache: so a big read is done in pieces of ``PIECE`` bytes."""
     if orjson is None or raw.isascii():
         return raw.decode("ascii") if raw.isascii() else raw.decode("utf-8", "replace")
     out = [b'"']
@@ -86,10 +86,21 @@ def output_text(raw: bytes) -> Any:
         out.append(piece)
         start = cut
     out.append(b'"')
-    return orjson.Fragment(b"".join(out))
+    return EscapedText(raw, orjson.Fragment(b"".join(out)))
 
 
 PIECE = 64 * 1024
+
+
+class EscapedText:
+    """Text already escaped as a JSON string: orjson copies ``fragment`` in as it is; the
+    stdlib fallback of ``encode`` (which cannot read a Fragment back) decodes ``raw``."""
+
+    __slots__ = ("raw", "fragment")
+
+    def __init__(self, raw: bytes, fragment: Any) -> None:
+        self.raw = raw
+        self.fragment = fragment
 
 
 def _escaped(piece: bytes) -> bytes | None:
@@ -114,7 +125,15 @@ _ESCAPES = ((b"\\", b"\\\\"), (b'"', b'\\"'), (b"\n", b"\\n"), (b"\t", b"\\t"),
 _RARE_CONTROLS = tuple(bytes([c]) for c in range(0x20) if c not in b"\n\t\x1b")
 
 
+def _orjson_default(obj: Any) -> Any:
+    if isinstance(obj, EscapedText):
+        return obj.fragment
+    return _json_default(obj)
+
+
 def _json_default(obj: Any) -> Any:
+    if isinstance(obj, EscapedText):
+        return obj.raw.decode("utf-8", "replace")
     if hasattr(obj, "to_dict"):
         return obj.to_dict()
     if isinstance(obj, (set, frozenset, tuple)):

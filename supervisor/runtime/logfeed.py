@@ -47,7 +47,8 @@ class LogFeed:
     def add(self, chunk: bytes) -> None:
         """Output just read (complete lines). Never waits."""
         if not self.hub.wants("log"):
-            return  # nobody follows: nothing is kept or decoded
+            self._forget()  # nobody follows: nothing is kept or decoded
+            return
         self.pending.append(chunk)
         self.pending_bytes += len(chunk)
         while self.pending_bytes > MAX_PENDING and len(self.pending) > 1:
@@ -78,6 +79,9 @@ class LogFeed:
                 # Every follower is behind: wait, don't build. Polled (at BATCH_S, only while
                 # they are behind) rather than signalled by every send of every connection.
                 while self.pending and not self.hub.has_room("log"):  # noqa: ASYNC110
+                    if not self.hub.wants("log"):  # the followers left: a later one must
+                        self._forget()             # not get this backlog after the tail
+                        break
                     await anyio.sleep(BATCH_S)
                 if not self.pending:
                     continue
@@ -97,18 +101,22 @@ class LogFeed:
         while self.pending:
             self.hub.publish("log", self._take())
 
+    def _forget(self) -> None:
+        self.pending.clear()
+        self.pending_bytes = self.skipped_bytes = 0
+
     def _take(self) -> dict[str, Any]:
+        taken: list[bytes] = []
         if self.skipped_bytes:
             notice = (f"[gpu-node-supervisor] {self.skipped_bytes} bytes of output skipped here: "
                       f"followers fell behind ({self.log_path} has everything)\n")
-            self.pending.appendleft(notice.encode("utf-8", "surrogateescape"))
+            taken.append(notice.encode("utf-8", "surrogateescape"))
             self.skipped_bytes = 0
-        taken: list[bytes] = []
         size = 0
         while self.pending and size < TAKE_MAX:
             chunk = self.pending.popleft()
             taken.append(chunk)
             size += len(chunk)
-        self.pending_bytes = max(0, self.pending_bytes - size)  # the notice was not counted
+        self.pending_bytes -= size
         raw = taken[0] if len(taken) == 1 else b"".join(taken)
         return {"run_id": self.run_id, "text": wire.output_text(raw)}  # once, for every follower
