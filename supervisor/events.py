@@ -48,8 +48,9 @@ class Outbox:
         self.items.append(data)
         self._wake()
 
-    def put_event(self, data: bytes) -> bool:
-        if self.n_events >= self.max_events or self.event_bytes >= self.max_bytes:
+    def put_event(self, data: bytes, only_if_room: bool = False) -> bool:
+        if self.n_events >= self.max_events or self.event_bytes >= self.max_bytes \
+                or (only_if_room and not self.has_room()):
             self.dropped_pending += 1
             self.dropped_total += 1
             return False
@@ -102,12 +103,12 @@ class Hub:
         self.published = 0
         self.log_bytes_skipped = 0  # output never sent to followers that were behind
 
-    def publish(self, kind: str, data: Any) -> None:
+    def publish(self, kind: str, data: Any, only_if_room: bool = False) -> None:
         targets, payload = self._prepare(kind, data)
         for outbox in targets:
-            outbox.put_event(payload)
+            outbox.put_event(payload, only_if_room)
 
-    async def publish_spread(self, kind: str, data: Any) -> None:
+    async def publish_spread(self, kind: str, data: Any, only_if_room: bool = False) -> None:
         """Like :meth:`publish`, one subscriber per loop iteration: a big event (a batch of
         log output) is copied into each subscriber's socket in turn, with the loop free to
         answer requests in between instead of after all of them."""
@@ -116,7 +117,7 @@ class Hub:
             if i:
                 await anyio.lowlevel.checkpoint()
             if outbox in self.subscribers:  # it may have gone meanwhile
-                outbox.put_event(payload)
+                outbox.put_event(payload, only_if_room)
 
     def _prepare(self, kind: str, data: Any) -> tuple[list[Outbox], bytes]:
         """Tell the listeners; the subscribers of the event's topic, and the event encoded

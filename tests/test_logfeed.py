@@ -204,3 +204,15 @@ def test_skip_notices_do_not_wear_down_the_count_of_pending_bytes(monkeypatch) -
         hub.publish("log", feed._take())     # one 16-byte step out, after a skip notice
         assert feed.pending_bytes == sum(len(c) for c in feed.pending)
     assert "bytes of output skipped" in _texts(box)[-1]
+
+
+def test_a_follower_still_sending_the_last_batch_skips_the_next() -> None:
+    hub = Hub()
+    busy, idle = Outbox(), Outbox()  # room: under 1 MiB queued or unsent
+    for box in (busy, idle):
+        hub.subscribe(box, ["log"])
+    busy.unsent = 1 << 20  # its connection is still copying a 1 MiB batch into the socket
+    assert hub.has_room("log")  # the idle one has room: the batch is built ...
+    hub.publish("log", {"run_id": 1, "text": "x\n"}, only_if_room=True)
+    assert len(idle.items) == 1  # ... and goes to it
+    assert not busy.items and busy.dropped_pending == 1  # the busy one is told it missed one

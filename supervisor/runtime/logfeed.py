@@ -5,7 +5,9 @@ and the daemon a send per read. Output is therefore gathered and sent as one ``l
 most ``BATCH_S`` after it was read, or as soon as ``BATCH_BYTES`` have gathered (a flood).
 While every follower is still behind with earlier events (its socket and outbox full), output
 keeps gathering instead: an event built then would only be dropped for all of them, and
-building one (escaping the text as JSON) is most of a follower's cost in a flood.
+building one (escaping the text as JSON) is most of a follower's cost in a flood. An event
+goes only to followers with room for it (``Outbox.has_room``); one still sending the last
+batch misses it and is told so (a ``dropped`` event).
 
 Sending one batch to 50 followers copies it 50 times into their sockets: milliseconds. A timed
 batch is handed out one follower per loop iteration (:meth:`Hub.publish_spread`), so a
@@ -63,7 +65,7 @@ class LogFeed:
             self.flush()
             return
         if self.pending_bytes >= BATCH_BYTES and self.hub.has_room("log"):
-            self.hub.publish("log", self._take())
+            self.hub.publish("log", self._take(), only_if_room=True)
         if self.pending:
             self._due.set()
 
@@ -88,7 +90,7 @@ class LogFeed:
                 self._spreading = True
                 try:  # shielded: a batch half handed out would be lost for the rest
                     with anyio.CancelScope(shield=True):
-                        await self.hub.publish_spread("log", self._take())
+                        await self.hub.publish_spread("log", self._take(), only_if_room=True)
                 finally:
                     self._spreading = False
                 if self.pending:
