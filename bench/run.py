@@ -211,6 +211,28 @@ def bench_exit(d: Daemon, sv: Supervisord | None, tmp: Path, n: int) -> dict[str
 
 
 # -- 2. log pipeline -------------------------------------------------------------------------
+def flood_report(result: Path) -> dict[str, Any]:
+    """The flood child's own report (lines, bytes, start time, time blocked in write)."""
+    wait_for(result.exists, 600, "the flood child's report", 0.02)
+    return json.loads(result.read_text())
+
+
+def copied_at(path: Path | str, nbytes: int, what: str) -> float:
+    """When ``path`` (a log copy) holds all ``nbytes`` of the flood: the end of its journey."""
+    try:
+        wait_for(lambda: os.path.exists(path) and os.path.getsize(path) >= nbytes, 60, what,
+                 0.005)
+        return time.time()
+    except RuntimeError:
+        return float("nan")
+
+
+def flood_figures(r: dict[str, Any], t_done: float, cpu: float) -> dict[str, Any]:
+    return {"lines": r["lines"], "rate": r["lines"] / (t_done - r["t_start"]),
+            "cpu_per_M": cpu / r["lines"] * 1e6, "blocked_s": r["blocked_s"],
+            "max_write_ms": r["max_write_s"] * 1000, "wall_s": r["wall_s"]}
+
+
 def daemon_flood(d: Daemon, tmp: Path, nsubs: int, profile: str = "flood") -> dict[str, Any]:
     client = RawClient(d.sock)
     farm = Farm(d.sock, nsubs, tmp) if nsubs else None
@@ -218,14 +240,9 @@ def daemon_flood(d: Daemon, tmp: Path, nsubs: int, profile: str = "flood") -> di
     result.unlink(missing_ok=True)
     c0 = cpu_s(d.proc.pid)
     client.request("switch", profile=profile)
-    wait_for(result.exists, 600, "the flood child's report", 0.02)
-    r = json.loads(result.read_text())
+    r = flood_report(result)
     log_path = client.request("status")["run"]["log_path"]
-    try:
-        wait_for(lambda: os.path.getsize(log_path) >= r["bytes"], 60, "the run log", 0.005)
-        t_done = time.time()
-    except RuntimeError:
-        t_done = float("nan")
+    t_done = copied_at(log_path, r["bytes"], "the run log")
     run = wait_for(lambda: (lambda x: x if x and x.get("ended") else None)(
         client.request("status")["run"]), 60, "the flood run's end", 0.05)
     c1 = cpu_s(d.proc.pid)
@@ -233,11 +250,8 @@ def daemon_flood(d: Daemon, tmp: Path, nsubs: int, profile: str = "flood") -> di
     farm_stats = farm.close() if farm else {}
     client.close()
     os.unlink(log_path)
-    return {"lines": r["lines"], "rate": r["lines"] / (t_done - r["t_start"]),
-            "cpu_per_M": (c1 - c0) / r["lines"] * 1e6, "blocked_s": r["blocked_s"],
-            "max_write_ms": r["max_write_s"] * 1000, "wall_s": r["wall_s"],
-            "dropped": stats.get("dropped"), "farm_bytes": farm_stats.get("bytes"),
-            "status": run["status"]}
+    return {**flood_figures(r, t_done, c1 - c0), "dropped": stats.get("dropped"),
+            "farm_bytes": farm_stats.get("bytes"), "status": run["status"]}
 
 
 def floor_flood(tmp: Path, nsubs: int, lines: int) -> dict[str, Any]:
@@ -253,18 +267,14 @@ def floor_flood(tmp: Path, nsubs: int, lines: int) -> dict[str, Any]:
         env={**os.environ, "BENCH_LINES": str(lines), "BENCH_RESULT": str(result)})
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     farm = Farm(sock, nsubs, tmp)
-    wait_for(result.exists, 600, "the flood child's report", 0.02)
-    r = json.loads(result.read_text())
-    wait_for(lambda: log_path.exists() and log_path.stat().st_size >= r["bytes"], 60,
-             "the floor's log copy", 0.005)
-    t_done = time.time()
+    r = flood_report(result)
+    t_done = copied_at(log_path, r["bytes"], "the floor's log copy")
     wait_for(cpu_result.exists, 60, "the floor's CPU report", 0.02)
     proc.wait(30)
     farm_stats = farm.close()
     log_path.unlink()
-    return {"lines": r["lines"], "rate": r["lines"] / (t_done - r["t_start"]),
-            "cpu_per_M": json.loads(cpu_result.read_text())["cpu_s"] / r["lines"] * 1e6,
-            "max_write_ms": r["max_write_s"] * 1000, "farm_bytes": farm_stats.get("bytes")}
+    return {**flood_figures(r, t_done, json.loads(cpu_result.read_text())["cpu_s"]),
+            "farm_bytes": farm_stats.get("bytes")}
 
 
 def sv_flood(sv: Supervisord, program: str = "flood") -> dict[str, Any]:
@@ -272,20 +282,12 @@ def sv_flood(sv: Supervisord, program: str = "flood") -> dict[str, Any]:
     sv.flood_log.unlink(missing_ok=True)
     c0 = cpu_s(sv.pid)
     sv.rpc.supervisor.startProcess(program, False)
-    wait_for(sv.flood_result.exists, 600, "the flood child's report", 0.02)
-    r = json.loads(sv.flood_result.read_text())
-    try:
-        wait_for(lambda: sv.flood_log.exists() and sv.flood_log.stat().st_size >= r["bytes"], 60,
-                 "supervisord's log copy", 0.005)
-        t_done = time.time()
-    except RuntimeError:
-        t_done = float("nan")
+    r = flood_report(sv.flood_result)
+    t_done = copied_at(sv.flood_log, r["bytes"], "supervisord's log copy")
     wait_for(lambda: sv.state(program) == "EXITED", 60, "flood EXITED", 0.05)
     c1 = cpu_s(sv.pid)
     sv.flood_log.unlink(missing_ok=True)
-    return {"lines": r["lines"], "rate": r["lines"] / (t_done - r["t_start"]),
-            "cpu_per_M": (c1 - c0) / r["lines"] * 1e6, "blocked_s": r["blocked_s"],
-            "max_write_ms": r["max_write_s"] * 1000, "wall_s": r["wall_s"]}
+    return flood_figures(r, t_done, c1 - c0)
 
 
 def bench_pipeline(d: Daemon, sv: Supervisord, tmp: Path, reps: int,

@@ -73,8 +73,10 @@ def output_text(raw: bytes) -> Any:
     message as an ``orjson.Fragment`` (held by an :class:`EscapedText`), after a decode that
     only validates it. That takes several passes over the text, each one cheap while the
     text is in the CPU's cache: so a big read is done in pieces of ``PIECE`` bytes."""
-    if orjson is None or raw.isascii():
-        return raw.decode("ascii") if raw.isascii() else raw.decode("utf-8", "replace")
+    if raw.isascii():
+        return raw.decode("ascii")
+    if orjson is None:
+        return raw.decode("utf-8", "replace")
     out = [b'"']
     start, end = 0, len(raw)
     while start < end:

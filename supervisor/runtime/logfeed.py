@@ -48,8 +48,9 @@ class LogFeed:
 
     def add(self, chunk: bytes) -> None:
         """Output just read (complete lines). Never waits."""
-        if not self.hub.wants("log"):
-            self._forget()  # nobody follows: nothing is kept or decoded
+        if not self.hub.wants("log"):  # nobody follows: nothing is kept or decoded
+            if self.pending:
+                self._forget()
             return
         self.pending.append(chunk)
         self.pending_bytes += len(chunk)

@@ -180,13 +180,15 @@ class LogPipe:
         # A line ends at \n or at \r (a progress bar's redraw): both ASCII, never inside a
         # UTF-8 sequence. \r becomes \n below; \r\n then makes an empty line, which every
         # reader skips: one single-byte replace is ten times cheaper than two passes.
-        end = max(self._buf.rfind(b"\n", start, total), self._buf.rfind(b"\r", start, total)) + 1
+        # The unfinished line holds neither, so the last \r found (if any) is in the chunk.
+        last_cr = self._buf.rfind(b"\r", start, total)
+        end = max(self._buf.rfind(b"\n", start, total), last_cr) + 1
         if end == 0:
             self._partial = bytes(self._view[:total])
         else:
             chunk = bytes(self._view[:end])
             self._partial = bytes(self._view[end:total])
-            if b"\r" in chunk:
+            if last_cr >= 0:
                 chunk = chunk.replace(b"\r", b"\n")
             self._emit(chunk)
         if len(self._partial) > MAX_PARTIAL:  # a line this long is cut (the file has it whole)
