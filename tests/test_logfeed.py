@@ -138,6 +138,41 @@ def test_nothing_is_built_while_every_follower_is_behind(monkeypatch) -> None:
     anyio.run(main)
 
 
+def test_a_flood_goes_to_followers_at_the_pace_and_the_rest_is_skipped(monkeypatch) -> None:
+    rate, burst, step = 256 * 1024, 64 * 1024, 64 * 1024
+    monkeypatch.setattr(logfeed, "FOLLOW_RATE", rate)
+    monkeypatch.setattr(logfeed, "FOLLOW_BURST", burst)
+    monkeypatch.setattr(logfeed, "TAKE_MAX", step)
+    monkeypatch.setattr(logfeed, "MAX_PENDING", 4 * step)
+    hub, (box,) = _hub(1)
+    feed = LogFeed(hub, 1, "run.log")
+    chunks = [f"{i:05d}\n".encode() * 2730 for i in range(100)]  # 16 KiB reads, 3.2 MB/s
+    during: list[int] = []
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(feed.run)
+            await anyio.lowlevel.checkpoint()
+            t0 = anyio.current_time()
+            for chunk in chunks:
+                feed.add(chunk)
+                await anyio.sleep(0.005)
+            elapsed = anyio.current_time() - t0
+            during.append(sum(map(len, _texts(box))))
+            # never more than the burst, the pace and one step's overshoot
+            assert during[0] <= burst + rate * elapsed + step + len(chunks[0]) + 200
+            assert len(_texts(box)) >= 2  # paced, not stalled
+            tg.cancel_scope.cancel()  # the end: what is pending goes out
+
+    anyio.run(main)
+    text = "".join(_texts(box))
+    assert "bytes of output skipped here: too fast to follow live" in text
+    assert text.endswith(chunks[-1].decode())  # the latest output reaches followers
+    assert feed.skipped_total >= sum(map(len, chunks)) - during[0] - 4 * step - len(chunks[0])
+    kept = [line for line in text.splitlines() if not line.startswith("[gpu-node-supervisor]")]
+    assert kept == sorted(kept)  # in order; what is missing was skipped, nothing repeated
+
+
 def test_bytes_still_being_sent_count_against_room() -> None:
     box = Outbox(max_bytes=1000)
     assert box.has_room()

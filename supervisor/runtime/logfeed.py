@@ -19,6 +19,7 @@ says how much (the run's log file has everything).
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import Any
 
@@ -31,6 +32,8 @@ BATCH_S = 0.05
 BATCH_BYTES = 256 * 1024
 MAX_PENDING = 2 * 2**20
 TAKE_MAX = 2**20  # per event: a backlog goes out in 1 MiB steps, each built in ~3 ms
+FOLLOW_RATE = 4 * 2**20  # bytes/s live to followers, on average
+FOLLOW_BURST = 2**20
 
 
 class LogFeed:
@@ -45,6 +48,8 @@ class LogFeed:
         self.running = False            # run() is the sender; otherwise add() sends itself
         self._spreading = False
         self._due = anyio.Event()
+        self._allowance = float(FOLLOW_BURST)  # bytes that may go out now (a token bucket)
+        self._refilled = time.monotonic()
 
     def add(self, chunk: bytes) -> None:
         """Output just read (complete lines). Never waits."""
@@ -65,7 +70,8 @@ class LogFeed:
         if not self.running:
             self.flush()
             return
-        if self.pending_bytes >= BATCH_BYTES and self.hub.has_room("log"):
+        if self.pending_bytes >= BATCH_BYTES and self.hub.has_room("log") \
+                and self._may_send() > 0:
             self.hub.publish("log", self._take(), only_if_room=True)
         if self.pending:
             self._due.set()
@@ -86,6 +92,9 @@ class LogFeed:
                         self._forget()             # not get this backlog after the tail
                         break
                     await anyio.sleep(BATCH_S)
+                allowed = self._may_send()
+                if self.pending and allowed <= 0:  # a flood beyond the pace: wait for it
+                    await anyio.sleep(-allowed / FOLLOW_RATE)
                 if not self.pending:
                     continue
                 self._spreading = True
@@ -104,6 +113,14 @@ class LogFeed:
         while self.pending:
             self.hub.publish("log", self._take())
 
+    def _may_send(self) -> float:
+        """Bytes the pace allows out now (may be negative after a big event: a debt)."""
+        now = time.monotonic()
+        self._allowance = min(float(FOLLOW_BURST),
+                              self._allowance + (now - self._refilled) * FOLLOW_RATE)
+        self._refilled = now
+        return self._allowance
+
     def _forget(self) -> None:
         self.pending.clear()
         self.pending_bytes = self.skipped_bytes = 0
@@ -112,7 +129,7 @@ class LogFeed:
         taken: list[bytes] = []
         if self.skipped_bytes:
             notice = (f"[gpu-node-supervisor] {self.skipped_bytes} bytes of output skipped here: "
-                      f"followers fell behind ({self.log_path} has everything)\n")
+                      f"too fast to follow live ({self.log_path} has everything)\n")
             taken.append(notice.encode("utf-8", "surrogateescape"))
             self.skipped_bytes = 0
         size = 0
@@ -121,5 +138,6 @@ class LogFeed:
             taken.append(chunk)
             size += len(chunk)
         self.pending_bytes -= size
+        self._allowance -= size
         raw = taken[0] if len(taken) == 1 else b"".join(taken)
         return {"run_id": self.run_id, "text": wire.output_text(raw)}  # once, for every follower
