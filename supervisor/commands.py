@@ -254,6 +254,8 @@ async def subscribe(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     if bad:
         raise wire.ProtocolError(wire.BAD_REQUEST, f"unknown topic(s) {bad}; known: {TOPICS}")
     d.arbiter.hub.subscribe(conn.outbox, topics)
+    if "log" in topics:
+        conn.expect_bulk()
     return {"topics": topics, "queue": conn.outbox.max_events}
 
 

@@ -145,6 +145,34 @@ def test_connection_sends_at_once_and_keeps_order_when_the_socket_is_full(tmp_pa
     assert msgs[0] == big
 
 
+def test_a_log_follower_gets_a_send_buffer_for_a_whole_batch(tmp_path) -> None:
+    import socket
+
+    import anyio
+
+    from supervisor.protocol.server import Connection, Peer
+
+    async def main() -> tuple[int, int]:
+        path = str(tmp_path / "s.sock")
+        listener = await anyio.create_unix_listener(path)
+        client = await anyio.connect_unix(path)
+        server_side = await listener.accept()
+        raw = server_side.extra(anyio.abc.SocketAttribute.raw_socket)
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+        before = raw.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        Connection(server_side, Peer(None, None, None), True, None).expect_bulk()
+        after = raw.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        for s in (client, server_side, listener):
+            await s.aclose()
+        return before, after
+
+    before, after = anyio.run(main)
+    # the kernel caps it at net.core.wmem_max (and doubles it for its bookkeeping)
+    with open("/proc/sys/net/core/wmem_max") as f:
+        cap = int(f.read())
+    assert after > before and after >= 2 * min(cap, 2**20)
+
+
 _OUTPUTS = [
     b"", b"plain ascii\n", b'quotes " and \\ backslashes\\n\n',
     "Capturing batches: 40%|████      | 20/51\n".encode(), "模型加载完成 ✓ 🚀\n".encode(),

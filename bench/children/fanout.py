@@ -30,6 +30,7 @@ for _ in range(n):
     while b"\n" not in buf:
         buf += c.recv(65536)
     c.sendall(b'{"id":1,"ok":true,"result":{}}\n')
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)  # as the daemon's followers
     c.setblocking(False)
     clients.append(c)
 unsent = {c: memoryview(b"") for c in clients}
