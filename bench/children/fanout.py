@@ -6,8 +6,10 @@ an `"id":1` line, like the daemon's reply. Once N clients are in, runs CMD with 
 pipe and, per read (up to 1 MiB): appends the bytes to LOG, and offers them to every client
 that has nothing left unsent: one non-blocking send, the rest kept for when its socket has
 room; a client still behind skips the read (the daemon skips for followers that are behind,
-too). No parsing, no JSON, no ring, no phases. Prints "ready" once listening; when CMD has
-exited and its output is all read, writes its own CPU seconds to RESULT and exits.
+too). Reads go out at the daemon's pace for followers (4 MiB/s on average, 1 MiB bursts); a
+read beyond it is skipped for everyone. No parsing, no JSON, no ring, no phases. Prints
+"ready" once listening; when CMD has exited and its output is all read, writes its own CPU
+seconds to RESULT and exits.
 """
 import fcntl
 import json
@@ -16,6 +18,7 @@ import selectors
 import socket
 import subprocess
 import sys
+import time
 
 path, n, log_path, result = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 cmd = sys.argv[sys.argv.index("--") + 1:]
@@ -56,6 +59,8 @@ def offer(c: socket.socket, data: memoryview) -> None:
         sel.register(c, selectors.EVENT_WRITE)
 
 
+RATE, BURST = 4 * 2**20, 2**20  # as supervisor/runtime/logfeed.py
+allowance, refilled = float(BURST), time.monotonic()
 open_pipe = True
 while open_pipe:
     for key, _ in sel.select():
@@ -68,6 +73,12 @@ while open_pipe:
                 open_pipe = False
                 break
             log.write(data)
+            now = time.monotonic()
+            allowance = min(BURST, allowance + (now - refilled) * RATE)
+            refilled = now
+            if allowance <= 0:
+                continue
+            allowance -= len(data)
             view = memoryview(data)
             for c in clients:
                 if not len(unsent[c]):
