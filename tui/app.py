@@ -170,7 +170,7 @@ class SupervisorApp(App[None]):
                     attempt = 0
                     ever = True
                     self.post_message(Connected(node, model.as_dict(client.hello)))
-                    await self._prime(node, client)
+                    self._show_primed(node, await self._prime(client))
                     try:
                         async for event in client.events():
                             await self._dispatch_event(node, client, model.as_dict(event))
@@ -185,24 +185,53 @@ class SupervisorApp(App[None]):
             self.post_message(Disconnected(node, reason, delay, ever))
             await anyio.sleep(delay)
 
-    async def _prime(self, node: int, client: Client) -> None:
-        """After hello: the log tail, a subscription, then a full status."""
-        try:
-            tail = model.as_dict(await client.request("logs", n=self.log_tail))
+    async def _prime(self, client: Client) -> dict[str, Any]:
+        """After hello: the log tail, a subscription and a full status, asked all at once.
+
+        One round trip instead of three before the first full paint; and the daemon takes
+        the tail and the subscription in one go, so no line falls between them or comes twice.
+        """
+        asked = (("logs", {"n": self.log_tail}), ("subscribe", {"topics": TOPICS}),
+                 ("status", {}))
+        answers: dict[str, Any] = {}
+
+        async def ask(cmd: str, args: dict[str, Any]) -> None:
+            try:
+                answers[cmd] = await client.request(cmd, **args)
+            except (DaemonError, ConnectionLost) as exc:
+                answers[cmd] = exc
+
+        async with anyio.create_task_group() as tg:
+            for cmd, args in asked:  # started, so sent, in this order
+                tg.start_soon(ask, cmd, args)
+        for cmd in ("logs", "subscribe", "status"):
+            if isinstance(answers[cmd], ConnectionLost) or (
+                    cmd == "subscribe" and isinstance(answers[cmd], Exception)):
+                raise answers[cmd]
+        return answers
+
+    def _show_primed(self, node: int, answers: dict[str, Any]) -> None:
+        tail = answers["logs"]
+        if isinstance(tail, DaemonError):
+            self.post_message(LogLines(node, None, [], replace=True))
+        else:
+            tail = model.as_dict(tail)
             self.post_message(LogLines(node, tail.get("run_id"),
                                        model.str_list(tail.get("lines")), replace=True))
-        except DaemonError:
-            self.post_message(LogLines(node, None, [], replace=True))
-        await client.request("subscribe", topics=TOPICS)
-        await self._refresh_status(node, client)
+        self._show_status(node, answers["status"])
 
     async def _refresh_status(self, node: int, client: Client) -> None:
         try:
             status = await client.request("status")
         except DaemonError as exc:
-            self.post_message(Disconnected(node, f"status failed: {exc}", 0, True))
-            return
-        self.post_message(StatusSnapshot(node, model.as_dict(status)))
+            status = exc
+        self._show_status(node, status)
+
+    def _show_status(self, node: int, status: Any) -> None:
+        if isinstance(status, DaemonError):
+            self.post_message(Disconnected(node, f"status failed: {status}", 0, True))
+        else:
+            self.post_message(StatusSnapshot(node, model.as_dict(status)))
 
     async def _dispatch_event(self, node: int, client: Client, event: dict[str, Any]) -> None:
         kind = event.get("event")

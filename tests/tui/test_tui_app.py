@@ -84,6 +84,36 @@ async def test_attach_shows_the_ready_run_gpus_checklist_and_log() -> None:
                        what="pushed log line")
 
 
+async def test_the_first_tail_subscription_and_status_take_one_round_trip() -> None:
+    from tui.connection import connect
+
+    in_flight, most = 0, 0
+
+    @asynccontextmanager
+    async def counting(target: Target) -> Any:
+        async with connect(target) as client:
+            real = client.request
+
+            async def request(cmd: str, **args: Any) -> Any:
+                nonlocal in_flight, most
+                in_flight += 1
+                most = max(most, in_flight)
+                try:
+                    return await real(cmd, **args)
+                finally:
+                    in_flight -= 1
+            client.request = request  # type: ignore[method-assign]
+            yield client
+
+    async with FakeDaemon.running(None) as fake:
+        app = SupervisorApp([Target.unix(fake.path)], connector=counting, clock=frozen_clock)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(lambda: app.connected and app.main.run, pilot, what="first status")
+            await wait_for(lambda: app.main.log_panel.shown_lines, pilot, what="log tail")
+            assert [c for c, _ in fake.state.requests][:3] == ["logs", "subscribe", "status"]
+    assert most == 3  # all three were asked before the first answer came
+
+
 async def test_switch_asks_for_confirmation_then_sends_switch() -> None:
     async with attached() as (state, app, pilot):
         await pilot.press("p")
