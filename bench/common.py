@@ -256,7 +256,7 @@ class SrcDaemon:
     """The daemon run from another copy of ``supervisor/`` (A/B against this tree)."""
 
     def __new__(cls, src: Path, *a: Any, **kw: Any) -> Any:
-        from tests.e2e.harness import Daemon, test_env, wait_until
+        from tests.e2e.harness import Daemon, socket_accepting, test_env, wait_until
 
         class _D(Daemon):
             def start(self) -> Any:
@@ -267,6 +267,6 @@ class SrcDaemon:
                 env["PYTHONPATH"] = str(src)
                 self.proc = subprocess.Popen(argv, cwd=src, env=env, stdout=subprocess.DEVNULL,
                                              stderr=subprocess.DEVNULL)
-                wait_until(lambda: self.sock.exists(), 20, "socket")
+                wait_until(lambda: socket_accepting(self.sock), 20, "socket")
                 return self
         return _D(*a, **kw)

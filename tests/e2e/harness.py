@@ -98,7 +98,8 @@ class Daemon:
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
                                          env={**test_env(self.marker), **self.extra_env})
-        wait_until(lambda: self.sock.exists() or self.proc.poll() is not None, 20,
+        # Accepting, not just there: the file appears at bind(), a moment before listen().
+        wait_until(lambda: socket_accepting(self.sock) or self.proc.poll() is not None, 20,
                    "the daemon's socket")
         if self.proc.poll() is not None:
             raise AssertionError(f"daemon exited {self.proc.returncode}: {self.log.read_text()}")
@@ -146,6 +147,16 @@ class Daemon:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
+
+
+def socket_accepting(path: Path) -> bool:
+    """Whether something listens on the Unix socket at ``path`` (connect succeeds)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        try:
+            s.connect(os.fspath(path))
+        except OSError:
+            return False
+    return True
 
 
 def test_env(marker: str | None = None) -> dict[str, str]:
