@@ -173,6 +173,36 @@ def test_a_log_follower_gets_a_send_buffer_for_a_whole_batch(tmp_path) -> None:
     assert after > before and after >= 2 * min(cap, 2**20)
 
 
+@pytest.mark.parametrize("topics", [["log", "run"], ["run", "gpus"]])
+def test_subscribing_to_the_log_asks_for_the_big_send_buffer(tmp_path, topics) -> None:
+    import socket
+    from types import SimpleNamespace
+
+    import anyio
+
+    from supervisor import commands
+    from supervisor.protocol.server import Connection, Peer
+
+    async def main() -> tuple[int, int]:
+        path = str(tmp_path / "s.sock")
+        listener = await anyio.create_unix_listener(path)
+        client = await anyio.connect_unix(path)
+        server_side = await listener.accept()
+        raw = server_side.extra(anyio.abc.SocketAttribute.raw_socket)
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+        before = raw.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        conn = Connection(server_side, Peer(None, None, None), True, None)
+        daemon = SimpleNamespace(arbiter=SimpleNamespace(hub=Hub()))  # all `subscribe` uses
+        await commands.subscribe(daemon, conn, {"topics": topics})
+        after = raw.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        for s in (client, server_side, listener):
+            await s.aclose()
+        return before, after
+
+    before, after = anyio.run(main)
+    assert (after > before) == ("log" in topics)  # only a log follower needs it
+
+
 _OUTPUTS = [
     b"", b"plain ascii\n", b'quotes " and \\ backslashes\\n\n',
     "Capturing batches: 40%|████      | 20/51\n".encode(), "模型加载完成 ✓ 🚀\n".encode(),

@@ -184,11 +184,8 @@ class SupervisorApp(App[None]):
             await anyio.sleep(delay)
 
     async def _prime(self, client: Client) -> dict[str, Any]:
-        """After hello: the log tail, a subscription and a full status, asked all at once.
-
-        One round trip instead of three before the first full paint; and the daemon takes
-        the tail and the subscription in one go, so no line falls between them or comes twice.
-        """
+        """After hello: the log tail, a subscription and a full status, asked all at once:
+        one round trip instead of three before the first full paint."""
         asked = (("logs", {"n": self.log_tail}), ("subscribe", {"topics": TOPICS}),
                  ("status", {}))
         answers: dict[str, Any] = {}

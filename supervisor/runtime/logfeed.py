@@ -70,8 +70,8 @@ class LogFeed:
         if not self.running:
             self.flush()
             return
-        if self.pending_bytes >= BATCH_BYTES and self.hub.has_room("log") \
-                and self._may_send() > 0:
+        if self.pending_bytes >= BATCH_BYTES and self._pace_wait() <= 0 \
+                and self.hub.has_room("log"):
             self.hub.publish("log", self._take(), only_if_room=True)
         if self.pending:
             self._due.set()
@@ -85,16 +85,17 @@ class LogFeed:
                 self._due = anyio.Event()
                 if self.pending_bytes < BATCH_BYTES:
                     await anyio.sleep(BATCH_S)
-                # Every follower is behind: wait, don't build. Polled (at BATCH_S, only while
-                # they are behind) rather than signalled by every send of every connection.
-                while self.pending and not self.hub.has_room("log"):  # noqa: ASYNC110
+                # Every follower is behind, or a flood is beyond the pace: wait, don't build.
+                # Polled (at BATCH_S at most, only while waiting) rather than signalled by every
+                # send of every connection.
+                while self.pending:  # noqa: ASYNC110
                     if not self.hub.wants("log"):  # the followers left: a later one must
-                        self._forget()             # not get this backlog after the tail
+                        self._forget()             # not get this backlog after its tail
                         break
-                    await anyio.sleep(BATCH_S)
-                allowed = self._may_send()
-                if self.pending and allowed <= 0:  # a flood beyond the pace: wait for it
-                    await anyio.sleep(-allowed / FOLLOW_RATE)
+                    wait = self._pace_wait()
+                    if wait <= 0 and self.hub.has_room("log"):
+                        break
+                    await anyio.sleep(min(wait, BATCH_S) if wait > 0 else BATCH_S)
                 if not self.pending:
                     continue
                 self._spreading = True
@@ -113,13 +114,14 @@ class LogFeed:
         while self.pending:
             self.hub.publish("log", self._take())
 
-    def _may_send(self) -> float:
-        """Bytes the pace allows out now (may be negative after a big event: a debt)."""
+    def _pace_wait(self) -> float:
+        """Seconds until the pace allows the next batch out (0: now)."""
         now = time.monotonic()
         self._allowance = min(float(FOLLOW_BURST),
                               self._allowance + (now - self._refilled) * FOLLOW_RATE)
         self._refilled = now
-        return self._allowance
+        need = min(self.pending_bytes, TAKE_MAX, FOLLOW_BURST)
+        return max(0.0, (need - self._allowance) / FOLLOW_RATE)
 
     def _forget(self) -> None:
         self.pending.clear()
@@ -129,11 +131,12 @@ class LogFeed:
         taken: list[bytes] = []
         if self.skipped_bytes:
             notice = (f"[gpu-node-supervisor] {self.skipped_bytes} bytes of output skipped here: "
-                      f"too fast to follow live ({self.log_path} has everything)\n")
+                      f"too fast to follow live, or followers fell behind ({self.log_path} "
+                      f"has everything)\n")
             taken.append(notice.encode("utf-8", "surrogateescape"))
             self.skipped_bytes = 0
         size = 0
-        while self.pending and size < TAKE_MAX:
+        while self.pending and size < min(TAKE_MAX, FOLLOW_BURST):  # a step the pace allows
             chunk = self.pending.popleft()
             taken.append(chunk)
             size += len(chunk)

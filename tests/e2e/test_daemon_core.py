@@ -302,7 +302,7 @@ def test_logs_follow_gets_every_line_in_order(workdir: Path, make_daemon) -> Non
     reader.start()
     try:
         deadline = time.monotonic() + 20
-        while d.status()["daemon"]["protocol"]["clients"] < 1:  # the follower is attached
+        while d.status()["daemon"]["protocol"]["clients"] < 2:  # the follower, and status
             assert time.monotonic() < deadline, "supervisor-ctl logs -f did not connect"
             time.sleep(0.05)
         d.ctl("switch", "count", check=True)
