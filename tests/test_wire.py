@@ -242,3 +242,13 @@ def test_escaped_text_survives_the_stdlib_fallback() -> None:
     raw = "█ bar \"q\"\n".encode()
     msg = wire.encode({"event": "log", "seq": 2**70, "data": {"text": wire.output_text(raw)}})
     assert json.loads(msg)["data"]["text"] == raw.decode()
+
+
+def test_handling_time_percentiles_by_nearest_rank() -> None:
+    from collections import deque
+
+    from supervisor.protocol.server import _percentiles_ms
+
+    assert _percentiles_ms(deque()) == {"n": 0, "p50": None, "p99": None}
+    times = deque([i / 1000 for i in range(1, 101)])  # 1 .. 100 ms
+    assert _percentiles_ms(times) == {"n": 100, "p50": 51.0, "p99": 100.0}

@@ -11,6 +11,8 @@ import os
 import socket
 import stat
 import struct
+import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,6 +169,9 @@ class ControlServer:
         self.connections: set[Connection] = set()
         self.stats = {"connections": 0, "requests": 0, "errors": 0, "oversize": 0,
                       "dropped_closed": 0}  # issue 6: events dropped by clients now gone
+        # Seconds from reading a request to its reply being ready, for the latest requests:
+        # the daemon's own share of a round trip (the rest is transport and the scheduler).
+        self.handle_s: deque[float] = deque(maxlen=512)
 
     async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         prepare_socket_path(self.path)
@@ -219,17 +224,18 @@ class ControlServer:
             except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError,
                     OSError):
                 return
+            read_at = time.monotonic()
             for line in splitter.feed(data):
                 if line is None:
                     self.stats["oversize"] += 1
                     conn.send(wire.reply_error(None, wire.TOO_LARGE,
                                                f"message over {wire.MAX_MESSAGE_BYTES} bytes"))
                     continue
-                self._accept(conn, line, tg)
+                self._accept(conn, line, tg, read_at)
             if sum(len(i) for i in conn.outbox.items) > MAX_PENDING_REPLY_BYTES:
                 return  # a client that sends but never reads: drop it, not the daemon
 
-    def _accept(self, conn: Connection, line: bytes, tg: Any) -> None:
+    def _accept(self, conn: Connection, line: bytes, tg: Any, read_at: float) -> None:
         self.stats["requests"] += 1
         try:
             req = wire.parse_request(line)
@@ -242,9 +248,9 @@ class ControlServer:
                                        f"more than {MAX_IN_FLIGHT} requests in flight"))
             return
         conn.in_flight += 1
-        tg.start_soon(self._run_request, conn, req)
+        tg.start_soon(self._run_request, conn, req, read_at)
 
-    async def _run_request(self, conn: Connection, req: wire.Request) -> None:
+    async def _run_request(self, conn: Connection, req: wire.Request, read_at: float) -> None:
         try:
             result = await self.dispatch(conn, req)
             reply = wire.reply_ok(req.id, result)
@@ -257,6 +263,7 @@ class ControlServer:
             reply = wire.reply_error(req.id, wire.INTERNAL, f"{type(exc).__name__}: {exc}")
         finally:
             conn.in_flight -= 1
+        self.handle_s.append(time.monotonic() - read_at)
         try:
             conn.send(reply)
         except (TypeError, ValueError) as exc:
@@ -266,7 +273,17 @@ class ControlServer:
         dropped = sum(c.outbox.dropped_total for c in self.connections)
         return {**self.stats, "clients": len(self.connections), "dropped": dropped,
                 "log_bytes_skipped": self.hub.log_bytes_skipped,
-                "dropped_total": dropped + self.stats["dropped_closed"]}  # issue 6
+                "dropped_total": dropped + self.stats["dropped_closed"],  # issue 6
+                "handle_ms": _percentiles_ms(self.handle_s)}
+
+
+def _percentiles_ms(seconds: deque[float]) -> dict[str, Any]:
+    """p50 and p99 in ms of the latest requests (nearest rank); None before any."""
+    if not seconds:
+        return {"n": 0, "p50": None, "p99": None}
+    s = sorted(seconds)
+    p50, p99 = (round(s[min(len(s) - 1, int(q * len(s)))] * 1000, 3) for q in (0.50, 0.99))
+    return {"n": len(s), "p50": p50, "p99": p99}
 
 
 def prepare_socket_path(path: Path) -> None:

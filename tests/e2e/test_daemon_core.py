@@ -138,6 +138,9 @@ def test_status_answers_while_a_client_never_reads_a_flood(workdir: Path, make_d
             assert time.monotonic() - t0 < 10
         # bounded: what it never read was not even built into events for it
         assert st["daemon"]["protocol"]["log_bytes_skipped"] > 0
+        # the daemon's own share of each round trip, from read to reply
+        handled = st["daemon"]["protocol"]["handle_ms"]
+        assert handled["n"] >= 5 and 0 < handled["p50"] <= handled["p99"] < 10_000
         assert d.ctl("logs", "-n", "1").stdout.strip()
     finally:
         lazy.close()
