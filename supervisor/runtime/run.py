@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 
 from ..diagnosis.classifier import classify_lines
+from ..diagnosis.tail import verdict_lines
 from ..engines import get_engine
 from ..engines.base import PhaseUpdate
 from ..events import Hub
@@ -45,20 +46,6 @@ COMMAND_STARTSECS = 3.0
 
 _DAEMON_ONLY_ENV = frozenset({"NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS",
                               "LISTEN_PID", "LISTEN_FDNAMES"})
-_ROUTINE = ("Decode batch", "Prefill batch", '" 200 OK')
-
-
-def _without_routine(lines: list[str], keep_last: int = 50) -> list[str]:
-    """Drop routine serving lines (batch stats, 200 access lines) except the most recent.
-
-    They can never be a root error, the live tracker already knows the phase, and thousands
-    of them would cost the classifier tens of milliseconds at the moment a verdict is due.
-    """
-    if len(lines) <= 4 * keep_last:
-        return lines
-    head, tail = lines[:-keep_last], lines[-keep_last:]
-    return [ln for ln in head if not any(r in ln for r in _ROUTINE)] + tail
-
 
 # Tails this short are classified on the loop (~50 us a line at worst, fixtures' logs).
 _CLASSIFY_INLINE = 64
@@ -455,7 +442,7 @@ class Run:
     async def _classify(self, exit_code: int | None = None) -> Any:
         """The classifier over the log tail; off the event loop unless the tail is short
         (a few ms at most, less than the thread hop would add to the verdict's latency)."""
-        lines = _without_routine(self.pipe.tail(3000))
+        lines = verdict_lines(self.pipe.tail(3000))
         if len(lines) <= _CLASSIFY_INLINE and sum(map(len, lines)) <= _CLASSIFY_INLINE_CHARS:
             return classify_lines(lines, engine=self.engine.name, exit_code=exit_code)
         return await anyio.to_thread.run_sync(

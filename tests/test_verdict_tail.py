@@ -1,0 +1,98 @@
+"""The lines of a live tail that the classifier gets at a verdict (diagnosis/tail.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from supervisor.diagnosis.classifier import classify_lines, strip_comment_header
+from supervisor.diagnosis.tail import verdict_lines
+
+LOGS = sorted((Path(__file__).parent / "fixtures" / "sglang-logs").glob("*.log"))
+
+_BAR = re.compile(r"(.*?)\s*\d{1,3}%\|[^|]*\|\s*(\d+)/(\d+)\s*\[[^\]]*\]\s*")
+
+
+def bar(desc: str, done: int, total: int, tail: str = "") -> str:
+    pct = done * 100 // total
+    return (f"{desc}: {pct:3d}%|{'#' * (pct // 10):10s}| {done}/{total} "
+            f"[00:0{done % 10}<00:03,  5.91it/s]{tail}")
+
+
+def capture(bs: int, done: int, total: int = 36, tail: str = "") -> str:
+    return bar(f"Capturing batches (bs={bs} avail_mem={70 - done / 10:.2f} GB)", done, total,
+               tail)
+
+
+DECODE = "[2025-06-01 12:00:00 TP0] Decode batch. #running-req: 3, #token: 900, gen throughput"
+ACCESS = '[2025-06-01 12:00:00] INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK'
+
+
+def test_redraws_of_one_bar_keep_only_the_latest_and_routine_lines_go():
+    head = []
+    for i in range(80):
+        head += [capture(512 - 4 * i, i * 35 // 79), DECODE, ACCESS]
+    last = [f"line {i}" for i in range(50)]
+    out = verdict_lines(head + last, keep_last=50)
+    assert out == [capture(512 - 4 * 79, 35)] + last
+
+
+def test_routine_lines_stay_among_the_newest_and_in_short_tails():
+    lines = [DECODE, ACCESS, "x"] * 100
+    assert verdict_lines(lines, keep_last=50) == ["x"] * 83 + lines[-50:]
+    assert verdict_lines(lines[:200], keep_last=50) == lines[:200]
+    redrawn = [capture(8, i) for i in range(30)]
+    assert verdict_lines(redrawn, keep_last=50) == [redrawn[-1]]  # redraws go even there
+
+
+@pytest.mark.parametrize("between", [
+    pytest.param(["Traceback (most recent call last):"], id="a line between"),
+    pytest.param([], id="adjacent"),
+])
+def test_different_bars_and_interrupted_redraws_stay(between):
+    a = capture(512, 3)
+    other_total = capture(512, 3, total=40)
+    other_desc = bar("Loading pt checkpoint shards", 3, 36)
+    glued = capture(256, 4, tail="[2025-06-01 12:00:01 TP0] Scheduler hit an exception")
+    head = [a, *between, other_total, *between, other_desc, *between, glued, *between,
+            capture(128, 5)]
+    out = verdict_lines(head + ["x"] * 300, keep_last=300)
+    assert out[:len(head)] == head
+    if between:  # a line that is not routine ends a run of redraws
+        assert verdict_lines([a, *between, capture(500, 4)] + ["x"] * 300, keep_last=300)[:3] \
+            == [a, *between, capture(500, 4)]
+
+
+def redraws(line: str, k: int) -> list[str]:
+    """``k`` earlier states of the tqdm bar ``line`` (counting up to it), then ``line``."""
+    m = _BAR.fullmatch(line)
+    assert m is not None
+    desc, done, total = m[1].rstrip(":").rstrip(), int(m[2]), int(m[3])
+    return [bar(desc, i * done // k, total) for i in range(k)] + [line]
+
+
+def log_lines(path: Path) -> list[str]:
+    """A labelled log's body as the live pipeline splits it (at \n and at \r)."""
+    return re.split(r"\r\n|\r|\n", strip_comment_header(path.read_text(encoding="utf-8")))
+
+
+def _expandable(path: Path) -> bool:
+    return any(_BAR.fullmatch(x) for x in log_lines(path))
+
+
+@pytest.mark.parametrize("path", [p for p in LOGS if _expandable(p)],
+                         ids=lambda p: p.name.split("-")[0])
+def test_fixtures_with_many_redraws_keep_their_verdict(path: Path):
+    """Each bar of a real log redrawn 500 times: the classifier, given only what verdict_lines
+    keeps, reaches the same verdict with the same evidence as on the log itself."""
+    lines = log_lines(path)
+    expanded: list[str] = []
+    for line in lines:
+        expanded += redraws(line, 500) if _BAR.fullmatch(line) else [line]
+    kept = verdict_lines(expanded, keep_last=50)
+    assert len(kept) < len(lines) + 50
+    want, got = classify_lines(lines), classify_lines(kept)
+    assert (got.outcome, got.phase, got.cause, got.evidence) == (
+        want.outcome, want.phase, want.cause, want.evidence)
