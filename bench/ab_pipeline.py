@@ -81,7 +81,8 @@ def main() -> None:
                     res.setdefault((name, subs), []).append(r)
                     print(f"rep {rep} {name:4s} subs={subs:2d}: {r['rate']:9,.0f} lines/s "
                           f"{r['cpu_per_M']:5.2f} CPU-s/M  max write {r['max_write_ms']:.0f} ms  "
-                          f"dropped {r['dropped']}", flush=True)
+                          f"dropped {r['dropped']}  each follower got "
+                          f"{(r['farm_bytes'] or 0) / max(subs, 1) / 2**20:.1f} MiB", flush=True)
     finally:
         for d in daemons.values():
             d.stop()

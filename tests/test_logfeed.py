@@ -107,6 +107,7 @@ def test_followers_far_behind_skip_the_oldest_and_are_told(monkeypatch) -> None:
 
 
 def test_nothing_is_built_while_every_follower_is_behind(monkeypatch) -> None:
+    monkeypatch.setattr(logfeed, "FOLLOW_BURST", 4 * logfeed.BATCH_BYTES)  # room, not pace
     built: list[int] = []
     real = logfeed.wire.output_text
     monkeypatch.setattr(logfeed.wire, "output_text",
@@ -142,10 +143,10 @@ def test_nothing_is_built_while_every_follower_is_behind(monkeypatch) -> None:
 @pytest.mark.parametrize("batch_bytes", [32 * 1024, 1 << 30], ids=["on-read", "by-sender"])
 def test_a_flood_goes_to_followers_at_the_pace_and_the_rest_is_skipped(
         monkeypatch, batch_bytes: int) -> None:
-    rate, burst, step = 256 * 1024, 64 * 1024, 64 * 1024
+    rate, burst = 256 * 1024, 64 * 1024
+    step = burst
     monkeypatch.setattr(logfeed, "FOLLOW_RATE", rate)
     monkeypatch.setattr(logfeed, "FOLLOW_BURST", burst)
-    monkeypatch.setattr(logfeed, "TAKE_MAX", step)
     monkeypatch.setattr(logfeed, "MAX_PENDING", 4 * step)
     monkeypatch.setattr(logfeed, "BATCH_BYTES", batch_bytes)  # who sends: add() or run()
     hub, (box,) = _hub(1)
@@ -196,7 +197,7 @@ def test_a_backlog_goes_out_in_steps_in_order() -> None:
     feed.flush()
     texts = _texts(box)
     assert "".join(texts) == b"".join(lines).decode()
-    assert len(texts) > 1 and all(len(t) <= logfeed.TAKE_MAX + 32 * 1024 for t in texts)
+    assert len(texts) > 1 and all(len(t) <= logfeed.FOLLOW_BURST for t in texts)
 
 
 @pytest.mark.parametrize("held_back_by", ["room", "pace"])
@@ -242,7 +243,7 @@ def test_a_backlog_is_forgotten_when_the_followers_leave(monkeypatch, held_back_
 
 def test_skip_notices_do_not_wear_down_the_count_of_pending_bytes(monkeypatch) -> None:
     monkeypatch.setattr(logfeed, "MAX_PENDING", 64)
-    monkeypatch.setattr(logfeed, "TAKE_MAX", 16)
+    monkeypatch.setattr(logfeed, "FOLLOW_BURST", 16)
     hub, (box,) = _hub(1)
     feed = LogFeed(hub, 1, "run.log")
     feed._spreading = True
@@ -265,3 +266,43 @@ def test_a_follower_still_sending_the_last_batch_skips_the_next() -> None:
     hub.publish("log", {"run_id": 1, "text": "x\n"}, only_if_room=True)
     assert len(idle.items) == 1  # ... and goes to it
     assert not busy.items and busy.dropped_pending == 1  # the busy one is told it missed one
+
+
+def test_a_big_read_goes_out_in_steps_cut_at_line_ends() -> None:
+    hub, (box,) = _hub(1)
+    feed = LogFeed(hub, 1, "run.log")
+    read = b"".join(f"{i:06d} decode\n".encode() for i in range(80_000))  # 1.1 MB, one read
+    feed.add(read)  # no sender task: everything goes now, in steps
+    texts = _texts(box)
+    assert "".join(texts) == read.decode()
+    assert len(texts) >= len(read) // logfeed.FOLLOW_BURST
+    assert all(len(t) <= logfeed.FOLLOW_BURST and t.endswith("\n") for t in texts)
+
+
+def test_at_the_end_of_the_output_only_the_newest_burst_of_the_backlog_goes(monkeypatch):
+    monkeypatch.setattr(logfeed, "FOLLOW_RATE", 1)  # after the first burst: held back
+    hub, (box,) = _hub(1)
+    feed = LogFeed(hub, 1, "run.log")
+    reads = [f"{i:04d}\n".encode() * 3277 for i in range(64)]  # 16 KiB each, 1 MiB in all
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(feed.run)
+            await anyio.lowlevel.checkpoint()
+            for chunk in reads:
+                feed.add(chunk)
+            with anyio.fail_after(5):
+                while not box.items:  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+            first = len(_texts(box)[0])
+            assert first <= logfeed.FOLLOW_BURST and feed.pending_bytes > 2 * first
+            tg.cancel_scope.cancel()  # the output ends
+
+    anyio.run(main)
+    first, *last = _texts(box)
+    end = "".join(last)
+    notice, _, newest = end.partition("\n")
+    assert "bytes of output skipped here" in notice
+    assert 0 < len(newest) <= logfeed.FOLLOW_BURST
+    assert newest.endswith(reads[-1].decode())
+    assert len(first) + feed.skipped_total + len(newest) == sum(map(len, reads))

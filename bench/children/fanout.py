@@ -59,7 +59,7 @@ def offer(c: socket.socket, data: memoryview) -> None:
         sel.register(c, selectors.EVENT_WRITE)
 
 
-RATE, BURST = 4 * 2**20, 2**20  # as supervisor/runtime/logfeed.py
+RATE, BURST = 4 * 2**20, 256 * 1024  # as supervisor/runtime/logfeed.py
 allowance, refilled = float(BURST), time.monotonic()
 open_pipe = True
 while open_pipe:

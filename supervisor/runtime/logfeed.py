@@ -31,9 +31,11 @@ from ..protocol import wire
 BATCH_S = 0.05
 BATCH_BYTES = 256 * 1024
 MAX_PENDING = 2 * 2**20
-TAKE_MAX = 2**20  # per event: a backlog goes out in 1 MiB steps, each built in ~3 ms
-FOLLOW_RATE = 4 * 2**20  # bytes/s live to followers, on average
-FOLLOW_BURST = 2**20
+# Live output reaches followers at this pace: 4 MiB/s (~30,000 SGLang lines a second) on
+# average, in events of at most FOLLOW_BURST (~2,000 lines, a screenful many times over). At
+# the end of the output, only the newest FOLLOW_BURST of what still waits is sent.
+FOLLOW_RATE = 4 * 2**20
+FOLLOW_BURST = 256 * 1024
 
 
 class LogFeed:
@@ -59,12 +61,8 @@ class LogFeed:
             return
         self.pending.append(chunk)
         self.pending_bytes += len(chunk)
-        while self.pending_bytes > MAX_PENDING and len(self.pending) > 1:
-            old = self.pending.popleft()
-            self.pending_bytes -= len(old)
-            self.skipped_bytes += len(old)
-            self.skipped_total += len(old)
-            self.hub.log_bytes_skipped += len(old)
+        if self.pending_bytes > MAX_PENDING:
+            self._skip_oldest(MAX_PENDING)
         if self._spreading:
             return  # behind the batch being handed out
         if not self.running:
@@ -108,11 +106,25 @@ class LogFeed:
                     self._due.set()
         finally:
             self.running = False
-            self.flush()
+            self.flush(keep=FOLLOW_BURST)
 
-    def flush(self) -> None:
+    def flush(self, keep: int | None = None) -> None:
+        """Send what is pending now; with ``keep``, only about the newest ``keep`` bytes of it
+        (at the end of the output: one burst of the pace), the older skipped with the notice."""
+        if keep is not None:
+            self._skip_oldest(keep)
         while self.pending:
             self.hub.publish("log", self._take())
+
+    def _skip_oldest(self, limit: int) -> None:
+        """Drop the oldest pending chunks while more than ``limit`` bytes wait (never the
+        newest chunk)."""
+        while self.pending_bytes > limit and len(self.pending) > 1:
+            old = self.pending.popleft()
+            self.pending_bytes -= len(old)
+            self.skipped_bytes += len(old)
+            self.skipped_total += len(old)
+            self.hub.log_bytes_skipped += len(old)
 
     def _pace_wait(self) -> float:
         """Seconds until the pace allows the next batch out (0: now)."""
@@ -120,7 +132,7 @@ class LogFeed:
         self._allowance = min(float(FOLLOW_BURST),
                               self._allowance + (now - self._refilled) * FOLLOW_RATE)
         self._refilled = now
-        need = min(self.pending_bytes, TAKE_MAX, FOLLOW_BURST)
+        need = min(self.pending_bytes, FOLLOW_BURST)
         return max(0.0, (need - self._allowance) / FOLLOW_RATE)
 
     def _forget(self) -> None:
@@ -136,9 +148,18 @@ class LogFeed:
             taken.append(notice.encode("utf-8", "surrogateescape"))
             self.skipped_bytes = 0
         size = 0
-        while self.pending and size < min(TAKE_MAX, FOLLOW_BURST):  # a step the pace allows
-            chunk = self.pending.popleft()
-            taken.append(chunk)
+        while self.pending and size < FOLLOW_BURST:  # one step of the pace
+            chunk = self.pending[0]
+            if size + len(chunk) > FOLLOW_BURST:  # a big read: the lines that fit go now
+                cut = chunk.rfind(b"\n", 0, FOLLOW_BURST - size) + 1
+                if not cut and size:
+                    break  # not even one line: the next step
+                if cut:
+                    taken.append(chunk[:cut])
+                    self.pending[0] = chunk[cut:]
+                    size += cut
+                    break
+            taken.append(self.pending.popleft())
             size += len(chunk)
         self.pending_bytes -= size
         self._allowance -= size
