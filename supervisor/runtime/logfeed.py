@@ -15,6 +15,12 @@ batch is handed out one follower per loop iteration (:meth:`Hub.publish_spread`)
 output waits behind it (order is kept for every follower); if followers fall so far behind
 that more than ``MAX_PENDING`` bytes wait, the oldest are skipped for them and the next event
 says how much (the run's log file has everything).
+
+Live output is also paced (a token bucket): ``FOLLOW_RATE`` on average, in events of at most
+``FOLLOW_BURST``. In a flood, a follower gets one step at once, then steps at the pace, and
+when the output ends, the newest step of what still waits: it sees the start and the end,
+never more than it could read, and 50 followers no longer cost the flooding child a 50 MiB
+copy at once (its longest blocked write: 17-95 ms -> 9-12 ms).
 """
 
 from __future__ import annotations
