@@ -10,7 +10,7 @@ a busy tail and can never be a root error:
 
 Dropping them keeps the verdict and its evidence the same and saves the classifier most of its
 work (a 3,000-line tail of the bench's flood, half of it bar redraws: 48 ms of CPU at the
-verdict before, 7 ms now).
+verdict before, 5–7 ms now).
 """
 
 from __future__ import annotations
