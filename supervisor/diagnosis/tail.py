@@ -6,11 +6,12 @@ a busy tail and can never be a root error:
 - routine serving lines (decode/prefill batch stats, 200 access lines): the live tracker
   already knows the phase;
 - redraws of one progress bar (tqdm writes ``\\r`` and the bar again, the pipeline makes each a
-  line): only the latest state says how far it got (the capture stopped at 37 %).
+  line): the first says where it began, the latest how far it got (the capture stopped at
+  37 %); those in between say nothing more.
 
 Dropping them keeps the verdict and its evidence the same and saves the classifier most of its
 work (a 3,000-line tail of the bench's flood, half of it bar redraws: 48 ms of CPU at the
-verdict before, 5–7 ms now).
+verdict before, about 15 ms now).
 """
 
 from __future__ import annotations
@@ -19,36 +20,46 @@ import re
 
 # A line that is nothing but a tqdm bar: "DESC:  37%|███▋      | 19/51 [00:03<00:05, 5.9it/s]".
 # Anything after the closing bracket (an error glued on by a missing newline) keeps it whole.
-_BAR_END = re.compile(r"\|[^|]*\|\s*\d+/(\d+)\s*\[[^\]]*\]\s*")  # after the "NN%"
+_BAR_END = re.compile(r"\|[^|]*\|\s*(\d+)/(\d+)\s*\[[^\]]*\]\s*")  # after the "NN%"
 _DIGIT = re.compile(r"\d")
 
 
 def verdict_lines(lines: list[str], keep_last: int = 50) -> list[str]:
-    """``lines`` without all but the last of each run of redraws of one progress bar, and
-    without routine serving lines except among the newest ``keep_last`` (the classifier reads
-    recent serving as a sign that an earlier traceback was survived).
+    """``lines`` with each run of redraws of one progress bar cut to its first and last line,
+    and without routine serving lines except among the newest ``keep_last`` (the classifier
+    reads recent serving as a sign that an earlier traceback was survived).
 
-    Two bar lines are redraws of one bar when they follow each other (dropped lines between
-    do not count) and have the same total and the same description up to its first digit
-    (SGLang redraws "Capturing batches (bs=512 avail_mem=12.3 GB)" with a new bs each step).
+    The first line of a run is where the bar began (the classifier cites it as the line that
+    moved the phase), the last how far it got. Two bar lines are redraws of one bar when they
+    follow each other (dropped lines between do not count), have the same total and the same
+    description up to its first digit (SGLang redraws "Capturing batches (bs=512 avail_mem=12.3
+    GB)" with a new bs each step), and the count does not go down: bars of several ranks
+    drawn in turn are not one bar, and each of their lines stays.
     """
     routine_before = len(lines) - keep_last if len(lines) > 4 * keep_last else 0
     out: list[str] = []
-    bar_before: tuple[str, str] | None = None
+    run: tuple[str, str, int] | None = None  # the bar of the run so far: description, total, count
+    run_len = 0
     for i, line in enumerate(lines):
         if i < routine_before and (
                 "Decode batch" in line or "Prefill batch" in line or '" 200 OK' in line):
             continue  # three substring tests: 3x faster than one regex
-        bar = _bar_key(line)
-        if bar is not None and bar == bar_before:
-            out[-1] = line  # a redraw: the newer state replaces the older
+        bar = _bar(line)
+        if bar is not None and run is not None and bar[:2] == run[:2] and bar[2] >= run[2]:
+            if run_len >= 2:
+                out[-1] = line  # a redraw: the newer state replaces the older
+            else:
+                out.append(line)
+            run_len += 1
         else:
             out.append(line)
-        bar_before = bar
+            run_len = 1
+        run = bar
     return out
 
 
-def _bar_key(line: str) -> tuple[str, str] | None:
+def _bar(line: str) -> tuple[str, str, int] | None:
+    """A bar line's description (up to its first digit), total and count; None for others."""
     at = line.find("%|")
     if at < 1 or not line[at - 1].isdigit():
         return None
@@ -56,4 +67,4 @@ def _bar_key(line: str) -> tuple[str, str] | None:
     if m is None:
         return None
     first_digit = _DIGIT.search(line, 0, at)  # found: the percentage's, if none before
-    return line[:first_digit.start() if first_digit else at], m[1]
+    return line[:first_digit.start() if first_digit else at].rstrip(), m[2], int(m[1])
