@@ -30,6 +30,14 @@ def _hub(n: int) -> tuple[Hub, list[Outbox]]:
     return hub, boxes
 
 
+async def _sending(tg, feed: LogFeed, reads: list[bytes]) -> None:
+    """Start the feed's sender task in ``tg``, then hand it ``reads`` as the pipe would."""
+    tg.start_soon(feed.run)
+    await anyio.lowlevel.checkpoint()
+    for chunk in reads:
+        feed.add(chunk)
+
+
 def test_without_followers_nothing_is_kept() -> None:
     hub = Hub()
     feed = LogFeed(hub, 1, "run.log")
@@ -51,10 +59,7 @@ def test_small_reads_are_batched_big_ones_go_at_once_and_order_holds() -> None:
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(feed.run)
-            await anyio.lowlevel.checkpoint()
-            for i in range(5):
-                feed.add(f"line {i}\n".encode())
+            await _sending(tg, feed, [f"line {i}\n".encode() for i in range(5)])
             assert all(not _texts(b) for b in boxes), "small reads wait for the batch"
             with anyio.fail_after(5):  # the timer, then one subscriber per iteration
                 while not all(_texts(b) for b in boxes):  # noqa: ASYNC110
@@ -120,10 +125,7 @@ def test_nothing_is_built_while_every_follower_is_behind(monkeypatch) -> None:
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(feed.run)
-            await anyio.lowlevel.checkpoint()
-            for _ in range(2):
-                feed.add(chunk)  # a flood: each read is a full batch
+            await _sending(tg, feed, [chunk, chunk])  # a flood: each read is a full batch
             assert len(built) == 2 and not box.has_room() and not hub.has_room("log")
             for _ in range(3):
                 feed.add(chunk)  # the follower is behind: output gathers, unbuilt
@@ -219,10 +221,7 @@ def test_a_backlog_is_forgotten_when_the_followers_leave(monkeypatch, held_back_
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(feed.run)
-            await anyio.lowlevel.checkpoint()
-            for chunk in reads:
-                feed.add(chunk)
+            await _sending(tg, feed, reads)
             await anyio.sleep(2 * logfeed.BATCH_S)
             assert feed.pending and hub.has_room("log") == (held_back_by == "pace")
             hub.unsubscribe(first)
@@ -287,10 +286,7 @@ def test_at_the_end_of_the_output_only_the_newest_burst_of_the_backlog_goes(monk
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(feed.run)
-            await anyio.lowlevel.checkpoint()
-            for chunk in reads:
-                feed.add(chunk)
+            await _sending(tg, feed, reads)
             with anyio.fail_after(5):
                 while not box.items:  # noqa: ASYNC110
                     await anyio.sleep(0.01)

@@ -38,7 +38,8 @@ BATCH_S = 0.05
 BATCH_BYTES = 256 * 1024
 MAX_PENDING = 2 * 2**20
 # Live output reaches followers at this pace: 4 MiB/s (~30,000 SGLang lines a second) on
-# average, in events of at most FOLLOW_BURST (~2,000 lines, a screenful many times over). At
+# average, in events of at most FOLLOW_BURST (~2,000 lines, a screenful many times over; only a
+# line longer than that goes whole, and the pipe cuts lines at 64 KiB). At
 # the end of the output, only the newest FOLLOW_BURST of what still waits is sent.
 FOLLOW_RATE = 4 * 2**20
 FOLLOW_BURST = 256 * 1024
