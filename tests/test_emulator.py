@@ -24,7 +24,7 @@ import pytest
 from supervisor.emulator.config import FaultError, parse_faults
 from supervisor.emulator.faults import CAUSES
 
-FIXTURES = Path("/work/shared/sglang-logs")
+FIXTURES = Path(__file__).parent / "fixtures" / "sglang-logs"
 READY = "The server is fired up and ready to roll!"
 SIGQUIT_LINE = "Received sigquit from a child process. It usually means the child failed."
 
@@ -384,10 +384,17 @@ def test_flood_rate(emus):
 # --- replay, parsing ------------------------------------------------------------------------
 
 
+def test_replay_fixtures_are_in_the_repository():
+    # A fresh clone must run the replay tests, not skip them.
+    repo = Path(__file__).resolve().parents[1]
+    assert FIXTURES.resolve().is_relative_to(repo)
+    for name in ("11-ready-tp1-docs-ci-2026-full-startup.log",
+                 "06-nccl-unhandled-system-error-init.log"):
+        assert (FIXTURES / name).read_text().startswith("# source: ")
+
+
 def test_replay_reproduces_a_real_log(emus):
     fixture = FIXTURES / "11-ready-tp1-docs-ci-2026-full-startup.log"
-    if not fixture.exists():
-        pytest.skip("shared fixtures not present")
     emu = emus("--replay", str(fixture), "--speed", "200")
     assert emu.wait_exit(15) == 0
     time.sleep(0.1)
@@ -398,8 +405,6 @@ def test_replay_reproduces_a_real_log(emus):
 
 def test_replay_of_a_crash_ends_with_sigkill(emus):
     fixture = FIXTURES / "06-nccl-unhandled-system-error-init.log"
-    if not fixture.exists():
-        pytest.skip("shared fixtures not present")
     emu = emus("--replay", str(fixture), "--speed", "100")
     assert emu.wait_exit(15) == -signal.SIGKILL
     emu.wait_for("NCCL error: unhandled system error", 2)
