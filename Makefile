@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check bench clean
+.PHONY: demo test check verify-unit bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -17,9 +17,17 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	bash scripts/ensure-test-tools.sh
+	$(MAKE) --no-print-directory check
+	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
+
+# Lint and the import contracts (the daemon never imports the TUI), in seconds.
+check: $(STAMP)
 	$(VENV)/bin/ruff check supervisor tui tests bench
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
+
+# The systemd unit as installed (ExecStart pointed at this venv); skipped without systemd.
+verify-unit: $(STAMP)
+	VENV=$(VENV) bash scripts/verify-unit.sh
 
 bench: $(STAMP)
 	$(PY) bench/run.py $(ARGS)
