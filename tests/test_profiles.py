@@ -320,13 +320,14 @@ def test_toml_syntax_error_line(tmp_path: Path) -> None:
         ('[launch]\nmodel = "m"\ncommand = []\n', "launch.command", 3, "non-empty list"),
         ('[launch]\nmodel = "m"\n\nenv = { N = 2 }\n', "launch.env.N", 4, 'write N = "2"'),
         ('[launch]\nmodel = "m"\nargs = { t = { a = 1 } }\n', "launch.args.t", 3, "got a table"),
-        ('[launch]\nmodel = "m"\n[timeouts]\nsilence = -1\n', "timeouts.silence", 4, "positive"),
+        ('[launch]\nmodel = "m"\n[timeouts]\nsilence = -1\n', "timeouts.silence", 4,
+         "from 0.01 to 86400, got -1"),
         ('[launch]\nmodel = "m"\n[timeouts]\nsilense = 3\n', "timeouts.silense", 4, "unknown key"),
-        ('[launch]\nmodel = "m"\n[health]\nfailures = 0\n', "health.failures", 4, ">= 1"),
+        ('[launch]\nmodel = "m"\n[health]\nfailures = 0\n', "health.failures", 4, "between 1 and 1000"),
         ('[launch]\nmodel = "m"\n[fallback]\nstrategy = "pray"\n', "fallback.strategy", 4,
          "one of"),
         ('[launch]\nmodel = "m"\n[fallback]\nmax_attempts = 0\n', "fallback.max_attempts", 4,
-         ">= 1"),
+         "between 1 and 1000"),
         ('[launch]\nmodel = "m"\n[fallback]\nremedies = ["reboot"]\n', "fallback.remedies", 4,
          "unknown remedy"),
         ('[launch]\nmodel = "m"\n[fallback]\nchain = ["ghost"]\n', "fallback.chain", 4,
@@ -402,6 +403,7 @@ def test_summary_includes_invalid(tmp_path: Path) -> None:
     assert rows[1] | {"source": None} == {
         "name": "p", "description": "base", "engine": "sglang", "extends": None,
         "changes": ["one", "two"], "valid": True, "error": None, "source": None,
+        "pending_error": None, "in_force": None,
     }
 
 

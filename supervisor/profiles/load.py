@@ -6,7 +6,9 @@ normalised. Inheritance and changes are resolve.py's business.
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from supervisor.profiles.errors import ProfileError
+from supervisor.profiles.files import ReadBudget
 from supervisor.profiles.lines import LineIndex
 from supervisor.profiles.model import (
     ENGINES,
@@ -40,6 +43,28 @@ ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ARG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
 _TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
+# Sane ranges for every number a profile sets: NaN, inf, negative and absurd values are
+# refused where they are written (a NaN launch budget times out at once; an infinite
+# stop_grace never escalates to SIGKILL).
+MIN_SECONDS = 0.01
+HOUR, DAY, WEEK = 3600.0, 86400.0, 7 * 86400.0
+SECONDS: dict[str, float] = {
+    "timeouts.silence": DAY,
+    "timeouts.stop_grace": HOUR,
+    "health.interval": HOUR,
+    "health.timeout": HOUR,
+    "restart.backoff": DAY,
+    "restart.backoff_max": DAY,
+    "benchmark.timeout": DAY,
+}  # any other duration: at most a week
+INT_MAX: dict[str, int] = {
+    "health.failures": 1000,
+    "fallback.max_attempts": 1000,
+    "restart.max_restarts": 1000,
+    "benchmark.max_tokens": 1_000_000,
+}
+MAX_NESTING = 16  # tables and arrays inside each other; tomllib itself recurses
+
 
 @dataclass
 class RawProfile:
@@ -61,6 +86,7 @@ class RawProfile:
     benchmark: dict[str, Any] | None = None
     changes: tuple[Change, ...] = ()
     errors: list[ProfileError] = field(default_factory=list)
+    loaded_at: float = field(default_factory=time.time)  # when this version was read
 
     def error(self, key: str | None, message: str) -> ProfileError:
         """Record an error at ``key``, locating its line in the source."""
@@ -101,14 +127,26 @@ def check_str(raw: RawProfile, key: str, value: Any, *, nonempty: bool = False) 
 NUL_MESSAGE = "cannot contain a NUL character (\\u0000)"
 
 
-def check_positive(raw: RawProfile, key: str, value: Any) -> float | None:
-    if not is_number(value) or value <= 0:
-        raw.error(key, f"must be a positive number of seconds, got {show(value)}")
+def is_finite(value: Any) -> bool:
+    """A number that is not NaN or infinite (TOML allows nan and inf); a TOML integer is
+    unbounded, so one that does not fit in 64 bits counts as infinite too."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return is_number(value) and -(1 << 63) <= value < (1 << 63)
+
+
+def check_seconds(raw: RawProfile, key: str, value: Any) -> float | None:
+    """A duration: finite and within the range ``SECONDS`` allows for ``key``."""
+    hi = SECONDS.get(key, WEEK)
+    if not is_finite(value) or not MIN_SECONDS <= value <= hi:
+        raw.error(key, f"must be a number of seconds from {MIN_SECONDS:g} to {hi:g}, "
+                       f"got {show(value)}")
         return None
     return float(value)
 
 
 def check_int(raw: RawProfile, key: str, value: Any, lo: int, hi: int | None = None) -> int | None:
+    hi = INT_MAX.get(key, hi)
     ok = isinstance(value, int) and not isinstance(value, bool)
     if not ok or value < lo or (hi is not None and value > hi):
         bound = f"between {lo} and {hi}" if hi is not None else f">= {lo}"
@@ -170,6 +208,10 @@ def check_arg_value(raw: RawProfile, key: str, value: Any) -> Any:
             isinstance(v, str) and "\0" in v for v in value):
         raw.error(key, NUL_MESSAGE)
         return None
+    items = value if isinstance(value, list) else [value]
+    if any(is_number(v) and not is_finite(v) for v in items):
+        raw.error(key, f"must be a finite number, got {show(value)}")
+        return None
     if isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list) and value and all(
@@ -229,7 +271,7 @@ def load_timeouts(raw: RawProfile, value: Any) -> None:
     unknown_keys(raw, "timeouts", table, allowed)
     for name in allowed:
         if name in table:
-            checked = check_positive(raw, f"timeouts.{name}", table[name])
+            checked = check_seconds(raw, f"timeouts.{name}", table[name])
             if checked is not None:
                 raw.timeouts[name] = checked
 
@@ -245,7 +287,7 @@ def load_health(raw: RawProfile, value: Any) -> None:
             raw.health["path"] = path
     for name in ("interval", "timeout"):
         if name in table:
-            checked = check_positive(raw, f"health.{name}", table[name])
+            checked = check_seconds(raw, f"health.{name}", table[name])
             if checked is not None:
                 raw.health[name] = checked
     if "failures" in table:
@@ -275,7 +317,7 @@ def load_fallback(raw: RawProfile, value: Any) -> None:
         if checked is not None:
             raw.fallback["max_attempts"] = checked
     if "time_budget" in table:
-        checked = check_positive(raw, "fallback.time_budget", table["time_budget"])
+        checked = check_seconds(raw, "fallback.time_budget", table["time_budget"])
         if checked is not None:
             raw.fallback["time_budget"] = checked
 
@@ -295,9 +337,56 @@ def load_restart(raw: RawProfile, value: Any) -> None:
             raw.restart["max_restarts"] = checked
     for name in ("window", "backoff", "backoff_max"):
         if name in table:
-            checked = check_positive(raw, f"restart.{name}", table[name])
+            checked = check_seconds(raw, f"restart.{name}", table[name])
             if checked is not None:
                 raw.restart[name] = checked
+
+
+def load_benchmark(raw: RawProfile, value: Any) -> dict[str, Any] | None:
+    """Its keys belong to the benchmark kind (benchmark.py); the numbers it is known to use
+    get their ranges, and every other number must at least be finite."""
+    table = check_table(raw, "benchmark", value)
+    if table is None:
+        return None
+    before = len(raw.errors)
+    if "timeout" in table:
+        check_seconds(raw, "benchmark.timeout", table["timeout"])
+    if "max_tokens" in table:
+        check_int(raw, "benchmark.max_tokens", table["max_tokens"], 1)
+    for key, number in numbers_in(table, "benchmark"):
+        if key not in ("benchmark.timeout", "benchmark.max_tokens") and not is_finite(number):
+            raw.error(key, f"must be a finite number, got {show(number)}")
+    return table if len(raw.errors) == before else None
+
+
+def numbers_in(value: Any, prefix: str) -> list[tuple[str, Any]]:
+    """``(key path, number)`` for every number inside tables and arrays (iterative)."""
+    out: list[tuple[str, Any]] = []
+    stack: list[tuple[str, Any]] = [(prefix, value)]
+    while stack:
+        key, item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((f"{key}.{k}", v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{key}[{i}]", v) for i, v in enumerate(item))
+        elif is_number(item):
+            out.append((key, item))
+    return out
+
+
+def nesting(value: Any) -> int:
+    """How deep tables and arrays sit inside each other (iterative: no recursion limit)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth + 1)
+            if deepest > MAX_NESTING:
+                return deepest
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict)
+                                                   else item))
+    return deepest
 
 
 def load_remedies(raw: RawProfile, value: Any) -> None:
@@ -376,7 +465,7 @@ def load_top(raw: RawProfile, data: dict) -> None:
         else:
             raw.engine = data["engine"]
     if "benchmark" in data:
-        raw.benchmark = check_table(raw, "benchmark", data["benchmark"])
+        raw.benchmark = load_benchmark(raw, data["benchmark"])
     for key, loader in LOADERS.items():
         if key in data:
             loader(raw, data[key])
@@ -399,18 +488,34 @@ def parse_text(text: str, source: str, name: str | None = None) -> RawProfile:
     except tomllib.TOMLDecodeError as exc:
         raw.errors.append(syntax_error(source, exc))
         return raw
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raw.errors.append(ProfileError(f"values nested too deeply (at most {MAX_NESTING} "
+                                       f"levels)", file=source))
+        return raw
+    if nesting(data) > MAX_NESTING:
+        raw.errors.append(ProfileError(f"values nested too deeply (at most {MAX_NESTING} "
+                                       f"levels)", file=source))
+        return raw
     raw.lines = LineIndex(text)
     load_top(raw, data)
     return raw
 
 
-def parse_file(path: str | Path) -> RawProfile:
-    """Never raises: an unreadable file is a RawProfile with one error."""
+def parse_file(path: str | Path, budget: ReadBudget | None = None) -> RawProfile:
+    """Never raises: an unreadable, irregular or oversized file is a RawProfile with one
+    error. ``budget``: the bytes left to the whole load this file belongs to."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raw = RawProfile(name=Path(path).stem, source=source)
-        raw.errors.append(ProfileError(f"cannot read: {exc}", file=source))
-        return raw
+        data = (budget or ReadBudget()).read(path)
+        text = data.decode("utf-8")
+    except ProfileError as exc:
+        return failed(source, exc)
+    except UnicodeDecodeError as exc:
+        return failed(source, ProfileError(f"not UTF-8 text (byte {exc.start})", file=source))
     return parse_text(text, source)
+
+
+def failed(source: str, error: ProfileError) -> RawProfile:
+    raw = RawProfile(name=Path(source).stem, source=source)
+    raw.errors.append(error)
+    return raw

@@ -9,11 +9,16 @@ each change against.
 from __future__ import annotations
 
 import copy
+import errno
+import os
+import stat
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from supervisor.profiles.errors import ProfileError, UnknownProfileError
+from supervisor.profiles.files import ReadBudget, kind_of, list_profiles
 from supervisor.profiles.load import RawProfile, parse_file
 from supervisor.profiles.model import (
     DEFAULT_COMMANDS,
@@ -95,25 +100,44 @@ def build(
     )
 
 
+def parse_files(paths: Iterable[str | Path]) -> list[RawProfile]:
+    """Parse files sharing one read budget (files.py): one load reads a bounded total."""
+    budget = ReadBudget()
+    return [parse_file(p, budget) for p in paths]
+
+
 def raw_error(raw: RawProfile, key: str | None, message: str) -> ProfileError:
     """An error for ``raw`` at ``key`` without recording it (resolve-time problems)."""
     line = raw.lines.find(key) if raw.lines and key else None
     return ProfileError(message, file=raw.source, key=key, line=line)
 
 
+MAX_EXTENDS_DEPTH = 32   # a child of a child ... 32 levels below its root profile
+
+
+def chain_text(names: Sequence[str], keep: int = 4) -> str:
+    """``a -> b -> c``; a long chain keeps its ends and says how many are left out."""
+    if len(names) <= 2 * keep + 1:
+        return " -> ".join(names)
+    hidden = len(names) - 2 * keep
+    return " -> ".join([*names[:keep], f"... ({hidden} more)", *names[-keep:]])
+
+
 class ProfileSet:
     """All profiles of a directory (or a list of files). Construction never raises."""
 
-    def __init__(self, raws: Iterable[RawProfile]) -> None:
+    def __init__(self, raws: Iterable[RawProfile], *, errors: Iterable[ProfileError] = ()
+                 ) -> None:
         self._raw: dict[str, RawProfile] = {}
         self._shadowed: list[RawProfile] = []  # same name as an earlier file
         self._valid: dict[str, bool] = {}
         self._full: dict[str, Settings] = {}  # name -> settings with all its changes
+        self._pending: dict[str, RawProfile] = {}  # name -> a broken edit not in force
         for raw in raws:
             self._add(raw)
         self._check()
         self.errors: list[ProfileError] = sorted(
-            (e for raw in self._all_raws() for e in raw.errors),
+            [*errors, *(e for raw in self._all_raws() for e in raw.errors)],
             key=lambda e: (e.file or "", e.line or 0),
         )
 
@@ -121,27 +145,29 @@ class ProfileSet:
 
     @classmethod
     def load_dir(cls, directory: str | Path) -> ProfileSet:
-        """Every ``*.toml`` directly in ``directory`` (not subdirectories)."""
+        """Every ``*.toml`` directly in ``directory`` (not subdirectories), within the caps of
+        files.py (regular files, size, count)."""
         path = Path(directory)
         if not path.is_dir():
-            pset = cls([])
-            pset.errors = [ProfileError("no such directory", file=str(path))]
-            return pset
-        return cls.load_files(sorted(path.glob("*.toml")))
+            return cls([], errors=[ProfileError("no such directory", file=str(path))])
+        listing = list_profiles(path)
+        return cls(parse_files(listing.files), errors=listing.errors)
 
     @classmethod
     def load_files(cls, paths: Iterable[str | Path]) -> ProfileSet:
-        return cls(parse_file(p) for p in paths)
+        return cls(parse_files(paths))
 
     def keep_valid_from(self, old: ProfileSet) -> ProfileSet:
         """This set, except that a profile valid in ``old`` and invalid here keeps its old
-        definition: a bad edit never takes a working profile away. Its errors stay reported."""
+        definition: a bad edit never takes a working profile away. Its errors stay reported,
+        and ``pending(name)`` tells about the edit that is not in force."""
         keep = [n for n in old.names() if n in self._raw and not self._valid.get(n)]
         if not keep:
             return self
         raws = [r for n, r in self._raw.items() if n not in keep]
         merged = ProfileSet([*raws, *(old._raw[n] for n in keep)])
         merged.errors = list(self.errors)
+        merged._pending = {n: self._raw[n] for n in keep if merged._valid.get(n)}
         return merged
 
     def _add(self, raw: RawProfile) -> None:
@@ -158,29 +184,60 @@ class ProfileSet:
     # -- cross-file checks -------------------------------------------------------------------
 
     def _check(self) -> None:
+        depth = self._check_extends()
         for raw in self._raw.values():
-            self._check_extends(raw)
             self._check_chain(raw)
-        for name in sorted(self._raw):
-            self._is_valid(name)
+        # Parents before children, so validity never recurses (a chain may be deep).
+        for name in sorted(self._raw, key=lambda n: (depth[n] is None, depth[n] or 0, n)):
+            self._validate(name)
 
-    def _check_extends(self, raw: RawProfile) -> None:
-        """Missing parents and cycles; the error goes on every file of the cycle."""
-        seen = [raw.name]
-        current = raw
-        while current.extends is not None:
-            parent = current.extends
-            if parent not in self._raw:
-                if current is raw:
-                    raw.error("extends", f"extends unknown profile {parent!r}")
-                return
-            if parent in seen:
-                cycle = seen[seen.index(parent):] + [parent]
-                if raw.name in cycle:
-                    raw.error("extends", f"extends cycle: {' -> '.join(cycle)}")
-                return
-            seen.append(parent)
-            current = self._raw[parent]
+    def _check_extends(self) -> dict[str, int | None]:
+        """Each profile's depth below the top of its extends chain (None: on a cycle or below
+        a missing profile), walking every file once:
+        missing parents, cycles (the error on every file of the cycle) and chains deeper
+        than ``MAX_EXTENDS_DEPTH`` (the error on the first file past the cap)."""
+        depth: dict[str, int | None] = {}
+        for name in sorted(self._raw):
+            path: list[str] = []
+            index: dict[str, int] = {}
+            cur: str | None = name
+            while cur is not None and cur in self._raw and cur not in depth and cur not in index:
+                index[cur] = len(path)
+                path.append(cur)
+                cur = self._raw[cur].extends
+            if not path:
+                continue
+            above: int | None = -1  # the depth of path[-1]'s parent
+            if cur is not None and cur in depth:
+                above = depth[cur]
+            elif cur is not None and cur in index:
+                self._cycle_errors(path[index[cur]:])
+                above = None
+            elif cur is not None:
+                self._raw[path[-1]].error("extends", f"extends unknown profile {cur!r}")
+                above = None
+            for member in reversed(path):
+                above = None if above is None else above + 1
+                depth[member] = above
+                if above == MAX_EXTENDS_DEPTH + 1:
+                    self._depth_error(member)
+        return depth
+
+    def _cycle_errors(self, cycle: list[str]) -> None:
+        for i, member in enumerate(cycle):
+            loop = [*cycle[i:], *cycle[:i], member]
+            self._raw[member].error("extends", f"extends cycle: {chain_text(loop)}")
+
+    def _depth_error(self, name: str) -> None:
+        chain = [name]
+        while len(chain) <= MAX_EXTENDS_DEPTH + 1:
+            parent = self._raw[chain[-1]].extends
+            if parent is None:
+                break
+            chain.append(parent)
+        self._raw[name].error("extends", f"extends chain too deep ({MAX_EXTENDS_DEPTH + 1} "
+                                         f"levels; at most {MAX_EXTENDS_DEPTH}): "
+                                         f"{chain_text(chain)}")
 
     def _check_chain(self, raw: RawProfile) -> None:
         for entry in raw.fallback.get("chain", ()):
@@ -189,17 +246,16 @@ class ProfileSet:
             elif entry not in self._raw:
                 raw.error("fallback.chain", f"unknown profile {entry!r}")
 
-    def _is_valid(self, name: str) -> bool:
-        """Valid = no errors of its own, a valid parent, and a default resolve that builds."""
-        if name in self._valid:
-            return self._valid[name]
+    def _validate(self, name: str) -> None:
+        """Valid = no errors of its own, a valid parent (already decided: parents go first),
+        and a default resolve that builds."""
         raw = self._raw[name]
-        self._valid[name] = False  # guards recursion; cycles already carry errors
+        self._valid[name] = False
         if raw.errors:
-            return False
-        if raw.extends is not None and not self._is_valid(raw.extends):
+            return
+        if raw.extends is not None and not self._valid.get(raw.extends):
             raw.error("extends", f"extends {raw.extends!r}, which has errors")
-            return False
+            return
         try:
             settings = self._own_settings(raw)
             for change in raw.changes:
@@ -207,10 +263,9 @@ class ProfileSet:
             build(raw, settings, ())
         except ProfileError as err:
             raw.errors.append(err)
-            return False
+            return
         self._full[name] = settings
         self._valid[name] = True
-        return True
 
     def _own_settings(self, raw: RawProfile) -> Settings:
         """Parent with all its changes, plus this file's own keys (a fresh, mutable copy)."""
@@ -275,14 +330,28 @@ class ProfileSet:
         applied = [c.name for c in [*selected, *extra] if c.name]
         return build(raw, settings, applied)
 
+    def pending(self, name: str) -> dict[str, Any] | None:
+        """A broken edit of ``name`` that is not in force (the last valid version is), or None:
+        ``{error, errors, source, in_force_loaded_at, in_force}``."""
+        broken = self._pending.get(name)
+        if broken is None:
+            return None
+        in_force = self._raw[name].loaded_at
+        errors = [str(e) for e in broken.errors] or [f"{broken.source}: invalid"]
+        return {"error": errors[0], "errors": errors, "source": broken.source,
+                "in_force_loaded_at": in_force,
+                "in_force": f"last valid version, loaded at {clock(in_force)}"}
+
     def summary(self) -> list[dict[str, Any]]:
-        """One row per file, invalid ones included, sorted by name."""
+        """One row per file, invalid ones included, sorted by name. Every row has every key;
+        ``pending_error``/``in_force`` say when a broken edit is not in force."""
         rows = []
         for raw in sorted(self._all_raws(), key=lambda r: (r.name, r.source)):
             valid = bool(self._valid.get(raw.name)) and self._raw.get(raw.name) is raw
             engine = raw.engine
             if valid and engine is None:
                 engine = self.resolve(raw.name, changes=[]).engine
+            pending = self.pending(raw.name) if valid else None
             rows.append({
                 "name": raw.name,
                 "description": raw.description,
@@ -292,20 +361,35 @@ class ProfileSet:
                 "valid": valid,
                 "error": None if valid else str(raw.errors[0]) if raw.errors else "invalid",
                 "source": raw.source,
+                "pending_error": pending["error"] if pending else None,
+                "in_force": pending["in_force"] if pending else None,
             })
         return rows
 
 
+def clock(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
 def validate_path(path: str | Path) -> list[ProfileError]:
     """Errors of a directory of profiles, or of one file (its extends resolved against the
-    sibling ``*.toml`` files, whose own problems are not reported)."""
+    sibling ``*.toml`` files, whose own problems are not reported). Only regular files are
+    read, within the caps of files.py; nothing here can block on a FIFO or a device."""
     p = Path(path)
-    if p.is_dir():
+    try:
+        mode = os.stat(p).st_mode
+    except OSError as exc:
+        missing = exc.errno == errno.ENOENT
+        message = "no such file or directory" if missing else f"cannot read: {exc.strerror}"
+        return [ProfileError(message, file=str(path))]
+    if stat.S_ISDIR(mode):
         return ProfileSet.load_dir(p).errors
-    if not p.is_file():
-        return [ProfileError("no such file or directory", file=str(path))]
+    if not stat.S_ISREG(mode):
+        return [ProfileError(f"not a regular file ({kind_of(mode)}); profiles must be plain "
+                             f"files", file=str(path))]
     target = p.resolve()
-    siblings = [s for s in sorted(p.parent.glob("*.toml")) if s.resolve() != target]
+    listing = list_profiles(p.parent)
+    siblings = [s for s in listing.files if s.resolve() != target]
     # The file goes first so it wins a name clash and its errors carry the path as given.
     pset = ProfileSet.load_files([p, *siblings])
-    return [e for e in pset.errors if e.file == str(p)]
+    return [*listing.errors, *(e for e in pset.errors if e.file == str(p))]
