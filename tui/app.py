@@ -108,7 +108,7 @@ class SupervisorApp(App[None]):
                  clock: Callable[[], float] = time.time,
                  reconnect_delays: Sequence[float] = (0.5, 1, 2, 4, 8, 15),
                  log_max_lines: int = 5000, log_flush_s: float = 0.08,
-                 log_tail: int = 500) -> None:
+                 log_tail: int = 500, resync_s: float = 2.0) -> None:
         super().__init__()
         if not targets:
             raise ValueError("at least one target")
@@ -117,6 +117,7 @@ class SupervisorApp(App[None]):
         self.clock = clock
         self.reconnect_delays = list(reconnect_delays) or [1.0]
         self.log_tail = log_tail
+        self.resync_s = resync_s
         self.read_only_reason = ""
         self.hello: dict[str, Any] = {}
         self.daemon_info: dict[str, Any] | None = None
@@ -134,6 +135,7 @@ class SupervisorApp(App[None]):
     def on_mount(self) -> None:
         self.tick()
         self.set_interval(1.0, self.tick)
+        self.set_interval(self.resync_s, self.resync_run)
 
     def main_ready(self) -> None:
         """The main screen is composed: draw the link state and start the daemon link."""
@@ -142,6 +144,33 @@ class SupervisorApp(App[None]):
 
     def tick(self) -> None:
         self.main.now = self.clock()
+
+    def set_run(self, run: dict[str, Any] | None) -> None:
+        """Show a run report, stamped with its arrival so its activity counts on from there."""
+        now = self.clock()
+        with self.batch_update():
+            self.main.run_seen_at = now
+            self.main.now = now
+            self.main.run = run
+
+    @work(exclusive=True, group="resync", exit_on_error=False)
+    async def resync_run(self) -> None:
+        """Ask for a fresh report of a live run: the daemon publishes a run only when its state
+        changes, so a silent server's activity (CPU, disk, GPU) is only seen this way."""
+        run = model.as_dict(self.main.run)
+        if not self.connected or run.get("status") not in model.LIVE:
+            return
+        node = self.node
+        try:
+            status = model.as_dict(await self.daemon_request("status"))
+        except Exception:  # noqa: BLE001 — the link worker reports a lost link
+            return
+        fresh = model.as_dict(status.get("run"))
+        current = model.as_dict(self.main.run)
+        # Only a report of the same run in the same state: an event may have overtaken it.
+        same = ("id", "status", "phase")
+        if node == self.node and fresh and all(fresh.get(k) == current.get(k) for k in same):
+            self.set_run(fresh)
 
     def node_label(self, index: int | None = None) -> str:
         return self.targets[self.node if index is None else index].label
@@ -288,7 +317,7 @@ class SupervisorApp(App[None]):
         if isinstance(s.get("daemon"), dict):
             self.daemon_info = s["daemon"]
         with self.batch_update():
-            self.main.run = model.as_dict(s.get("run")) or None
+            self.set_run(model.as_dict(s.get("run")) or None)
             self.main.items = model.as_list(s.get("checklist"))
             self.main.gpus = model.as_list(s.get("gpus"))
             self.main.fallback = model.as_dict(s.get("fallback")) or None
@@ -296,7 +325,7 @@ class SupervisorApp(App[None]):
 
     def on_run_changed(self, msg: RunChanged) -> None:
         if self._current(msg.node):
-            self.main.run = msg.run
+            self.set_run(msg.run)
 
     def on_gpus_changed(self, msg: GpusChanged) -> None:
         if self._current(msg.node):

@@ -20,6 +20,7 @@ PHASE_SHORT = {"launch": "launch", "weight_loading": "weights", "kv_cache_alloc"
                "cuda_graph_capture": "graphs", "warmup": "warmup", "ready": "ready",
                "serving": "serving"}
 FAILED = frozenset({"crashed", "hung", "timeout", "unhealthy"})
+LIVE = frozenset({"starting", "ready", "stopping"})
 STATUS_STYLE = {
     "starting": "bold yellow",
     "ready": "bold green",
@@ -246,32 +247,116 @@ def progress_text(progress: Any, width: int = 20) -> Text:
     return out
 
 
-def activity_text(activity: Any) -> Text:
-    a = as_dict(activity)
+def secs(seconds: float) -> str:
+    """Whole seconds as ``24 s`` (ticks once a second), ``1m05s`` past a minute."""
+    s = max(0.0, seconds)
+    return f"{int(s)} s" if s < 60 else fmt_duration(s)
+
+
+def live_activity(activity: Any, elapsed: float) -> dict[str, Any]:
+    """The daemon's activity report moved forward by ``elapsed`` seconds since it was taken.
+
+    The daemon publishes a run only when something changes, so a silent server's report goes
+    stale at once. Output and activity since then would have come with a newer report, so the
+    quiet and still times grow with the clock and the state follows the daemon's own rule
+    (watchdogs/activity.py): working while output is recent, quiet while something else
+    moves, silent when nothing does.
+    """
+    a = dict(as_dict(activity))
+    dt = max(0.0, elapsed)
+    quiet, still = num(a.get("quiet_s")), num(a.get("still_s"))
+    if quiet is None:
+        return a
+    a["quiet_s"] = quiet + dt
+    if still is not None:
+        a["still_s"] = still + dt
+    silence = num(a.get("silence_s"))
+    if silence is not None and still is not None:
+        if a["quiet_s"] < min(5.0, silence / 3):
+            a["state"] = "working"
+        else:
+            a["state"] = "quiet" if a["still_s"] < a["quiet_s"] else "silent"
+    return a
+
+
+def _signs(a: dict[str, Any]) -> str:
+    """What the tree did at the last sample, as text: ``CPU 12% · reads 40 MB/s · GPU 35%``."""
+    bits = []
+    if (c := num(a.get("cpu_percent"))) is not None:
+        bits.append(f"CPU {c:.0f}%")
+    if (r := num(a.get("read_mb_s"))) is not None and r >= 0.5:
+        bits.append(f"reads {r:.0f} MB/s")
+    if (g := num(a.get("gpu_util"))) is not None:
+        bits.append(f"GPU {g:.0f}%")
+    return " · ".join(bits)
+
+
+def activity_text(activity: Any, status: Any = "starting", elapsed: float = 0.0,
+                  stale_after: float = 10.0) -> Text:
+    """The activity line: how long the server has said nothing, whether it still works, and
+    while it starts how close that silence is to a hung verdict (``silent 24 s of 30 s``)."""
+    a = live_activity(activity, elapsed)
     out = Text()
     if not a:
         return out
     state = text(a.get("state"), "?")
-    style = {"working": "green", "quiet": "yellow", "silent": "bold red"}.get(state, "")
+    quiet, still = num(a.get("quiet_s")), num(a.get("still_s"))
+    silence = num(a.get("silence_s"))
+    watched = status == "starting"  # the hang watchdog runs only until the server is ready
     out.append("activity ")
-    out.append(state, style)
-    bits = []
-    if (q := num(a.get("quiet_s"))) is not None:
-        bits.append(f"no output {fmt_duration(q)}")
-    if (c := num(a.get("cpu_percent"))) is not None:
-        bits.append(f"cpu {c:.0f}%")
-    if (r := num(a.get("read_mb_s"))) is not None:
-        bits.append(f"read {r:.0f} MB/s")
-    if (g := num(a.get("gpu_util"))) is not None:
-        bits.append(f"gpu {g:.0f}%")
-    if bits:
-        out.append(" · " + " · ".join(bits), "dim")
+    if state == "working":
+        out.append("working", "green")
+        if quiet is not None:
+            out.append(f" · last output {secs(quiet)} ago")
+    elif state == "quiet":
+        out.append("quiet", "yellow")
+        if quiet is not None:
+            out.append(f" · no output for {secs(quiet)}")
+        out.append(" · but busy, so not hung", "dim")
+    elif state == "silent":
+        if watched and silence and still is not None:
+            ratio = still / silence
+            style = "bold red" if ratio >= 0.7 else "bold yellow"
+            out.append(f"silent {secs(still)} of {secs(silence)}", style)
+            out.append(" · no output, no CPU, disk or GPU activity")
+            left = silence - still
+            out.append(f" · hung verdict in {secs(left)}" if left >= 1
+                       else " · hung verdict due now", style)
+        else:
+            out.append("silent", "yellow")
+            if quiet is not None:
+                out.append(f" · no output for {secs(quiet)}")
+            out.append(" · no CPU, disk or GPU activity")
+    else:
+        out.append(state)
+    signs = _signs(a)
+    if signs and state != "silent":
+        out.append(" · " + signs, "dim")
+    if elapsed > stale_after:
+        out.append(f" · (last report {secs(elapsed)} ago)", "dim")
     return out
 
 
+def exit_text(run: Any) -> str:
+    """How the process ended, when that says something: a crash's exit code or signal; for a
+    watchdog verdict, that the supervisor killed it (its exit code is our kill, not the cause)."""
+    r = as_dict(run)
+    code = r.get("exit_code")
+    if isinstance(code, bool) or not isinstance(code, int):
+        return ""
+    how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+    status = r.get("status")
+    if status == "crashed":
+        return how
+    if status in FAILED:
+        return f"killed by the supervisor ({how})"
+    return ""
+
+
 def run_lines(run: Any, fallback: Any, verdict: Any, now: float,
-              max_evidence: int = 4) -> list[Text]:
-    """The run panel, one Text per line."""
+              max_evidence: int = 4, seen_at: float | None = None) -> list[Text]:
+    """The run panel, one Text per line; ``seen_at``: when the run report arrived (same clock
+    as ``now``), so the activity line can count on between reports."""
     r = as_dict(run)
     if not r:
         return [Text("no run yet — open Profiles (p) to start one", "dim")]
@@ -289,11 +374,12 @@ def run_lines(run: Any, fallback: Any, verdict: Any, now: float,
         head.append(f"  run #{rid}", "dim")
     if r.get("pid") is not None:
         head.append(f" pid {r.get('pid')}", "dim")
-    if r.get("exit_code") is not None:
-        head.append(f" exit {r.get('exit_code')}", "dim")
+    ended = exit_text(r)
+    if ended:
+        head.append(f" {ended}", "dim")
     lines.append(head)
     lines.append(phase_timeline(r, now))
-    live = status in ("starting", "ready", "stopping")
+    live = status in LIVE
     if live:
         clock = phase_clock(r, now)
         if clock:
@@ -302,7 +388,8 @@ def run_lines(run: Any, fallback: Any, verdict: Any, now: float,
     if prog:
         lines.append(prog)
     if live:
-        act = activity_text(r.get("activity"))
+        elapsed = now - seen_at if seen_at is not None else 0.0
+        act = activity_text(r.get("activity"), status, elapsed)
         if act:
             lines.append(act)
     v = as_dict(verdict)

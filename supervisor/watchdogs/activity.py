@@ -83,4 +83,5 @@ class ActivityTracker:
             "read_mb_s": self.read_mb_s,
             "gpu_util": self.gpu_util,
             "signs": list(self.reasons),
+            "silence_s": silence,  # the budget: hung once still_s reaches it (while starting)
         }

@@ -41,6 +41,7 @@ class MainScreen(Screen[None]):
     gpus: reactive[list[Any]] = reactive(list)
     items: reactive[list[Any]] = reactive(list)
     now: reactive[float] = reactive(0.0)
+    run_seen_at: reactive[float | None] = reactive(None)  # when `run` arrived (app clock)
 
     def __init__(self, *, log_max_lines: int, log_flush_s: float) -> None:
         super().__init__(id="main")
@@ -56,7 +57,8 @@ class MainScreen(Screen[None]):
         yield Static(id="banner")
         with Horizontal(id="upper"):
             yield RunPanel(id="run").data_bind(MainScreen.run, MainScreen.fallback,
-                                               MainScreen.verdict, MainScreen.now)
+                                               MainScreen.verdict, MainScreen.now,
+                                               MainScreen.run_seen_at)
             yield ChecklistPanel(id="checklist").data_bind(MainScreen.items)
         yield GpuPanel(id="gpus").data_bind(MainScreen.gpus)
         with Vertical(id="lower"):

@@ -30,6 +30,7 @@ class RunPanel(Static):
     fallback: reactive[dict[str, Any] | None] = reactive(None, layout=True)
     verdict: reactive[dict[str, Any] | None] = reactive(None, layout=True)
     now: reactive[float] = reactive(0.0)
+    run_seen_at: reactive[float | None] = reactive(None)
 
     def on_mount(self) -> None:
         self.border_title = "run"
@@ -40,4 +41,5 @@ class RunPanel(Static):
         self.set_class(status == "ready", "-ready")
 
     def render(self) -> Group:
-        return Group(*model.run_lines(self.run, self.fallback, self.verdict, self.now))
+        return Group(*model.run_lines(self.run, self.fallback, self.verdict, self.now,
+                                     seen_at=self.run_seen_at))
