@@ -107,31 +107,61 @@ async def status(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "status"} -> {daemon, run, checklist, gpus, fallback}"""
     out = d.arbiter.status()
     out["daemon"]["protocol"] = d.server_stats()
+    _store_status(d, out["daemon"])
     return out
+
+
+def _store_status(d: Daemon, daemon: dict[str, Any]) -> None:
+    """The history store's health; a failing store is also one of the daemon's problems."""
+    store = d.arbiter.store.statistics()
+    daemon["store"] = store
+    if store["problem"]:
+        daemon["problems"] = [*daemon.get("problems", []), store["problem"]]
 
 
 @command("profiles")
 async def profiles(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
-    """{"cmd": "profiles"} -> {profiles: [{name, engine, ..., valid, error}], errors}"""
+    """{"cmd": "profiles"} -> {profiles: [{name, engine, ..., valid, error, pending_error,
+    in_force}], errors}; ``pending_error``: a broken edit not in force (the last valid
+    version is, as ``in_force`` says)."""
     pset = d.arbiter.profiles
     return {"profiles": pset.summary(), "errors": [str(e) for e in pset.errors]}
 
 
 @command("show")
 async def show(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
-    """{"cmd": "show", "args": {"profile": NAME}} -> {profile, parent, diff}"""
+    """{"cmd": "show", "args": {"profile": NAME}} -> {profile, parent, diff, pending}"""
     name = _arg(args, "profile", str)
     resolved = d.arbiter.resolve(name)
     return {"profile": resolved.to_dict(), "parent": resolved.parent,
-            "diff": diff_from_parent(d.arbiter.profiles, name)}
+            "diff": diff_from_parent(d.arbiter.profiles, name),
+            "pending": d.arbiter.profiles.pending(name)}
+
+
+# Every validate request shares these worker threads: a read-only peer opening many
+# connections queues behind them instead of tying up the daemon's thread pool.
+VALIDATE_LIMITER = anyio.CapacityLimiter(2)
 
 
 @command("validate")
 async def validate(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
-    """{"cmd": "validate", "args": {"path": P}} -> {ok, errors}"""
+    """{"cmd": "validate", "args": {"path": P}} -> {ok, errors}; only regular files are read,
+    within the caps of profiles/files.py."""
     path = Path(_arg(args, "path", str))
-    errors = await anyio.to_thread.run_sync(validate_path, path)
+    errors = await anyio.to_thread.run_sync(validate_path, path, limiter=VALIDATE_LIMITER)
     return {"ok": not errors, "errors": [str(e) for e in errors]}
+
+
+def profile_warning(d: Daemon, name: str) -> str | None:
+    """What a launch of ``name`` must say when its file holds a broken edit: the daemon runs
+    the last valid version, which is not what the file now says."""
+    pending = d.arbiter.profiles.pending(name)
+    if pending is None:
+        return None
+    loaded = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(pending["in_force_loaded_at"]))
+    return (f"launched the last valid version of {name} (loaded at {loaded}); your edit is "
+            f"broken and not in force: {pending['error']} (fix the file; it is reloaded on "
+            f"save)")
 
 
 @command("switch", mutating=True)
@@ -140,10 +170,11 @@ async def switch(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     name = _arg(args, "profile", str)
     wait = _arg(args, "wait", bool, False)
     timeout = _arg(args, "timeout", (int, float), None)
+    warning = profile_warning(d, name)
     req = await d.arbiter.switch(name, reason="switch requested")
     if not wait:
-        return {"request": req.id, "profile": name, "run_id": _run_id(d)}
-    return await _wait_settled(d, req, timeout)
+        return {"request": req.id, "profile": name, "run_id": _run_id(d), "warning": warning}
+    return {**await _wait_settled(d, req, timeout), "warning": warning}
 
 
 async def _wait_settled(d: Daemon, req: Any, timeout: float | None) -> dict[str, Any]:
@@ -235,15 +266,14 @@ def _tail_file(path: str | None, n: int) -> list[str]:
 async def history(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "history", "args": {"n": 20}} -> {runs: [...]} oldest first"""
     n = max(1, min(_arg(args, "n", int, 20), 10_000))
-    store = d.arbiter.store
-    runs = []
-    for row in store.list_runs(n):
-        runs.append({k: row[k] for k in ("id", "profile", "changes", "status", "phase", "cause",
-                                         "started", "ended", "exit_code", "hash", "request_id",
-                                         "reason", "evidence", "benchmark")}
-                    | {"phases": store.phases(row["id"]),
-                       "checklist": store.items(run_id=row["id"])})
-    return {"runs": runs, "benchmarks": compare(runs, d.arbiter.root_profile)}
+    # Thousands of runs take a while to read and join: off the loop, so status still answers.
+    runs, benchmarks = await anyio.to_thread.run_sync(_history, d, n)
+    return {"runs": runs, "benchmarks": benchmarks}
+
+
+def _history(d: Daemon, n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    runs = d.arbiter.store.history(n)
+    return runs, compare(runs, d.arbiter.root_profile)
 
 
 @command("subscribe")
@@ -294,7 +324,7 @@ async def gpu_fault(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 async def events(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "events", "args": {"n": 50}} -> {events: [{ts, run_id, kind, data}]} from history"""
     n = max(1, min(_arg(args, "n", int, 50), 10_000))
-    return {"events": d.arbiter.store.events(n)}
+    return {"events": await anyio.to_thread.run_sync(d.arbiter.store.events, n)}
 
 
 @command("checklist")
