@@ -181,17 +181,9 @@ async def cmd_status(client: Any, args: argparse.Namespace) -> int:
 
 
 async def cmd_profiles(client: Any, args: argparse.Namespace) -> int:
-    res = await client.request("profiles")
+    from .ctl_format import format_profiles
 
-    def human(r: dict[str, Any]) -> str:
-        rows = []
-        for p in r["profiles"]:
-            mark = "" if p.get("valid", True) else "  INVALID: " + str(p.get("error"))
-            ext = f" (extends {p['extends']})" if p.get("extends") else ""
-            ch = f" changes: {', '.join(p['changes'])}" if p.get("changes") else ""
-            rows.append(f"{p['name']:<32} {p.get('engine', ''):<8}{ext}{ch}{mark}")
-        return "\n".join(rows) or "no profiles"
-    emit(args, res, human)
+    emit(args, await client.request("profiles"), format_profiles)
     return EXIT_OK
 
 
@@ -223,11 +215,21 @@ async def cmd_switch(client: Any, args: argparse.Namespace) -> int:
     if cmd == "start" and not args.profile:
         kwargs.pop("profile")
     res = await client.request(cmd, **kwargs)
+    _print_warning(args, res)
     if not args.wait:
         emit(args, res, lambda r: f"started {r['profile']} (run {r.get('run_id')})")
         return EXIT_OK
     emit(args, res, format_wait)
     return EXIT_OK if res.get("ok") else EXIT_FAILED
+
+
+def _print_warning(args: argparse.Namespace, res: dict[str, Any]) -> None:
+    """On stderr, beside the answer: what ran is not what the file now says."""
+    from .ctl_format import switch_warning
+
+    line = switch_warning(res)
+    if line and not args.json:
+        sys.stderr.write(line + "\n")
 
 
 async def cmd_stop(client: Any, args: argparse.Namespace) -> int:

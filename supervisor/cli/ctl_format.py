@@ -125,3 +125,28 @@ def format_wait(r: dict[str, Any]) -> str:
     for n in r.get("notes") or []:
         out.append(f"note:      {n}")
     return "\n".join(out)
+
+
+def format_profiles(r: dict[str, Any]) -> str:
+    """One line per profile file; an invalid one says why, and a profile whose file holds a
+    broken edit says that the last valid version is the one in force."""
+    rows: list[str] = []
+    for p in r.get("profiles") or []:
+        ext = f" (extends {p['extends']})" if p.get("extends") else ""
+        ch = f" changes: {', '.join(p['changes'])}" if p.get("changes") else ""
+        rows.append(f"{p.get('name')!s:<32} {p.get('engine') or '-':<8}{ext}{ch}")
+        if not p.get("valid", True):
+            rows.append(f"  INVALID, cannot be launched: {p.get('error') or 'invalid'}")
+        elif p.get("pending_error"):
+            rows.append(f"  BROKEN EDIT, not in force: {p['pending_error']}")
+            rows.append(f"  in force: {p.get('in_force') or 'the last valid version'}")
+    sources = [f"{p['source']}:" for p in r.get("profiles") or [] if p.get("source")]
+    # Errors of the folder itself (missing, too many files) belong to no profile row.
+    rows += [f"error: {e}" for e in r.get("errors") or [] if not str(e).startswith(tuple(sources))]
+    return "\n".join(rows) or "no profiles"
+
+
+def switch_warning(r: dict[str, Any]) -> str | None:
+    """The daemon's warning on a launch (a broken edit: the last valid version ran)."""
+    warning = r.get("warning")
+    return f"warning: {warning}" if warning else None
