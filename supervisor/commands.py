@@ -201,6 +201,7 @@ async def start(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     name = _arg(args, "profile", str, None) or d.arbiter.store.get_meta("last_profile")
     if not name:
         raise wire.ProtocolError(wire.BAD_REQUEST, "no profile given and none run before")
+    d.arbiter.resolve(name)  # an unknown or broken profile is the answer, not a conflict
     run = d.arbiter.current
     if run is not None and not run.settled.is_set():
         raise wire.ProtocolError(wire.CONFLICT, f"run {run.id} ({run.profile.name}) is "

@@ -17,16 +17,30 @@ import anyio
 
 from ..protocol import wire
 from . import guard_identity
-from .ctl_format import format_event, format_history, format_status, format_wait
+from .ctl_format import (
+    EventStory,
+    format_history,
+    format_status,
+    format_stored_event,
+    format_wait,
+    gpu_line,
+    term_safe,
+    text,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
 
 
+class StdoutClosed(Exception):
+    """Whoever read our output went away (``| head``): stop quietly, like any Unix tool."""
+
+
 class CtlExit(Exception):
-    def __init__(self, code: int, message: str = "") -> None:
+    def __init__(self, code: int, message: str = "", *, to_stderr: bool = False) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.to_stderr = to_stderr  # stdout itself failed
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -92,19 +106,68 @@ def main(argv: list[str] | None = None) -> None:
     args.socket = getattr(args, "socket", None)
     try:
         code = dispatch(args)
+        _flush_stdout()
     except CtlExit as exc:
-        if exc.message:
-            if args.json:
-                print(json.dumps({"error": exc.message}))
-            else:
-                sys.stderr.write(f"supervisor-ctl: {exc.message}\n")
         code = exc.code
+        try:
+            _report(args, exc.message, exc.to_stderr)
+        except StdoutClosed:
+            code = _stdout_closed()
+    except StdoutClosed:
+        code = _stdout_closed()
     except KeyboardInterrupt:
         code = EXIT_FAILED
-    except BrokenPipeError:
-        code = EXIT_OK
-    sys.stdout.flush()
     raise SystemExit(code)
+
+
+def _report(args: argparse.Namespace, message: str, to_stderr: bool) -> None:
+    if not message:
+        return
+    if args.json and not to_stderr:
+        out(json.dumps({"error": message}))
+        _flush_stdout()
+    else:
+        sys.stderr.write(f"supervisor-ctl: {_safe_for(sys.stderr, message)}\n")
+
+
+def _stdout_closed() -> int:
+    # Later flushes (interpreter exit) would fail again and print a traceback: point stdout
+    # at /dev/null. Exit 0 like the reader's own choice to stop, not an error of ours.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_OK
+
+
+def _safe_for(stream: Any, message: str) -> str:
+    try:
+        return term_safe(message) if stream.isatty() else message
+    except (AttributeError, ValueError):
+        return message
+
+
+def out(line: str, *, flush: bool = False) -> None:
+    """Print one line of output; on a terminal, control characters are shown escaped."""
+    try:
+        sys.stdout.write(_safe_for(sys.stdout, line) + "\n")
+        if flush:
+            sys.stdout.flush()
+    except OSError as exc:
+        raise _stdout_error(exc) from None
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        raise _stdout_error(exc) from None
+
+
+def _stdout_error(exc: OSError) -> Exception:
+    if isinstance(exc, BrokenPipeError):
+        return StdoutClosed()
+    return CtlExit(EXIT_FAILED, f"cannot write to standard output: {exc.strerror or exc}",
+                   to_stderr=True)
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -124,10 +187,10 @@ def socket_path(args: argparse.Namespace) -> str:
 
 def emit(args: argparse.Namespace, obj: Any, human: Callable[[Any], str] | None = None) -> None:
     if args.json or human is None:
-        print(json.dumps(obj, indent=None if args.command in ("events", "logs") else 2,
-                         default=str))
+        out(json.dumps(obj, indent=None if args.command in ("events", "logs") else 2,
+                       default=str))
     else:
-        print(human(obj))
+        out(human(obj))
 
 
 # -- offline ----------------------------------------------------------------------------
@@ -151,8 +214,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         raise CtlExit(EXIT_USAGE, f"{args.file}: {exc.strerror or exc}") from None
 
     def human(r: dict[str, Any]) -> str:
-        lines = [f"engine:  {r['engine']}", f"outcome: {r['outcome']}", f"phase:   {r['phase']}",
-                 f"cause:   {r['cause']}", "evidence:"]
+        lines = [f"engine:  {text(r['engine'])}", f"outcome: {text(r['outcome'])}",
+                 f"phase:   {text(r['phase'])}", f"cause:   {text(r['cause'])}", "evidence:"]
         return "\n".join(lines + [f"  {e}" for e in r["evidence"]])
     emit(args, result, human)
     return EXIT_OK
@@ -201,10 +264,17 @@ async def cmd_show(client: Any, args: argparse.Namespace) -> int:
             out.append("env:  " + " ".join(f"{k}={v}" for k, v in items))
         if r.get("diff"):
             out.append("diff from parent:")
-            out += [f"  {d['key']}: {d['old']!r} -> {d['new']!r}" for d in r["diff"]]
+            out += [f"  {d['key']}: {_setting(d['old'])} -> {_setting(d['new'])}"
+                    for d in r["diff"]]
         return "\n".join(out)
     emit(args, res, human)
     return EXIT_OK
+
+
+def _setting(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return " ".join(text(v) for v in value) or "(empty)"
+    return text(value, none="(unset)")
 
 
 async def cmd_switch(client: Any, args: argparse.Namespace) -> int:
@@ -217,7 +287,7 @@ async def cmd_switch(client: Any, args: argparse.Namespace) -> int:
     res = await client.request(cmd, **kwargs)
     _print_warning(args, res)
     if not args.wait:
-        emit(args, res, lambda r: f"started {r['profile']} (run {r.get('run_id')})")
+        emit(args, res, lambda r: f"started {r['profile']}{_run_of(r)}")
         return EXIT_OK
     emit(args, res, format_wait)
     return EXIT_OK if res.get("ok") else EXIT_FAILED
@@ -232,6 +302,10 @@ def _print_warning(args: argparse.Namespace, res: dict[str, Any]) -> None:
         sys.stderr.write(line + "\n")
 
 
+def _run_of(r: dict[str, Any]) -> str:
+    return f" (run {r['run_id']})" if r.get("run_id") is not None else ""
+
+
 async def cmd_stop(client: Any, args: argparse.Namespace) -> int:
     res = await client.request("stop")
     emit(args, res, lambda r: "nothing was running" if r.get("run_id") is None
@@ -241,7 +315,7 @@ async def cmd_stop(client: Any, args: argparse.Namespace) -> int:
 
 async def cmd_restart(client: Any, args: argparse.Namespace) -> int:
     res = await client.request("restart")
-    emit(args, res, lambda r: f"restarted {r['profile']} (run {r.get('run_id')})")
+    emit(args, res, lambda r: f"restarted {r['profile']}{_run_of(r)}")
     return EXIT_OK
 
 
@@ -253,18 +327,18 @@ async def cmd_logs(client: Any, args: argparse.Namespace) -> int:
         kwargs["run_id"] = args.run_id
     res = await client.request("logs", **kwargs)
     for line in res["lines"]:
-        print(json.dumps({"run_id": res["run_id"], "line": line}) if args.json else line)
+        out(json.dumps({"run_id": res["run_id"], "line": line}) if args.json else line)
     if not args.follow:
         return EXIT_OK
-    sys.stdout.flush()
+    _flush_stdout()
     async for event in client.events():
         if event.get("event") == "log":
             for line in wire.log_event_lines(event.get("data")):
-                print(json.dumps({"run_id": event["data"]["run_id"], "line": line})
-                      if args.json else line)
+                out(json.dumps({"run_id": event["data"]["run_id"], "line": line})
+                    if args.json else line)
         elif event.get("event") == "dropped":
             sys.stderr.write(f"[{event['data']['count']} log events dropped]\n")
-        sys.stdout.flush()
+        _flush_stdout()
     return EXIT_OK
 
 
@@ -272,15 +346,15 @@ async def cmd_events(client: Any, args: argparse.Namespace) -> int:
     if args.follow:
         await client.request("subscribe", topics=["run", "checklist", "fallback", "daemon",
                                                   "verdict"])
+        story = EventStory()
         async for event in client.events():
-            print(json.dumps(event, default=str) if args.json else format_event(event))
-            sys.stdout.flush()
+            for line in [json.dumps(event, default=str)] if args.json else story.lines(event):
+                out(line)
+            _flush_stdout()
         return EXIT_OK
     res = await client.request("events", n=args.n)
     for ev in res["events"]:
-        print(json.dumps(ev, default=str) if args.json else
-              f"{time.strftime('%H:%M:%S', time.localtime(ev['ts']))} run {ev['run_id']} "
-              f"{ev['kind']} {json.dumps(ev['data'], default=str)}")
+        out(json.dumps(ev, default=str) if args.json else format_stored_event(ev))
     return EXIT_OK
 
 
@@ -318,7 +392,8 @@ async def cmd_stacks(client: Any, args: argparse.Namespace) -> int:
 
 async def cmd_gpus(client: Any, args: argparse.Namespace) -> int:
     if args.fault:
-        emit(args, await client.request("gpu_fault", spec=args.fault))
+        emit(args, await client.request("gpu_fault", spec=args.fault),
+             lambda r: f"injected {args.fault}" + (f": {text(r)}" if r else ""))
         return EXIT_OK
     res = await client.request("gpus")
 
@@ -326,14 +401,8 @@ async def cmd_gpus(client: Any, args: argparse.Namespace) -> int:
         b = r["backend"]
         if not r["gpus"]:
             return f"no GPUs ({b.get('backend')}: {b.get('reason') or 'none found'})"
-        rows = []
-        for g in r["gpus"]:
-            h = g.get("health") or {}
-            rows.append(f"GPU{g['index']} {g.get('name', '')}  util {g.get('utilization_gpu')}%"
-                        f"  mem {g.get('memory_used_mib')}/{g.get('memory_total_mib')} MiB"
-                        f"  {g.get('temperature_c')} C  {g.get('power_w')} W  "
-                        f"{h.get('level', '?')} {'; '.join(h.get('flags', []))}")
-        return "\n".join(rows)
+        return "\n".join(f"GPU{g['index']} {g.get('name') or ''}  {gpu_line(g)}"
+                         for g in r["gpus"])
     emit(args, res, human)
     return EXIT_OK
 
@@ -385,7 +454,10 @@ async def cmd_bridge(args: argparse.Namespace) -> int:
                 data = await stream.receive(65536)
             except (anyio.EndOfStream, anyio.BrokenResourceError):
                 return
-            await anyio.to_thread.run_sync(_write_all, 1, data)
+            try:
+                await anyio.to_thread.run_sync(_write_all, 1, data)
+            except BrokenPipeError:
+                return  # the other end (ssh, the TUI) went away
 
     async with stream, anyio.create_task_group() as tg:
         async def run(fn: Callable[[], Any]) -> None:

@@ -2,8 +2,39 @@
 
 from __future__ import annotations
 
+import os
+import re
 import time
 from typing import Any
+
+# C0/C1 controls (ESC starts OSC, alt-screen, cursor moves), DEL and the bidi overrides:
+# a server's log line or a file name must not drive the operator's terminal.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def term_safe(text: str) -> str:
+    """``text`` with every control character but newline and tab shown as an escape."""
+    return _UNSAFE.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def text(value: Any, none: str = "-") -> str:
+    """A value as a person reads it: no ``None``, brackets or quotes."""
+    if value is None:
+        return none
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple, set)):
+        return ", ".join(text(v) for v in value) or "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={text(v)}" for k, v in value.items()) or "none"
+    return str(value)
+
+
+def with_changes(profile: Any, changes: Any) -> str:
+    """``profile + change, change``: the name a trial is known by."""
+    return f"{profile} + {', '.join(changes)}" if changes else str(profile)
 
 
 def _ago(ts: float | None) -> str:
@@ -24,22 +55,34 @@ def _clock(ts: float | None) -> str:
 def format_run(run: dict[str, Any] | None) -> list[str]:
     if not run:
         return ["run:      none"]
-    changes = f" + {', '.join(run['changes'])}" if run.get("changes") else ""
-    out = [f"run:      #{run['id']} {run['profile']}{changes}",
+    out = [f"run:      #{run['id']} {with_changes(run['profile'], run.get('changes'))}",
            f"status:   {run['status']}" + (f"  cause: {run['cause']}" if run.get("cause") else ""),
            f"phase:    {run['phase']} for {_ago(run.get('phase_since'))}"
            + (f" (budget {run['deadline_s']:g}s)" if run.get("deadline_s") else "")]
     prog = run.get("progress")
     if prog:
-        out.append(f"progress: {prog.get('kind')} {prog.get('done')}/{prog.get('total')}")
+        out.append(f"progress: {_progress(prog)}")
     act = run.get("activity") or {}
     if act and run["status"] == "starting":
-        out.append(f"activity: {act.get('state')} (quiet {act.get('quiet_s')}s, CPU "
-                   f"{act.get('cpu_percent')}%, reads {act.get('read_mb_s')} MB/s, GPU "
-                   f"{act.get('gpu_util')})")
+        out.append(f"activity: {_activity(act)}")
     for line in run.get("evidence") or []:
         out.append(f"  evidence: {line}")
     return out
+
+
+def _progress(prog: dict[str, Any]) -> str:
+    kind = str(prog.get("kind") or "progress").replace("_", " ")
+    total = prog.get("total")
+    return f"{kind} {text(prog.get('done'))}" + (f"/{total}" if total is not None else "")
+
+
+def _activity(act: dict[str, Any]) -> str:
+    budget = act.get("silence_s")
+    still = f"still {text(act.get('still_s'))} s" + (f" of {budget:g} s" if budget else "")
+    gpu = act.get("gpu_util")
+    return (f"{text(act.get('state'))}, quiet {text(act.get('quiet_s'))} s, {still}; "
+            f"CPU {text(act.get('cpu_percent'))} %, reads {text(act.get('read_mb_s'))} MB/s"
+            + (f", GPU {gpu:g} %" if isinstance(gpu, (int, float)) else ""))
 
 
 def format_status(st: dict[str, Any]) -> str:
@@ -50,36 +93,56 @@ def format_status(st: dict[str, Any]) -> str:
     if fb.get("attempts"):
         out.append(f"fallback: {fb['strategy']}, {len(fb['attempts'])} attempt(s)"
                    + (f", culprits: {', '.join(fb['culprits'])}" if fb.get("culprits") else ""))
-        srv = fb.get("serving")
-        out.append("serving:  " + (f"{srv['profile']} {srv.get('changes') or ''}" if srv
-                                   else "nothing"))
+        out.append(f"serving:  {_serving(fb.get('serving'))}")
     for item in st.get("checklist") or []:
         out.append(f"  [{item['status']}] {item['title']}")
     for g in st.get("gpus") or []:
-        h = g.get("health") or {}
-        out.append(f"GPU{g['index']}: {h.get('level', '?')} util {g.get('utilization_gpu')}% "
-                   f"mem {g.get('memory_used_mib')} MiB {g.get('temperature_c')} C")
+        out.append(f"GPU{g['index']}: {gpu_line(g)}")
     return "\n".join(out)
 
 
+def _serving(srv: dict[str, Any] | None) -> str:
+    if not srv:
+        return "nothing"
+    run = f" (run {srv['run_id']})" if srv.get("run_id") is not None else ""
+    return with_changes(srv.get("profile"), srv.get("changes")) + run
+
+
+def gpu_line(g: dict[str, Any]) -> str:
+    """Health, utilisation, memory, temperature, power: what is known of them."""
+    h = g.get("health") or {}
+    parts = [str(h.get("level") or "health unknown")]
+    for key, unit in (("utilization_gpu", " %"), ("temperature_c", " C"), ("power_w", " W")):
+        if g.get(key) is not None:
+            parts.append(f"{text(g[key])}{unit}")
+    used, total = g.get("memory_used_mib"), g.get("memory_total_mib")
+    if used is not None:
+        parts.append(f"mem {text(used)}" + (f"/{text(total)}" if total is not None else "")
+                     + " MiB")
+    flags = "; ".join(h.get("flags") or [])
+    return "  ".join(parts) + (f"  {flags}" if flags else "")
+
+
 def format_history(res: dict[str, Any]) -> str:
-    rows = [f"{'id':>4}  {'profile':<28} {'status':<10} {'phase':<19} {'cause':<22} started"]
+    """One row per run; the profile and its changes come last and are never cut."""
+    rows = [f"{'id':>4}  {'status':<10} {'phase':<19} {'cause':<22} {'started':<19}  "
+            "profile + changes"]
     for r in res["runs"]:
-        name = r["profile"] + (f"+{'+'.join(r['changes'])}" if r.get("changes") else "")
         bench = r.get("benchmark") or {}
-        extra = f"  {bench['tokens_per_s']:.1f} tok/s" if bench.get("tokens_per_s") else ""
-        rows.append(f"{r['id']:>4}  {name[:28]:<28} {r['status']:<10} {r['phase']:<19} "
-                    f"{(r.get('cause') or '-'):<22} {_clock(r['started'])}{extra}")
+        rate = f"  ({bench['tokens_per_s']:.1f} tok/s)" if bench.get("tokens_per_s") else ""
+        rows.append(f"{r['id']:>4}  {text(r.get('status')):<10} {text(r.get('phase')):<19} "
+                    f"{text(r.get('cause')):<22} {_clock(r.get('started')):<19}  "
+                    f"{with_changes(r['profile'], r.get('changes'))}{rate}")
     bench = res.get("benchmarks") or []
     if bench:
-        rows += ["", f"{'profile':<40} {'tok/s':>8} {'TTFT ms':>8} {'baseline':<20} "
-                 f"{'base tok/s':>10} {'ratio':>6}"]
+        rows += ["", f"{'tok/s':>8} {'TTFT ms':>8} {'base tok/s':>10} {'ratio':>6}  "
+                 "profile + changes (baseline)"]
         for b in bench:
-            name = b["profile"] + (f"+{'+'.join(b['changes'])}" if b.get("changes") else "")
-            rows.append(f"{name[:40]:<40} {_num(b.get('tokens_per_s')):>8} "
-                        f"{_num(b.get('ttft_ms')):>8} {b.get('baseline') or '-':<20} "
+            base = f"  (vs {b['baseline']})" if b.get("baseline") else ""
+            rows.append(f"{_num(b.get('tokens_per_s')):>8} {_num(b.get('ttft_ms')):>8} "
                         f"{_num(b.get('baseline_tokens_per_s')):>10} "
-                        f"{_num(b.get('vs_baseline')):>6}")
+                        f"{_num(b.get('vs_baseline')):>6}  "
+                        f"{with_changes(b['profile'], b.get('changes'))}{base}")
     return "\n".join(rows)
 
 
@@ -87,41 +150,144 @@ def _num(x: Any) -> str:
     return "-" if x is None else f"{x:g}" if isinstance(x, (int, float)) else str(x)
 
 
+class EventStory:
+    """Renders pushed events as one line each, telling what changed.
+
+    It remembers each run's profile and changes (a verdict names only the run) and the
+    checklist last shown, so a checklist event prints its new or changed items, not a count.
+    """
+
+    ICONS = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]", "failed": "[!]",
+             "skipped": "[-]"}
+
+    def __init__(self) -> None:
+        self.runs: dict[Any, str] = {}
+        self.last_line: dict[Any, str] = {}
+        self.checklist: dict[Any, tuple[str, str]] | None = None
+
+    def lines(self, ev: dict[str, Any]) -> list[str]:
+        kind = ev.get("event")
+        data = ev.get("data") or {}
+        stamp = time.strftime("%H:%M:%S", time.localtime(ev.get("ts", time.time())))
+        render = getattr(self, f"_{kind}", None)
+        body = render(data) if render else [f"{kind}: {text(data)}"]
+        return [f"{stamp} {line}" for line in body]
+
+    def _name(self, run_id: Any, profile: Any = None) -> str:
+        return self.runs.get(run_id) or (str(profile) if profile else "")
+
+    def _run(self, data: dict[str, Any]) -> list[str]:
+        run_id = data.get("id")
+        self.runs[run_id] = with_changes(data.get("profile"), data.get("changes"))
+        # Progress ticks (every weight shard, every graph batch size) are left to `status`
+        # and the TUI: a line here is a change of status or phase.
+        return self._once(("run", run_id), f"run #{run_id} {self.runs[run_id]}: "
+                          f"{text(data.get('status'))} / {text(data.get('phase'))}")
+
+    def _once(self, key: Any, line: str) -> list[str]:
+        """``[line]``, or nothing when it says what the last line for ``key`` said."""
+        if self.last_line.get(key) == line:
+            return []
+        self.last_line[key] = line
+        return [line]
+
+    def _verdict(self, data: dict[str, Any]) -> list[str]:
+        run_id = data.get("run_id")
+        # The first evidence line, cut: the whole evidence is in `status` and `history`.
+        evidence = _cut(((data.get("evidence") or [""])[0]), 160)
+        return [f"VERDICT run #{run_id} {self._name(run_id, data.get('profile'))}: "
+                f"{text(data.get('status'))} in {text(data.get('phase'))}, cause "
+                f"{text(data.get('cause'))}" + (f" — {evidence}" if evidence else "")]
+
+    def _fallback(self, data: dict[str, Any]) -> list[str]:
+        culprits = data.get("culprits") or []
+        return self._once("fallback", f"fallback {text(data.get('strategy'))}: "
+                          f"{len(data.get('attempts') or [])} attempt(s)"
+                          + (f", culprits: {', '.join(culprits)}" if culprits else "")
+                          + f", serving {_serving(data.get('serving'))}")
+
+    def _checklist(self, data: dict[str, Any]) -> list[str]:
+        items = data.get("items") or []
+        now = {i.get("id"): (str(i.get("status")), str(i.get("title"))) for i in items}
+        before, self.checklist = self.checklist, now
+        if before is None or not set(before) <= set(now):  # the first one seen, or a new plan
+            if len(now) > 3:
+                done = sum(1 for st, _ in now.values() if st == "done")
+                return [f"checklist: {len(now)} item(s), {done} done "
+                        "(supervisor-ctl checklist lists them)"]
+            before = {}
+        return [f"checklist: {self.ICONS.get(st, '[?]')} {title}"
+                + ("" if item_id in before else " (new)")
+                for item_id, (st, title) in now.items() if before.get(item_id) != (st, title)]
+
+    def _daemon(self, data: dict[str, Any]) -> list[str]:
+        if "reload" not in data:
+            return [f"daemon: {text(data)}"]
+        return [f"profiles reloaded ({text(data.get('why'))}): {reload_summary(data['reload'])}"]
+
+    def _dropped(self, data: dict[str, Any]) -> list[str]:
+        return [f"({text(data.get('count'))} events dropped: this client reads too slowly)"]
+
+
+def _cut(line: str, width: int) -> str:
+    return line if len(line) <= width else line[:width - 1] + "…"
+
+
+def reload_summary(diff: dict[str, Any]) -> str:
+    parts = [f"{key} {', '.join(diff[key])}" for key in ("added", "changed", "removed", "invalid")
+             if diff.get(key)]
+    errors = diff.get("errors") or []
+    if errors:
+        parts.append(f"{len(errors)} error(s), first: {errors[0]}")
+    return "; ".join(parts) or "no change"
+
+
 def format_event(ev: dict[str, Any]) -> str:
-    kind = ev.get("event")
+    """One event on its own (no memory of earlier ones)."""
+    return "\n".join(EventStory().lines(ev))
+
+
+def benchmark_summary(b: dict[str, Any]) -> str:
+    if b.get("tokens_per_s"):
+        return (f"{b['tokens_per_s']:g} tok/s, TTFT {text(b.get('ttft_ms'))} ms, "
+                f"{text(b.get('tokens'))} tokens in {text(b.get('duration_s'))} s")
+    if b.get("error"):
+        return f"did not complete: {b['error']}"
+    return text({k: v for k, v in b.items() if k != "started"})
+
+
+def format_stored_event(ev: dict[str, Any], runs: dict[Any, str] | None = None) -> str:
+    """A row of the daemon's event history: ``{ts, run_id, kind, data}``."""
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ev.get("ts") or 0))
+    run_id = ev.get("run_id")
+    who = ""
+    if run_id is not None:
+        who = f"run #{run_id}" + (f" {runs[run_id]}" if runs and run_id in runs else "") + ": "
     data = ev.get("data") or {}
-    stamp = time.strftime("%H:%M:%S", time.localtime(ev.get("ts", time.time())))
-    if kind == "run":
-        prog = data.get("progress") or {}
-        p = f" {prog.get('done')}/{prog.get('total')}" if prog else ""
-        return (f"{stamp} run #{data.get('id')} {data.get('profile')}: {data.get('status')}"
-                f" / {data.get('phase')}{p}")
-    if kind == "verdict":
-        ev_lines = "; ".join((data.get("evidence") or [])[:2])
-        return (f"{stamp} VERDICT run #{data.get('run_id')}: {data.get('status')} in "
-                f"{data.get('phase')}, cause {data.get('cause')} — {ev_lines}")
-    if kind == "fallback":
-        return (f"{stamp} fallback {data.get('strategy')}: {len(data.get('attempts') or [])} "
-                f"attempt(s), culprits {data.get('culprits')}, serving {data.get('serving')}")
-    if kind == "checklist":
-        return f"{stamp} checklist: {len(data.get('items') or [])} item(s)"
-    if kind == "dropped":
-        return f"{stamp} ({data.get('count')} events dropped: this client reads too slowly)"
-    return f"{stamp} {kind}: {data}"
+    kind = ev.get("kind")
+    if kind == "reload":
+        return f"{stamp} {who}profiles reloaded ({text(data.get('why'))}): {reload_summary(data)}"
+    if kind == "stacks" and data.get("files"):
+        files = data["files"]
+        return f"{stamp} {who}stack dumps: {len(files)} file(s) in {os.path.dirname(files[0])}"
+    if kind == "benchmark":
+        return f"{stamp} {who}benchmark: {benchmark_summary(data)}"
+    if kind == "status":
+        cause = f" (cause {data['cause']})" if data.get("cause") else ""
+        return f"{stamp} {who}{text(data.get('status'))}{cause}"
+    return f"{stamp} {who}{kind}" + (f": {text(data)}" if data else "")
 
 
 def format_wait(r: dict[str, Any]) -> str:
     out = [f"requested: {r['requested']} -> {'READY' if r['ok'] else 'FAILED'}"]
     v = r.get("verdict")
     if v:
-        out.append(f"verdict:   {v['status']} in {v['phase']}, cause {v['cause']}")
+        out.append(f"verdict:   {text(v.get('status'))} in {text(v.get('phase'))}, cause "
+                   f"{text(v.get('cause'))}")
         out += [f"  evidence: {e}" for e in v.get("evidence") or []]
     if r.get("culprits"):
         out.append(f"culprits:  {', '.join(r['culprits'])}")
-    srv = r.get("serving")
-    out.append("serving:   " + (f"{srv['profile']}"
-                                + (f" + {', '.join(srv['changes'])}" if srv.get("changes") else "")
-                                + f" (run {srv['run_id']})" if srv else "nothing"))
+    out.append(f"serving:   {_serving(r.get('serving'))}")
     for n in r.get("notes") or []:
         out.append(f"note:      {n}")
     return "\n".join(out)

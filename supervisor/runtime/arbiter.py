@@ -164,9 +164,18 @@ class Arbiter:
         try:
             return self.profiles.resolve(name, **kw)
         except ProfileError as exc:
-            code = "not_found" if name not in self.profiles.names() and not any(
-                s["name"] == name for s in self.profiles.summary()) else "invalid_profile"
-            raise ArbiterError(code, str(exc)) from None
+            known = sorted({s["name"] for s in self.profiles.summary()})
+            if name in self.profiles.names() or name in known:
+                raise ArbiterError("invalid_profile", str(exc)) from None
+        # An unknown name is most often a typo: offer the closest names and where to look.
+        import difflib
+
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        hint = (f"did you mean {' or '.join(repr(c) for c in close)}? " if close else "")
+        shown = ", ".join(known[:12]) + (f" and {len(known) - 12} more" if len(known) > 12
+                                         else "")
+        raise ArbiterError("not_found", f"unknown profile {name!r}: {hint}known profiles: "
+                           f"{shown or 'none'} (supervisor-ctl profiles lists them)")
 
     async def switch(self, name: str, *, reason: str = "switch") -> Request:
         """Stop whatever runs (and any fallback in progress), then start ``name``."""
