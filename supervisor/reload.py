@@ -1,8 +1,9 @@
 """Profiles re-read on file change (watchfiles), debounced (DESIGN §10, issue 6).
 
 ``Arbiter.reload_profiles`` does the work (load, diff, validate, swap; a bad file is reported in
-``profiles`` and never disturbs the running server); this task only decides *when*. SIGHUP is
-handled in ``service._signals``.
+``profiles`` and never disturbs the running server; it may be a coroutine that loads off the
+event loop, and is awaited then); this task only decides *when*. SIGHUP is handled in
+``service._signals``.
 
 Cancellation: ``watchfiles.awatch`` waits in a worker thread that anyio cannot interrupt, so a
 sibling task sets the watcher's stop event the moment this task is cancelled; the thread sees
@@ -11,6 +12,7 @@ it within ``STEP_MS`` and the daemon's shutdown is never held up by the watcher.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -59,23 +61,26 @@ async def _watch_loop(arbiter: Any, stop: anyio.Event, debounce_ms: int,
             # Nothing to watch yet; look again later (and reload once it appears).
             await _sleep_or_stop(stop, MISSING_DIR_POLL_S)
             if await adir.is_dir():
-                _reload(arbiter, "profiles directory appeared", on_reload)
+                await _reload(arbiter, "profiles directory appeared", on_reload)
             continue
         try:
             async for changes in awatch(directory, stop_event=stop, debounce=debounce_ms,
                                         step=STEP_MS, recursive=False,
                                         watch_filter=lambda _c, p: is_profile_file(p)):
                 names = sorted({Path(p).name for _c, p in changes})
-                _reload(arbiter, f"file change: {', '.join(names)}", on_reload)
+                await _reload(arbiter, f"file change: {', '.join(names)}", on_reload)
         except (OSError, RuntimeError) as exc:
             # The directory went away or the watcher failed: say so and start over.
             log.warning("watching %s for profile changes failed: %s", directory, exc)
             await _sleep_or_stop(stop, MISSING_DIR_POLL_S)
 
 
-def _reload(arbiter: Any, why: str, on_reload: Callable[[dict[str, Any]], None] | None) -> None:
+async def _reload(arbiter: Any, why: str,
+                  on_reload: Callable[[dict[str, Any]], None] | None) -> None:
     try:
         diff = arbiter.reload_profiles(why)
+        if inspect.isawaitable(diff):  # a reload that loads off the event loop
+            diff = await diff
     except Exception:  # a reload bug must not end the watcher (or the daemon)
         log.exception("reloading profiles (%s) failed", why)
         return
