@@ -11,8 +11,9 @@ import os
 import secrets
 import shutil
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -27,6 +28,8 @@ from ..watchdogs.health import port_in_use
 from . import process as proc_mod
 from .restart import RestartPolicy
 from .run import Run
+
+T = TypeVar("T")
 
 
 class ArbiterError(Exception):
@@ -79,6 +82,7 @@ class Arbiter:
 
     # -- service ------------------------------------------------------------------------
     async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        proc_mod.become_subreaper()  # a run's orphans come to us, not to init
         async with anyio.create_task_group() as tg:
             self._tg = tg
             await self.recover()
@@ -177,9 +181,39 @@ class Arbiter:
         raise ArbiterError("not_found", f"unknown profile {name!r}: {hint}known profiles: "
                            f"{shown or 'none'} (supervisor-ctl profiles lists them)")
 
+    async def _detached(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Run ``fn`` in the arbiter's own task group and wait for it.
+
+        A request's caller may be cancelled at any moment (its client hung up): that ends the
+        wait, never the work. A launch half done, or a stop half done, would leave a `current`
+        run that nothing supervises.
+        """
+        assert self._tg is not None
+        done = anyio.Event()
+        box: dict[str, Any] = {}
+
+        async def job() -> None:
+            try:
+                box["value"] = await fn(*args)
+            except Exception as exc:
+                box["error"] = exc
+            finally:
+                done.set()
+
+        self._tg.start_soon(job)
+        await done.wait()
+        if "error" in box:
+            raise box["error"]
+        if "value" not in box:
+            raise ArbiterError("shutting_down", "the daemon is shutting down; nothing was done")
+        return box["value"]  # type: ignore[no-any-return]
+
     async def switch(self, name: str, *, reason: str = "switch") -> Request:
         """Stop whatever runs (and any fallback in progress), then start ``name``."""
         resolved = self.resolve(name)
+        return await self._detached(self._switch, name, resolved, reason)
+
+    async def _switch(self, name: str, resolved: ResolvedProfile, reason: str) -> Request:
         async with self._lock:
             await self._cancel_request()
             await self._stop_current(f"switching to {name}")
@@ -192,6 +226,9 @@ class Arbiter:
             return req
 
     async def stop(self, reason: str = "stopped by request") -> Run | None:
+        return await self._detached(self._stop, reason)
+
+    async def _stop(self, reason: str) -> Run | None:
         async with self._lock:
             await self._cancel_request()
             run = self.current
@@ -265,13 +302,18 @@ class Arbiter:
         req.attempts.append({"run_id": run.id, "profile": profile.name,
                              "changes": list(profile.changes), "reason": reason,
                              "status": run.status.value, "cause": None})
-        refusal = await self._precheck(profile)
-        if refusal is not None:
-            cause, evidence = refusal
-            run.refuse(cause, evidence)
-        else:
-            assert self._tg is not None
-            await self._tg.start(run.supervise)
+        try:
+            refusal = await self._precheck(profile)
+            if refusal is not None:
+                cause, evidence = refusal
+                run.refuse(cause, evidence)
+            else:
+                assert self._tg is not None
+                await self._tg.start(run.supervise)
+        except BaseException:  # cancelled (a newer request): the run must not stay `starting`
+            with anyio.CancelScope(shield=True):
+                await run.stop("cancelled by a newer request before it was up")
+            raise
         self.publish_fallback()
         return run
 
@@ -481,7 +523,8 @@ class Arbiter:
             "daemon": {"version": _version(), "pid": os.getpid(),
                        "uptime_s": round(time.time() - self.started, 1),
                        "profiles_dir": str(self.config.profiles_dir),
-                       "state_dir": str(self.config.state_dir), "problems": self.problems[-5:]},
+                       "state_dir": str(self.config.state_dir), "problems": self.problems[-5:],
+                       "tracking": proc_mod.cgroups.mechanism()},
             "run": self.current.snapshot() if self.current is not None else None,
             "checklist": self.checklist.view(),
             "gpus": self.gpus.snapshot() if self.gpus is not None else [],

@@ -1,7 +1,11 @@
 """Find, sample and kill every process of a run, including ones that left its group.
 
-Each run's child gets ``RUN_ENV_VAR=<token>`` in its environment. Descendants inherit it even
-when they call setsid(), so /proc/*/environ finds them all after the daemon restarts too.
+Three nets, from the strongest:
+- the run's cgroup (``cgroups.py``), where the daemon may create one: nothing escapes it;
+- otherwise the process tree: the daemon is a child subreaper, so a descendant whose parent
+  dies is reparented to the daemon rather than to init, and stays findable as "ours";
+- always, the run token ``RUN_ENV_VAR=<token>`` in the environment and the process group:
+  these also find a run's processes after a daemon restart.
 """
 
 from __future__ import annotations
@@ -14,11 +18,96 @@ from dataclasses import dataclass
 import anyio
 import psutil
 
+from . import cgroups
+
 RUN_ENV_VAR = "GPU_NODE_SUPERVISOR_RUN"
+PR_SET_CHILD_SUBREAPER = 36
+# Main processes of runs: asyncio reaps these itself; every other zombie child is an orphan.
+_MAIN_PIDS: set[int] = set()
 
 
-def run_pids(token: str, pgid: int | None = None) -> set[int]:
-    """Every live process carrying the run token, or in the run's process group."""
+def become_subreaper() -> bool:
+    """Orphaned descendants of our runs become our children, not init's (Linux 3.4+)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def register_main(pid: int) -> None:
+    _MAIN_PIDS.add(pid)
+
+
+def unregister_main(pid: int | None) -> None:
+    _MAIN_PIDS.discard(pid or 0)
+
+
+def _stat(pid: int) -> tuple[int, int, str] | None:
+    """(ppid, session id, state) from /proc/PID/stat."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    fields = raw[raw.rfind(b")") + 2:].split()
+    try:
+        return int(fields[1]), int(fields[3]), fields[0].decode()
+    except (IndexError, ValueError):
+        return None
+
+
+def tree_pids(roots: set[int], *, orphans: bool) -> set[int]:
+    """Descendants of ``roots`` and, with ``orphans``, our children in a session of their own
+    that we did not start as a run's main process (escapees reparented to us, the subreaper)."""
+    me = os.getpid()
+    my_sid = os.getsid(0)
+    children: dict[int, list[int]] = {}
+    found: set[int] = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        st = _stat(pid)
+        if st is None or pid == me:
+            continue
+        ppid, sid, state = st
+        if ppid == me and pid not in _MAIN_PIDS and sid != my_sid:
+            if state == "Z":
+                _reap(pid)
+                continue
+            if orphans:
+                found.add(pid)
+        children.setdefault(ppid, []).append(pid)
+    todo = [p for p in roots | found]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return {p for p in found | roots if not _is_zombie(p)}
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def run_pids(token: str, pgid: int | None = None, *, tree: bool = False) -> set[int]:
+    """Every live process of the run: its cgroup's members, the processes carrying the run
+    token or in its process group and, with ``tree`` (the live run), its process tree."""
+    found = {p for p in cgroups.members(cgroups.path_for(token)) if not _is_zombie(p)}
+    found |= _token_pids(token, pgid)
+    if tree and pgid is not None:
+        found |= tree_pids({pgid} | found, orphans=True)
+    return found
+
+
+def _token_pids(token: str, pgid: int | None) -> set[int]:
     needle = f"{RUN_ENV_VAR}={token}".encode() + b"\0"
     found: set[int] = set()
     me = os.getpid()
@@ -52,6 +141,7 @@ class RunScanner:
     def __init__(self, token: str) -> None:
         self.needle = b"\0" + f"{RUN_ENV_VAR}={token}".encode() + b"\0"
         self._known: dict[int, bool] = {}   # pid -> carries the token
+        self.cgroup = cgroups.path_for(token)
 
     def scan(self, pgid: int | None = None) -> set[int]:
         me = os.getpid()
@@ -67,8 +157,12 @@ class RunScanner:
                 ours = self._read(pid)
             seen[pid] = ours
         self._known = seen
-        # Everything the run starts inherits the token; the group adds nothing for sampling.
-        return {p for p, ours in seen.items() if ours and not _is_zombie(p)}
+        found = {p for p, ours in seen.items() if ours and not _is_zombie(p)}
+        if self.cgroup is not None:
+            return found | {p for p in cgroups.members(self.cgroup) if not _is_zombie(p)}
+        if pgid is not None:  # no cgroup: follow the tree (escapees that shed the token)
+            found |= tree_pids({pgid} | found, orphans=True)
+        return found
 
     def _read(self, pid: int) -> bool:
         try:
@@ -111,30 +205,49 @@ def signal_group(pgid: int | None, sig: int) -> None:
         pass
 
 
+MAX_GRACE = 3600.0  # a profile's stop_grace is validated; this only guards the kill itself
+
+
 async def kill_run(token: str, pgid: int | None, *, grace: float,
-                   main_exited: anyio.Event | None = None) -> set[int]:
+                   main_exited: anyio.Event | None = None, tree: bool = False) -> set[int]:
     """SIGTERM the group, wait up to ``grace``, then SIGKILL everything of the run.
 
-    Returns the pids still alive at the end (empty on success). Shielded by the caller.
+    The grace ends early once the main process has exited (when ``main_exited`` is given) and
+    nothing of the run is left. It never waits longer: a main process that ignores SIGTERM is
+    killed with the rest. Returns the pids still alive at the end (empty on success).
+    Shielded by the caller.
     """
+    if not 0 <= grace <= MAX_GRACE:  # NaN included
+        grace = MAX_GRACE if grace > MAX_GRACE else 0.0
+
+    def alive() -> set[int]:
+        return run_pids(token, pgid, tree=tree)
+
     signal_group(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     interval = 0.02
     while time.monotonic() < deadline:
         if (main_exited is None or main_exited.is_set()) and not await anyio.to_thread.run_sync(
-                run_pids, token, pgid):
-            return set()
-        await anyio.sleep(interval)
+                alive):
+            return _done(token)
+        await anyio.sleep(min(interval, max(0.0, deadline - time.monotonic())))
         interval = min(interval * 1.5, 0.25)
-    # Grace is over: everything that carries the token or sits in the group dies now.
+    # Grace is over: everything of the run dies now.
     for _ in range(50):
-        pids = await anyio.to_thread.run_sync(run_pids, token, pgid)
+        pids = await anyio.to_thread.run_sync(alive)
         if not pids:
-            return set()
+            return _done(token)
+        cgroups.kill_all(cgroups.path_for(token))
         signal_group(pgid, signal.SIGKILL)
         signal_pids(pids, signal.SIGKILL)
         await anyio.sleep(0.05)
-    return await anyio.to_thread.run_sync(run_pids, token, pgid)
+    left = await anyio.to_thread.run_sync(alive)
+    return left if left else _done(token)
+
+
+def _done(token: str) -> set[int]:
+    cgroups.remove(cgroups.path_for(token))
+    return set()
 
 
 @dataclass

@@ -8,6 +8,7 @@ what happens after a run ends; a run never relaunches itself.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -33,8 +34,8 @@ from ..states import (
 from ..store import Store
 from ..watchdogs.activity import ActivityTracker
 from ..watchdogs.health import probe
+from . import cgroups, stacks
 from . import process as proc_mod
-from . import stacks
 from .logfeed import LogFeed
 from .logpipe import LogPipe, RunLog, open_pipe
 from .memory import release_free_memory
@@ -112,6 +113,10 @@ class Run:
         self.leftovers: set[int] = set()
         self._stop_requested = False
         self._stop_reason = ""
+        self._spawning = False            # supervise() has begun: it will settle the run
+        self._kill_asked = anyio.Event()  # one kill path for stop, verdicts and shutdown
+        self._killed = anyio.Event()
+        self.cgroup: Path | None = None   # the run's cgroup, when one holds it
         self.activity = ActivityTracker(started=time.monotonic())
         self.pipe = LogPipe(RunLog(run_dir / "run.log", log_max_bytes),
                             on_chunk=self._on_chunk)
@@ -148,6 +153,11 @@ class Run:
         self.store.update_run(self.id, evidence=self.evidence)
 
     # -- state ----------------------------------------------------------------------------
+    @property
+    def tracking(self) -> str:
+        """How this run's processes are found: a cgroup, or the process tree and token."""
+        return "cgroup" if self.cgroup is not None else "process-tree"
+
     @property
     def log_path(self) -> Path:
         return self.dir / "run.log"
@@ -207,7 +217,7 @@ class Run:
             "activity": self.activity.to_dict(now, self.profile.timeouts.silence),
             "log_path": str(self.log_path), "log_error": self.pipe.log.error,
             "stacks": list(self.stack_files), "request_id": self.request_id,
-            "reason": self.reason, "benchmark": self.benchmark,
+            "reason": self.reason, "benchmark": self.benchmark, "tracking": self.tracking,
         }
 
     def publish(self) -> None:
@@ -308,32 +318,31 @@ class Run:
         return env
 
     async def supervise(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
-        """Spawn, watch, and end with nothing of the run left. Never raises for the child."""
-        out_r, out_w = open_pipe()
-        try:
-            process = await anyio.open_process(
-                self.argv(), stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                cwd=self.profile.cwd, env=self.env(), start_new_session=True)
-        except OSError as exc:
-            os.close(out_r)
+        """Spawn, watch, and end with nothing of the run left. Never raises for the child.
+
+        Whatever cancels this task, at whatever point, the run settles: before the spawn it
+        ends `stopped` with no process; after it, the finally block kills the whole tree.
+        """
+        if self.settled.is_set():  # stopped before it could start
             task_status.started()
-            self._spawn_failed(exc)
             return
-        except BaseException:  # cancelled, or an argument Popen refuses (a NUL in env)
-            os.close(out_r)
-            raise
-        finally:
-            os.close(out_w)  # the child has its copy: EOF comes when its tree is done with it
+        self._spawning = True
         try:
-            self.pid = self.pgid = process.pid
-            self.store.update_run(self.id, pid=self.pid, pgid=self.pgid)
-            self.publish()
+            process, out_r = await self._spawn()
+        except BaseException:  # cancelled before a process existed
+            self._abandon("cancelled before the server was started")
+            raise
+        if process is None:
+            task_status.started()
+            return
+        try:
             task_status.started()
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 tg.start_soon(self.pipe.pump, out_r)
                 tg.start_soon(self._watch)
                 tg.start_soon(self.followers.run)
+                tg.start_soon(self._kill_when_asked)
                 code = await process.wait()
                 self.exit_code = code
                 self.exited.set()
@@ -350,8 +359,96 @@ class Run:
                     await self._reap_all()
                     reap.cancel_scope.cancel()
                 await process.aclose()
+                proc_mod.unregister_main(self.pid)
                 self.pipe.log.close()
                 self._settle()
+
+    async def _spawn(self) -> tuple[Any, int]:
+        """Start the server in its own session (and cgroup, where we may make one).
+
+        The spawn itself is shielded: a cancellation arriving while the process is being
+        created must not leave a process that nothing knows about.
+        """
+        problem = self._spawn_problem()
+        if problem is not None:
+            self._spawn_failed(problem)
+            return None, -1
+        out_r, out_w = open_pipe()
+        with anyio.CancelScope(shield=True):
+            self.cgroup = await anyio.to_thread.run_sync(cgroups.create, self.token)
+            try:
+                process = await anyio.open_process(
+                    cgroups.spawn_prefix(self.cgroup) + self.argv(), stdin=subprocess.DEVNULL,
+                    stdout=out_w, stderr=out_w, cwd=self.profile.cwd, env=self.env(),
+                    start_new_session=True)
+            except (OSError, ValueError) as exc:  # ValueError: an argument Popen refuses
+                os.close(out_r)
+                self._spawn_failed(exc if isinstance(exc, OSError) else OSError(str(exc)))
+                return None, -1
+            finally:
+                os.close(out_w)  # the child has its copy: EOF comes when its tree is done
+            proc_mod.register_main(process.pid)
+            self.pid = self.pgid = process.pid
+            self.scanner.cgroup = self.cgroup = await anyio.to_thread.run_sync(
+                self._confirm_cgroup, process.pid)
+        self.store.update_run(self.id, pid=self.pid, pgid=self.pgid)
+        self.publish()
+        return process, out_r
+
+    def _confirm_cgroup(self, pid: int) -> Path | None:
+        """The cgroup is in force only if the server really landed in it."""
+        if self.cgroup is None:
+            return None
+        for _ in range(100):  # the shell moves itself in before exec: a few ms at most
+            if cgroups.contains(self.cgroup, pid):
+                return self.cgroup
+            if not os.path.exists(f"/proc/{pid}"):
+                break
+            time.sleep(0.002)
+        cgroups.remove(self.cgroup)
+        return None
+
+    def _spawn_problem(self) -> OSError | None:
+        """What would make the spawn fail, found before it (the cgroup wrapper would otherwise
+        turn it into an exit 127 of the shell)."""
+        cwd = self.profile.cwd
+        if cwd and not os.path.isdir(cwd):
+            return NotADirectoryError(2, f"working directory {cwd} does not exist "
+                                         "(launch.cwd in the profile)")
+        exe = self.argv()[0]
+        path = self.env().get("PATH", os.defpath)
+        found = exe if os.sep in exe else shutil.which(exe, path=path)
+        if found is None or not os.path.exists(os.path.join(cwd or "", found)):
+            return FileNotFoundError(2, f"{exe}: no such program (PATH={path})")
+        if not os.access(os.path.join(cwd or "", found), os.X_OK) or os.path.isdir(found):
+            return PermissionError(13, f"{exe}: not an executable file")
+        return None
+
+    def _abandon(self, reason: str) -> None:
+        """Settle a run whose process was never started (a cancelled launch)."""
+        if self.settled.is_set():
+            return
+        self._stop_requested = True
+        self._stop_reason = reason
+        if self.status not in FINAL_STATUSES:
+            self.transition(Status.STOPPED, evidence=[reason])
+        self.pipe.log.close()
+        self._settle()
+
+    async def _kill_when_asked(self) -> None:
+        """The one place a live run is taken down: SIGTERM to its group, `stop_grace`, then
+        SIGKILL of every process of the run, whether or not the main process obeyed."""
+        await self._kill_asked.wait()
+        with anyio.CancelScope(shield=True):
+            self.leftovers = await proc_mod.kill_run(
+                self.token, self.pgid, grace=self.profile.timeouts.stop_grace,
+                main_exited=self.exited, tree=True)
+            self._killed.set()
+
+    def _terminate(self) -> None:
+        """Ask for the kill (stop, a verdict, or shutdown: all the same path)."""
+        self._stop_requested = True
+        self._kill_asked.set()
 
     async def _note_exit(self, process: Any) -> None:
         """Let the reaper know the moment the main process is gone (it waits for that)."""
@@ -376,12 +473,14 @@ class Run:
             self._settle()
             return
         self.publish()
+        self._spawning = True
         task_status.started()
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 tg.start_soon(self._watch)
                 tg.start_soon(self.followers.run)
+                tg.start_soon(self._kill_when_asked)
                 await anyio.wait_readable(pidfd)
                 self.exited.set()
                 tg.cancel_scope.cancel()
@@ -400,10 +499,12 @@ class Run:
                 self._settle()
 
     def _spawn_failed(self, exc: OSError) -> None:
-        msg = f"cannot start {self.argv()[0]!r}: {exc.strerror or exc}"
+        msg = f"cannot start {self.argv()[0]}: {exc.strerror or exc}"
         self.pipe.feed((msg + "\n").encode())
-        # A missing executable is an environment problem, like a failed import.
-        cause = Cause.IMPORT_ERROR if isinstance(exc, FileNotFoundError) else Cause.UNKNOWN
+        # A missing executable is an environment problem, like a failed import; a missing
+        # working directory is the profile's (its message says so).
+        cause = Cause.IMPORT_ERROR if isinstance(exc, FileNotFoundError) and not isinstance(
+            exc, NotADirectoryError) else Cause.UNKNOWN
         self.transition(Status.CRASHED, cause=cause, evidence=[msg])
         self.pipe.log.close()
         self._settle()
@@ -449,9 +550,10 @@ class Run:
             lambda: classify_lines(lines, engine=self.engine.name, exit_code=exit_code))
 
     async def _reap_all(self) -> None:
-        grace = self.profile.timeouts.stop_grace
+        # After a kill already ran its grace, what is left (if anything) dies at once.
+        grace = 0.0 if self._killed.is_set() else self.profile.timeouts.stop_grace
         self.leftovers = await proc_mod.kill_run(self.token, self.pgid, grace=grace,
-                                                 main_exited=self.exited)
+                                                 main_exited=self.exited, tree=True)
         if self.leftovers:
             self.store.add_event("leftovers", {"pids": sorted(self.leftovers)}, self.id)
 
@@ -473,12 +575,14 @@ class Run:
         """Stop the run (SIGTERM, grace, SIGKILL of everything) and wait until it is gone."""
         if self.settled.is_set():
             return
-        self._stop_requested = True
-        self._stop_reason = reason
+        if not self._spawning:  # never launched (refused, or cancelled before the spawn)
+            self._abandon(reason)
+            return
+        self._stop_reason = self._stop_reason or reason
         if not self.failed and self.status != Status.STOPPING:
             self.transition(Status.STOPPING)
+        self._terminate()
         with anyio.CancelScope(shield=True):
-            proc_mod.signal_group(self.pgid, 15)
             await self.settled.wait()
 
     # -- watchdogs ----------------------------------------------------------------------
@@ -589,5 +693,4 @@ class Run:
         self.process_report = proc_mod.describe_processes(pids)
         self.activity_report = self._activity_evidence()
         self.transition(status, cause=cause, evidence=evidence)
-        self._stop_requested = True
-        proc_mod.signal_group(self.pgid, 15)
+        self._terminate()

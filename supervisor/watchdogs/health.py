@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
 
 import anyio
@@ -11,14 +12,11 @@ import anyio
 class ProbeResult:
     status: int | None      # HTTP status, None when there was no answer
     error: str | None = None
+    refused: bool = False   # nothing listens on the port (decided from the errno)
 
     @property
     def ok(self) -> bool:
         return self.status == 200
-
-    @property
-    def refused(self) -> bool:
-        return self.error is not None and "refused" in self.error
 
 
 async def probe(host: str, port: int, path: str, timeout: float) -> ProbeResult:
@@ -37,16 +35,35 @@ async def probe(host: str, port: int, path: str, timeout: float) -> ProbeResult:
     except TimeoutError:
         return ProbeResult(None, f"no answer within {timeout:g} s")
     except (OSError, anyio.EndOfStream, anyio.BrokenResourceError) as exc:
-        return ProbeResult(None, _describe(exc))
+        refused = _refused(exc)
+        return ProbeResult(None, "connection refused" if refused else _describe(exc), refused)
     try:
         return ProbeResult(int(head.split(b" ", 2)[1]))
     except (IndexError, ValueError):
         return ProbeResult(None, f"bad answer: {head[:60]!r}")
 
 
+def _refused(exc: BaseException) -> bool:
+    """ECONNREFUSED anywhere in the chain: anyio wraps each address's failure in one
+    "All connection attempts failed" OSError (a group when there were several)."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, ConnectionRefusedError) or (
+                isinstance(e, OSError) and e.errno == errno.ECONNREFUSED):
+            return True
+        todo.extend(getattr(e, "exceptions", ()))  # an exception group's members
+        for nxt in (e.__cause__, e.__context__):
+            if nxt is not None:
+                todo.append(nxt)
+    return False
+
+
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, ConnectionRefusedError) or "refused" in str(exc).lower():
-        return "connection refused"
     if isinstance(exc, OSError) and exc.errno is not None:
         return exc.strerror or str(exc)
     return str(exc) or type(exc).__name__
@@ -54,7 +71,6 @@ def _describe(exc: BaseException) -> str:
 
 def port_in_use(host: str, port: int) -> bool:
     """Would the server fail to bind host:port? (SGLang only finds out after loading.)"""
-    import errno
     import socket
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
