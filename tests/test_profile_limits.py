@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from supervisor.profiles import ProfileError, ProfileSet, validate_path
-from supervisor.profiles.files import MAX_FILE_BYTES, MAX_FILES
+from supervisor.profiles.files import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES
 from supervisor.profiles.resolve import MAX_EXTENDS_DEPTH
 
 GOOD = 'engine = "command"\n[launch]\ncommand = ["true"]\nport = 9000\n'
@@ -81,6 +81,17 @@ def test_a_file_over_the_size_cap_is_refused(tmp_path: Path) -> None:
     assert len(errors) == 1 and "too large" in str(errors[0]) and "big.toml" in str(errors[0])
     (tmp_path / "big.toml").write_text(GOOD + "# padding\n" * 1000)
     assert validate_path(tmp_path / "big.toml") == []
+
+
+def test_one_load_reads_a_bounded_total(tmp_path: Path) -> None:
+    filler = GOOD + "# padding\n" * (MAX_FILE_BYTES // 10 - 100)
+    count = MAX_TOTAL_BYTES // len(filler) + 2
+    for i in range(count):
+        (tmp_path / f"p{i}.toml").write_text(filler)
+    pset = ProfileSet.load_dir(tmp_path)
+    refused = [e for e in pset.errors if "not read: the files of this load exceed" in e.message]
+    assert refused and len(pset.names()) + len(refused) == count
+    assert len(pset.names()) * len(filler) <= MAX_TOTAL_BYTES
 
 
 def test_too_many_files_in_one_folder_is_one_clear_error(tmp_path: Path) -> None:
