@@ -65,6 +65,11 @@ def test_symlink_to_dev_zero_is_refused(tmp_path: Path) -> None:
     assert "a character device" in finishes(lambda: validate_path(tmp_path / "zero.toml"))[0].message
 
 
+def test_a_path_with_a_nul_is_an_error(tmp_path: Path) -> None:
+    (error,) = validate_path(f"{tmp_path}/a\0b.toml")
+    assert "NUL" in error.message
+
+
 def test_symlink_to_a_regular_file_is_read(tmp_path: Path) -> None:
     real = tmp_path / "elsewhere"
     real.mkdir()

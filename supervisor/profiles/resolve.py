@@ -382,6 +382,9 @@ def validate_path(path: str | Path) -> list[ProfileError]:
         missing = exc.errno == errno.ENOENT
         message = "no such file or directory" if missing else f"cannot read: {exc.strerror}"
         return [ProfileError(message, file=str(path))]
+    except ValueError:  # a NUL in the path
+        return [ProfileError("not a valid path (it contains a NUL character)",
+                             file=repr(str(path)))]
     if stat.S_ISDIR(mode):
         return ProfileSet.load_dir(p).errors
     if not stat.S_ISREG(mode):
