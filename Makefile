@@ -20,10 +20,12 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory check
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
 
-# Lint and the import contracts (the daemon never imports the TUI), in seconds.
+# Lint, the import contracts (the daemon never imports the TUI) and mypy --strict on the
+# modules listed in pyproject.toml: seconds.
 check: $(STAMP)
 	$(VENV)/bin/ruff check supervisor tui tests bench
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 # The systemd unit as installed (ExecStart pointed at this venv); skipped without systemd.
 verify-unit: $(STAMP)
