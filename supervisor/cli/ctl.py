@@ -234,8 +234,15 @@ async def run_online(args: argparse.Namespace) -> int:
                 "unknown_command": EXIT_USAGE}.get(exc.code, EXIT_FAILED)
         raise CtlExit(code, f"{exc.code}: {exc.message}") from None
     except (OSError, ConnectionLost, TimeoutError) as exc:
-        raise CtlExit(EXIT_USAGE, f"cannot reach the daemon at {path}: "
-                      f"{getattr(exc, 'strerror', None) or exc}") from None
+        raise CtlExit(EXIT_USAGE, _unreachable(path, exc)) from None
+
+
+def _unreachable(path: str, exc: BaseException) -> str:
+    why = f"cannot reach the daemon at {path}: {getattr(exc, 'strerror', None) or exc}"
+    if isinstance(exc, (FileNotFoundError, ConnectionRefusedError)):
+        return (why + "; is it running? (systemctl status gpu-node-supervisor, or start "
+                "supervisor-daemon); a daemon elsewhere: --socket PATH or GNS_SOCKET")
+    return why
 
 
 async def cmd_status(client: Any, args: argparse.Namespace) -> int:

@@ -155,6 +155,15 @@ def test_start_of_an_unknown_profile_says_so(workdir: Path, make_daemon) -> None
     assert res.returncode == 1 and "use switch or stop first" in res.stderr, res.stderr
 
 
+def test_no_daemon_says_where_it_looked_and_what_to_do(workdir: Path) -> None:
+    sock = workdir / "nobody.sock"
+    res = subprocess.run(ctl_cmd(sock, "status"), capture_output=True, text=True, cwd=REPO,
+                         env=ctl_env(), timeout=30)
+    assert res.returncode == 2 and res.stdout == ""
+    assert f"cannot reach the daemon at {sock}: No such file or directory" in res.stderr
+    assert "is it running?" in res.stderr and "--socket PATH or GNS_SOCKET" in res.stderr
+
+
 def _closed_pipe() -> int:
     """The write end of a pipe whose reader has gone (like `| head` after its lines)."""
     r, w = os.pipe()
