@@ -63,18 +63,28 @@ class NotConnected(Exception):
     """No link to the daemon right now."""
 
 
-def describe(exc: BaseException) -> str:
-    """A one-line reason for a lost or refused connection (unwraps exception groups)."""
+WHAT_TO_DO = ("start the daemon (supervisor-daemon, or systemctl start gpu-node-supervisor), "
+              "or point at its socket with --socket PATH or GNS_SOCKET")
+
+
+def describe(exc: BaseException, target: Target | None = None) -> str:
+    """A one-line reason for a lost or refused connection (unwraps exception groups), with
+    the socket that was tried and what to do when no daemon answers there."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    where = target.address if target is not None and target.kind == "unix" else None
     if isinstance(exc, TimeoutError):
         return "no hello from the daemon in time"
     if isinstance(exc, FileNotFoundError):
-        return f"no socket at {exc.filename}" if exc.filename else "no socket"
+        path = where or exc.filename
+        return (f"no socket at {path}" if path else "no socket") + f" — {WHAT_TO_DO}"
     if isinstance(exc, ConnectionRefusedError):
-        return "connection refused (is the daemon running?)"
+        at = f" at {where}" if where else ""
+        return f"connection refused{at}: no daemon listens there — {WHAT_TO_DO}"
     if isinstance(exc, PermissionError):
-        return "permission denied on the socket"
+        at = f" {where}" if where else ""
+        return (f"permission denied on the socket{at} — run as a user allowed by the daemon "
+                "(its group), or ask its admin")
     text = str(exc) or type(exc).__name__
     return text.splitlines()[0][:200]
 
@@ -204,7 +214,7 @@ class SupervisorApp(App[None]):
                     finally:
                         _close_event_stream(client)
             except Exception as exc:  # noqa: BLE001 — whatever happens, say so and retry
-                reason = describe(exc)
+                reason = describe(exc, target)
             finally:
                 self._client = None
             delay = self.reconnect_delays[min(attempt, len(self.reconnect_delays) - 1)]
@@ -306,7 +316,10 @@ class SupervisorApp(App[None]):
         self.connected = False
         when = f"retrying in {msg.retry_in:g}s" if msg.retry_in else "retrying"
         verb = "disconnected from" if msg.ever_connected else "cannot connect to"
-        self.banner = f"⚠ {verb} {self.node_label()}: {msg.reason} — {when}"
+        target = self.targets[self.node]
+        # A socket's reason names its path; a label that is that path would say it twice.
+        who = "the daemon" if target.label == target.address else target.label
+        self.banner = f"⚠ {verb} {who}: {msg.reason} — {when}"
         self.refresh_link_display()
         self.refresh_bindings()
 
@@ -416,30 +429,36 @@ class SupervisorApp(App[None]):
             return False
         return True
 
+    def _open(self, kind: type[Screen[Any]], make: Callable[[], Screen[Any] | str]) -> None:
+        """Open a full screen over the main one, never over another: Esc then always leads
+        straight back to the main screen, however many screens were visited."""
+        if isinstance(self.screen, kind):
+            return
+        self._to_main()
+        self.push_screen(make())
+
     def action_profiles(self) -> None:
         from .screens.profiles import ProfilesScreen
 
-        if not isinstance(self.screen, ProfilesScreen):
-            self.push_screen(ProfilesScreen())
+        self._open(ProfilesScreen, ProfilesScreen)
 
     def action_history(self) -> None:
         from .screens.history import HistoryScreen
 
-        if not isinstance(self.screen, HistoryScreen):
-            self.push_screen(HistoryScreen())
+        self._open(HistoryScreen, HistoryScreen)
 
     def action_brief(self) -> None:
         # Imported on first use: Markdown rendering (markdown_it) is ~0.1 s of start-up.
         from .screens.brief import BriefScreen
-        if not isinstance(self.screen, BriefScreen):
-            self.push_screen(BriefScreen())
+
+        self._open(BriefScreen, BriefScreen)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen  # first use only: rich.markdown is ~70 ms
-        if not isinstance(self.screen, HelpScreen):
-            if not self.is_screen_installed("help"):
-                self.install_screen(HelpScreen(), "help")  # composed once, then reused
-            self.push_screen("help")
+
+        if not self.is_screen_installed("help"):
+            self.install_screen(HelpScreen(), "help")  # composed once, then reused
+        self._open(HelpScreen, lambda: "help")
 
     def action_switch_profile(self) -> None:
         """Open the profiles screen to pick one (the switch itself asks for confirmation)."""

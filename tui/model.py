@@ -66,9 +66,48 @@ def num(value: Any) -> float | None:
 
 
 def text(value: Any, default: str = "–") -> str:
-    if value is None or value == "":
+    """Any value as words for a person: lists joined, numbers without float noise, never a
+    Python repr (``None``, ``['a']``, ``{...}``)."""
+    if value is None or value == "" or value == [] or value == {}:
         return default
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(text(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {text(v)}" for k, v in value.items())
     return str(value)
+
+
+def value_text(value: Any) -> str:
+    """A profile value as it is written in a TOML profile (strings quoted); unset values say
+    so."""
+    if value is None:
+        return "(unset)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(value_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        inner = ", ".join(f"{k} = {value_text(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    return str(value)
+
+
+def flat_settings(value: Any, prefix: str = "") -> list[str]:
+    """A nested settings table as ``a.b.c = value`` lines, sorted."""
+    if not isinstance(value, dict) or (prefix and not value):
+        return [f"{prefix} = {value_text(value)}"] if prefix else []
+    out: list[str] = []
+    for key in sorted(value, key=str):
+        out += flat_settings(value[key], f"{prefix}.{key}" if prefix else str(key))
+    return out
 
 
 def str_list(value: Any) -> list[str]:
@@ -320,7 +359,8 @@ def activity_text(activity: Any, status: Any = "starting", elapsed: float = 0.0,
             out.append(f"silent {secs(still)} of {secs(silence)}", style)
             out.append(" · no output, no CPU, disk or GPU activity")
             left = silence - still
-            out.append(f" · hung verdict in {secs(left)}" if left >= 1
+            # Rounded up, so the two counts add up to the budget (24 s of 30 s: in 6 s).
+            out.append(f" · hung verdict in {secs(math.ceil(left))}" if left > 0
                        else " · hung verdict due now", style)
         else:
             out.append("silent", "yellow")
@@ -337,6 +377,20 @@ def activity_text(activity: Any, status: Any = "starting", elapsed: float = 0.0,
     return out
 
 
+def evidence_lines(evidence: list[str], most: int) -> list[Text]:
+    """The watchdog's reason (the first line, whole), then the latest lines, one row each:
+    the panel is short, and the full evidence is in the history and the checklist."""
+    if not evidence or most <= 0:
+        return []
+    out = [Text("  │ " + evidence[0], "italic")]
+    rest = evidence[1:]
+    latest = rest[-(most - 1):] if most > 1 else []
+    if len(rest) > len(latest):
+        out.append(Text(f"  │ (+{len(rest) - len(latest)} more lines)", "dim"))
+    out += [Text("  │ " + ev, "italic", no_wrap=True, overflow="ellipsis") for ev in latest]
+    return out
+
+
 def exit_text(run: Any) -> str:
     """How the process ended, when that says something: a crash's exit code or signal; for a
     watchdog verdict, that the supervisor killed it (its exit code is our kill, not the cause)."""
@@ -349,16 +403,19 @@ def exit_text(run: Any) -> str:
     if status == "crashed":
         return how
     if status in FAILED:
-        return f"killed by the supervisor ({how})"
+        return "killed by supervisor"  # our kill's exit code says nothing of the cause
     return ""
 
 
 def run_lines(run: Any, fallback: Any, verdict: Any, now: float,
-              max_evidence: int = 4, seen_at: float | None = None) -> list[Text]:
+              max_evidence: int = 4, seen_at: float | None = None,
+              connected: bool = True) -> list[Text]:
     """The run panel, one Text per line; ``seen_at``: when the run report arrived (same clock
     as ``now``), so the activity line can count on between reports."""
     r = as_dict(run)
     if not r:
+        if not connected:
+            return [Text("not connected: nothing is known of the runs (see the banner)", "dim")]
         return [Text("no run yet — open Profiles (p) to start one", "dim")]
     lines: list[Text] = []
     head = Text()
@@ -405,18 +462,15 @@ def run_lines(run: Any, fallback: Any, verdict: Any, now: float,
         verdict_line.append(" — cause ")
         verdict_line.append(text(cause, "unknown"), "bold red")
         lines.append(verdict_line)
-        for ev in evidence[-max_evidence:]:
-            lines.append(Text("  │ " + ev, "italic"))
-        if len(evidence) > max_evidence:
-            lines.append(Text(f"  │ (+{len(evidence) - max_evidence} earlier lines)", "dim"))
+        lines.extend(evidence_lines(evidence, max_evidence))
     fb = as_dict(fallback)
-    if fb and (fb.get("strategy") not in (None, "none") or fb.get("attempts")):
+    attempts = as_list(fb.get("attempts"))
+    if fb and (fb.get("strategy") not in (None, "none") or len(attempts) > 1):
         line = Text()
         line.append("fallback ", "bold")
         line.append(text(fb.get("strategy")))
-        attempts = as_list(fb.get("attempts"))
         if attempts:
-            line.append(f" · {len(attempts)} attempt(s)")
+            line.append(f" · {len(attempts)} attempt{'s' if len(attempts) != 1 else ''}")
         culprits = str_list(fb.get("culprits"))
         if culprits:
             line.append(" · culprit ")
@@ -498,6 +552,24 @@ def checklist_label(item: Any) -> Text:
     return out
 
 
+def checklist_title(items: Any) -> str:
+    """``checklist 6/17 done · 1 failed · 1 running · 9 to do``: the counts of a list that may
+    not fit its panel (the panel scrolls)."""
+    entries = [as_dict(it) for it in as_list(items)]
+    if not entries:
+        return "checklist"
+    counts: dict[str, int] = {}
+    for it in entries:
+        status = str(it.get("status"))
+        counts[status] = counts.get(status, 0) + 1
+    title = f"checklist {counts.get('done', 0)}/{len(entries)} done"
+    for status, word in (("failed", "failed"), ("in_progress", "running"),
+                         ("pending", "to do"), ("skipped", "skipped")):
+        if counts.get(status):
+            title += f" · {counts[status]} {word}"
+    return title
+
+
 def checklist_evidence(item: Any) -> Text:
     it = as_dict(item)
     if not it:
@@ -528,20 +600,30 @@ def phase_durations(run: Any) -> dict[str, float | None]:
     return out
 
 
-def benchmark_text(bench: Any) -> str:
-    """A benchmark result (any shape) as ``key=value`` pairs of its numbers."""
-    if bench is None:
+def benchmark_text(bench: Any, short: bool = False) -> str:
+    """A benchmark result as a person reads it: ``82.1 tok/s · TTFT 120 ms · 128 tokens in
+    1.6 s``; one that failed or did not complete says so, never as a rate."""
+    if bench is None or bench == {}:
         return "–"
     if not isinstance(bench, dict):
-        return str(bench)
+        return text(bench)
+    b = bench
+    if b.get("error") or b.get("complete") is False or b.get("incomplete"):
+        why = text(b.get("error") or b.get("reason"), "")
+        head = "failed" if b.get("error") else "did not complete"
+        return head if short or not why else f"{head}: {why}"
     parts = []
-    for k, v in bench.items():
-        n = num(v)
-        if n is not None:
-            parts.append(f"{k}={n:.4g}")
-        elif isinstance(v, str) and len(v) < 24:
-            parts.append(f"{k}={v}")
-    return " ".join(parts) or "–"
+    if (tps := num(b.get("tokens_per_s"))) is not None:
+        parts.append(f"{tps:.1f} tok/s")
+    if (ttft := num(b.get("ttft_ms"))) is not None:
+        parts.append(f"TTFT {ttft:.0f} ms")
+    if not short and (n := num(b.get("tokens"))) is not None:
+        took = num(b.get("e2e_s")) or num(b.get("duration_s"))
+        parts.append(f"{n:.0f} tokens" + (f" in {took:.1f} s" if took is not None else ""))
+    if not parts:  # a command benchmark: its own named numbers
+        skip = {"kind", "started", "duration_s", "output"}
+        parts = [f"{k} {x:g}" for k in b if k not in skip and (x := num(b[k])) is not None]
+    return " · ".join(parts) or "–"
 
 
 def join_names(names: Iterable[Any]) -> str:

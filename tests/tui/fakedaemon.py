@@ -94,6 +94,12 @@ def hung_run() -> dict[str, Any]:
     }
 
 
+def chat_bench(tokens_per_s: float) -> dict[str, Any]:
+    """A chat benchmark result as the daemon stores it."""
+    return {"kind": "chat", "started": T0 - 400, "duration_s": 1.62, "tokens": 128,
+            "ttft_ms": 118.4, "tokens_per_s": tokens_per_s, "e2e_s": 1.7}
+
+
 PROFILES = {
     "profiles": [
         {"name": "demo-baseline", "description": "the demo model, no changes", "engine": "sglang",
@@ -122,11 +128,11 @@ class FakeState:
         self.history = [
             {"id": 6, "profile": "demo-fused", "changes": ["nccl_fewchan"], "status": "ready",
              "phase": "ready", "cause": None, "started": T0 - 500, "ended": T0 - 10,
-             "exit_code": 0, "hash": "ab12", "benchmark": {"decode_tok_s": 812.5},
+             "exit_code": 0, "hash": "ab12", "benchmark": chat_bench(812.5),
              "phases": ready_status()["run"]["phases"]},
             {"id": 7, "profile": "demo-baseline", "changes": [], "status": "ready",
              "phase": "ready", "cause": None, "started": T0, "ended": None, "exit_code": None,
-             "hash": "cd34", "benchmark": {"decode_tok_s": 790.0},
+             "hash": "cd34", "benchmark": chat_bench(790.0),
              "phases": ready_status()["run"]["phases"]},
         ]
         self.brief = "# Brief\n\n- demo-baseline is **ready**\n"

@@ -100,7 +100,7 @@ def line(activity: dict[str, Any], status: str = "starting", elapsed: float = 0.
 def test_the_line_says_how_close_the_silence_is_to_a_hung_verdict() -> None:
     act = starting_run()["activity"]
     assert line(act, elapsed=18.4) == ("activity silent 24 s of 30 s · no output, no CPU, "
-                                       "disk or GPU activity · hung verdict in 5 s")
+                                       "disk or GPU activity · hung verdict in 6 s")
     assert line(act, elapsed=24.5).endswith("hung verdict due now")
 
 

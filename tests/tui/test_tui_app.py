@@ -214,9 +214,13 @@ async def test_no_daemon_says_cannot_connect_and_keeps_trying() -> None:
                         reconnect_delays=(0.05,))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: banner_shown(app), pilot, what="banner")
-        assert "cannot connect to" in static_text(app, "#banner")
-        assert "no socket" in static_text(app, "#banner")
-        assert "no run yet" in run_text(app)
+        banner = static_text(app, "#banner")
+        assert "cannot connect to" in banner
+        assert "no socket at /tmp/gns-no-such-dir/s.sock" in banner  # the path that was tried
+        assert "start the daemon" in banner and "--socket PATH or GNS_SOCKET" in banner
+        assert "retrying in" in banner
+        assert "no run yet" not in run_text(app)  # unknown, not "none"
+        assert "not connected" in run_text(app)
 
 
 async def test_read_only_peer_cannot_switch_or_edit_and_is_told_why() -> None:
@@ -260,7 +264,7 @@ async def test_history_shows_runs_side_by_side_with_benchmarks() -> None:
         table = screen.query_one("DataTable")
         assert table.row_count == 2
         row = [str(c) for c in table.get_row_at(1)]
-        assert row[1] == "demo-fused +nccl_fewchan" and "decode_tok_s=812.5" in row[-1]
+        assert row[1] == "demo-fused +nccl_fewchan" and row[-1] == "812.5 tok/s · TTFT 118 ms"
         assert "42s" in row  # weight loading duration
 
 
@@ -377,4 +381,15 @@ def test_targets_from_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_describe_unwraps_exception_groups() -> None:
     assert describe(BaseExceptionGroup("x", [ConnectionRefusedError()])).startswith(
         "connection refused")
-    assert describe(FileNotFoundError(2, "No such file", "/s.sock")) == "no socket at /s.sock"
+    assert describe(FileNotFoundError(2, "No such file", "/s.sock")).startswith(
+        "no socket at /s.sock — start the daemon")
+
+
+def test_a_refused_or_missing_socket_names_the_path_tried_and_what_to_do() -> None:
+    target = Target.unix("/run/user/5/gpu-node-supervisor/control.sock")
+    missing = describe(FileNotFoundError(2, "No such file or directory"), target)
+    assert missing.startswith("no socket at /run/user/5/gpu-node-supervisor/control.sock — ")
+    refused = describe(ConnectionRefusedError(111, "Connection refused"), target)
+    assert "at /run/user/5/gpu-node-supervisor/control.sock: no daemon listens there" in refused
+    for reason in (missing, refused):
+        assert "start the daemon" in reason and "--socket PATH or GNS_SOCKET" in reason

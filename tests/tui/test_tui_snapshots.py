@@ -72,9 +72,11 @@ def test_main_screen_hung_with_verdict_and_fallback(snap_compare: Any) -> None:
 
 
 def test_main_screen_disconnected_banner(snap_compare: Any) -> None:
-    """Never connected: the red banner "⚠ cannot connect to /tmp/gns-snapshot.sock: connection
-    refused (is the daemon running?) — retrying in 5s", the top bar "○ disconnected", the run
-    panel "no run yet", "no GPU data", an empty checklist and log; Add item shown disabled."""
+    """Never connected: the red banner "⚠ cannot connect to the daemon: connection refused at
+    /tmp/gns-snapshot.sock: no daemon listens there — start the daemon (…), or point at its
+    socket with --socket PATH or GNS_SOCKET — retrying in 5s", the top bar "○ disconnected",
+    the run panel "not connected: nothing is known of the runs", "no GPU data", an empty
+    checklist and log; Add item shown disabled."""
     state = FakeState()
     state.accepting = False
 

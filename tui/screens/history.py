@@ -30,10 +30,11 @@ def run_detail(run: dict[str, Any]) -> Text:
     status = model.text(run.get("status"), "?")
     out.append("  ")
     out.append(f" {status} ", model.status_style(status))
+    ended = model.exit_text(run)
     out.append(f"\nstarted {model.fmt_clock(run.get('started'))}"
                f" · ended {model.fmt_clock(run.get('ended'))}"
-               f" · exit {model.text(run.get('exit_code'))}"
-               f" · hash {model.text(run.get('hash'))}", "dim")
+               + (f" · {ended}" if ended else "")
+               + f" · hash {model.text(run.get('hash'))}", "dim")
     if run.get("cause"):
         out.append(f"\ncause {run.get('cause')} in {model.text(run.get('phase'))}", "bold red")
     durations = model.phase_durations(run)
@@ -99,7 +100,7 @@ class HistoryScreen(Screen[None]):
                 model.text(r.get("cause")),
                 *(model.fmt_duration(durations.get(p)) for p in TIMED_PHASES),
                 model.fmt_duration(sum(known)) if known else "–",
-                model.benchmark_text(r.get("benchmark")),
+                model.benchmark_text(r.get("benchmark"), short=True),
             )
         if not self.runs:
             detail.update(Text("no runs recorded yet", "dim"))

@@ -42,6 +42,7 @@ class MainScreen(Screen[None]):
     items: reactive[list[Any]] = reactive(list)
     now: reactive[float] = reactive(0.0)
     run_seen_at: reactive[float | None] = reactive(None)  # when `run` arrived (app clock)
+    connected: reactive[bool] = reactive(False)
 
     def __init__(self, *, log_max_lines: int, log_flush_s: float) -> None:
         super().__init__(id="main")
@@ -58,7 +59,8 @@ class MainScreen(Screen[None]):
         with Horizontal(id="upper"):
             yield RunPanel(id="run").data_bind(MainScreen.run, MainScreen.fallback,
                                                MainScreen.verdict, MainScreen.now,
-                                               MainScreen.run_seen_at)
+                                               MainScreen.run_seen_at,
+                                               MainScreen.connected)
             yield ChecklistPanel(id="checklist").data_bind(MainScreen.items)
         yield GpuPanel(id="gpus").data_bind(MainScreen.gpus)
         with Vertical(id="lower"):
@@ -105,6 +107,7 @@ class MainScreen(Screen[None]):
         if not self.ready:
             return
         app = self.sv_app
+        self.connected = connected
         bar = Text(no_wrap=True, overflow="ellipsis")
         bar.append(" gpu-node-supervisor ", "bold reverse")
         bar.append(" ")

@@ -3,7 +3,6 @@ with a confirmation, and validation errors as the daemon reports them."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
@@ -66,15 +65,16 @@ def profile_detail(entry: dict[str, Any], shown: Any, error: str | None) -> Grou
         for row in diff:
             r = model.as_dict(row)
             d.append(f"  {model.text(r.get('key'), '?')}: ")
-            d.append(json.dumps(r.get("old"), default=str), "red")
+            d.append(model.value_text(r.get("old")), "red")
             d.append(" → ")
-            d.append(json.dumps(r.get("new"), default=str) + "\n", "green")
+            d.append(model.value_text(r.get("new")) + "\n", "green")
         parts.append(d)
     elif s:
         parts.append(Text(f"\nno diff from {model.text(s.get('parent'), 'its parent')}", "dim"))
     if "profile" in s:
-        parts.append(Text("\nresolved:", "bold"))
-        parts.append(Text(json.dumps(s.get("profile"), indent=2, default=str, sort_keys=True)))
+        parts.append(Text("\nresolved settings:", "bold"))
+        parts.append(Text("\n".join(model.flat_settings(model.as_dict(s.get("profile"))))
+                          or "(none)"))
     elif not error:
         parts.append(Text("\nloading…", "dim"))
     return Group(*parts)

@@ -23,8 +23,9 @@ class ChecklistPanel(Vertical):
     }
     ChecklistPanel > OptionList, ChecklistPanel > OptionList:focus {
         height: 1fr; min-height: 2; border: none; padding: 0;
+        text-wrap: nowrap; text-overflow: ellipsis;
     }
-    ChecklistPanel > VerticalScroll { height: auto; max-height: 4; border-top: solid $panel; }
+    ChecklistPanel > VerticalScroll { height: auto; max-height: 3; border-top: solid $panel; }
     ChecklistPanel > VerticalScroll > Static { padding: 0 1; }
     """
 
@@ -56,8 +57,7 @@ class ChecklistPanel(Vertical):
         options.add_options([Option(model.checklist_label(it)) for it in entries])
         if entries:
             options.highlighted = min(keep if keep is not None else 0, len(entries) - 1)
-        done = sum(1 for it in entries if model.as_dict(it).get("status") == "done")
-        self.border_title = f"checklist {done}/{len(entries)}" if entries else "checklist"
+        self.border_title = model.checklist_title(entries)
         self._show_evidence()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
+from rich.highlighter import Highlighter
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,6 +20,24 @@ from textual.reactive import reactive
 from textual.widgets import Input, Log, Static
 
 from .. import model
+
+
+class NeedleHighlighter(Highlighter):
+    """Marks every case-insensitive occurrence of the search text in a line."""
+
+    STYLE = "bold black on yellow"
+
+    def __init__(self) -> None:
+        self.needle = ""
+
+    def highlight(self, text: Text) -> None:
+        if not self.needle:
+            return
+        low, needle, n = text.plain.lower(), self.needle.lower(), len(self.needle)
+        start = low.find(needle)
+        while start >= 0:
+            text.stylize(self.STYLE, start, start + n)
+            start = low.find(needle, start + n)
 
 
 class LogPanel(Vertical):
@@ -30,7 +49,8 @@ class LogPanel(Vertical):
     }
     LogPanel > #log-bar { height: 1; padding: 0 1; background: $boost; }
     LogPanel > #log-bar.-paused { background: $warning 30%; }
-    LogPanel > Input { display: none; height: 3; }
+    LogPanel > Input { display: none; height: 3; border: round $accent;
+                       border-title-color: $text; }
     LogPanel > Input.-open { display: block; }
     LogPanel > Log { height: 1fr; }
     """
@@ -64,7 +84,9 @@ class LogPanel(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="log-bar")
         yield Input(id="log-input")
-        yield Log(max_lines=self.max_lines, id="log")
+        log = Log(max_lines=self.max_lines, id="log")
+        log.highlighter = self._marker = NeedleHighlighter()
+        yield log
 
     def on_mount(self) -> None:
         self.border_title = "log"
@@ -137,6 +159,7 @@ class LogPanel(Vertical):
             log.clear()
             log.write_lines(lines)
         self._pending.clear()  # all of them are in the view now
+        self._recount_matches()
         self.following = True
         log.scroll_end(animate=False)
         self._new_while_paused = 0
@@ -167,12 +190,31 @@ class LogPanel(Vertical):
         bar.append(f" · level {self.level}")
         if self.needle:
             bar.append(" · filter ")
-            bar.append(repr(self.needle), "bold")
+            bar.append(f"“{self.needle}”", "bold")
         if self._match_info:
             bar.append(f" · {self._match_info}")
         bar_widget = self.query_one("#log-bar", Static)
         bar_widget.update(bar, layout=False)  # (one line high whatever it says)
         bar_widget.set_class(paused, "-paused")
+
+    def _recount_matches(self) -> None:
+        """After the shown lines change as a whole, the old ``match i/n`` is wrong: count
+        again and start from the top with ``n``."""
+        self._match_line = None
+        if self._search:
+            needle = self._search.lower()
+            hits = sum(1 for ln in self.query_one(Log).lines if needle in ln.lower())
+            self._match_info = (f"{hits} match{'es' if hits != 1 else ''} for "
+                                f"“{self._search}” (n: next)")
+        else:
+            self._match_info = ""
+
+    def _mark(self, needle: str) -> None:
+        """Highlight ``needle`` in the shown lines (nothing when empty)."""
+        log = self.query_one(Log)
+        self._marker.needle = needle
+        log.highlight = bool(needle)
+        log.refresh_lines(0, len(log.lines))
 
     # -- filters ------------------------------------------------------------------------
 
@@ -192,8 +234,12 @@ class LogPanel(Vertical):
         """Show the input line for ``filter`` or ``search``."""
         self._input_mode = mode
         field = self.query_one(Input)
-        field.placeholder = ("filter: only lines containing… (Enter to apply, empty to clear)"
-                             if mode == "filter" else "search: text to find (Enter, then n)")
+        if mode == "filter":
+            field.border_title = "filter: show only lines containing"
+            field.placeholder = "text (Enter applies, empty clears, Esc closes)"
+        else:
+            field.border_title = "search: find and highlight"
+            field.placeholder = "text (Enter finds, then n for the next match, Esc closes)"
         field.value = self.needle if mode == "filter" else self._search
         field.add_class("-open")
         field.focus()
@@ -217,8 +263,13 @@ class LogPanel(Vertical):
         else:
             self._search = event.value
             self._match_line = None
+            self._mark(self._search)
             self.action_close_input()
-            self.action_search_next()
+            if self._search:
+                self.action_search_next()
+            else:
+                self._match_info = ""
+                self._update_bar()
 
     def action_follow(self) -> None:
         self.following = True
@@ -234,7 +285,7 @@ class LogPanel(Vertical):
         needle = self._search.lower()
         hits = [i for i, ln in enumerate(log.lines) if needle in ln.lower()]
         if not hits:
-            self._match_info = f"no match for {self._search!r}"
+            self._match_info = f"no match for “{self._search}”"
             self._update_bar()
             return
         after = self._match_line if self._match_line is not None else -1

@@ -31,6 +31,7 @@ class RunPanel(Static):
     verdict: reactive[dict[str, Any] | None] = reactive(None, layout=True)
     now: reactive[float] = reactive(0.0)
     run_seen_at: reactive[float | None] = reactive(None)
+    connected: reactive[bool] = reactive(False)
 
     def on_mount(self) -> None:
         self.border_title = "run"
@@ -42,4 +43,4 @@ class RunPanel(Static):
 
     def render(self) -> Group:
         return Group(*model.run_lines(self.run, self.fallback, self.verdict, self.now,
-                                     seen_at=self.run_seen_at))
+                                     seen_at=self.run_seen_at, connected=self.connected))
