@@ -1,6 +1,7 @@
 """The daemon's services under one root task group (STYLE 4, 5, 6).
 
-Order: store, GPU monitor, arbiter (recovers leftovers), control socket, then READY=1.
+Order: the state dir's lock and a check of the socket path (a refusal touches nothing), store,
+GPU monitor, arbiter (recovers leftovers), control socket, then READY=1.
 Signals are handled here only: TERM/INT stop gracefully (a second one forces), HUP reloads.
 """
 
@@ -18,10 +19,13 @@ import anyio
 from .commands import Daemon
 from .config import Config
 from .events import Hub
+from .protocol.paths import SocketPathError
 from .protocol.server import ControlServer, Peer
+from .protocol.socketfile import check_socket_path
 from .runtime import memory
 from .runtime import process as proc_mod
 from .runtime.arbiter import Arbiter
+from .statelock import StateLock, StateLockError
 from .store import Store
 from .systemd import Notifier, watchdog_interval
 
@@ -65,7 +69,38 @@ async def run_daemon(config: Config) -> None:
     # Worker threads (the /proc scan of a run's tree, NVML samples) run Python code too; with
     # the default 5 ms GIL switch interval, a request arriving meanwhile waits up to 5 ms.
     sys.setswitchinterval(SWITCH_INTERVAL)
-    config.state_dir.mkdir(parents=True, exist_ok=True)
+    lock = claim_state_and_socket(config)
+    try:
+        await _run_services(config)
+    finally:
+        lock.release()
+
+
+class StartupRefused(Exception):
+    """The daemon cannot start here; the message is one line: what was found, what to do."""
+
+
+def claim_state_and_socket(config: Config) -> StateLock:
+    """Before anything reads or changes the state: this daemon alone owns the state dir, and
+    the socket path is safe and free (refused here, nothing is touched: no recovery, no kill).
+    """
+    try:
+        config.state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StartupRefused(f"cannot create the state dir {config.state_dir}: "
+                             f"{exc.strerror or exc}; create it or choose another --state-dir",
+                             ) from None
+    lock = StateLock(config.state_dir)
+    try:
+        lock.acquire()
+        check_socket_path(config.socket)
+    except (StateLockError, SocketPathError) as exc:
+        lock.release()
+        raise StartupRefused(str(exc)) from None
+    return lock
+
+
+async def _run_services(config: Config) -> None:
     store = Store(config.state_dir / "history.sqlite3")
     hub = Hub()
     notifier = Notifier()
@@ -105,13 +140,9 @@ async def run_daemon(config: Config) -> None:
                                  gpus.status().get("backend"))
                 root.cancel_scope.cancel()
             root.start_soon(run_services)
-    finally:
+    finally:  # the socket file is the server's to remove (only if it still is the one it bound)
         store.close()
         notifier.close()
-        try:
-            config.socket.unlink()
-        except OSError:
-            pass
 
 
 # -- issue 6 (ops): profile watcher, metrics endpoint, socket group ---------------------------
@@ -154,8 +185,7 @@ async def _signals(root: Any, services: anyio.CancelScope, arbiter: Arbiter,
         async for sig in signals:
             if sig == signal.SIGHUP:
                 notifier.reloading()
-                arbiter.reload_profiles("SIGHUP")
-                notifier.ready()
+                arbiter.request_reload("SIGHUP", on_done=notifier.ready)
                 continue
             if not services.cancel_called:
                 log.info("signal %s: stopping the server, then exiting", sig.name)

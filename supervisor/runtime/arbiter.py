@@ -67,6 +67,7 @@ class Arbiter:
         self.request: Request | None = None
         self._tg: TaskGroup | None = None
         self._lock = anyio.Lock()
+        self._reload_lock = anyio.Lock()
         self.started = time.time()
         self.runs_dir = config.state_dir / "runs"
         self.runs_dir.mkdir(parents=True, exist_ok=True)
@@ -483,12 +484,32 @@ class Arbiter:
             seen.add(parent)
             name = parent
 
-    def reload_profiles(self, why: str) -> dict[str, Any]:
-        """Re-read the profiles; a bad file is reported and never disturbs the running server."""
+    def request_reload(self, why: str, on_done: Callable[[], None] | None = None) -> None:
+        """Reload in the background (from a signal handler: it must not wait for the disk)."""
+        async def job() -> None:
+            try:
+                await self.reload_profiles(why)
+            except Exception as exc:  # a reload bug must not end the daemon
+                self.problems.append(f"reloading profiles ({why}) failed: {exc}")
+            finally:
+                if on_done is not None:
+                    on_done()
+
+        assert self._tg is not None
+        self._tg.start_soon(job)
+
+    async def reload_profiles(self, why: str) -> dict[str, Any]:
+        """Re-read the profiles; a bad file is reported and never disturbs the running server.
+
+        The files are read and resolved in a worker thread, one reload at a time: a profiles
+        folder that is slow or huge delays the new set, never the event loop."""
         from ..profiles import diff_sets
 
-        new = ProfileSet.load_dir(self.config.profiles_dir)
-        diff = diff_sets(self.profiles, new)
+        async with self._reload_lock:
+            new = await anyio.to_thread.run_sync(ProfileSet.load_dir, self.config.profiles_dir)
+            return self._apply_reload(new, why, diff_sets(self.profiles, new))
+
+    def _apply_reload(self, new: ProfileSet, why: str, diff: dict[str, Any]) -> dict[str, Any]:
         self.profiles = new.keep_valid_from(self.profiles)
         self.store.add_event("reload", {"why": why, **{k: v for k, v in diff.items()}})
         self.hub.publish("daemon", {"reload": diff, "why": why})
