@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .protocol.paths import APP, daemon_socket
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -16,8 +18,6 @@ else:  # pragma: no cover
 SYSTEM_CONFIG = Path("/etc/gpu-node-supervisor/supervisor.toml")
 SYSTEM_PROFILES = Path("/etc/gpu-node-supervisor/profiles")
 SYSTEM_STATE = Path("/var/lib/gpu-node-supervisor")
-SYSTEM_SOCKET = Path("/run/gpu-node-supervisor/control.sock")
-APP = "gpu-node-supervisor"
 
 
 class ConfigError(Exception):
@@ -47,26 +47,12 @@ def is_system() -> bool:
     return os.geteuid() == 0
 
 
-def default_socket() -> Path:
-    """Where clients look for the daemon when given no --socket."""
-    env = os.environ.get("GNS_SOCKET")
-    if env:
-        return Path(env)
-    if is_system() or SYSTEM_SOCKET.exists():
-        return SYSTEM_SOCKET
-    return _runtime_dir() / APP / "control.sock"
-
-
-def _runtime_dir() -> Path:
-    return Path(os.environ.get("XDG_RUNTIME_DIR") or f"/tmp/{APP}-{os.getuid()}")
-
-
 def _user_defaults() -> tuple[Path, Path, Path, Path]:
     if is_system():
-        return SYSTEM_CONFIG, SYSTEM_PROFILES, SYSTEM_STATE, SYSTEM_SOCKET
+        return SYSTEM_CONFIG, SYSTEM_PROFILES, SYSTEM_STATE, daemon_socket()
     conf = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / APP
     state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local/state") / APP
-    return conf / "supervisor.toml", conf / "profiles", state, default_socket()
+    return conf / "supervisor.toml", conf / "profiles", state, daemon_socket()
 
 
 _KEYS = {"profiles_dir", "state_dir", "socket", "fake_gpus", "allow_uids", "allow_groups",

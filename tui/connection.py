@@ -7,15 +7,13 @@ Only ``supervisor.protocol`` is imported from the daemon's package.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 from supervisor.protocol.client import connect_ssh, connect_unix
-
-SYSTEM_SOCKET = "/run/gpu-node-supervisor/control.sock"
+from supervisor.protocol.paths import client_socket
 
 
 class Client(Protocol):
@@ -56,15 +54,10 @@ class Target:
 Connector = Callable[[Target], AbstractAsyncContextManager[Client]]
 
 
-def default_socket(env: dict[str, str] | None = None) -> str:
-    """``$GNS_SOCKET``, else the system socket if it exists, else the per-user one."""
-    env = dict(os.environ) if env is None else env
-    if env.get("GNS_SOCKET"):
-        return env["GNS_SOCKET"]
-    if Path(SYSTEM_SOCKET).exists():
-        return SYSTEM_SOCKET
-    runtime = env.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
-    return os.path.join(runtime, "gpu-node-supervisor", "control.sock")
+def default_socket(env: Mapping[str, str] | None = None) -> str:
+    """The socket supervisor-ctl would use: ``$GNS_SOCKET``, else the system socket when
+    there is one (or as root), else the per-user one."""
+    return os.fspath(client_socket(env))
 
 
 def connect(target: Target) -> AbstractAsyncContextManager[Client]:

@@ -181,8 +181,8 @@ def dispatch(args: argparse.Namespace) -> int:
 
 
 def socket_path(args: argparse.Namespace) -> str:
-    from ..config import default_socket
-    return args.socket or str(default_socket())
+    from ..protocol.paths import client_socket
+    return args.socket or str(client_socket())
 
 
 def emit(args: argparse.Namespace, obj: Any, human: Callable[[Any], str] | None = None) -> None:
@@ -441,9 +441,11 @@ def parse_since(text: str) -> float:
 
 async def cmd_bridge(args: argparse.Namespace) -> int:
     """Relay bytes between stdio and the socket until either side closes."""
+    from ..protocol.client import open_unix
+
     path = socket_path(args)
     try:
-        stream = await anyio.connect_unix(path)
+        stream = await open_unix(path)
     except OSError as exc:
         raise CtlExit(EXIT_USAGE, f"cannot reach the daemon at {path}: {exc}") from None
 

@@ -11,6 +11,9 @@ import anyio
 
 from . import guard_identity
 
+if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
+    from exceptiongroup import BaseExceptionGroup
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
@@ -47,11 +50,28 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         anyio.run(run_daemon, config)
-    except (FileExistsError, PermissionError) as exc:
-        sys.stderr.write(f"supervisor-daemon: {exc}\n")
-        raise SystemExit(1) from None
     except KeyboardInterrupt:  # pragma: no cover
         pass
+    except Exception as exc:
+        reason = refusal(exc)
+        if reason is None:
+            raise
+        sys.stderr.write(f"supervisor-daemon: {reason}\n")
+        raise SystemExit(1) from None
+
+
+def refusal(exc: BaseException) -> str | None:
+    """The one line to print when the daemon refused to start, also from inside a task group
+    (an ExceptionGroup); None for a crash, which keeps its traceback."""
+    from ..protocol.paths import SocketPathError
+    from ..service import StartupRefused
+
+    if isinstance(exc, BaseExceptionGroup):
+        found = (refusal(e) for e in exc.exceptions)
+        return next((r for r in found if r is not None), None)
+    if isinstance(exc, (StartupRefused, SocketPathError)):
+        return str(exc)
+    return None
 
 
 if __name__ == "__main__":

@@ -21,10 +21,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-from anyio.abc import ByteStream, ObjectReceiveStream, ObjectSendStream
+from anyio.abc import ByteStream, ObjectReceiveStream, ObjectSendStream, UNIXSocketStream
 from anyio.streams.stapled import StapledByteStream
 
 from . import wire
+from .paths import check_socket_folders
 
 
 class DaemonError(Exception):
@@ -165,9 +166,16 @@ async def attach(stream: ByteStream, *, hello_timeout: float = 10.0) -> AsyncIte
         raise error
 
 
+async def open_unix(path: str | os.PathLike[str]) -> UNIXSocketStream:
+    """Connect to the socket at ``path`` once its folders are known safe: no other user
+    could have put their own socket there (raises SocketPathError otherwise)."""
+    check_socket_folders(path)
+    return await anyio.connect_unix(os.fspath(path))
+
+
 @asynccontextmanager
 async def connect_unix(path: str | os.PathLike[str]) -> AsyncIterator[DaemonClient]:
-    stream = await anyio.connect_unix(os.fspath(path))
+    stream = await open_unix(path)
     async with attach(stream) as client:
         yield client
 

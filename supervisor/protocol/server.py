@@ -7,9 +7,7 @@ It only translates requests into calls on the command table; it never waits for 
 from __future__ import annotations
 
 import logging
-import os
 import socket
-import stat
 import struct
 import time
 from collections import deque
@@ -19,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from anyio.abc import SocketAttribute, SocketStream
+from anyio.abc import SocketAttribute, SocketListener, SocketStream
 
 from ..events import Hub, Outbox
 from . import wire
+from .socketfile import BoundSocket
 
 log = logging.getLogger(__name__)
 
@@ -174,13 +173,14 @@ class ControlServer:
         self.handle_s: deque[float] = deque(maxlen=512)
 
     async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
-        prepare_socket_path(self.path)
-        listener = await anyio.create_unix_listener(self.path, mode=0o660)
-        if self.socket_gid is not None:  # issue 6: socket_group may connect
-            os.chown(self.path, -1, self.socket_gid)
-        async with listener:
-            task_status.started()
-            await listener.serve(self.handle)
+        bound = BoundSocket(self.path, self.socket_gid)
+        try:
+            listener = await SocketListener.from_socket(bound.sock)
+            async with listener:
+                task_status.started()
+                await listener.serve(self.handle)
+        finally:
+            bound.release()  # only the file bound here: never another daemon's socket
 
     async def handle(self, stream: SocketStream) -> None:
         await self.serve_stream(stream, peer_of(stream))
@@ -284,28 +284,3 @@ def _percentiles_ms(seconds: deque[float]) -> dict[str, Any]:
     s = sorted(seconds)
     p50, p99 = (round(s[min(len(s) - 1, int(q * len(s)))] * 1000, 3) for q in (0.50, 0.99))
     return {"n": len(s), "p50": p50, "p99": p99}
-
-
-def prepare_socket_path(path: Path) -> None:
-    """Create the socket's folder (never world-writable) and clear a stale socket file."""
-    parent = path.parent
-    parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-    mode = stat.S_IMODE(parent.stat().st_mode)
-    if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
-        raise PermissionError(f"{parent} is world-writable; refusing to put the socket there")
-    if path.exists() or path.is_symlink():
-        if not stat.S_ISSOCK(path.lstat().st_mode):
-            raise FileExistsError(f"{path} exists and is not a socket")
-        if _socket_alive(path):
-            raise FileExistsError(f"another daemon is listening on {path}")
-        path.unlink()
-
-
-def _socket_alive(path: Path) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(1.0)
-        try:
-            s.connect(os.fspath(path))
-        except OSError:
-            return False
-    return True
