@@ -6,13 +6,17 @@ kind = "command" any command; numbers are parsed from its output with `regex` (n
                  (keys: command = [...], regex, timeout); BENCH_HOST/BENCH_PORT/BENCH_URL set
 
 Results are plain dicts stored with the run; the keys tokens_per_s and ttft_ms are what the
-history and the brief compare across profiles.
+history and the brief compare across profiles. A benchmark that did not run to its end (the
+server went away, the stream was cut, the command failed) is recorded as
+``{"complete": false, "error": ...}`` and never carries a rate; a chat benchmark carries one
+only over at least MIN_RATE_TOKENS tokens and MIN_RATE_SECONDS of decoding.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import math
 import os
 import re
 import subprocess
@@ -22,6 +26,11 @@ from typing import Any
 
 DEFAULT_PROMPT = "Write a short essay on the history of the transistor."
 
+# Below these, a rate measures the timer and the scheduler more than the server (a trial cut
+# off after 2 tokens in 0.047 s read as 21,296 tok/s).
+MIN_RATE_TOKENS = 16
+MIN_RATE_SECONDS = 0.5
+
 
 class BenchmarkError(Exception):
     pass
@@ -29,17 +38,22 @@ class BenchmarkError(Exception):
 
 def run_benchmark(spec: Mapping[str, Any], host: str, port: int, model: str | None,
                   ) -> dict[str, Any]:
-    """Blocking; the daemon runs it in a worker thread."""
+    """Blocking; the daemon runs it in a worker thread. Whatever happens, a result."""
     kind = str(spec.get("kind", "chat"))
     started = time.time()
-    if kind == "chat":
-        result = chat_benchmark(spec, host, port, model)
-    elif kind == "command":
-        result = command_benchmark(spec, host, port)
-    else:
-        raise BenchmarkError(f"unknown benchmark kind {kind!r} (chat | command)")
+    try:
+        if kind == "chat":
+            result = chat_benchmark(spec, host, port, model)
+        elif kind == "command":
+            result = command_benchmark(spec, host, port)
+        else:
+            raise BenchmarkError(f"unknown benchmark kind {kind!r} (chat | command)")
+    except BenchmarkError as exc:
+        result = {"complete": False, "error": str(exc)}
+    except (OSError, http.client.HTTPException, subprocess.SubprocessError, ValueError) as exc:
+        result = {"complete": False, "error": f"did not complete: {type(exc).__name__}: {exc}"}
     return {"kind": kind, "started": started, "duration_s": round(time.time() - started, 3),
-            **result}
+            "complete": True, **result}
 
 
 def chat_benchmark(spec: Mapping[str, Any], host: str, port: int,
@@ -59,20 +73,35 @@ def chat_benchmark(spec: Mapping[str, Any], host: str, port: int,
         resp = conn.getresponse()
         if resp.status != 200:
             raise BenchmarkError(f"HTTP {resp.status}: {resp.read(300)!r}")
-        first, last, tokens, usage = _read_stream(resp)
+        stream = _read_stream(resp)
     finally:
         conn.close()
+    first, last, tokens, usage, finished = stream
     if first is None or last is None:
-        raise BenchmarkError("the stream carried no token")
-    decode_s = last - first
+        raise BenchmarkError("the stream carried no token"
+                             + ("" if finished else " and ended without [DONE]"))
+    timing = {"ttft_ms": round((first - t0) * 1000, 1), "e2e_s": round(last - t0, 3)}
+    if not finished:
+        return {"complete": False, "tokens": tokens, **timing,
+                "error": f"the stream ended after {tokens} token(s) in {last - t0:.3f} s "
+                         "without [DONE]: the server stopped or cut the reply"}
     n = int(usage.get("completion_tokens") or tokens) if usage else tokens
-    return {"tokens": n, "ttft_ms": round((first - t0) * 1000, 1),
-            "tokens_per_s": round((n - 1) / decode_s, 2) if decode_s > 0 and n > 1 else None,
-            "e2e_s": round(last - t0, 3)}
+    decode_s = last - first
+    return {"tokens": n, "decode_s": round(decode_s, 3), **timing, **_rate(n, decode_s)}
+
+
+def _rate(tokens: int, decode_s: float) -> dict[str, Any]:
+    if tokens >= MIN_RATE_TOKENS and decode_s >= MIN_RATE_SECONDS:
+        return {"tokens_per_s": round((tokens - 1) / decode_s, 2)}
+    return {"tokens_per_s": None,
+            "note": f"no rate from {tokens} token(s) over {decode_s:.3f} s: a rate needs at "
+                    f"least {MIN_RATE_TOKENS} tokens over {MIN_RATE_SECONDS} s (raise "
+                    "max_tokens)"}
 
 
 def _read_stream(resp: http.client.HTTPResponse) -> tuple[float | None, float | None, int,
-                                                          dict[str, Any]]:
+                                                          dict[str, Any], bool]:
+    """First and last token times, tokens, usage, and whether the stream reached [DONE]."""
     first = last = None
     tokens = 0
     usage: dict[str, Any] = {}
@@ -82,7 +111,7 @@ def _read_stream(resp: http.client.HTTPResponse) -> tuple[float | None, float | 
             continue
         data = line[5:].strip()
         if data == "[DONE]":
-            break
+            return first, last, tokens, usage, True
         try:
             chunk = json.loads(data)
         except ValueError:
@@ -95,7 +124,7 @@ def _read_stream(resp: http.client.HTTPResponse) -> tuple[float | None, float | 
                 first = first if first is not None else now
                 last = now
                 tokens += 1
-    return first, last, tokens, usage
+    return first, last, tokens, usage, False
 
 
 def command_benchmark(spec: Mapping[str, Any], host: str, port: int) -> dict[str, Any]:
@@ -125,18 +154,56 @@ def _number(text: str | None) -> Any:
         return text
 
 
+def complete(bench: Any) -> bool:
+    """A result that ran to its end (older records say so by carrying no error)."""
+    return isinstance(bench, Mapping) and not bench.get("error") and \
+        bench.get("complete") is not False
+
+
+def rate_of(bench: Any) -> float | None:
+    """The tokens/s a result may stand for; None for an incomplete or too short one.
+
+    Older records carry no ``complete`` or ``decode_s``: their token count and rate still say
+    whether the rate came from enough tokens over enough time.
+    """
+    if not complete(bench):
+        return None
+    tps = bench.get("tokens_per_s")
+    if isinstance(tps, bool) or not isinstance(tps, (int, float)) or not math.isfinite(tps) \
+            or tps <= 0:
+        return None
+    tokens = bench.get("tokens")
+    if bench.get("kind", "chat") == "chat" and isinstance(tokens, (int, float)):
+        decode_s = bench.get("decode_s", (tokens - 1) / tps)
+        if tokens < MIN_RATE_TOKENS or decode_s < MIN_RATE_SECONDS:
+            return None
+    return float(tps)
+
+
+def checked(bench: Any) -> Any:
+    """A stored result as it may be shown: a rate it cannot stand for is taken out."""
+    if not isinstance(bench, Mapping) or bench.get("tokens_per_s") is None \
+            or rate_of(bench) is not None:
+        return bench
+    out = {k: v for k, v in bench.items() if k != "tokens_per_s"}
+    if complete(bench):
+        out["note"] = (f"no rate: a rate needs at least {MIN_RATE_TOKENS} tokens over "
+                       f"{MIN_RATE_SECONDS} s of decoding")
+    return out
+
+
 def compare(rows: list[dict[str, Any]], root_of: Any) -> list[dict[str, Any]]:
-    """Latest benchmark per (profile, changes), side by side with its root profile's."""
+    """Latest complete benchmark per (profile, changes), side by side with its root profile's."""
     latest: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
     for r in rows:
-        if r.get("benchmark") and not r["benchmark"].get("error"):
+        if complete(r.get("benchmark")):
             latest[(r["profile"], tuple(r.get("changes") or ()))] = r
     out = []
     for (profile, changes), r in latest.items():
         b = r["benchmark"]
         base = latest.get((root_of(profile), ()))
-        tps = b.get("tokens_per_s")
-        base_tps = base["benchmark"].get("tokens_per_s") if base else None
+        tps = rate_of(b)
+        base_tps = rate_of(base["benchmark"]) if base else None
         out.append({"profile": profile, "changes": list(changes), "run_id": r["id"],
                     "tokens_per_s": tps, "ttft_ms": b.get("ttft_ms"),
                     "baseline": root_of(profile), "baseline_tokens_per_s": base_tps,

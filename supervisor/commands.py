@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio
 
+from .benchmark import checked as checked_benchmark
 from .benchmark import compare
 from .events import TOPICS
 from .profiles import diff_from_parent, validate_path
@@ -274,6 +275,8 @@ async def history(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 
 def _history(d: Daemon, n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     runs = d.arbiter.store.history(n)
+    for run in runs:  # records from before rates had minimums carry no unfounded rate
+        run["benchmark"] = checked_benchmark(run["benchmark"])
     return runs, compare(runs, d.arbiter.root_profile)
 
 
@@ -325,7 +328,11 @@ async def gpu_fault(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 async def events(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "events", "args": {"n": 50}} -> {events: [{ts, run_id, kind, data}]} from history"""
     n = max(1, min(_arg(args, "n", int, 50), 10_000))
-    return {"events": await anyio.to_thread.run_sync(d.arbiter.store.events, n)}
+    rows = await anyio.to_thread.run_sync(d.arbiter.store.events, n)
+    for ev in rows:
+        if ev["kind"] == "benchmark":
+            ev["data"] = checked_benchmark(ev["data"])
+    return {"events": rows}
 
 
 @command("checklist")

@@ -13,7 +13,7 @@ from .harness import emulator_profile, free_port
 
 pytestmark = pytest.mark.e2e
 
-CHAT = '\n[benchmark]\nkind = "chat"\nmax_tokens = 40\n'
+CHAT = '\n[benchmark]\nkind = "chat"\nmax_tokens = 120\n'  # a rate needs >= 0.5 s of decoding
 
 
 def test_chat_benchmark_measured_and_compared_with_baseline(workdir: Path, make_daemon) -> None:
