@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -206,6 +207,14 @@ class Server(ThreadingHTTPServer):
         if ":" in host:
             self.address_family = socket.AF_INET6
         super().__init__((host, port), Handler)
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that hung up (a probe that timed out, a benchmark cut short) is routine,
+        as in uvicorn: no traceback in the server's log, where it would read as a crash."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionResetError, BrokenPipeError, ConnectionAbortedError)):
+            return
+        super().handle_error(request, client_address)
 
 
 def make_server(emu, host: str, port: int) -> Server:
