@@ -14,6 +14,15 @@ REPO = Path(__file__).resolve().parents[1]
 UNIT = REPO / "systemd" / "gpu-node-supervisor.service"
 
 
+def test_unit_bounds_memory_and_tasks_without_starving_a_server() -> None:
+    settings = dict(line.split("=", 1) for line in UNIT.read_text().splitlines()
+                    if "=" in line and not line.startswith("#"))
+    # The server shares the unit's cgroup: a share of the host's RAM, never a daemon-sized cap.
+    assert settings["MemoryMax"].endswith("%") and 80 <= int(settings["MemoryMax"][:-1]) < 100
+    assert settings["OOMPolicy"] == "continue"
+    assert 8192 <= int(settings["TasksMax"]) <= 65536
+
+
 def test_unit_has_the_contract_settings() -> None:
     text = UNIT.read_text()
     for line in ("Type=notify", "WatchdogSec=", "RuntimeDirectory=gpu-node-supervisor",
