@@ -19,7 +19,7 @@ from .benchmark import compare
 from .events import TOPICS
 from .profiles import diff_from_parent, validate_path
 from .protocol import wire
-from .protocol.server import Connection
+from .protocol.server import Connection, waits_on_run
 from .runtime.arbiter import Arbiter, ArbiterError
 
 Handler = Callable[["Daemon", Connection, dict[str, Any]], Awaitable[Any]]
@@ -30,14 +30,16 @@ class Command:
     name: str
     handler: Handler
     mutating: bool
+    waits: bool  # waits on a run to start, stop or settle: not timed as the daemon's own work
 
 
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, *, mutating: bool = False) -> Callable[[Handler], Handler]:
+def command(name: str, *, mutating: bool = False, waits: bool = False,
+            ) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
-        COMMANDS[name] = Command(name, fn, mutating)
+        COMMANDS[name] = Command(name, fn, mutating, waits)
         return fn
     return register
 
@@ -61,6 +63,8 @@ class Daemon:
                                      f"{req.cmd} changes the daemon's state; "
                                      f"{conn.read_only_reason or 'this peer is read-only'}")
         try:
+            if cmd.waits:
+                waits_on_run()
             result = await cmd.handler(self, conn, req.args)
         except ArbiterError as exc:
             if cmd.mutating:
@@ -165,7 +169,7 @@ def profile_warning(d: Daemon, name: str) -> str | None:
             f"save)")
 
 
-@command("switch", mutating=True)
+@command("switch", mutating=True, waits=True)
 async def switch(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "switch", "args": {"profile": NAME, "wait": bool, "timeout": s}}"""
     name = _arg(args, "profile", str)
@@ -196,7 +200,7 @@ def _run_id(d: Daemon) -> int | None:
     return d.arbiter.current.id if d.arbiter.current is not None else None
 
 
-@command("start", mutating=True)
+@command("start", mutating=True, waits=True)
 async def start(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "start", "args": {"profile": NAME?}}: start NAME, or the last profile."""
     name = _arg(args, "profile", str, None) or d.arbiter.store.get_meta("last_profile")
@@ -213,7 +217,7 @@ async def start(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     return {"request": req.id, "profile": name, "run_id": _run_id(d)}
 
 
-@command("stop", mutating=True)
+@command("stop", mutating=True, waits=True)
 async def stop(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "stop"} -> {run_id, status}; waits until nothing of the run is left."""
     run = await d.arbiter.stop("stopped by request")
@@ -222,7 +226,7 @@ async def stop(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     return {"run_id": run.id, "status": run.status.value, "leftovers": sorted(run.leftovers)}
 
 
-@command("restart", mutating=True)
+@command("restart", mutating=True, waits=True)
 async def restart(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "restart"}: the current (or last) profile again."""
     run = d.arbiter.current

@@ -6,6 +6,7 @@ It only translates requests into calls on the command table; it never waits for 
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import socket
 import struct
@@ -170,7 +171,9 @@ class ControlServer:
                       "dropped_closed": 0}  # issue 6: events dropped by clients now gone
         # Seconds from reading a request to its reply being ready, for the latest requests:
         # the daemon's own share of a round trip (the rest is transport and the scheduler).
+        # A request that waited on a run (see waits_on_run) is kept apart in waited_s.
         self.handle_s: deque[float] = deque(maxlen=512)
+        self.waited_s: deque[float] = deque(maxlen=512)
 
     async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         bound = BoundSocket(self.path, self.socket_gid)
@@ -251,6 +254,8 @@ class ControlServer:
         tg.start_soon(self._run_request, conn, req, read_at)
 
     async def _run_request(self, conn: Connection, req: wire.Request, read_at: float) -> None:
+        waited = _Waited()
+        _WAITED.set(waited)  # this request's task has its own copy of the context
         try:
             result = await self.dispatch(conn, req)
             reply = wire.reply_ok(req.id, result)
@@ -263,7 +268,7 @@ class ControlServer:
             reply = wire.reply_error(req.id, wire.INTERNAL, f"{type(exc).__name__}: {exc}")
         finally:
             conn.in_flight -= 1
-        self.handle_s.append(time.monotonic() - read_at)
+        (self.waited_s if waited.on_run else self.handle_s).append(time.monotonic() - read_at)
         try:
             conn.send(reply)
         except (TypeError, ValueError) as exc:
@@ -274,7 +279,23 @@ class ControlServer:
         return {**self.stats, "clients": len(self.connections), "dropped": dropped,
                 "log_bytes_skipped": self.hub.log_bytes_skipped,
                 "dropped_total": dropped + self.stats["dropped_closed"],  # issue 6
-                "handle_ms": _percentiles_ms(self.handle_s)}
+                "handle_ms": _percentiles_ms(self.handle_s),
+                "waited_ms": _percentiles_ms(self.waited_s)}
+
+
+class _Waited:
+    on_run = False
+
+
+_WAITED: contextvars.ContextVar[_Waited] = contextvars.ContextVar("request_waited")
+
+
+def waits_on_run() -> None:
+    """Called by a command that waits on a run (to start, stop or settle): its time is the
+    run's, not the daemon's own, so it counts in ``waited_ms`` rather than ``handle_ms``."""
+    waited = _WAITED.get(None)
+    if waited is not None:
+        waited.on_run = True
 
 
 def _percentiles_ms(seconds: deque[float]) -> dict[str, Any]:
