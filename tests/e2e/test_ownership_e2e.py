@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import write_profile
-from .harness import REPO, Daemon, emulator_profile, free_port, socket_accepting, wait_until
+from .harness import REPO, emulator_profile, free_port, socket_accepting, wait_until
 from .harness import test_env as _env
 
 pytestmark = pytest.mark.e2e
@@ -217,60 +217,78 @@ def test_daemon_refuses_a_socket_folder_others_can_write(workdir: Path, make, fo
     assert found in line and "--socket" in line, line
 
 
-def run_as(uid: int, *argv: str, **kw: object) -> subprocess.Popen[bytes]:
-    """A process of another user (its uid and gid, no supplementary groups)."""
-    env = {**_env(), "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.Popen(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                             "--", *argv], cwd=REPO, env=env, **kw)  # type: ignore[call-overload]
+VICTIM_UID = 23456  # a non-root user whose default socket folder someone else made first
+
+
+def run_as(uid: int, *argv: str, timeout: float | None = 30,
+           ) -> subprocess.CompletedProcess[str] | subprocess.Popen[str]:
+    """``argv`` as another user (its uid and gid, no groups), in an environment without
+    XDG_RUNTIME_DIR or GNS_SOCKET: the default socket is /tmp/gpu-node-supervisor-UID/...
+    With a timeout: run to the end; without: started and returned."""
+    env = {k: v for k, v in _env().items() if k not in ("XDG_RUNTIME_DIR", "GNS_SOCKET")}
+    env.update(HOME="/tmp", PYTHONDONTWRITEBYTECODE="1")
+    full = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", *argv]
+    if timeout is None:
+        return subprocess.Popen(full, cwd=REPO, env=env, text=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+    return subprocess.run(full, cwd=REPO, env=env, text=True, capture_output=True,
+                          timeout=timeout)
+
+
+TUI_CONNECT = """\
+import anyio
+from tui.app import parse_targets
+from tui.connection import connect
+async def main():
+    async with connect(parse_targets([])[0]):
+        print("connected")
+try:
+    anyio.run(main)
+except OSError as exc:
+    print(exc)
+"""
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                    reason="running a daemon as another user needs root and setpriv")
-def test_clients_refuse_a_socket_in_another_users_folder(workdir: Path) -> None:
-    """Another user's daemon listens in a folder that user owns (the hijack: a folder they
-    made where our socket would go); our ctl and our TUI's connector refuse to talk to it."""
+                    reason="running daemons and clients as other users needs root and setpriv")
+def test_a_socket_folder_another_user_made_first_is_refused(workdir: Path) -> None:
+    """The hijack: without XDG_RUNTIME_DIR a user's socket goes under
+    /tmp/gpu-node-supervisor-UID; another user made that folder first (1777) and runs their
+    own daemon there. The victim's ctl and TUI refuse to talk to it, and the victim's daemon
+    refuses to start in it (leaving the other one's socket alone)."""
+    runtime = Path(f"/tmp/gpu-node-supervisor-{VICTIM_UID}")
+    shutil.rmtree(runtime, ignore_errors=True)  # a fake user's: only tests make it
+    runtime.mkdir()
+    runtime.chmod(0o1777)
+    os.chown(runtime, OTHER_UID, OTHER_UID)
+    sock = runtime / "gpu-node-supervisor" / "control.sock"
     workdir.chmod(0o755)
-    theirs = workdir / "theirs"
-    (theirs / "state").mkdir(parents=True)
-    shutil.chown(theirs, OTHER_UID, OTHER_UID)
-    shutil.chown(theirs / "state", OTHER_UID, OTHER_UID)
-    sock = theirs / "control.sock"
-    attacker = Daemon(workdir / "profiles", theirs / "state", sock)
-    with open(workdir / "attacker.log", "wb") as log:
-        proc = run_as(OTHER_UID, sys.executable, "-m", "supervisor.cli.daemon",
-                      "--socket", str(sock), "--profiles", str(workdir / "profiles"),
-                      "--state-dir", str(theirs / "state"), "--fake-gpus", "0",
-                      stdout=log, stderr=subprocess.STDOUT)
+    for name, uid in (("attacker", OTHER_UID), ("victim", VICTIM_UID)):
+        (workdir / name).mkdir()
+        os.chown(workdir / name, uid, uid)
+    daemon = [sys.executable, "-m", "supervisor.cli.daemon", "--profiles",
+              str(workdir / "profiles"), "--fake-gpus", "0"]
+    attacker = run_as(OTHER_UID, *daemon, "--socket", str(sock), "--state-dir",
+                      str(workdir / "attacker"), timeout=None)
+    assert isinstance(attacker, subprocess.Popen)
     try:
-        wait_until(lambda: socket_accepting(sock) or proc.poll() is not None, 20,
+        wait_until(lambda: socket_accepting(sock) or attacker.poll() is not None, 20,
                    "the other user's daemon")
-        assert proc.poll() is None, (workdir / "attacker.log").read_text()
-        res = attacker.ctl("status")
-        assert res.returncode == 2, res.stdout + res.stderr
-        assert f"{theirs} (a folder on the socket's path) belongs to uid {OTHER_UID}" \
-            in res.stderr, res.stderr
-        assert res.stdout == ""
-        tui_error = _tui_connect_error(sock)
-        assert f"belongs to uid {OTHER_UID}" in tui_error and tui_error in res.stderr
+        assert attacker.poll() is None, attacker.communicate()[0]
+        os.chmod(sock, 0o666)  # the other user lets anyone connect: the victim would get in
+        found = f"{runtime} (a folder on the socket's path) belongs to uid {OTHER_UID}"
+        ctl = run_as(VICTIM_UID, sys.executable, "-m", "supervisor.cli.ctl", "status")
+        assert (ctl.returncode, ctl.stdout) == (2, ""), ctl.stdout + ctl.stderr
+        assert found in ctl.stderr and str(sock) in ctl.stderr, ctl.stderr
+        tui = run_as(VICTIM_UID, sys.executable, "-c", TUI_CONNECT)
+        assert found in tui.stdout, tui.stdout + tui.stderr
+        mine = run_as(VICTIM_UID, *daemon, "--state-dir", str(workdir / "victim"))
+        assert socket_accepting(sock)
+        assert found in one_line(mine)  # type: ignore[arg-type]
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(30)
-
-
-def _tui_connect_error(sock: Path) -> str:
-    code = ("import anyio, sys\n"
-            "from tui.connection import Target, connect\n"
-            "async def main():\n"
-            "    async with connect(Target.unix(sys.argv[1])):\n"
-            "        pass\n"
-            "try:\n"
-            "    anyio.run(main)\n"
-            "except OSError as exc:\n"
-            "    print(exc)\n")
-    res = subprocess.run([sys.executable, "-c", code, str(sock)], capture_output=True,
-                         text=True, timeout=30, cwd=REPO, env=_env())
-    assert res.returncode == 0, res.stderr
-    return res.stdout.strip()
+        attacker.send_signal(signal.SIGTERM)
+        attacker.communicate(timeout=30)
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 # -- startup refusals: one line --------------------------------------------------------------
