@@ -2,6 +2,8 @@
 
 kind = "chat"    a streaming chat completion: time to first token and decode tokens/s
                  (keys: prompt, max_tokens, path = "/v1/chat/completions", model, timeout)
+kind = "completion"  the same over a streaming text completion, for base models that have no
+                 chat template (keys: as chat, path = "/v1/completions", ignore_eos)
 kind = "command" any command; numbers are parsed from its output with `regex` (named groups)
                  (keys: command = [...], regex, timeout); BENCH_HOST/BENCH_PORT/BENCH_URL set
 
@@ -42,12 +44,12 @@ def run_benchmark(spec: Mapping[str, Any], host: str, port: int, model: str | No
     kind = str(spec.get("kind", "chat"))
     started = time.time()
     try:
-        if kind == "chat":
-            result = chat_benchmark(spec, host, port, model)
+        if kind in ("chat", "completion"):
+            result = chat_benchmark(spec, host, port, model, kind)
         elif kind == "command":
             result = command_benchmark(spec, host, port)
         else:
-            raise BenchmarkError(f"unknown benchmark kind {kind!r} (chat | command)")
+            raise BenchmarkError(f"unknown benchmark kind {kind!r} (chat | completion | command)")
     except BenchmarkError as exc:
         result = {"complete": False, "error": str(exc)}
     except (OSError, http.client.HTTPException, subprocess.SubprocessError, ValueError) as exc:
@@ -56,23 +58,62 @@ def run_benchmark(spec: Mapping[str, Any], host: str, port: int, model: str | No
             "complete": True, **result}
 
 
-def chat_benchmark(spec: Mapping[str, Any], host: str, port: int,
-                   model: str | None) -> dict[str, Any]:
-    connect = "127.0.0.1" if host in ("0.0.0.0", "") else host
-    body = json.dumps({
+async def measure(profile: Any) -> dict[str, Any]:
+    """The profile's [benchmark] against its ready server, in a worker thread (abandoned if
+    the run ends first). Never raises: a broken benchmark never takes supervision down."""
+    import anyio
+
+    spec = dict(profile.benchmark or {})
+    try:
+        return await anyio.to_thread.run_sync(
+            run_benchmark, spec, profile.host, profile.port, profile.model,
+            abandon_on_cancel=True)
+    except Exception as exc:
+        return {"kind": spec.get("kind", "chat"), "complete": False,
+                "error": f"{type(exc).__name__}: {exc}"}
+
+
+PATHS = {"chat": "/v1/chat/completions", "completion": "/v1/completions"}
+
+
+def _request_body(spec: Mapping[str, Any], model: str | None, kind: str) -> str:
+    prompt = spec.get("prompt", DEFAULT_PROMPT)
+    body: dict[str, Any] = {
         "model": spec.get("model") or model or "default",
-        "messages": [{"role": "user", "content": spec.get("prompt", DEFAULT_PROMPT)}],
         "max_tokens": int(spec.get("max_tokens", 128)), "stream": True,
         "stream_options": {"include_usage": True}, "temperature": 0,
-    })
+    }
+    if kind == "completion":
+        body["prompt"] = prompt
+    else:
+        body["messages"] = [{"role": "user", "content": prompt}]
+    if "ignore_eos" in spec:   # vLLM and SGLang extension: decode max_tokens, EOS or not
+        body["ignore_eos"] = bool(spec["ignore_eos"])
+    return json.dumps(body)
+
+
+def _refusal(status: int, body: bytes, kind: str) -> str:
+    """What an HTTP error answer means, in words where the server told us why."""
+    text = body.decode("utf-8", "replace")
+    if kind == "chat" and status == 400 and "chat template" in text.lower():
+        return ("the model has no chat template, so the server refuses chat completions "
+                f"(HTTP 400): benchmark a base model with kind = \"completion\" "
+                f"(/v1/completions). The server said: {text[:200]}")
+    return f"HTTP {status}: {text[:300]}"
+
+
+def chat_benchmark(spec: Mapping[str, Any], host: str, port: int,
+                   model: str | None, kind: str = "chat") -> dict[str, Any]:
+    connect = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    body = _request_body(spec, model, kind)
     conn = http.client.HTTPConnection(connect, port, timeout=float(spec.get("timeout", 120)))
     try:
         t0 = time.perf_counter()
-        conn.request("POST", str(spec.get("path", "/v1/chat/completions")), body,
+        conn.request("POST", str(spec.get("path", PATHS[kind])), body,
                      {"Content-Type": "application/json"})
         resp = conn.getresponse()
         if resp.status != 200:
-            raise BenchmarkError(f"HTTP {resp.status}: {resp.read(300)!r}")
+            raise BenchmarkError(_refusal(resp.status, resp.read(2000), kind))
         stream = _read_stream(resp)
     finally:
         conn.close()
@@ -119,7 +160,8 @@ def _read_stream(resp: http.client.HTTPResponse) -> tuple[float | None, float | 
         if chunk.get("usage"):
             usage = chunk["usage"]
         for choice in chunk.get("choices") or []:
-            if (choice.get("delta") or {}).get("content"):
+            # chat streams carry delta.content, text completions carry text
+            if (choice.get("delta") or {}).get("content") or choice.get("text"):
                 now = time.perf_counter()
                 first = first if first is not None else now
                 last = now
@@ -173,7 +215,7 @@ def rate_of(bench: Any) -> float | None:
             or tps <= 0:
         return None
     tokens = bench.get("tokens")
-    if bench.get("kind", "chat") == "chat" and isinstance(tokens, (int, float)):
+    if bench.get("kind", "chat") in ("chat", "completion") and isinstance(tokens, (int, float)):
         decode_s = bench.get("decode_s", (tokens - 1) / tps)
         if tokens < MIN_RATE_TOKENS or decode_s < MIN_RATE_SECONDS:
             return None

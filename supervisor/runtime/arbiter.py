@@ -26,8 +26,9 @@ from ..states import ACTIVE_STATUSES, Cause, Phase, Status
 from ..store import Store
 from ..watchdogs.health import port_in_use
 from . import process as proc_mod
+from .adopt import AdoptedRun
 from .restart import RestartPolicy
-from .run import Run
+from .run import Run, RunServices, executed_argv
 
 T = TypeVar("T")
 
@@ -78,6 +79,11 @@ class Arbiter:
         good = store.get_meta("last_good")
         self.last_good: dict[str, Any] | None = (
             {k: v for k, v in good.items() if k != "resolved"} if good else None)
+        self._services = RunServices(
+            store=store, hub=hub,
+            gpu_util=gpus.utilization if gpus is not None else (lambda: None),
+            log_max_bytes=config.log_max_mb * 2**20, on_end=self._run_ended,
+            on_ready=self._run_ready, on_log_problem=self._log_problem)
         self._restart_policies: dict[str, RestartPolicy] = {}
         self._restart_scope: anyio.CancelScope | None = None
 
@@ -145,15 +151,12 @@ class Arbiter:
                              "changes": list(profile.changes), "reason": "adopted",
                              "status": "ready", "cause": None})
         self.request = req
-        run = Run(run_id=row["id"], token=row["token"], profile=profile, store=self.store,
-                  hub=self.hub, run_dir=self.runs_dir / str(row["id"]),
-                  gpu_util=self.gpus.utilization if self.gpus is not None else None,
-                  on_end=self._run_ended, request_id=req.id, reason="adopted",
-                  log_max_bytes=self.config.log_max_mb * 2**20,
-                  on_log_problem=self._log_problem, on_ready=self._run_ready, adopted=row)
+        run = AdoptedRun(row=row, run_id=row["id"], token=row["token"], profile=profile,
+                         run_dir=self.runs_dir / str(row["id"]), services=self._services,
+                         request_id=req.id, reason="adopted")
         self.current = run
         assert self._tg is not None
-        await self._tg.start(run.supervise_adopted)
+        await self._tg.start(run.supervise)
         note = f"adopted run {row['id']} ({row['profile']}, pid {row['pid']}) after a restart"
         self.store.add_event("adopted", {"note": note}, row["id"])
         self.problems.append(note)
@@ -368,18 +371,15 @@ class Arbiter:
         now = time.time()
         run_id = self.store.create_run(
             token=token, profile=profile.name, changes=list(profile.changes), hash=profile.hash,
-            resolved=profile.to_dict(), argv=profile.argv(), env=profile.env_dict(),
+            resolved=profile.to_dict(), argv=executed_argv(profile), env=profile.env_dict(),
             request_id=req.id, reason=reason, status=Status.STARTING.value,
             phase=Phase.LAUNCH.value, started=now)
         run_dir = self.runs_dir / str(run_id)
         run_dir.mkdir(parents=True, exist_ok=True)
         self.store.update_run(run_id, log_path=str(run_dir / "run.log"))
         self._prune_run_dirs()
-        gpu_util = self.gpus.utilization if self.gpus is not None else None
-        return Run(run_id=run_id, token=token, profile=profile, store=self.store, hub=self.hub,
-                   run_dir=run_dir, gpu_util=gpu_util, on_end=self._run_ended,
-                   log_max_bytes=self.config.log_max_mb * 2**20, request_id=req.id,
-                   reason=reason, on_log_problem=self._log_problem, on_ready=self._run_ready)
+        return Run(run_id=run_id, token=token, profile=profile, run_dir=run_dir,
+                   services=self._services, request_id=req.id, reason=reason)
 
     def _prune_run_dirs(self) -> None:
         dirs = sorted((d for d in self.runs_dir.iterdir() if d.name.isdigit()),

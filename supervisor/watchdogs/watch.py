@@ -1,0 +1,144 @@
+"""The watch loop of a live run: phase deadlines, silence versus activity, the health probe.
+
+One timer per run. Each tick samples the run's process tree, then asks in order: is a phase
+past its budget? has the run been silent and still for `silence` seconds? is a health probe
+due, and what did it say? A verdict goes back to the run through ``fail``; readiness through
+``became_ready``. The loop only decides; the run records, kills and publishes.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+import anyio
+
+from ..profiles import ResolvedProfile
+from ..runtime.process import TreeSample
+from ..states import Cause, Phase, Status
+from .activity import ActivityTracker
+from .health import ProbeResult, probe
+
+ACTIVITY_INTERVAL = 1.0
+COMMAND_STARTSECS = 3.0   # a command that opens no port is ready after this long running
+
+
+class Watched(Protocol):
+    """What the watch loop needs of a run."""
+
+    profile: ResolvedProfile
+    status: Status
+    started: float
+    activity: ActivityTracker
+
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def phase_since(self) -> float: ...
+    @property
+    def engine_name(self) -> str: ...
+    @property
+    def done_watching(self) -> bool: ...
+    def sample_tree(self) -> TreeSample: ...
+    def gpu_util(self) -> float | None: ...
+    def became_ready(self, how: str) -> None: ...
+    def log_evidence(self, n: int = 3) -> list[str]: ...
+    async def classify(self) -> Any: ...
+    async def dump_stacks(self) -> list[str]: ...
+    async def fail(self, status: Status, cause: Cause, evidence: list[str]) -> None: ...
+
+
+class RunWatch:
+    def __init__(self, run: Watched) -> None:
+        self.run = run
+        self.misses = 0          # consecutive failed probes after ready
+        self.next_probe = 0.0
+
+    async def loop(self) -> None:
+        run = self.run
+        tick = max(0.05, min(ACTIVITY_INTERVAL, run.profile.timeouts.silence / 8))
+        while True:
+            await anyio.sleep(tick)
+            if run.done_watching:
+                return
+            now_m = time.monotonic()
+            tree = await anyio.to_thread.run_sync(run.sample_tree)
+            run.activity.sample(tree, run.gpu_util())
+            if run.status == Status.STARTING:
+                if await self._check_deadline() or await self._check_silence(now_m):
+                    return
+            if now_m >= self.next_probe and self._probe_due():
+                health = run.profile.health
+                self.next_probe = now_m + (health.interval if run.status == Status.READY
+                                           else min(1.0, health.interval))
+                result = await probe(run.profile.host, run.profile.port, health.path,
+                                     health.timeout)
+                await self._on_probe(result)
+                if run.done_watching:
+                    return
+
+    def _probe_due(self) -> bool:
+        run = self.run
+        # SGLang opens its port only after graph capture: no probing before warmup.
+        if run.status == Status.READY:
+            return True
+        return run.status == Status.STARTING and (
+            run.phase.rank >= Phase.WARMUP.rank or run.engine_name == "command")
+
+    async def _on_probe(self, result: ProbeResult) -> None:
+        run = self.run
+        if result.ok:
+            self.misses = 0
+            if run.status == Status.STARTING:
+                run.became_ready(f"GET {run.profile.health.path} = 200")
+            return
+        if run.status != Status.READY:
+            # 503 during warmup is SGLang saying "not yet", not a failure.
+            if run.engine_name == "command" and result.refused and \
+                    time.time() - run.started >= COMMAND_STARTSECS:
+                run.became_ready(f"running {COMMAND_STARTSECS:g} s (no port open)")
+            return
+        self.misses += 1
+        if self.misses >= run.profile.health.failures:
+            why = result.error or f"HTTP {result.status}"
+            await run.fail(Status.UNHEALTHY, Cause.HEALTH_CHECK_FAILED, [
+                f"{self.misses} consecutive health probes failed: GET "
+                f"{run.profile.health.path} -> {why}"] + run.log_evidence())
+
+    async def _check_deadline(self) -> bool:
+        run = self.run
+        budget = run.profile.timeouts.for_phase(run.phase)
+        if budget is None:
+            return False
+        spent = time.time() - run.phase_since
+        if spent < budget:
+            return False
+        cause = Cause.SLOW_WEIGHT_LOADING if run.phase == Phase.WEIGHT_LOADING else None
+        verdict = await run.classify()
+        await run.fail(Status.TIMEOUT, cause or verdict.cause or Cause.UNKNOWN, [
+            f"phase {run.phase.value} ran {spent:.0f} s, past its {budget:g} s budget",
+            *activity_evidence(run.activity), *verdict.evidence])
+        return True
+
+    async def _check_silence(self, now_m: float) -> bool:
+        run = self.run
+        silence = run.profile.timeouts.silence
+        if not run.activity.is_hung(now_m, silence):
+            return False
+        verdict = await run.classify()
+        quiet = run.activity.quiet_for(now_m)
+        evidence = [
+            f"no output for {quiet:.0f} s in phase {run.phase.value} and no CPU, disk or GPU"
+            f" activity for {run.activity.still_for(now_m):.0f} s (silence = {silence:g} s)",
+            *activity_evidence(run.activity), *run.log_evidence(3), *verdict.evidence]
+        files = await run.dump_stacks()
+        if files:
+            evidence.append(f"stack dumps: {len(files)} files in {Path(files[0]).parent}")
+        await run.fail(Status.HUNG, verdict.cause or Cause.UNKNOWN, evidence)
+        return True
+
+
+def activity_evidence(a: ActivityTracker) -> list[str]:
+    gpu = "no signal" if a.gpu_util is None else f"{a.gpu_util:.0f}%"
+    return [f"activity: CPU {a.cpu_percent}%, reads {a.read_mb_s} MB/s, GPU {gpu}"]
