@@ -103,13 +103,16 @@ HISTORY_COLUMNS = ("id", "profile", "changes", "status", "phase", "cause", "star
 _T = TypeVar("_T")
 
 
-def _survives(default: Callable[[], Any]) -> Callable[[_T], _T]:
-    """A store method whose database error is reported (``statistics``), not raised."""
+def _survives(default: Callable[[], Any], *, reader: bool = False) -> Callable[[_T], _T]:
+    """A store method whose database error is reported (``statistics``), not raised.
+
+    ``reader``: it reads on the reader connection, from any thread."""
     def wrap(fn: Any) -> Any:
         @functools.wraps(fn)
         def guarded(self: Store, *args: Any, **kw: Any) -> Any:
             try:
-                return fn(self, *args, **kw)
+                with self._reader_lock if reader else self._db_lock:
+                    return fn(self, *args, **kw)
             except sqlite3.Error as exc:
                 self._failed(fn.__name__, exc)
                 return default()
@@ -127,6 +130,9 @@ class Store:
         self._errors_lock = threading.Lock()
         self._meta: dict[str, Any] = {}  # what set_meta wrote: get_meta's answer if reads fail
         self._reader: sqlite3.Connection | None = None
+        # One lock per connection: the daemon's writes (event loop) and long reads (a worker
+        # thread) each have theirs; uncontended, a lock costs a fraction of a microsecond.
+        self._db_lock = threading.Lock()
         self._reader_lock = threading.Lock()
         try:
             self.db = self._connect(self.path)
@@ -137,6 +143,7 @@ class Store:
             self.in_memory = True
             self.db = self._connect(":memory:")
             self.db.executescript(SCHEMA)
+            self._reader_lock = self._db_lock  # the reader is this same connection
         self._last_run_id = self._highest_run_id()
 
     @staticmethod
@@ -246,27 +253,26 @@ class Store:
         return [_run_row(r) for r in rows]
 
     # -- long reads (any thread) ------------------------------------------------------
-    @_survives(list)
+    @_survives(list, reader=True)
     def history(self, n: int) -> list[dict[str, Any]]:
         """The newest ``n`` runs, oldest first, each with its phases and checklist.
 
         Safe to call from a worker thread: it reads on its own connection (WAL readers never
         block the daemon's writes), three queries whatever ``n``.
         """
-        with self._reader_lock:
-            db = self._reader_db()
-            rows = db.execute(f"SELECT {','.join(HISTORY_COLUMNS)} FROM runs"
-                              " ORDER BY id DESC LIMIT ?", (n,)).fetchall()
-            if not rows:
-                return []
-            # The newest n ids: every id between the lowest and the highest is one of them.
-            lo, hi = rows[-1][0], rows[0][0]
-            phases = db.execute("SELECT run_id, phase, started, ended FROM phases"
-                                " WHERE run_id BETWEEN ? AND ? ORDER BY run_id, started",
-                                (lo, hi)).fetchall()
-            items = db.execute("SELECT id, run_id, key, title, status, evidence, auto"
-                               " FROM checklist WHERE run_id BETWEEN ? AND ? ORDER BY id",
-                               (lo, hi)).fetchall()
+        db = self._reader_db()
+        rows = db.execute(f"SELECT {','.join(HISTORY_COLUMNS)} FROM runs"
+                          " ORDER BY id DESC LIMIT ?", (n,)).fetchall()
+        if not rows:
+            return []
+        # The newest n ids: every id between the lowest and the highest is one of them.
+        lo, hi = rows[-1][0], rows[0][0]
+        phases = db.execute("SELECT run_id, phase, started, ended FROM phases"
+                            " WHERE run_id BETWEEN ? AND ? ORDER BY run_id, started",
+                            (lo, hi)).fetchall()
+        items = db.execute("SELECT id, run_id, key, title, status, evidence, auto"
+                           " FROM checklist WHERE run_id BETWEEN ? AND ? ORDER BY id",
+                           (lo, hi)).fetchall()
         return _join_history(rows, phases, items)
 
     def _reader_db(self) -> sqlite3.Connection:
@@ -301,14 +307,13 @@ class Store:
         self.db.execute("INSERT INTO events (ts, run_id, kind, data) VALUES (?,?,?,?)",
                         (ts or time.time(), run_id, kind, json.dumps(data, default=str)))
 
-    @_survives(list)
+    @_survives(list, reader=True)
     def events(self, n: int = 100, run_id: int | None = None) -> list[dict[str, Any]]:
         """The newest ``n`` events, oldest first; safe from a worker thread."""
         where, params = ("WHERE run_id=?", [run_id]) if run_id is not None else ("", [])
-        with self._reader_lock:
-            rows = self._reader_db().execute(
-                f"SELECT ts, run_id, kind, data FROM events {where} ORDER BY id DESC LIMIT ?",
-                [*params, n]).fetchall()
+        rows = self._reader_db().execute(
+            f"SELECT ts, run_id, kind, data FROM events {where} ORDER BY id DESC LIMIT ?",
+            [*params, n]).fetchall()
         return [{"ts": t, "run_id": r, "kind": k, "data": json.loads(d)}
                 for t, r, k, d in reversed(rows)]
 
@@ -377,7 +382,8 @@ class Store:
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         try:
-            row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+            with self._db_lock:
+                row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         except sqlite3.Error as exc:
             self._failed("get_meta", exc)
             return self._meta.get(key, default)

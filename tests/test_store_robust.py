@@ -136,7 +136,14 @@ def test_history_in_three_queries_matches_the_per_run_reads(store: Store) -> Non
     assert store.history(100)[0]["id"] == ids[0]
 
 
-def test_history_reads_from_a_thread_while_the_loop_writes(store: Store) -> None:
+@pytest.mark.parametrize("kind", ["file", "memory"])
+def test_history_reads_from_a_thread_while_the_loop_writes(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "history.sqlite3"
+    if kind == "memory":
+        path.write_bytes(b"not a database" * 500)
+    store = Store(path)
+    assert store.in_memory is (kind == "memory")
+    errors_before = store.statistics()["errors"]
     for _ in range(50):
         new_run(store)
     errors: list[BaseException] = []
@@ -154,4 +161,5 @@ def test_history_reads_from_a_thread_while_the_loop_writes(store: Store) -> None
     for i in range(300):
         store.add_event("log", {"i": i}, 1)
     reader.join(30)
-    assert not errors and store.statistics()["errors"] == 0
+    assert not errors and store.statistics()["errors"] == errors_before
+    store.close()
