@@ -17,17 +17,44 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ..profiles import Change, ProfileError, ResolvedProfile
+from ..profiles import Change, ProfileError, ProfileSet, ResolvedProfile
 from ..states import ChecklistStatus as S
 from .chain import chain_profiles
 from .isolate import Isolation, isolate_steps, partial_result
 from .remedies import UNFIXABLE, failure_kind, merge_extras, next_remedy
 
-if TYPE_CHECKING:
-    from ..runtime.arbiter import Arbiter, Request
-    from ..runtime.run import Run
+
+# What the fallback needs of the daemon: narrow on purpose. The fallback reads the profiles,
+# the run that is current and writes checklist items; it never reaches into the arbiter.
+class Run(Protocol):
+    id: int
+    profile: ResolvedProfile
+    evidence: list[str]
+    status: Any
+    phase: Any
+    cause: Any
+
+
+class Checklist(Protocol):
+    def set_key(self, key: str, status: S, evidence: list[str] | None = None,
+                title: str | None = None, run_id: int | None = None) -> Any: ...
+
+
+class Host(Protocol):
+    profiles: ProfileSet
+    checklist: Checklist
+
+    @property
+    def current(self) -> Run | None: ...
+
+
+class Request(Protocol):
+    id: int
+    started: float
+    notes: list[str]
+    culprits: list[str]
 
 
 @dataclass
@@ -37,7 +64,7 @@ class Attempt:
     result: bool | None = None
 
 
-async def plan_attempts(arbiter: Arbiter, req: Request, first: ResolvedProfile,
+async def plan_attempts(arbiter: Host, req: Request, first: ResolvedProfile,
                         failed_run: Run) -> AsyncIterator[Attempt]:
     spec = first.fallback
     if spec.strategy == "none" or spec.max_attempts <= 1:
@@ -63,7 +90,7 @@ async def plan_attempts(arbiter: Arbiter, req: Request, first: ResolvedProfile,
 
 
 class _Plan:
-    def __init__(self, arbiter: Arbiter, req: Request, first: ResolvedProfile,
+    def __init__(self, arbiter: Host, req: Request, first: ResolvedProfile,
                  failed_run: Run) -> None:
         self.arbiter = arbiter
         self.req = req

@@ -21,6 +21,7 @@ from anyio.abc import TaskGroup
 from ..config import Config
 from ..diagnosis.checklist import Checklist, plan_for_failure
 from ..events import Hub
+from ..fallback import plan_attempts
 from ..profiles import ProfileError, ProfileSet, ResolvedProfile
 from ..states import ACTIVE_STATUSES, Cause, Phase, Status
 from ..store import Store
@@ -41,6 +42,36 @@ class ArbiterError(Exception):
 
 
 @dataclass
+class AttemptRecord:
+    """One launch made for a request, as `status` shows it; updated in one place
+    (``note_run``) while its run lives and when it ends."""
+
+    run_id: int
+    profile: str
+    changes: list[str]
+    reason: str
+    status: str
+    cause: str | None = None
+    phase: str | None = None
+
+    @classmethod
+    def of(cls, run: Run, reason: str) -> AttemptRecord:
+        rec = cls(run.id, run.profile.name, list(run.profile.changes), reason, "")
+        rec.note_run(run)
+        return rec
+
+    def note_run(self, run: Run) -> None:
+        self.status = run.status.value
+        self.cause = run.cause and run.cause.value
+        self.phase = run.phase.value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "profile": self.profile, "changes": list(self.changes),
+                "reason": self.reason, "status": self.status, "cause": self.cause,
+                "phase": self.phase}
+
+
+@dataclass
 class Request:
     """One operator request and the attempts made for it."""
 
@@ -48,7 +79,7 @@ class Request:
     profile: str
     strategy: str
     started: float = field(default_factory=time.time)
-    attempts: list[dict[str, Any]] = field(default_factory=list)
+    attempts: list[AttemptRecord] = field(default_factory=list)
     culprits: list[str] = field(default_factory=list)
     verdict: dict[str, Any] | None = None      # the requested profile's own failure, if any
     ok: bool | None = None                      # True: the requested profile itself is ready
@@ -147,14 +178,12 @@ class Arbiter:
         req = Request(self._next_request_id(), profile.name, profile.fallback.strategy)
         req.ok = True
         req.done.set()
-        req.attempts.append({"run_id": row["id"], "profile": profile.name,
-                             "changes": list(profile.changes), "reason": "adopted",
-                             "status": "ready", "cause": None})
         self.request = req
         run = AdoptedRun(row=row, run_id=row["id"], token=row["token"], profile=profile,
                          run_dir=self.runs_dir / str(row["id"]), services=self._services,
                          request_id=req.id, reason="adopted")
         self.current = run
+        req.attempts.append(AttemptRecord.of(run, "adopted"))
         assert self._tg is not None
         await self._tg.start(run.supervise)
         note = f"adopted run {row['id']} ({row['profile']}, pid {row['pid']}) after a restart"
@@ -262,8 +291,6 @@ class Arbiter:
     async def _campaign(self, req: Request, first: ResolvedProfile, reason: str, *,
                         task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Launch the requested profile; on failure, let its fallback try what it allows."""
-        from ..fallback import plan_attempts  # late: fallback builds on the runtime
-
         with anyio.CancelScope() as scope:
             req.scope = scope
             try:
@@ -303,9 +330,7 @@ class Arbiter:
         await self._stop_current(f"next attempt: {reason}")
         run = self._new_run(profile, req, reason)
         self.current = run
-        req.attempts.append({"run_id": run.id, "profile": profile.name,
-                             "changes": list(profile.changes), "reason": reason,
-                             "status": run.status.value, "cause": None})
+        req.attempts.append(AttemptRecord.of(run, reason))
         try:
             refusal = await self._precheck(profile)
             if refusal is not None:
@@ -391,10 +416,8 @@ class Arbiter:
         req = self.request
         if req is not None:
             for att in req.attempts:
-                if att["run_id"] == run.id:
-                    att["status"] = run.status.value
-                    att["cause"] = run.cause and run.cause.value
-                    att["phase"] = run.phase.value
+                if att.run_id == run.id:
+                    att.note_run(run)
         if run.failed:
             plan_for_failure(self.checklist, run, self._facts(run))
             if run.ready_event.is_set() and self.current is run and (
@@ -527,11 +550,12 @@ class Arbiter:
             return {"strategy": "none", "attempts": [], "culprits": [], "serving": serving,
                     "request": None, "settled": True,
                     "last_good": self.last_good}
-        for att in req.attempts:
+        attempts = [a.to_dict() for a in req.attempts]
+        for att in attempts:  # the live run's record may lag its status by a transition
             if run is not None and att["run_id"] == run.id:
-                att["status"] = run.status.value
-                att["cause"] = run.cause and run.cause.value
-        return {"strategy": req.strategy, "attempts": req.attempts, "culprits": req.culprits,
+                att.update(status=run.status.value, cause=run.cause and run.cause.value,
+                           phase=run.phase.value)
+        return {"strategy": req.strategy, "attempts": attempts, "culprits": req.culprits,
                 "serving": serving, "request": {"id": req.id, "profile": req.profile,
                                                 "ok": req.ok, "notes": req.notes},
                 "settled": req.done.is_set(), "last_good": self.last_good}
