@@ -16,11 +16,12 @@ import anyio
 
 from .benchmark import checked as checked_benchmark
 from .benchmark import compare
-from .events import TOPICS
+from .events import TOPICS, Hub
 from .profiles import diff_from_parent, validate_path
 from .protocol import wire
 from .protocol.server import Connection, waits_on_run
 from .runtime.arbiter import Arbiter, ArbiterError
+from .store import Store
 
 Handler = Callable[["Daemon", Connection, dict[str, Any]], Awaitable[Any]]
 
@@ -29,14 +30,20 @@ Handler = Callable[["Daemon", Connection, dict[str, Any]], Awaitable[Any]]
 class Command:
     name: str
     handler: Handler
-    mutating: bool
+    # True, or a test of the arguments (`checklist` reads freely, but add/done change state):
+    # a mutating request needs a permitted peer and is audited, in one place (dispatch).
+    mutating: bool | Callable[[dict[str, Any]], bool]
     waits: bool  # waits on a run to start, stop or settle: not timed as the daemon's own work
+
+    def changes_state(self, args: dict[str, Any]) -> bool:
+        return self.mutating(args) if callable(self.mutating) else self.mutating
 
 
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, *, mutating: bool = False, waits: bool = False,
+def command(name: str, *, mutating: bool | Callable[[dict[str, Any]], bool] = False,
+            waits: bool = False,
             ) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
         COMMANDS[name] = Command(name, fn, mutating, waits)
@@ -45,10 +52,15 @@ def command(name: str, *, mutating: bool = False, waits: bool = False,
 
 
 class Daemon:
-    """What handlers may reach: the arbiter and the few services beside it."""
+    """What handlers may reach: the arbiter (runs, requests, profiles, the checklist) and the
+    services beside it, each named here rather than reached through the arbiter."""
 
-    def __init__(self, arbiter: Arbiter, server_stats: Callable[[], dict[str, Any]]) -> None:
+    def __init__(self, arbiter: Arbiter, *, store: Store, hub: Hub, gpus: Any = None,
+                 server_stats: Callable[[], dict[str, Any]] = dict) -> None:
         self.arbiter = arbiter
+        self.store = store
+        self.hub = hub
+        self.gpus = gpus
         self.server_stats = server_stats
 
     async def dispatch(self, conn: Connection, req: wire.Request) -> Any:
@@ -57,7 +69,8 @@ class Daemon:
             raise wire.ProtocolError(wire.UNKNOWN_COMMAND,
                                      f"unknown command {req.cmd!r}; known: "
                                      + ", ".join(sorted(COMMANDS)))
-        if cmd.mutating and not conn.can_mutate:
+        mutating = cmd.changes_state(req.args)
+        if mutating and not conn.can_mutate:
             self._audit(conn, req, False, "not permitted")
             raise wire.ProtocolError(wire.NOT_PERMITTED,
                                      f"{req.cmd} changes the daemon's state; "
@@ -67,19 +80,19 @@ class Daemon:
                 waits_on_run()
             result = await cmd.handler(self, conn, req.args)
         except ArbiterError as exc:
-            if cmd.mutating:
+            if mutating:
                 self._audit(conn, req, False, exc.message)
             raise wire.ProtocolError(exc.code, exc.message) from None
         except wire.ProtocolError as exc:
-            if cmd.mutating:
+            if mutating:
                 self._audit(conn, req, False, exc.message)
             raise
-        if cmd.mutating:
+        if mutating:
             self._audit(conn, req, True, _short(result))
         return result
 
     def _audit(self, conn: Connection, req: wire.Request, ok: bool, result: str) -> None:
-        self.arbiter.store.audit(uid=conn.peer.uid, gid=conn.peer.gid, pid=conn.peer.pid,
+        self.store.audit(uid=conn.peer.uid, gid=conn.peer.gid, pid=conn.peer.pid,
                                  cmd=req.cmd, args=req.args, ok=ok, result=result)
 
 
@@ -118,7 +131,7 @@ async def status(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 
 def _store_status(d: Daemon, daemon: dict[str, Any]) -> None:
     """The history store's health; a failing store is also one of the daemon's problems."""
-    store = d.arbiter.store.statistics()
+    store = d.store.statistics()
     daemon["store"] = store
     if store["problem"]:
         daemon["problems"] = [*daemon.get("problems", []), store["problem"]]
@@ -203,7 +216,7 @@ def _run_id(d: Daemon) -> int | None:
 @command("start", mutating=True, waits=True)
 async def start(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "start", "args": {"profile": NAME?}}: start NAME, or the last profile."""
-    name = _arg(args, "profile", str, None) or d.arbiter.store.get_meta("last_profile")
+    name = _arg(args, "profile", str, None) or d.store.get_meta("last_profile")
     if not name:
         raise wire.ProtocolError(wire.BAD_REQUEST, "no profile given and none run before")
     d.arbiter.resolve(name)  # an unknown or broken profile is the answer, not a conflict
@@ -230,7 +243,7 @@ async def stop(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 async def restart(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "restart"}: the current (or last) profile again."""
     run = d.arbiter.current
-    name = run.profile.name if run is not None else d.arbiter.store.get_meta("last_profile")
+    name = run.profile.name if run is not None else d.store.get_meta("last_profile")
     if not name:
         raise wire.ProtocolError(wire.BAD_REQUEST, "nothing to restart")
     req = await d.arbiter.switch(name, reason="restart requested")
@@ -245,7 +258,7 @@ async def logs(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     run = d.arbiter.current
     if run is not None and run_id in (None, run.id):
         return {"run_id": run.id, "lines": run.pipe.tail(n) if n else []}
-    row = d.arbiter.store.get_run(run_id) if run_id is not None else None
+    row = d.store.get_run(run_id) if run_id is not None else None
     if row is None:
         if run_id is None:
             return {"run_id": None, "lines": []}
@@ -278,7 +291,7 @@ async def history(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 
 
 def _history(d: Daemon, n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    runs = d.arbiter.store.history(n)
+    runs = d.store.history(n)
     for run in runs:  # records from before rates had minimums carry no unfounded rate
         run["benchmark"] = checked_benchmark(run["benchmark"])
     return runs, compare(runs, d.arbiter.root_profile)
@@ -291,7 +304,7 @@ async def subscribe(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     bad = [t for t in topics if t not in TOPICS]
     if bad:
         raise wire.ProtocolError(wire.BAD_REQUEST, f"unknown topic(s) {bad}; known: {TOPICS}")
-    d.arbiter.hub.subscribe(conn.outbox, topics)
+    d.hub.subscribe(conn.outbox, topics)
     if "log" in topics:
         conn.expect_bulk()
     return {"topics": topics, "queue": conn.outbox.max_events}
@@ -300,14 +313,14 @@ async def subscribe(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 @command("unsubscribe")
 async def unsubscribe(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "unsubscribe"}"""
-    d.arbiter.hub.unsubscribe(conn.outbox)
+    d.hub.unsubscribe(conn.outbox)
     return {}
 
 
 @command("gpus")
 async def gpus(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "gpus"} -> {backend: {...}, gpus: [...]}"""
-    mon = d.arbiter.gpus
+    mon = d.gpus
     if mon is None:
         return {"backend": {"backend": "none", "available": False,
                             "reason": "GPU monitor not running"}, "gpus": []}
@@ -318,7 +331,7 @@ async def gpus(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 async def gpu_fault(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "gpu_fault", "args": {"spec": "xid:0:79"}}: fake GPUs only."""
     spec = _arg(args, "spec", str)
-    mon = d.arbiter.gpus
+    mon = d.gpus
     if mon is None:
         raise wire.ProtocolError(wire.BAD_REQUEST, "no GPU monitor")
     try:
@@ -332,14 +345,14 @@ async def gpu_fault(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 async def events(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "events", "args": {"n": 50}} -> {events: [{ts, run_id, kind, data}]} from history"""
     n = max(1, min(_arg(args, "n", int, 50), 10_000))
-    rows = await anyio.to_thread.run_sync(d.arbiter.store.events, n)
+    rows = await anyio.to_thread.run_sync(d.store.events, n)
     for ev in rows:
         if ev["kind"] == "benchmark":
             ev["data"] = checked_benchmark(ev["data"])
     return {"events": rows}
 
 
-@command("checklist")
+@command("checklist", mutating=lambda args: args.get("action", "list") != "list")
 async def checklist(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "checklist", "args": {"action": "list"|"add"|"done"|"fail"|"skip"|"set",
     "text": T, "item": ID, "status": S}} -> {items}"""
@@ -347,8 +360,6 @@ async def checklist(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 
     action = _arg(args, "action", str, "list")
     cl = d.arbiter.checklist
-    if action != "list" and not conn.can_mutate:
-        raise wire.ProtocolError(wire.NOT_PERMITTED, conn.read_only_reason or "read-only peer")
     if action == "add":
         text = _arg(args, "text", str).strip()
         if not text or len(text) > 500:
@@ -367,8 +378,6 @@ async def checklist(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
             raise wire.ProtocolError(wire.NOT_FOUND, f"no checklist item {item}") from None
     elif action != "list":
         raise wire.ProtocolError(wire.BAD_REQUEST, f"unknown checklist action {action!r}")
-    if action != "list":
-        d._audit(conn, wire.Request(None, "checklist", args), True, action)
     return {"items": cl.view()}
 
 

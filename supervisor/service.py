@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -57,11 +58,13 @@ def access_policy(config: Config) -> Any:
     return check
 
 
-def open_gpu_monitor(config: Config, hub: Hub) -> Any:
+def open_gpu_monitor(config: Config, hub: Hub,
+                     on_xid: Callable[[Any], None] | None = None) -> Any:
     from .gpu import GpuMonitor, open_backend
 
     backend = open_backend(config.fake_gpus)
-    return GpuMonitor(backend, on_update=lambda gpus: hub.publish("gpus", {"gpus": gpus}))
+    return GpuMonitor(backend, on_update=lambda gpus: hub.publish("gpus", {"gpus": gpus}),
+                      on_xid=on_xid)
 
 
 async def run_daemon(config: Config) -> None:
@@ -104,11 +107,13 @@ async def _run_services(config: Config) -> None:
     store = Store(config.state_dir / "history.sqlite3")
     hub = Hub()
     notifier = Notifier()
-    gpus = open_gpu_monitor(config, hub)
+    # XIDs go to the arbiter, which needs the monitor in turn: the callback looks it up when
+    # an event comes (the monitor's sampler starts only after both exist).
+    gpus = open_gpu_monitor(config, hub, on_xid=lambda event: arbiter.on_xid(event))
     arbiter = Arbiter(config, store, hub, gpus)
-    gpus._on_xid = arbiter.on_xid
     server_box: dict[str, ControlServer] = {}
-    daemon = Daemon(arbiter, lambda: server_box["s"].statistics())
+    daemon = Daemon(arbiter, store=store, hub=hub, gpus=gpus,
+                    server_stats=lambda: server_box["s"].statistics())
     server = ControlServer(config.socket, hub, daemon.dispatch, access_policy(config),
                            hello_extra=lambda: {"version": _version(), "pid": os.getpid()},
                            socket_gid=_socket_gid(config))  # issue 6
