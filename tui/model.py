@@ -296,10 +296,10 @@ def live_activity(activity: Any, elapsed: float) -> dict[str, Any]:
     """The daemon's activity report moved forward by ``elapsed`` seconds since it was taken.
 
     The daemon publishes a run only when something changes, so a silent server's report goes
-    stale at once. Output and activity since then would have come with a newer report, so the
-    quiet and still times grow with the clock and the state follows the daemon's own rule
-    (watchdogs/activity.py): working while output is recent, quiet while something else
-    moves, silent when nothing does.
+    stale at once. Output and activity since then would come with a newer report, so the quiet
+    and still times grow with the clock. The state is worked out from those times: working
+    while output is recent, quiet while the tree still works (CPU, disk, GPU), silent when
+    nothing has moved lately, which is what the hung verdict counts (``still_s``).
     """
     a = dict(as_dict(activity))
     dt = max(0.0, elapsed)
@@ -311,10 +311,15 @@ def live_activity(activity: Any, elapsed: float) -> dict[str, Any]:
         a["still_s"] = still + dt
     silence = num(a.get("silence_s"))
     if silence is not None and still is not None:
-        if a["quiet_s"] < min(5.0, silence / 3):
+        # "Lately" as the daemon counts output; activity is sampled each second and reports
+        # come every 2 s, so a busy tree is never older than 3 s here.
+        lately = min(5.0, silence / 3)
+        if a["quiet_s"] < lately:
             a["state"] = "working"
+        elif a["still_s"] < max(lately, 3.0):
+            a["state"] = "quiet"  # no output, but the tree works (a long load)
         else:
-            a["state"] = "quiet" if a["still_s"] < a["quiet_s"] else "silent"
+            a["state"] = "silent"  # counting towards the hung verdict
     return a
 
 

@@ -110,7 +110,12 @@ def test_the_state_follows_the_daemon_rule_as_time_passes() -> None:
     assert line(working) == "activity working · last output 0 s ago · CPU 12% · GPU 35%"
     assert line(working, elapsed=6).startswith("activity silent 6 s of 30 s")
     busy = working | {"quiet_s": 10.0, "still_s": 1.0}
-    assert line(busy, elapsed=2).startswith("activity quiet · no output for 12 s")
+    assert line(busy, elapsed=1).startswith("activity quiet · no output for 11 s")
+    # One burst of CPU a second after the last line, then nothing: the daemon still calls it
+    # "quiet" (still_s < quiet_s), but the hung verdict counts still_s, so the line does too.
+    once = working | {"state": "quiet", "quiet_s": 10.0, "still_s": 9.0, "silence_s": 12}
+    assert line(once).startswith("activity silent 9 s of 12 s · no output, no CPU")
+    assert line(once).endswith("hung verdict in 3 s")
 
 
 def test_a_serving_server_shows_its_quiet_time_without_a_hang_budget() -> None:

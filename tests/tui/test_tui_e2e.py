@@ -9,6 +9,7 @@ runs a private sshd on loopback (its own host and user keys) and attaches throug
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -53,9 +54,33 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# Silent in graph capture: no output, no CPU, disk or GPU activity; hung after 12 s.
+HANG_PROFILE = """\
+description = "hangs in graph capture (silence 12 s)"
+extends = "demo-baseline"
+
+[launch]
+env = { SGLANG_EMULATOR_FAULT = "hang:cuda_graph_capture" }
+
+[timeouts]
+cuda_graph_capture = 300
+silence = 12
+"""
+
+
 @pytest.fixture
 def daemon(short_dir: str) -> Iterator[str]:
     """The real daemon on a short socket path; yields the socket path."""
+    yield from run_daemon(short_dir)
+
+
+@pytest.fixture
+def hang_daemon(short_dir: str) -> Iterator[str]:
+    """The real daemon with the demo profiles and ``demo-hang-silent`` (HANG_PROFILE)."""
+    yield from run_daemon(short_dir, {"demo-hang-silent.toml": HANG_PROFILE})
+
+
+def run_daemon(short_dir: str, extra: dict[str, str] | None = None) -> Iterator[str]:
     sock = os.path.join(short_dir, "c.sock")
     state = os.path.join(short_dir, "state")
     os.makedirs(state)
@@ -67,6 +92,8 @@ def daemon(short_dir: str) -> Iterator[str]:
         if "port = 31000" in text:
             text = text.replace("port = 31000", f"port = {_free_port()}")
         Path(profiles, src.name).write_text(text)
+    for name, text in (extra or {}).items():
+        Path(profiles, name).write_text(text)
     log = open(os.path.join(short_dir, "daemon.log"), "wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "supervisor.cli.daemon", "--socket", sock,
@@ -164,6 +191,43 @@ def test_real_tui_under_tmux_attaches_and_switches(daemon: str, short_dir: str) 
         wait_until(lambda: os.path.exists(out) and "TUI-EXITED" in Path(out).read_text(), 15,
                    "the TUI to exit")
         assert "TUI-EXITED 0" in Path(out).read_text(), Path(out).read_text()[-3000:]
+    finally:
+        tmux.kill()
+
+
+def test_real_tui_counts_a_silent_hang_up_to_the_verdict(hang_daemon: str,
+                                                         short_dir: str) -> None:
+    """The activity line ticks while the server says nothing (no run event comes), names the
+    budget, and the verdict follows; both screens go to the test's output."""
+    if not shutil.which("tmux"):
+        pytest.skip("tmux is not installed (scripts/ensure-test-tools.sh installs it)")
+    tmux = Tmux(f"gnsh{os.getpid()}")
+    tmux.start(f"env TERM=xterm-256color {VENV_BIN / 'supervisor-tui'} --socket {hang_daemon}",
+               width=110, height=30)
+    try:
+        tmux.wait_for("● connected")
+        subprocess.run([str(VENV_BIN / "supervisor-ctl"), "--socket", hang_daemon, "switch",
+                        "demo-hang-silent"], check=True, capture_output=True, timeout=30)
+        pattern = re.compile(r"silent (\d+) s of 12 s")
+
+        def silent_for() -> int | None:
+            m = pattern.search(" ".join(tmux.screen().split()))
+            return int(m.group(1)) if m else None
+
+        try:
+            first = wait_until(silent_for, 60, "the silent count on screen")
+        except AssertionError:
+            raise AssertionError(f"no silent count; the screen:\n{tmux.screen()}") from None
+        screen1 = tmux.screen()
+        later = wait_until(lambda: (n := silent_for()) and n >= first + 3 and n, 10,
+                           "the silent count to go up")
+        screen2 = tmux.screen()
+        print(f"--- capture 1 ---\n{screen1}\n--- capture 2 ---\n{screen2}")
+        assert later > first
+        assert "hung verdict in" in " ".join(screen2.split())
+        tmux.wait_for("HUNG", timeout=30)
+        wait_until(lambda: "killed by supervisor" in " ".join(tmux.screen().split()), 30,
+                   "the exit shown as the supervisor's kill")
     finally:
         tmux.kill()
 

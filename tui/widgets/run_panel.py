@@ -29,9 +29,10 @@ class RunPanel(Static):
     run: reactive[dict[str, Any] | None] = reactive(None, layout=True)
     fallback: reactive[dict[str, Any] | None] = reactive(None, layout=True)
     verdict: reactive[dict[str, Any] | None] = reactive(None, layout=True)
-    now: reactive[float] = reactive(0.0)
-    run_seen_at: reactive[float | None] = reactive(None)
-    connected: reactive[bool] = reactive(False)
+    # layout: the ticking lines change length, so the panel's height may change each second
+    now: reactive[float] = reactive(0.0, layout=True)
+    run_seen_at: reactive[float | None] = reactive(None, layout=True)
+    connected: reactive[bool] = reactive(False, layout=True)
 
     def on_mount(self) -> None:
         self.border_title = "run"
