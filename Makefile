@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check verify-unit bench clean
+.PHONY: demo test test-real check verify-unit bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -19,6 +19,13 @@ test: $(STAMP)
 	bash scripts/ensure-test-tools.sh
 	$(MAKE) --no-print-directory check
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
+
+# The real-engine tier (tests/real): real vLLM (CPU build) and real SGLang under the daemon.
+# Engine venvs and tiny models are cached in ~/.cache/gpu-node-supervisor (GNS_REAL_CACHE);
+# the first run on a machine installs them (minutes, ~15 GB). One engine at a time: no -n.
+test-real: $(STAMP)
+	$(PY) tests/real/setup_engines.py $(ENGINES)
+	$(PY) -m pytest -q --timeout=900 tests/real $(PYTEST_ARGS)
 
 # Lint, the import contracts (the daemon never imports the TUI) and mypy --strict on the
 # modules listed in pyproject.toml: seconds.

@@ -92,6 +92,23 @@ def _request_body(spec: Mapping[str, Any], model: str | None, kind: str) -> str:
     return json.dumps(body)
 
 
+# uvicorn logs "Application startup complete" (the ready line) a moment before it listens.
+CONNECT_GRACE_S = 10.0
+
+
+def _connect(conn: http.client.HTTPConnection) -> None:
+    """Connect, retrying a refused connection for a few seconds after the ready line."""
+    deadline = time.monotonic() + CONNECT_GRACE_S
+    while True:
+        try:
+            conn.connect()
+            return
+        except ConnectionRefusedError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.1)
+
+
 def _refusal(status: int, body: bytes, kind: str) -> str:
     """What an HTTP error answer means, in words where the server told us why."""
     text = body.decode("utf-8", "replace")
@@ -108,6 +125,7 @@ def chat_benchmark(spec: Mapping[str, Any], host: str, port: int,
     body = _request_body(spec, model, kind)
     conn = http.client.HTTPConnection(connect, port, timeout=float(spec.get("timeout", 120)))
     try:
+        _connect(conn)
         t0 = time.perf_counter()
         conn.request("POST", str(spec.get("path", PATHS[kind])), body,
                      {"Content-Type": "application/json"})

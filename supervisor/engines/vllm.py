@@ -19,7 +19,8 @@ _C = re.compile
 _PREFILTER = literal_prefilter(
     "vLLM API server", "non-default args", "LLM engine", "Resolved architecture", "max model len",
     "load model", "Loading model", "Loading weights took", "shards", "Model loading took",
-    "Memory profiling", "KV cache", "GPU blocks", "Maximum concurrency", "Dynamo bytecode",
+    "Memory profiling", "KV cache", "Warming up model", "GPU blocks", "Maximum concurrency",
+    "Dynamo bytecode",
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
     "Graph capturing", "init engine", "Starting vLLM", "Started server process",
     "pplication startup", "Running: ", "HTTP/", "%|",
@@ -32,7 +33,10 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|Loading \w+ checkpoint shards"), Phase.WEIGHT_LOADING),
     (_C(r"Model loading took|Memory profiling takes|Available KV cache memory|GPU KV cache size"
         r"|Maximum concurrency for|# GPU blocks|Dynamo bytecode transform|torch\.compile takes"
-        r"|Compiling a graph for"), Phase.KV_CACHE_ALLOC),
+        r"|Compiling a graph for"
+        # the CPU build: compile and profile the model, then size the KV cache from host memory
+        r"|Warming up model for the compilation|GiB for KV cache on node|CPU KV cache size"),
+     Phase.KV_CACHE_ALLOC),
     (_C(r"(?i:capturing cuda ?graph)|Graph capturing finished"), Phase.CUDA_GRAPH_CAPTURE),
     (_C(r"init engine \(profile, create kv cache, warmup model\) took|Starting vLLM API server"
         r"|Started server process|Waiting for application startup"), Phase.WARMUP),

@@ -1,0 +1,107 @@
+"""Real vLLM (CPU build) under the real daemon: serving, crashing, hanging, isolating.
+
+Each test launches the real engine (60-90 s to ready on 2 cores) and stops it; one engine at a
+time. The run's log is kept as a fixture candidate when GNS_SAVE_REAL_LOGS names a folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from e2e.harness import free_port, wait_until
+
+from supervisor.benchmark import run_benchmark
+
+from .conftest import EventFollower, vllm_profile, write_profile
+
+pytestmark = pytest.mark.timeout(900)
+
+STARTUP = 420   # seconds: ready takes 60-90 s alone, several minutes on a busy 2-core host
+STARTUP_PHASES = ["launch", "weight_loading", "kv_cache_alloc", "warmup"]
+
+
+def save_log(d, name: str) -> None:
+    """Copy the current run's log where GNS_SAVE_REAL_LOGS points (to become a fixture)."""
+    dest = os.environ.get("GNS_SAVE_REAL_LOGS")
+    run = d.run()
+    if dest and run and run.get("log_path") and Path(run["log_path"]).exists():
+        Path(dest).mkdir(parents=True, exist_ok=True)
+        shutil.copy(run["log_path"], Path(dest) / f"{name}.log")
+
+
+def switch_wait(d, name: str, timeout: int = STARTUP) -> tuple[int, dict]:
+    res = d.ctl("switch", name, "--wait", "--timeout", str(timeout), "--json",
+                timeout=timeout + 60)
+    assert res.stdout.strip(), res.stderr
+    return res.returncode, json.loads(res.stdout)
+
+
+def watch_startup(d, timeout: float = STARTUP) -> list[tuple[str, object]]:
+    """(phase, progress) pairs seen live in status until the run leaves `starting`."""
+    seen: list[tuple[str, object]] = []
+
+    def settled() -> bool:
+        run = d.run()
+        if run is None:
+            return False
+        pair = (run["phase"], run["progress"])
+        if not seen or seen[-1] != pair:
+            seen.append(pair)
+        return run["status"] != "starting"
+    wait_until(settled, timeout, "the vLLM run to leave starting", interval=0.2)
+    return seen
+
+
+def test_vllm_serves_phases_health_and_completion_benchmark(workdir: Path, make_daemon,
+                                                            vllm_python, tiny_model) -> None:
+    port = free_port()
+    write_profile(workdir, "tiny", vllm_profile(
+        vllm_python, tiny_model, port, args={"max-model-len": 2048}, extra=(
+            # >= 0.5 s of decoding even at ~1,500 tokens/s (a tiny model is fast), so the benchmark carries a rate
+            '\n[benchmark]\nkind = "completion"\nmax_tokens = 1536\nprompt = "The quick brown"\n'
+            'ignore_eos = true\n')))
+    d = make_daemon()
+    events = EventFollower(d)
+    try:
+        events.subscribed(d)
+        d.ctl("switch", "tiny", check=True)
+        seen = watch_startup(d)
+    finally:
+        events.close()
+    run = d.run()
+    assert run["status"] == "ready", (run, d.ctl("logs", "-n", "40").stdout)
+    live = [p for p, _ in seen]
+    for phase in STARTUP_PHASES:
+        assert phase in live, f"{phase} never seen live: {seen}"
+    # the weight loader's shard count moved while loading (pushed to subscribers)
+    shards = events.progress("weight_shards")
+    assert len(set(shards)) >= 2 and shards == sorted(shards), shards
+    # every startup phase is in history with its duration, then ready
+    hist = d.ctl_json("history")["runs"][-1]
+    phases = {p["phase"]: p for p in hist["phases"]}
+    for phase in STARTUP_PHASES:
+        assert phases[phase]["duration"] is not None and phases[phase]["duration"] >= 0, phases
+    assert "ready" in phases, phases
+    # the health probe keeps passing: still ready a few intervals later
+    t_ready = time.monotonic()
+    wait_until(lambda: time.monotonic() - t_ready > 6, 10, "three health intervals")
+    assert d.run()["status"] in ("ready", "serving"), d.run()
+    # the benchmark ran against /v1/completions and is stored with the run
+    bench = wait_until(lambda: d.run()["benchmark"], 180, "the completion benchmark")
+    assert bench["kind"] == "completion" and bench["complete"] is True, bench
+    assert bench["tokens"] >= 16 and (bench.get("tokens_per_s") or 0) > 0, bench
+    stored = d.ctl_json("history")["runs"][-1]["benchmark"]
+    assert stored["kind"] == "completion" and stored["tokens_per_s"] == bench["tokens_per_s"]
+    # a base model: the chat kind says so rather than a bare HTTP 400
+    chat = run_benchmark({"kind": "chat", "max_tokens": 8}, "127.0.0.1", port, str(tiny_model))
+    assert chat["complete"] is False and "no chat template" in chat["error"], chat
+    assert 'kind = "completion"' in chat["error"], chat
+    save_log(d, "vllm-ready")
+    res = d.ctl("stop", "--json")
+    assert res.returncode == 0, res.stderr
+    wait_until(lambda: not d.run_processes(), 60, "every vLLM process to be gone")
