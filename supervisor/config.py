@@ -38,7 +38,7 @@ class Config:
     startup_profile: str | None = None
     metrics_port: int | None = None
     metrics_host: str = "127.0.0.1"
-    # -- issue 6 (ops): group that may connect to the control socket (mode 0660) -------------
+    # -- the group that may connect to the control socket (mode 0660) -----------------------
     socket_group: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -80,7 +80,7 @@ def load(config_file: str | None = None, **overrides: Any) -> Config:
 
 
 def _check_ops(cfg: Config, path: Path) -> None:
-    """issue 6 (ops): metrics endpoint and socket group."""
+    """The metrics endpoint and the socket group."""
     port = cfg.metrics_port
     if port is not None and (isinstance(port, bool) or not isinstance(port, int)
                              or not 1 <= port <= 65535):

@@ -1,4 +1,4 @@
-"""Optional Prometheus endpoint (DESIGN §10, issue 6): off by default, loopback when on.
+"""Optional Prometheus endpoint (DESIGN §10): off by default, loopback when on.
 
 Enabled by the config's ``metrics_port`` (``metrics_host`` defaults to 127.0.0.1). Needs
 ``prometheus-client`` (the ``metrics`` extra); without it the daemon runs and says why there

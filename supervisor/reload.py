@@ -1,4 +1,4 @@
-"""Profiles re-read on file change (watchfiles), debounced (DESIGN §10, issue 6).
+"""Profiles re-read on file change (watchfiles), debounced (DESIGN §10).
 
 ``Arbiter.reload_profiles`` does the work (load, diff, validate, swap; a bad file is reported in
 ``profiles`` and never disturbs the running server; it may be a coroutine that loads off the

@@ -116,10 +116,10 @@ async def _run_services(config: Config) -> None:
                     server_stats=lambda: server_box["s"].statistics())
     server = ControlServer(config.socket, hub, daemon.dispatch, access_policy(config),
                            hello_extra=lambda: {"version": _version(), "pid": os.getpid()},
-                           socket_gid=_socket_gid(config))  # issue 6
+                           socket_gid=_socket_gid(config))
     server_box["s"] = server
     hub.listeners.append(_status_notifier(notifier))
-    metrics_state = _metrics_state(config, hub, server)  # issue 6
+    metrics_state = _metrics_state(config, hub, server)
     try:
         async with anyio.create_task_group() as root:
             services = anyio.CancelScope()
@@ -136,7 +136,7 @@ async def _run_services(config: Config) -> None:
                         gc.freeze()
                         await tg.start(arbiter.serve)
                         await tg.start(server.serve)
-                        await _start_ops(tg, config, arbiter, metrics_state)  # issue 6
+                        await _start_ops(tg, config, arbiter, metrics_state)
                         tg.start_soon(_watchdog_pings, notifier)
                         tg.start_soon(memory.trim_loop)
                         notifier.ready("idle")
@@ -150,7 +150,7 @@ async def _run_services(config: Config) -> None:
         notifier.close()
 
 
-# -- issue 6 (ops): profile watcher, metrics endpoint, socket group ---------------------------
+# -- profile watcher, metrics endpoint, socket group ------------------------------------------
 def _metrics_state(config: Config, hub: Hub, server: ControlServer) -> Any:
     """Fed from the Hub from the start (a startup profile's first events included)."""
     if config.metrics_port is None:
@@ -181,7 +181,6 @@ def _socket_gid(config: Config) -> int | None:
     import grp
 
     return grp.getgrnam(config.socket_group).gr_gid
-# -- end issue 6 ------------------------------------------------------------------------------
 
 
 async def _signals(root: Any, services: anyio.CancelScope, arbiter: Arbiter,

@@ -191,7 +191,7 @@ def test_vllm_tracker():
 def test_command_engine_has_no_markers():
     e = get_engine("command")
     t = e.new_tracker()
-    assert e.default_command == () and e.health_path == "/health"
+    assert e.default_command == () and e.model_flag is None
     for line in ["The server is fired up and ready to roll!", "Load weight begin", "x" * 100]:
         assert t.feed(line) is None
     assert t.phase is Phase.LAUNCH and not t.ready
@@ -205,7 +205,7 @@ def test_get_engine():
     assert get_engine("vllm").default_command == ("vllm", "serve")
     assert get_engine("SGLang").name == "sglang"
     for e in ("sglang", "vllm", "command"):
-        assert get_engine(e).name == e and get_engine(e).health_path == "/health"
+        assert get_engine(e).name == e
         assert get_engine(e).new_tracker() is not get_engine(e).new_tracker()
     with pytest.raises(ValueError, match="unknown engine"):
         get_engine("tgi")
@@ -276,3 +276,12 @@ def test_throughput_200k_ordinary_lines():
     for i in range(60):
         t.feed(ordinary[i % len(ordinary)])
     assert t.phase is Phase.SERVING and t.requests_seen >= 9
+
+
+def test_each_engine_builds_its_own_command_line():
+    launch = type("L", (), {"command": ("srv",), "model": "/m", "host": "h", "port": 9,
+                            "args": (("tp", 2), ("x", True), ("y", False))})()
+    assert get_engine("sglang").argv(launch) == [
+        "srv", "--model-path", "/m", "--host", "h", "--port", "9", "--tp", "2", "--x"]
+    assert get_engine("vllm").argv(launch)[1:3] == ["--model", "/m"]
+    assert get_engine("command").argv(launch) == ["srv", "--tp", "2", "--x"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from supervisor.engines.base import render_args
 from supervisor.profiles import (
     KNOWN_REMEDIES,
     Change,
@@ -22,7 +23,6 @@ from supervisor.profiles import (
     diff_from_parent,
     diff_resolved,
     diff_sets,
-    render_args,
     validate_path,
 )
 from supervisor.states import Phase

@@ -13,8 +13,9 @@ of a progress-bar fragment.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..states import Phase
 
@@ -248,16 +249,63 @@ class MarkerTracker(PhaseTracker):
         return self._advance(Phase.WARMUP)
 
 
+def arg_key(key: str) -> str:
+    """Canonical flag name: ``mem_fraction_static`` and ``mem-fraction-static`` are one flag."""
+    return key.replace("_", "-")
+
+
+def render_value(value: Any) -> str:
+    # str(0.85) == "0.85"; bools never reach here (they are flags).
+    return str(value)
+
+
+def render_args(args: Iterable[tuple[str, Any]]) -> list[str]:
+    """``tp=8`` -> ``--tp 8``; ``true`` -> ``--flag``; ``false`` -> omitted; list -> ``--k a b``."""
+    out: list[str] = []
+    for key, value in args:
+        flag = "--" + arg_key(key)
+        if value is False:
+            continue  # false also lets a child drop an inherited flag
+        if value is True:
+            out.append(flag)
+        elif isinstance(value, (list, tuple)):
+            out += [flag, *(render_value(v) for v in value)]
+        else:
+            out += [flag, render_value(value)]
+    return out
+
+
+class Launch(Protocol):
+    """What an engine needs of a resolved profile to build its command line."""
+
+    command: tuple[str, ...]
+    model: str | None
+    host: str
+    port: int
+    args: tuple[tuple[str, Any], ...]
+
+
 class Engine:
-    """One engine kind: its default command, health path, tracker and flag names."""
+    """One engine kind: its default command, how it is told its model and address, its
+    phase tracker and its flag names."""
 
     name: str = "command"
     default_command: tuple[str, ...] = ()
-    health_path: str = "/health"
+    model_flag: str | None = None   # None: the engine is given no model, host or port
     tracker_class: type[PhaseTracker] = PhaseTracker
 
     def new_tracker(self) -> PhaseTracker:
         return self.tracker_class()
+
+    def argv(self, launch: Launch) -> list[str]:
+        """The server's command line: the command, the engine's own flags, the profile's."""
+        return [*launch.command, *self.engine_args(launch), *render_args(launch.args)]
+
+    def engine_args(self, launch: Launch) -> list[str]:
+        if self.model_flag is None:
+            return []
+        out = [self.model_flag, launch.model] if launch.model else []
+        return out + ["--host", launch.host, "--port", str(launch.port)]
 
     def flag(self, logical: str, version: str | None = None) -> str | None:
         """The CLI flag name (without ``--``) for a logical knob, or None if there is none."""

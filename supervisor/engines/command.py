@@ -9,5 +9,4 @@ from .base import Engine, PhaseTracker
 class CommandEngine(Engine):
     name = "command"
     default_command: tuple[str, ...] = ()
-    health_path = "/health"
     tracker_class = PhaseTracker

@@ -163,7 +163,7 @@ def normalize_logical(logical: str) -> str:
 class SGLangEngine(Engine):
     name = "sglang"
     default_command = ("python3", "-m", "sglang.launch_server")
-    health_path = "/health"
+    model_flag = "--model-path"
     tracker_class = SGLangTracker
 
     def flag(self, logical: str, version: str | None = None) -> str | None:

@@ -327,6 +327,3 @@ def _describe(run: Any) -> str:
     cause, phase, status = _cause_phase_status(run)
     return f"run #{run.id} {status} in {phase}" + (f", cause {cause}" if cause else "")
 
-
-def describe(attempts: list[dict[str, Any]]) -> str:
-    return ", ".join(f"{a['profile']}={a.get('status')}" for a in attempts)

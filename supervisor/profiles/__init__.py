@@ -2,7 +2,8 @@
 ``extends`` and named ``changes`` into frozen values that render to argv and env.
 
 One concern per module: errors, model (values), lines (key -> line), load (one file),
-resolve (a set: extends, changes), render (argv), diff (show and hot reload).
+resolve (a set: extends, changes), diff (show and hot reload). The command line is the
+engine's to build (``Engine.argv``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 from supervisor.profiles.diff import diff_from_parent, diff_resolved, diff_sets
 from supervisor.profiles.errors import ProfileError, UnknownProfileError
 from supervisor.profiles.model import (
-    DEFAULT_COMMANDS,
     ENGINES,
     KNOWN_REMEDIES,
     STRATEGIES,
@@ -22,11 +22,9 @@ from supervisor.profiles.model import (
     RestartSpec,
     Timeouts,
 )
-from supervisor.profiles.render import render_args
 from supervisor.profiles.resolve import ProfileSet, validate_path
 
 __all__ = [
-    "DEFAULT_COMMANDS",
     "ENGINES",
     "KNOWN_REMEDIES",
     "STRATEGIES",
@@ -43,6 +41,5 @@ __all__ = [
     "diff_from_parent",
     "diff_resolved",
     "diff_sets",
-    "render_args",
     "validate_path",
 ]

@@ -19,6 +19,7 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from supervisor.engines.base import arg_key
 from supervisor.profiles.errors import ProfileError
 from supervisor.profiles.files import ReadBudget
 from supervisor.profiles.lines import LineIndex
@@ -31,7 +32,6 @@ from supervisor.profiles.model import (
     HealthSpec,
     RestartSpec,
     Timeouts,
-    arg_key,
 )
 
 TOP_KEYS = ("description", "extends", "engine", "launch", "timeouts", "health", "changes",

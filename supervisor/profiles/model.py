@@ -8,6 +8,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from supervisor.engines import get_engine
+from supervisor.engines.base import arg_key
 from supervisor.states import Phase
 
 ENGINES: tuple[str, ...] = ("sglang", "vllm", "command")
@@ -24,17 +26,9 @@ KNOWN_REMEDIES: tuple[str, ...] = (
     "nccl_shm_disable",
     "nccl_ib_disable",
 )
-DEFAULT_COMMANDS: dict[str, tuple[str, ...]] = {
-    "sglang": ("python3", "-m", "sglang.launch_server"),
-    "vllm": ("vllm", "serve"),
-}
 DEFAULT_PORTS: dict[str, int] = {"sglang": 30000, "vllm": 8000, "command": 30000}
 DEFAULT_HOST = "127.0.0.1"
 
-
-def arg_key(key: str) -> str:
-    """Canonical flag name: ``mem_fraction_static`` and ``mem-fraction-static`` are one flag."""
-    return key.replace("_", "-")
 
 
 def freeze(value: Any) -> Any:
@@ -194,9 +188,8 @@ class ResolvedProfile:
     source: str = ""
 
     def argv(self) -> list[str]:
-        from supervisor.profiles.render import render_argv
-
-        return render_argv(self)
+        """The command line as its engine builds it ({python} not yet substituted)."""
+        return get_engine(self.engine).argv(self)
 
     def env_dict(self) -> dict[str, str]:
         return dict(self.env)

@@ -17,11 +17,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from supervisor.engines import get_engine
 from supervisor.profiles.errors import ProfileError, UnknownProfileError
 from supervisor.profiles.files import ReadBudget, kind_of, list_profiles
 from supervisor.profiles.load import RawProfile, parse_file
 from supervisor.profiles.model import (
-    DEFAULT_COMMANDS,
     DEFAULT_HOST,
     DEFAULT_PORTS,
     Change,
@@ -69,7 +69,7 @@ def build(
     """Turn merged settings into the frozen value, applying per-engine defaults last
     (so a child that switches engine does not inherit the parent's default command)."""
     engine = settings.get("engine") or "sglang"
-    command = settings.get("command") or DEFAULT_COMMANDS.get(engine)
+    command = settings.get("command") or get_engine(engine).default_command or None
     if not command:
         raise raw_error(raw, "launch.command", f"required for engine {engine!r}")
     model = settings.get("model")

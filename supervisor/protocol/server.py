@@ -161,14 +161,14 @@ class ControlServer:
                  hello_extra: Callable[[], dict[str, Any]] | None = None,
                  socket_gid: int | None = None) -> None:
         self.path = path
-        self.socket_gid = socket_gid  # issue 6: the group that may connect (socket is 0660)
+        self.socket_gid = socket_gid  # the group that may connect (socket is 0660)
         self.hub = hub
         self.dispatch = dispatch
         self.access = access
         self.hello_extra = hello_extra or (lambda: {})
         self.connections: set[Connection] = set()
         self.stats = {"connections": 0, "requests": 0, "errors": 0, "oversize": 0,
-                      "dropped_closed": 0}  # issue 6: events dropped by clients now gone
+                      "dropped_closed": 0}  # events dropped by clients now gone
         # Seconds from reading a request to its reply being ready, for the latest requests:
         # the daemon's own share of a round trip (the rest is transport and the scheduler).
         # A request that waited on a run (see waits_on_run) is kept apart in waited_s.
@@ -206,7 +206,7 @@ class ControlServer:
             log.debug("client connection ended: %r", exc)
         finally:
             conn.closed = True
-            self.stats["dropped_closed"] += conn.outbox.dropped_total  # issue 6
+            self.stats["dropped_closed"] += conn.outbox.dropped_total
             self.hub.unsubscribe(conn.outbox)
             self.connections.discard(conn)
             with anyio.CancelScope(shield=True):
@@ -278,7 +278,7 @@ class ControlServer:
         dropped = sum(c.outbox.dropped_total for c in self.connections)
         return {**self.stats, "clients": len(self.connections), "dropped": dropped,
                 "log_bytes_skipped": self.hub.log_bytes_skipped,
-                "dropped_total": dropped + self.stats["dropped_closed"],  # issue 6
+                "dropped_total": dropped + self.stats["dropped_closed"],
                 "handle_ms": _percentiles_ms(self.handle_s),
                 "waited_ms": _percentiles_ms(self.waited_s)}
 

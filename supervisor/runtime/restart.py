@@ -41,5 +41,3 @@ class RestartPolicy:
         return RestartDecision(True, delay, n, f"restart {n}/{self.spec.max_restarts} in "
                                                f"{delay:g} s")
 
-    def reset(self) -> None:
-        self.failures.clear()
