@@ -367,8 +367,8 @@ def activity_text(activity: Any, status: Any = "starting", elapsed: float = 0.0,
             # Rounded up, so the two counts add up to the budget (24 s of 30 s: in 6 s).
             out.append(f" · hung verdict in {secs(math.ceil(left))}" if left > 0
                        else " · hung verdict due now", style)
-        else:
-            out.append("silent", "yellow")
+        else:  # a ready server is judged by its health probes, not by its silence
+            out.append("idle" if status == "ready" else "silent", "yellow")
             if quiet is not None:
                 out.append(f" · no output for {secs(quiet)}")
             out.append(" · no CPU, disk or GPU activity")

@@ -122,7 +122,7 @@ def test_a_serving_server_shows_its_quiet_time_without_a_hang_budget() -> None:
     idle = {"state": "silent", "quiet_s": 84.0, "still_s": 84.0, "cpu_percent": 0.0,
             "read_mb_s": 0.0, "gpu_util": 0.0, "silence_s": 30}
     text = line(idle, "ready", elapsed=6)
-    assert text == "activity silent · no output for 1m30s · no CPU, disk or GPU activity"
+    assert text == "activity idle · no output for 1m30s · no CPU, disk or GPU activity"
     assert "of 30 s" not in text
 
 

@@ -24,16 +24,20 @@ Everything is in the **command palette** (`ctrl+p`): type a few letters of an ac
 | `h` | history: runs side by side, phase timings, verdicts, benchmarks |
 | `b` | the handoff brief |
 | `a` / `d` | add a checklist item / mark the selected one done |
-| `f` / `/` / `n` | filter the log / search / next match |
+| `f` / `/` / `n` | filter the log / search (matches highlighted) / next match |
 | `l` | log level: all → info → warning → error |
 | `End` | follow the log again after scrolling up |
 | `tab` | move between panels (checklist, log) |
 | `ctrl+n` | next node (when watching several) |
+| `Esc` | back to the main screen; close the log's input line |
 | `q` | quit |
 
 **Status**: `STARTING` and `STOPPING` yellow, `READY` green, `CRASHED`/`UNHEALTHY` red,
 `HUNG` orange, `TIMEOUT` magenta. The phase clock turns yellow at 70 % and red at 90 % of the
-phase's deadline. *activity* shows whether a silent server is still working (CPU, disk, GPU).
+phase's deadline. *activity* counts every second how long the server has said nothing: while
+it starts, `silent 24 s of 30 s` is how far a silence (no output and no CPU, disk or GPU
+activity) has got towards the hung verdict; `quiet` is no output while the processes still work
+(a long weight load); a ready server with nothing to do is `idle`.
 
 **Checklist**: `·` pending, `▶` in progress, `✔` done, `✘` failed, `–` skipped;
 *auto* items are carried out by the daemon itself.
