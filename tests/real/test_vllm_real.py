@@ -105,3 +105,19 @@ def test_vllm_serves_phases_health_and_completion_benchmark(workdir: Path, make_
     res = d.ctl("stop", "--json")
     assert res.returncode == 0, res.stderr
     wait_until(lambda: not d.run_processes(), 60, "every vLLM process to be gone")
+
+
+def test_vllm_memory_utilisation_above_free_crashes_in_launch(workdir: Path, make_daemon,
+                                                              vllm_python, tiny_model) -> None:
+    # On the CPU build the flag is the fraction of host memory; 0.99 is never free.
+    write_profile(workdir, "greedy", vllm_profile(vllm_python, tiny_model, free_port(), util=0.99))
+    d = make_daemon()
+    rc, out = switch_wait(d, "greedy")
+    assert rc == 1, out
+    v = out["verdict"]
+    save_log(d, "vllm-crash-memory-utilisation")
+    assert (v["status"], v["phase"]) == ("crashed", "launch"), v
+    assert v["cause"] == "cuda_oom", v
+    assert "ValueError" in v["evidence"][0] and "memory" in v["evidence"][0], v["evidence"]
+    assert all(len(line) <= 310 for line in v["evidence"]), v["evidence"]
+    wait_until(lambda: not d.run_processes(), 60, "every vLLM process to be gone")
