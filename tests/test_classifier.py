@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -15,14 +16,39 @@ from supervisor.diagnosis.classifier import (
     classify_text,
     diagnose_dict,
 )
+from supervisor.emulator.faults import CAUSES as EMU_CAUSES
+from supervisor.emulator.faults import Ctx as EmuCtx
 from supervisor.states import Cause, Outcome, Phase
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sglang-logs"
 LOGS = sorted(FIXTURES.glob("*.log"))
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+HELDOUT = CORPUS / "heldout"
+REAL = Path(__file__).parent / "fixtures" / "real-engines"
+# Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
+# held-out part) and the real engine runs made here.
+ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
+    REAL.glob("*.log"))
 
-# Labels whose cause the log itself does not show (the labeller used the issue title).
-# The classifier answers `unknown` there rather than guessing; see the report in the test id.
-CAUSE_NOT_IN_LOG: dict[str, str] = {}
+# Labelled logs the classifier does not get right, and why (no string is added for one log).
+KNOWN_MISSES: dict[str, str] = {
+    "c042-sglang-2603-mooncake-store-startup-cut.log":
+        "phase: SGLang's tracker (engines/sglang.py) takes max_total_num_tokens= for warmup; "
+        "2026 builds print it before HiCache setup and graph capture",
+    "c066-vllm-s390x-cpu-slow-warmup-shm-broadcast.log":
+        "phase: vLLM's tracker (engines/vllm.py) files the CPU build's 'Warming up model' "
+        "under kv_cache_alloc; labelled warmup from the words",
+    # held-out part (seen only after its score was recorded)
+    "c031-vllm-engine-exiting-then-shutdown-serving.log":
+        "a silent engine-core death mid-serving: only DEBUG 'EngineCore exiting.' and the API "
+        "server shutting down, no error, no traffic line the classifier counts",
+    "c052-vllm-v06-k8s-boxed-execute-model.log":
+        "phase: only execute_model frames, which the profiling run (kv_cache_alloc) also has",
+    "c094-vllm-011-eagle3-drafter-workerproc-failed.log":
+        "phase: vLLM's tracker has no marker for 'Loading drafter model...'",
+    "c095-vllm-ascend-eagle-fatal-error-dump.log":
+        "phase: serving shows only in the dump of the failing step's scheduler output",
+}
 
 
 def split_fixture(path: Path) -> tuple[dict[str, str], str]:
@@ -40,53 +66,85 @@ def split_fixture(path: Path) -> tuple[dict[str, str], str]:
     return labels, "".join(lines[i + 1:])
 
 
-def expected_outcome(label: str) -> Outcome:
-    return Outcome.INCOMPLETE if label in ("hung", "timeout") else Outcome(label)
+def expected_outcome(label: str, phase: str = "launch") -> Outcome:
+    """hung/timeout/incomplete: the file alone ends with neither ready nor a fatal error;
+    stopped (on request): ready if it had got there."""
+    if label == "stopped":
+        return Outcome.READY if phase in ("ready", "serving") else Outcome.INCOMPLETE
+    return Outcome.INCOMPLETE if label in ("hung", "timeout", "incomplete") else Outcome(label)
 
 
 def _ids(p: Path) -> str:
     return p.name.split("-")[0]
 
 
+def _all_ids(p: Path) -> str:
+    return f"{p.parent.name}/{p.stem[:40]}"
+
+
+def _known(paths: list[Path]) -> list:
+    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[p.name]))
+            if p.name in KNOWN_MISSES else p for p in paths]
+
+
 def test_fixtures_are_all_there():
     assert len(LOGS) == 20
     assert (FIXTURES / "README.md").exists()
-    for p in LOGS:
+    assert len(ALL_LOGS) - len(LOGS) >= 100
+    for p in ALL_LOGS:
         assert p.read_text().startswith("# source:"), p.name
 
 
+def test_heldout_part_is_chosen_by_the_name_hash():
+    """The held-out part was fixed before any verdict on it was seen: a hash of the name."""
+    for p in sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")):
+        held = int(hashlib.sha1(p.name.encode()).hexdigest()[:8], 16) % 10 < 3
+        assert held == (p.parent == HELDOUT), p.name
+
+
 @pytest.mark.parametrize("path", LOGS, ids=_ids)
+def test_fixture_engine(path: Path):
+    labels, body = split_fixture(path)
+    assert classify_text(body).engine == labels["engine"]
+
+
+@pytest.mark.parametrize("path", _known(ALL_LOGS), ids=_all_ids)
 def test_fixture_outcome_and_phase(path: Path):
     labels, body = split_fixture(path)
     v = classify_text(body)
-    assert v.engine == labels["engine"]
-    assert v.outcome is expected_outcome(labels["outcome"])
+    assert v.outcome is expected_outcome(labels["outcome"], labels["phase_at_end"])
     assert v.phase is Phase(labels["phase_at_end"])
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=CAUSE_NOT_IN_LOG[p.name]))
-    if p.name in CAUSE_NOT_IN_LOG else p for p in LOGS], ids=_ids)
+@pytest.mark.parametrize("path", [p for p in ALL_LOGS if p.name not in KNOWN_MISSES],
+                         ids=_all_ids)
 def test_fixture_cause(path: Path):
     labels, body = split_fixture(path)
     v = classify_text(body)
     label = labels["cause"]
-    if label == "none":
-        assert v.cause is None
-    elif label == "unknown":
-        assert v.cause is Cause.UNKNOWN
-    else:
-        assert v.cause is Cause(label)
+    assert v.cause is (None if label == "none" else Cause(label))
 
 
-@pytest.mark.parametrize("path", LOGS, ids=_ids)
+def test_fixture_file_is_what_diagnose_reads():
+    """`supervisor-ctl diagnose FILE` reads the fixture itself (header skipped)."""
+    for path in ALL_LOGS[::17]:
+        labels, body = split_fixture(path)
+        assert diagnose_dict(path) == classify_text(body).to_dict()
+
+
+@pytest.mark.parametrize("path", ALL_LOGS, ids=_all_ids)
 def test_fixture_evidence_is_from_the_log(path: Path):
+    """At most 5 lines, each clipped (the clip ends in an ellipsis), each from the log, never an
+    argument or config dump."""
     labels, body = split_fixture(path)
     v = classify_text(body)
-    log_lines = set(body.splitlines())
-    assert 1 <= len(v.evidence) <= C.MAX_EVIDENCE
+    raw = body.splitlines()
+    assert 1 <= len(v.evidence) <= C.MAX_EVIDENCE == 5
     for line in v.evidence:
-        assert line in log_lines or any(line in raw for raw in log_lines)
+        assert len(line) <= C.EVIDENCE_CLIP
+        stem = line[:-1] if line.endswith("…") and len(line) == C.EVIDENCE_CLIP else line
+        assert any(stem in r for r in raw), line
+        assert not re.search(r"server_args=|ServerArgs\(|non-default args|with config:", line)
 
 
 def test_classify_file_skips_a_labelled_header_and_diagnose_dict_shape():
@@ -164,6 +222,26 @@ CASES: list[tuple[str, list[str], dict, Outcome, Phase, Cause]] = [
         f"{TS} max_total_tokens=20000 is larger than the profiled value -3125. Use the profiled "
         "value instead.", *sched_exc([], "RuntimeError: Not enough memory."), SIGQUIT], {},
      Outcome.CRASHED, Phase.KV_CACHE_ALLOC, Cause.KV_CACHE_OOM),
+    ("invalid_config/argparse", [
+        "usage: launch_server.py [-h] --model-path MODEL_PATH [--tokenizer-path TOKENIZER_PATH]",
+        "launch_server.py: error: unrecognized arguments: --enable-reasoning"], {},
+     Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG),
+    ("invalid_config/quantization", [
+        "INFO 12-08 17:04:02 llm_engine.py:72] Initializing an LLM engine with config: "
+        "model='/m', quantization=gptq, disable_custom_all_reduce=False",
+        "Traceback (most recent call last):",
+        '  File "/vllm/config.py", line 200, in _verify_quantization',
+        "    raise ValueError(",
+        "ValueError: Unknown quantization method: gptq. Must be one of ['awq', 'squeezellm']."],
+     {}, Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG),
+    ("corrupt_checkpoint/safetensors", [*LOADING, *sched_exc(W_FRAMES, (
+        "safetensors_rust.SafetensorError: Error while deserializing header: "
+        "MetadataIncompleteBuffer")), SIGQUIT], {},
+     Outcome.CRASHED, Phase.WEIGHT_LOADING, Cause.CORRUPT_CHECKPOINT),
+    ("corrupt_checkpoint/tokenizer", [
+        "OSError: Can't load tokenizer for '/models/x'. If you were trying to load it from "
+        "'https://huggingface.co/models', make sure you don't have a local directory with the "
+        "same name."], {}, Outcome.CRASHED, Phase.LAUNCH, Cause.CORRUPT_CHECKPOINT),
     ("kv_cache_oom/vllm", [
         "(EngineCore_DP0 pid=77) INFO 08-01 10:00:00 [gpu_model_runner.py:1800] Model loading "
         "took 60.1 GiB and 30.2 seconds",
@@ -359,7 +437,7 @@ def test_cpp_abort_killed_and_faulthandler_after_the_root_error():
                  "Fatal Python error: Aborted", "", SIGQUIT, "Killed"], exit_code=-9)
     assert v.cause is Cause.ILLEGAL_MEMORY_ACCESS
     assert v.evidence[0] == root
-    assert "Killed" in v.evidence
+    assert len(v.evidence) <= 5 and SIGQUIT in v.evidence
 
 
 def test_minus_nine_alone_is_not_the_oom_killer():
@@ -524,3 +602,15 @@ def test_engine_is_detected_and_can_be_forced():
     assert verdict(vllm_lines).outcome is Outcome.READY
     assert verdict(READY, engine="sglang").engine == "sglang"
     assert verdict(["hello"], engine="command").engine == "command"
+
+
+@pytest.mark.parametrize("cause", sorted(set(EMU_CAUSES) - {"host_oom_killed"}))
+def test_emulator_cause_lines_are_classified_as_that_cause(cause):
+    """The emulator's rendering of each cause (what the live daemon sees from a crash:<phase>:
+    <cause> fault) gets that cause from the lines alone; host_oom_killed prints nothing itself
+    (its verdict comes from the launcher's dead-rank report)."""
+    c = EMU_CAUSES[cause]
+    for phase in ("launch", "weight_loading", "kv_cache_alloc", "cuda_graph_capture", "serving"):
+        lines = c.lines(c.phase or phase, EmuCtx(rank=0, tp_size=2, prefix=" TP0"))
+        v = classify_lines(lines, engine="sglang")
+        assert v.outcome is Outcome.CRASHED and v.cause is Cause(cause), (phase, v)

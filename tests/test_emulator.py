@@ -437,7 +437,8 @@ def test_fault_grammar_and_conditions():
         "custom_allreduce_error", "illegal_memory_access", "unsupported_arch",
         "flashinfer_error", "triton_compile_error", "import_error", "watchdog_timeout",
         "bus_error", "multinode_rank_failure", "warmup_failed", "speculative_decoding_error",
-        "port_in_use", "model_not_found", "gpu_fault", "unknown"}
+        "port_in_use", "model_not_found", "gpu_fault", "unknown",
+        "invalid_config", "corrupt_checkpoint"}  # added with the real-log corpus
     assert design_causes == set(CAUSES)
 
 

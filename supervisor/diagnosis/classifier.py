@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import get_engine
+from ..engines.base import is_loopback, parse_access
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
 from .normalize import split_lines, strip_wrappers, unglue
 
-MAX_EVIDENCE = 8
+MAX_EVIDENCE = 5
+EVIDENCE_CLIP = 300   # characters of one evidence line; longer ones end in "…"
 # exit statuses that mean "someone stopped it", not "it failed"
 _STOP_CODES = frozenset({0, -15, 143, -2, 130})
 
@@ -90,6 +92,8 @@ class _Scan:
     seq_nums: list[tuple[int, int]] = field(default_factory=list)
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
+    stop_at: int | None = None         # the run was asked to stop (SIGTERM, Ctrl-C, shutdown)
+    exit_at: int | None = None         # the interpreter's exit-time output began
 
 
 # --- public API -------------------------------------------------------------------------------
@@ -141,9 +145,11 @@ def strip_comment_header(text: str) -> str:
 _VLLM_HINTS = re.compile("|".join(re.escape(k) for k in (
     "vllm", "vLLM", "VLLM", "EngineCore", "Loading weights took", "Model loading took",
     "GPU KV cache size", "Available KV cache memory", "init engine (profile",
-    "Graph capturing finished")))
-# vLLM's own logger header (old SGLang builds print vLLM lines without the brackets)
-_VLLM_HEADER = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d \[[\w.]+:\d+\]")
+    "Graph capturing finished", "Avg prompt throughput", "gpu_memory_utilization")))
+# vLLM's own logger header, `[file.py:N]` (2025 on) or `file.py:N]` (2024); old SGLang builds
+# print a few vLLM-style lines too, which is why a log is vLLM only if these dominate.
+_VLLM_HEADER = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d "
+                          r"(?:\[[\w./]+:\d+\]|[\w.]+\.py:\d+\])")
 _SGLANG_HINTS = re.compile("|".join(re.escape(k) for k in (
     "sglang", "SGLang", "sgl_kernel", "sgl-kernel", "server_args=", "hit an exception",
     "Received sigquit", "fired up and ready", "Capture cuda graph", "KV Cache is allocated",
@@ -164,7 +170,7 @@ def _detect(msgs: list[str], raw: list[str]) -> str:
         # on the message: a compose service named "sglang" proves nothing
         if _SGLANG_HINTS.search(msg) or ("[" in line and _SGLANG_RANK.search(line)):
             sg += 1
-        elif _VLLM_HINTS.search(msg) or (" [" in line and _VLLM_HEADER.search(line)):
+        elif _VLLM_HINTS.search(msg) or (".py:" in line and _VLLM_HEADER.search(line)):
             vl += 1
     return "vllm" if vl > sg else "sglang"
 
@@ -179,6 +185,11 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     in_current_thread: list[str] | None = None
     markers = 0
     for i, line in enumerate(raw):
+        msg = msgs[i]
+        if not tracker.ready and tracker.markers_seen == 0 and _is_traffic(msg):
+            # A fragment that starts mid-run: real requests before any startup marker mean the
+            # server was up and serving (a live tail of a long run looks the same).
+            tracker.mark_ready(line)
         # live tracker (phase markers, ready, serving)
         update = tracker.feed(line)
         if tracker.markers_seen != markers:
@@ -193,12 +204,12 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.activity.append(i)
             if update.changed_phase:
                 scan.phase_lines.append(i)
-        if scan.ready_index is None and (tracker.ready or tracker.started):
-            scan.ready_index = i
+        if scan.ready_index is None and (tracker.ready or tracker.started
+                                         or msg.startswith(S.ROUTE_LISTED)):
+            scan.ready_index = i  # vLLM lists its routes only once the engine core is up
         elif update is None and tracker.ready and ("HTTP/" in line or " batch" in line):
             scan.activity.append(i)
 
-        msg = msgs[i]
         if not msg or msg.isspace():
             continue  # blank lines (also from \r\n split twice) end nothing
         if 'File "' in msg:
@@ -211,12 +222,19 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 prev_frame_or_code = True
                 continue
         if prev_frame_or_code and (msg[0].isspace() or set(msg.strip()) <= {"^", "~"}):
-            continue  # source code under a frame: `raise RuntimeError(f"NCCL error: ...")`
+            # source code under a frame: `raise RuntimeError(f"NCCL error: ...")`
+            if "(" in msg and scan.frames and scan.frames[-1][0] == i - 1:
+                call = S.SOURCE_CALL.search(msg)
+                if call:
+                    scan.frames.append((i, f"<call>:{call[1]}"))
+            continue
         prev_frame_or_code = False
         in_current_thread = None
 
         if "Traceback (most recent call last)" in msg:
             scan.tracebacks.append(i)
+        if S.LIFECYCLE_GATE.search(msg):
+            _lifecycle(scan, i, msg)
         if S.FATAL_GATE.search(msg):
             if S.FAULTHANDLER_CURRENT.match(msg):
                 in_current_thread = []
@@ -262,6 +280,27 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     return scan
 
 
+def _is_traffic(msg: str) -> bool:
+    """A line only a serving engine prints: a completed API request (an OpenAI route, or any
+    request from another host), vLLM's stats with running requests. (SGLang's decode batches
+    already move its tracker to serving.)"""
+    if "HTTP/" in msg:
+        access = parse_access(msg)
+        return access is not None and '" 2' in msg and (
+            access[2].startswith("/v1/") or not is_loopback(access[0]))
+    return "Running: " in msg and S.RUNNING_REQS.search(msg) is not None
+
+
+def _lifecycle(scan: _Scan, i: int, msg: str) -> None:
+    """A requested stop, or the interpreter's exit-time output (leaked-semaphore warnings,
+    ``Fatal Python error: ... at interpreter shutdown``): after these, tracebacks are shutdown
+    noise, not failures."""
+    if scan.stop_at is None and S.STOP_REQUEST.search(msg):
+        scan.stop_at = i
+    if scan.exit_at is None and S.EXIT_NOISE.search(msg):
+        scan.exit_at = i - 1 if msg.startswith("Python runtime state") else i
+
+
 def _check_slow_load(scan: _Scan, i: int, msg: str) -> None:
     m = S.SHARD_TIMING.search(msg)
     if m is None:
@@ -287,15 +326,10 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
     ready = scan.ready_index
     last_activity = scan.activity[-1] if scan.activity else -1
 
-    # Fatal evidence: explicit markers, fatal signatures, and tracebacks / exception lines
-    # after which the log shows no more progress.
-    fatal = sorted(set(scan.fatal))
-    for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
-        if idx > last_activity:
-            fatal.append((idx, False))
-    fatal.sort()
+    fatal = _fatal(scan, last_activity)
     after = ready if ready is not None else -1
     fatal_after = [f for f in fatal if f[0] > after]
+    stopped = scan.stop_at is not None and not fatal_after
 
     if fatal_after:
         outcome = Outcome.CRASHED
@@ -307,6 +341,10 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
         outcome = Outcome.CRASHED
 
     tracker_phase = scan.final_phase
+    if stopped and outcome is Outcome.INCOMPLETE:
+        # stopped on request before it was ready: neither a failure nor a success
+        ev = [raw[i] for i in (scan.stop_at, scan.last_marker) if i is not None]
+        return Verdict(engine, outcome, tracker_phase, None, _evidence(ev))
     if outcome is Outcome.READY:
         ev = [raw[i] for i in ([ready] + scan.phase_lines[-1:]) if i is not None]
         return Verdict(engine, outcome, tracker_phase, None, _evidence(ev))
@@ -315,7 +353,8 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
     phase = _phase(tracker_phase, scan, region_frames, ready is not None)
 
-    cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None)
+    cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
+                        engine)
     best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
     cause = best.cause if best else Cause.UNKNOWN
 
@@ -323,8 +362,39 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
             region_frames):
         phase = _implied_phase(best, scan) or phase
 
-    evidence = _failure_evidence(raw, scan, start, best, fatal_after, outcome)
+    evidence = _failure_evidence(raw, scan, start, best, fatal_after, outcome) or _last_line(raw)
     return Verdict(engine, outcome, phase, cause, evidence)
+
+
+def _last_line(raw: list[str]) -> tuple[str, ...]:
+    """Where a log with no marker or error line ends: its last line that is not a dump."""
+    for line in reversed(raw):
+        ev = _evidence([line])
+        if ev:
+            return ev
+    return ()
+
+
+def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
+    """(index, consequence) of the lines that prove a death: explicit markers, fatal signatures,
+    and tracebacks / exception lines / traceback frames (a log cut inside a traceback) after
+    which the log shows no more progress. After a requested stop or once the interpreter is
+    exiting, only a message signature still counts (shutdown prints tracebacks of its own); exit
+    output with no stop request is a death in itself (the log just ends)."""
+    fatal = set(scan.fatal)
+    for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
+        if idx > last_activity:
+            fatal.add((idx, False))
+    tail = [i for i, _ in scan.frames if i > last_activity]
+    if tail:
+        fatal.add((tail[0], False))
+    quiet = min((i for i in (scan.stop_at, scan.exit_at) if i is not None), default=None)
+    if quiet is not None:
+        real = {i for sig, i in scan.hits if sig.fatal}
+        fatal = {f for f in fatal if f[0] < quiet or f[0] in real}
+        if scan.stop_at is None and not fatal:
+            fatal.add((quiet, True))
+    return sorted(fatal)
 
 
 def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
@@ -356,7 +426,8 @@ def _implied_phase(best: _Candidate, scan: _Scan) -> Phase | None:
 
 
 def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome: Outcome,
-                phase: Phase, exit_code: int | None, was_ready: bool) -> list[_Candidate]:
+                phase: Phase, exit_code: int | None, was_ready: bool,
+                engine: str) -> list[_Candidate]:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
              for sig, i in scan.hits if i >= start]
     for i, where in frames:
@@ -393,10 +464,11 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         # draft model / its KV pool / its graphs are the usual suspects.
         if scan.spec_line is not None:
             cands.append(_Candidate(Cause.SPECULATIVE_DECODING_ERROR, 15, anchor))
-        # Died after the weights and before the KV pool was done, and the error itself is not
-        # in the log: the pool-sizing check ("Not enough memory") is what fails there.
+        # SGLang died after the weights and before the KV pool was done, and the error itself
+        # is not in the log: the pool-sizing check ("Not enough memory") is what fails there.
+        # (vLLM's phase of the same name also compiles and profiles the model: no such guess.)
         visible_root = any(i >= start and not w for i, w in scan.exceptions)
-        if phase is Phase.KV_CACHE_ALLOC and not visible_root:
+        if phase is Phase.KV_CACHE_ALLOC and not visible_root and engine == "sglang":
             cands.append(_Candidate(Cause.KV_CACHE_OOM, 12, anchor))
         # Died in CUDA-graph capture at its very first batch, the error text cut off: a kernel
         # that cannot launch at all on this GPU (no kernel image for its architecture) fails
@@ -448,19 +520,27 @@ def _failure_evidence(raw: list[str], scan: _Scan, start: int, best: _Candidate 
 
 
 def _evidence(lines: Iterable[str]) -> tuple[str, ...]:
-    """At most MAX_EVIDENCE distinct lines; the same message from several ranks counts once."""
+    """At most MAX_EVIDENCE distinct lines, each clipped to EVIDENCE_CLIP characters; the same
+    message from several ranks counts once; argument/config dumps and banners are never
+    evidence (a vLLM engine-config line runs to 4,000 characters)."""
     out: list[str] = []
     seen: set[str] = set()
     for line in lines:
         line = line.rstrip("\r\n")
-        key = _RANK_PREFIX.sub("", strip_wrappers(line)).strip()
-        if not key or key in seen:
+        msg = strip_wrappers(line)
+        key = _RANK_PREFIX.sub("", msg).strip()
+        if not key or key in seen or _is_dump(msg):
             continue
         seen.add(key)
-        out.append(line)
+        out.append(line if len(line) <= EVIDENCE_CLIP else line[:EVIDENCE_CLIP - 1] + "…")
         if len(out) >= MAX_EVIDENCE:
             break
     return tuple(out)
+
+
+def _is_dump(msg: str) -> bool:
+    return (S.ARGS_GATE.search(msg) is not None and S.ARGS_DUMP.search(msg) is not None) or \
+        S.BANNER.search(msg) is not None
 
 
 _RANK_PREFIX = re.compile(r"\b(?:rank|Rank|TP|DP|EP|PP) ?\d+\b")

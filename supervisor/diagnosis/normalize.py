@@ -22,11 +22,27 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     # docker logs -t / CRI (`2025-03-08T12:29:21.123456789Z stdout F `) / shipper ISO stamps
     r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d++)?(?:Z|[+-]\d\d:?\d\d)?"
     r"(?: (?:stdout|stderr) [FP])?(?: \||:)? ?",
+    # CI pages and job runners: `[2025-11-06T02:10:00.702Z] `, `  | [...] ` (Buildkite), and an
+    # RL launcher's `[2025-12-18T16:24:02+08:00] <pod> >> `
+    r"\s{0,4}\| (?=\[)",
+    r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\](?: \S+ >>)? ?",
+    # Python logging of a wrapper process: `... - __main__ - INFO - `, `[Info] `
+    r"- [\w.]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - ",
+    r"\[(?:Info|Debug|Warn|Warning|Error|Trace)\] ",
+    # mpirun --tag-output: `Thu Jan 23 11:55:50 2025[1,1]<stderr>:`
+    r"(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?\[\d+,\d+\]<std(?:out|err)>:",
+    # torch's C++ logging: `[rank0]:`, `[W514 11:29:56.613774080 ProcessGroupNCCL.cpp:1496] `
+    r"\[rank\d+\]: ?",
+    r"\[[IWEF]\d{3,4} \d\d:\d\d:\d\d\.\d+ [\w.]+:\d+\] ?",
+    # a log viewer's box around each line (k9s, lens)
+    r"│ ?",
     # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `
     r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]++ [\w.\-/@]++(?:\[\d+\])?: ",
     # Ray and vLLM process prefixes: `(SGLangEngine pid=123)`, `(EngineCore_DP0 pid=9)`,
     # `(VllmWorker rank=0 pid=7)`, `(raylet, ip=10.0.0.1)`
     r"\((?:[\w.:\-]++)(?: rank=\d+)?(?: pid=\d+)?(?:, ip=[\d.]+)?\) ?",
+    # Ray Data actors: `(MapWorker(MapBatches(vLLMEngineStageUDF)) pid=162837) `
+    r"\([\w.:\-()]{1,120}? pid=\d+(?:, ip=[\d.]+)?\) ?",
     # vLLM logger header: `INFO 06-22 02:54:36 [backends.py:193] ` / older `... file.py:260] `
     r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
     r"\[?[\w./\-]++:\d+\] ?",
@@ -47,8 +63,24 @@ def split_lines(items: Iterable[str]) -> Iterator[str]:
             yield item
 
 
+# A paste that lost its newlines runs log records together: split before each embedded vLLM
+# record header and NCCL's `host:pid:tid [dev] NCCL INFO` (only in long lines: cheap to skip).
+_EMBEDDED = _C(r" (?=(?:DEBUG|INFO|WARNING|ERROR) \d\d-\d\d \d\d:\d\d:\d\d \[[\w./\-]+:\d+\])"
+               r"| (?=[\w.\-]+:\d+:\d+ \[\d+\] NCCL INFO)")
+_EMBEDDED_MIN = 300
+
+
 def unglue(line: str) -> list[str]:
-    """``...| 0/13 [00:00<?, ?it/s][2025-03-08 12:29:21 TP1] Capture ...`` -> two lines."""
+    """``...| 0/13 [00:00<?, ?it/s][2025-03-08 12:29:21 TP1] Capture ...`` -> two lines; a long
+    line of several log records pasted without newlines -> one line each."""
+    if len(line) > _EMBEDDED_MIN and ("] " in line):
+        parts = [p for p in _EMBEDDED.split(line) if p]
+        if len(parts) > 1:
+            return [q for p in parts for q in unglue_bars(p)]
+    return unglue_bars(line)
+
+
+def unglue_bars(line: str) -> list[str]:
     if "it/s]" not in line and "s/it]" not in line:
         return [line]
     parts = _GLUED.split(line)

@@ -110,17 +110,33 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"No such file or directory: '[^']*(?:config\.json|\.safetensors|tokenizer[^']*"
            r"|\.bin|\.gguf)'",
            r"(?:model|checkpoint)(?: path)? [^ ]* ?(?:does not exist|not found)",
-           r"Invalid (?:model|repository) (?:path|id)", flags=_I)
+           r"Invalid (?:model|repository) (?:path|id)",
+           # the hub refusing the download: no token / no access to a gated repository
+           r"\b40[13] Client Error\b", flags=_I)
     + _sig(Cause.MODEL_NOT_FOUND, 60,
            r"couldn't connect to 'https://huggingface\.co'",
            r"Unrecognized model in .* Should have a `model_type` key", scope="error",
            flags=_I)
+    # A checkpoint with damaged or missing files: truncated safetensors (interrupted download or
+    # upload), no weight files of the format asked for, missing tokenizer files. For the vLLM and
+    # SGLang loaders and transformers' tokenizer loading alike.
+    + _sig(Cause.CORRUPT_CHECKPOINT, 85,
+           r"SafetensorError", r"Error while deserializing header",
+           r"MetadataIncompleteBuffer|incomplete metadata|file not fully covered|HeaderTooLarge",
+           r"The safetensors file is incomplete", r"PytorchStreamReader failed reading",
+           r"Cannot find any model weights", flags=_I, implies=Phase.WEIGHT_LOADING)
+    + _sig(Cause.CORRUPT_CHECKPOINT, 85,
+           r"Can't load tokenizer for", r"No tokenizer file found", flags=_I)
     # Kernel-reported memory faults.
     + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 84,
            r"illegal memory access", r"cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS",
            r"misaligned address", r"an illegal instruction was encountered",
            r"unspecified launch failure.{0,10}illegal", flags=_I)
-    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 64, r"device-side assert(?:ion)? triggered", flags=_I)
+    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 64, r"device-side assert(?:ion)? triggered",
+           # the kernel's own assert line: `Indexing.cu:1500: fn: block: [..], thread: [..]
+           # Assertion `...` failed.`
+           r"\.cu:\d+: \w+: block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] assertion",
+           flags=_I)
     # The kernel's OOM killer / host RAM exhausted.
     + _sig(Cause.HOST_OOM_KILLED, 83,
            r"Out of memory: Killed process", r"invoked oom-killer", r"\boom-kill\b",
@@ -130,14 +146,18 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"DefaultCPUAllocator: (?:can't|not enough memory)", r"std::bad_alloc",
            r"\[Errno 12\] Cannot allocate memory", scope="error", flags=_I)
     # KV pool sizing: too little memory left after the weights (SGLang and vLLM wording).
+    # These messages are only ever raised, so each proves the start failed (a paste often quotes
+    # the message alone, without the exception name).
     + _sig(Cause.KV_CACHE_OOM, 80,
            r"Not enough memory\. Please try to increase --mem-fraction-static",
-           r"Not enough memory.{0,40}mem[-_]fraction", r"is larger than the profiled value -\d",
-           r"profiled value -\d",
+           r"Not enough memory.{0,40}mem[-_]fraction",
            r"No available memory for the cache blocks",
            r"larger than the (?:maximum number of tokens that can be stored in|available) "
            r"KV cache",
            r"To serve at least one request with the models?'?s? max seq len",
+           fatal=True, flags=_I, implies=Phase.KV_CACHE_ALLOC)
+    + _sig(Cause.KV_CACHE_OOM, 80,
+           r"is larger than the profiled value -\d", r"profiled value -\d",
            r"Insufficient memory for (?:the )?KV cache", r"KV cache (?:is )?too small",
            r"max_total_num_tokens.{0,30}(?:<= ?0|too small|must be positive)",
            flags=_I, implies=Phase.KV_CACHE_ALLOC)
@@ -147,7 +167,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY",
            r"Cuda failure '?out of memory", r"CUBLAS_STATUS_ALLOC_FAILED",
            r"Failed to create unquantized linear weights: CUDA out of memory",
-           r"CUDA driver error: out of memory", flags=_I)
+           r"CUDA driver error: out of memory",
+           # vLLM's start check: other processes already hold the GPU memory it was told to use
+           r"Free memory on device .{0,40} is less than desired GPU memory utilization",
+           flags=_I)
     # Triton / inductor kernel compilation.
     + _sig(Cause.TRITON_COMPILE_ERROR, 66,
            r"OutOfResources", r"out of resource: shared memory",
@@ -175,15 +198,25 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"GLIBC(?:XX)?_[\d.]+' not found", r"Could not load any common_ops library",
            r"version `[^`']+' not found", scope="error")
     # Multi-node: a rank or node never got there.
+    # The rendezvous never completed, or the peer holding torch's TCPStore (rank 0's process)
+    # went away: every other rank's heartbeat then fails to reach the store ("TCPStore server
+    # has shut down", recv of 0 bytes, connection reset) - after minutes or after hours of
+    # serving alike. The job cannot go on without that peer.
     + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
            r"other ranks that didn't finish loading",
            r"could finish the model loading, but there are other ranks",
            r"DistNetworkError|DistStoreError",
            r"(?:client|server) socket has timed out after .{0,80}(?:connect|listen)",
            r"TCPStore.{0,80}(?:timed out|Connection refused|failed)",
+           r"TCPStore server has shut down",
+           r"(?:recvValue|sendBytes|recvBytes) failed on SocketImpl",
+           r"Connection was likely closed\. Did the remote server shutdown or crash",
+           r"TCP client failed to connect",
            r"Timed out after \d+ seconds waiting for clients",
            r"RendezvousTimeoutError|RendezvousConnectionError",
            r"dist[-_]init[-_]addr.{0,80}(?:refused|unreachable|timed out|failed)",
+           flags=_I, fatal=True, implies=Phase.LAUNCH)
+    + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
            r"waiting for (?:all )?(?:other )?(?:nodes|ranks) to (?:connect|join|finish)",
            flags=_I, implies=Phase.LAUNCH)
     # Custom all-reduce (SGLang/vLLM's P2P/IPC all-reduce) failing, often silently in capture.
@@ -202,7 +235,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"NCCL (?:communicator )?(?:operation )?tim(?:ed|e) ?out", flags=_I, fatal=True)
     # SGLang's own scheduler watchdog: a running batch made no progress.
     + _sig(Cause.WATCHDOG_TIMEOUT, 45,
-           r"[Ww]atchdog timeout \(", fatal=True, implies=Phase.SERVING)
+           # the hard watchdog only: 2026 builds also print a soft one (self.soft=True) that
+           # only warns
+           r"[Ww]atchdog timeout \(self\.watchdog_timeout=\d+(?:, self\.soft=False)?\)",
+           fatal=True, implies=Phase.SERVING)
     # NCCL errors (also what the surviving ranks print after another rank died: low priority).
     + _sig(Cause.NCCL_ERROR, 40,
            r"NCCL error", r"\bnccl(?:Internal|System|UnhandledCuda|Remote|InvalidUsage|"
@@ -213,6 +249,24 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # SGLang's /health probe got nothing from the detokenizer.
     + _sig(Cause.HEALTH_CHECK_FAILED, 35,
            r"Health check failed", fatal=True, implies=Phase.READY)
+    # Bad launch arguments: argparse refuses the command line (`launch_server.py: error:
+    # unrecognized arguments: ...`, `vllm serve: error: argument --x: invalid choice`) and exits
+    # 2 before any model work; its usage block alone says the same.
+    + _sig(Cause.INVALID_CONFIG, 75,
+           r"^[\w.\-]+(?: \w+)?: error: (?:unrecognized arguments|argument |the following "
+           r"arguments are required|invalid choice|ambiguous option|expected one argument)",
+           r"^usage: [\w.\-]+(?: \w+)? \[-h\]",
+           fatal=True, implies=Phase.LAUNCH)
+    # A configuration the engine rejects while resolving its arguments (vLLM's pydantic config
+    # validation, an unknown quantization method, an architecture it does not support, the model
+    # given the wrong way).
+    + _sig(Cause.INVALID_CONFIG, 61,
+           r"Unknown quantization method", r"Found unknown quantization",
+           r"validation errors? for (?:\w*Config|EngineArgs|ServerArgs)\b",
+           r"Model architectures? \[[^\]]*\] (?:are|is) not supported",
+           r"you should provide the model as a positional argument",
+           r"Invalid (?:value|choice) for (?:--|argument )",
+           scope="error", flags=_I, implies=Phase.LAUNCH)
     # Speculative decoding (EAGLE/EAGLE3/NEXTN draft model, its graphs, its KV pool).
     + _sig(Cause.SPECULATIVE_DECODING_ERROR, 33,
            r"\bspeculative\b", r"\bdraft[ _](?:model|worker|token)", r"\bEAGLE3?\b",
@@ -230,7 +284,9 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     (Cause.FLASHINFER_ERROR,
      _C(r":_run_ninja_build$|:_write_ninja_file_and_build|:_jit_compile$|flashinfer/jit"), 27),
     (Cause.FLASHINFER_ERROR, _C(r"/flashinfer/"), 26),
-    (Cause.TRITON_COMPILE_ERROR, _C(r"/triton/(?:compiler|runtime|backends)/|/_inductor/"), 26),
+    # compiler and inductor frames; a frame in triton's runtime is only a kernel launch
+    (Cause.TRITON_COMPILE_ERROR, _C(r"/triton/(?:compiler|backends)/|/_inductor/"
+                                    r"|/triton/runtime/\w+\.py:\w*compile"), 26),
     (Cause.WARMUP_FAILED, _C(r":_execute_server_warmup$|:_wait_and_warmup$"), 24),
     (Cause.NCCL_ERROR, _C(r"pynccl|:ncclCommInitRank$|:NCCL_CHECK$"), 22),
 )
@@ -238,19 +294,22 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
 # (phase, regex on 'file:function'); the latest phase among a traceback's frames wins.
 FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.SERVING, _C(r":(?:event_loop_\w+|forward_thread_func_?|run_busy_loop"
-                       r"|step_with_batch_queue)$")),
+                       r"|step_with_batch_queue|_process_engine_step|run_engine_loop"
+                       r"|engine_step|step_async|run_engine_loop_\w+)$")),
     (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|compile_or_warm_up_model"
                       r"|warmup_server)$")),
     (Phase.CUDA_GRAPH_CAPTURE, _C(r":\w*capture\w*$|:init_cuda_graphs?$|:init_device_graphs$"
                                   r"|graph_runner\.py:__init__$|cuda_graph_setup\.py:")),
     (Phase.KV_CACHE_ALLOC, _C(r":(?:init_memory_pool|profile_max_num_token|_initialize_kv_caches"
                               r"|determine_available_memory|initialize_kv_cache\w*|profile_run"
-                              r"|check_enough_kv_cache_memory|get_kv_cache_config\w*"
-                              r"|init_cache_engine)$|(?:kv_cache_configurator|pool_configurator)"
+                              r"|_?check_enough_kv_cache_memory|get_kv_cache_config\w*"
+                              r"|init_cache_engine|initialize_cache"
+                              r"|determine_num_available_blocks)$|(?:kv_cache_configurator|pool_configurator)"
                               r"\.py:|memory_pool\.py:(?:__init__|_create_buffers)$")),
     (Phase.WEIGHT_LOADING, _C(r":(?:load_model|load_weights|_load_weights|\w*weight_loader"
                               r"|load_weights_and_postprocess|\w*weights_iterator"
-                              r"|download_weights_from_hf)$|model_loader/|weight_utils\.py:")),
+                              r"|download_weights_from_hf|process_weights_after_loading"
+                              r"|\w+_repack)$|model_loader/|weight_utils\.py:")),
 )
 
 # --- structure of a failure -------------------------------------------------------------------
@@ -268,7 +327,8 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):"), False),
     (_C(r"Capture cuda graph failed"), False),
     (_C(r"EngineCore failed to start|Engine core initialization failed"
-        r"|WorkerProc initialization failed|EngineDeadError"
+        r"|WorkerProc (?:initialization failed|failed to start)|EngineDeadError"
+        r"|EngineCore encountered a fatal error|Engine process failed to start"
         r"|Worker proc \S+ died unexpectedly"), True),
     (_C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)"), True),
     (_C(r"^(?:.*: line \d+: +\d+ )?(?:Segmentation fault|Aborted|Bus error|Illegal instruction)"
@@ -278,8 +338,9 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
 # Exception lines that only wrap or report a root error printed elsewhere.
 WRAPPER_EXCEPTIONS = _C(
     r"Engine core initialization failed|WorkerProc initialization failed|See (?:the )?root cause"
-    r"|Initialization failed\. Please see|^(?:\w+\.)*(?:SystemExit|KeyboardInterrupt"
-    r"|EngineDeadError|ChildProcessError|BrokenPipeError)\b|Rank \d+ scheduler")
+    r"|Initialization failed\. Please see|Engine process failed to start"
+    r"|^(?:\w+\.)*(?:SystemExit|KeyboardInterrupt|EngineDeadError|ChildProcessError"
+    r"|BrokenPipeError)\b|Rank \d+ scheduler")
 
 def _literals(*fragments: str) -> re.Pattern[str]:
     """Finds any of the literal fragments (lowercase ones are for `msg.lower()`)."""
@@ -318,21 +379,47 @@ SIGNATURE_GATE = _literals(
     "rendezvous", "socket", "dist", "other ranks", "didn't finish", "waiting for", "warn",
     "speculative", "draft", "eagle", "health check", "warmup", "warm-up", "cuda-capable",
     "busy", "exited", "max_total_num_tokens", "to serve at least", "insufficient",
-    "huggingface", "unrecognized model", "gated")
+    "huggingface", "unrecognized model", "gated", "usage: ", "incomplete", "tokenizer file",
+    "unknown quantization", "positional argument", "likely closed")
 
 # Cheap literal gates in front of the structural regexes below (case-sensitive).
 FATAL_GATE = _literals(
     "hit an exception", "sigquit", "SIGQUIT", "Initialization failed", "scheduler is dead",
     "scheduler died", "crashed with exit code", "terminate called", "Fatal Python error",
     "most recent call first", "Capture cuda graph failed", "EngineCore failed",
-    "Engine core initialization failed", "WorkerProc initialization failed", "EngineDeadError",
+    "Engine core initialization failed", "WorkerProc", "EngineDeadError",
+    "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "Killed", "Segmentation fault", "Aborted", "Bus error",
     "Illegal instruction")
 ARGS_GATE = _literals("args", "launch_server", "sglang serve", "vllm serve", "with config")
 
 # The argv / server_args dumps list every flag (disable_custom_all_reduce=False, ...).
-ARGS_DUMP = _C(r"server_args[=(]|ServerArgs\(|non-default args|(?:sglang\.launch_server|sglang "
-               r"serve|vllm serve)\b.*--|engine with config:")
+ARGS_DUMP = _C(r"server_args[=(]|ServerArgs\(|non-default args"
+               r"|(?:^|\s)(?:sglang\.launch_server|sglang serve|vllm serve)\b(?!: error:).*--"
+               r"|engine (?:\([^)]*\) )?with config:")
+
+# Lifecycle lines. A stop that was asked for: SIGTERM/SIGINT reported by the engine, a runtime
+# or the shell, vLLM's executor shutting its workers down. The interpreter's own exit-time
+# output: resource_tracker leak warnings, torch's "destroy_process_group() was not called before
+# program exit", a fatal error during finalization.
+LIFECYCLE_GATE = _literals(
+    "SIGTERM", "SIGINT", "sigterm", "Signal Received", "signal 15", "KeyboardInterrupt",
+    "Killing local vLLM", "leaked", "before program exit", "interpreter shutdown",
+    "runtime state")
+STOP_REQUEST = _C(
+    r"\b(?:received|caught|got|handling) (?:signal )?(?:SIGTERM|SIGINT|signal 15)\b"
+    r"|\bSIG(?:TERM|INT) (?:received|caught)|Received sigterm|Signal Received: (?:15|2)\b"
+    r"|^KeyboardInterrupt\b|Killing local vLLM worker processes", _I)
+EXIT_NOISE = _C(
+    r"resource_tracker: There appear to be \d+ leaked|was not called before program exit"
+    r"|Fatal Python error: .*at interpreter shutdown|^Python runtime state: finaliz")
+
+# vLLM's API server lists its routes once the engine core is up.
+ROUTE_LISTED = "Route: /"
+# vLLM's periodic stats with requests in flight.
+RUNNING_REQS = _C(r"\bRunning: [1-9]\d* reqs")
+# Banners (vLLM's ASCII-art logo) are never evidence.
+BANNER = _C(r"[█▄▀]{2}")
 
 # A Python exception line at column 0 (after wrappers): `torch.OutOfMemoryError: ...`.
 _EXC_SUFFIXES = ("Error", "Exception", "OutOfResources", "Exit", "Interrupt")
@@ -351,6 +438,9 @@ def is_exception_line(msg: str) -> bool:
 # Traceback structure.
 TRACEBACK_START = _C(r"Traceback \(most recent call last\):")
 FRAME_LINE = _C(r'^\s*File "([^"]+)", line \d+,? in (\S+)')
+# The call on a frame's source line was in progress too (a traceback cut after
+# `scheduler.event_loop_normal()` was in the event loop): its name, as a pseudo-frame.
+SOURCE_CALL = _C(r"([A-Za-z_]\w*)\(")
 FAULTHANDLER_CURRENT = _C(r"^Current thread 0x[0-9a-f]+ \(most recent call first\):")
 
 # Speculative decoding switched on in the argv / server_args of this log.

@@ -623,6 +623,26 @@ def _host_oom(phase: str, ctx: Ctx) -> list[str]:
     return []  # the kernel's OOM killer says nothing in our log
 
 
+# --- bad launch arguments and a damaged checkpoint (causes added with the real-log corpus) ---
+
+
+def _invalid_config(phase: str, ctx: Ctx) -> list[str]:
+    # argparse prints its usage block and one error line, and exits before any model work
+    return ["usage: launch_server.py [-h] --model-path MODEL_PATH [--tokenizer-path "
+            "TOKENIZER_PATH] [--host HOST] [--port PORT]",
+            "launch_server.py: error: unrecognized arguments: --enable-reasoning"]
+
+
+def _corrupt_checkpoint(phase: str, ctx: Ctx) -> list[str]:
+    # a truncated safetensors shard (interrupted download): the header cannot be read
+    frames = PHASE_FRAMES["weight_loading"][:5] + [
+        (f"{SG}/srt/model_loader/weight_utils.py", 520, "safetensors_weights_iterator",
+         'with safe_open(st_file, framework="pt") as f:')]
+    err = ["safetensors_rust.SafetensorError: Error while deserializing header: "
+           "MetadataIncompleteBuffer"]
+    return scheduler_exception(ctx, tb(frames) + err)
+
+
 CAUSES: dict[str, Cause] = {c.name: c for c in [
     Cause("cuda_oom", "sigquit", _cuda_oom, "torch.OutOfMemoryError: CUDA out of memory."),
     Cause("kv_cache_oom", "sigquit", _kv_cache_oom,
@@ -673,6 +693,11 @@ CAUSES: dict[str, Cause] = {c.name: c for c in [
     Cause("host_oom_killed", "dead_rank", _host_oom,
           "(no traceback) Rank 0 scheduler is dead. Please check if there are relevant logs. / "
           "Exit code: -9", signal=signal.SIGKILL),
+    Cause("invalid_config", "main_exit1", _invalid_config,
+          "launch_server.py: error: unrecognized arguments: --enable-reasoning", phase="launch"),
+    Cause("corrupt_checkpoint", "sigquit", _corrupt_checkpoint,
+          "safetensors_rust.SafetensorError: Error while deserializing header: "
+          "MetadataIncompleteBuffer", phase="weight_loading"),
     Cause("unknown", "sigquit", _unknown,
           "AttributeError: 'NoneType' object has no attribute 'shape'"),
 ]}

@@ -30,7 +30,8 @@ LAST = "disable_cuda_graph"
 # Causes no flag can fix: the environment itself is wrong.
 UNFIXABLE: frozenset[str] = frozenset({
     Cause.IMPORT_ERROR.value, Cause.MODEL_NOT_FOUND.value, Cause.PORT_IN_USE.value,
-    Cause.HOST_OOM_KILLED.value, Cause.GPU_FAULT.value,
+    Cause.HOST_OOM_KILLED.value, Cause.GPU_FAULT.value, Cause.INVALID_CONFIG.value,
+    Cause.CORRUPT_CHECKPOINT.value,
 })
 
 CAPTURE_HANG = "capture_hang"   # a hang or timeout in graph capture with no clearer cause

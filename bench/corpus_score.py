@@ -1,0 +1,182 @@
+"""Score the classifier on every labelled log: per field, per part, with a confusion table.
+
+    python bench/corpus_score.py                 # this tree
+    python bench/corpus_score.py --src /tmp/base # another copy of supervisor/ (A/B)
+    python bench/corpus_score.py --show tune     # list the misses of the tuning part
+    python bench/corpus_score.py --cost          # also the classifier's cost per line
+
+Parts: ``sglang-logs`` (the logs the classifier was built on), ``corpus`` (tuning part of the
+public corpus), ``heldout`` (the part never looked at while tuning: tests/fixtures/corpus/heldout,
+chosen by a hash of the file name before any verdict was seen) and ``real-engines`` (runs made
+here). A label ``hung``/``timeout``/``incomplete`` expects ``incomplete`` offline; ``stopped``
+(a run stopped on request) expects ``ready`` if it had reached ready, else ``incomplete``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+PARTS = {
+    "sglang-logs": FIXTURES / "sglang-logs",
+    "corpus": FIXTURES / "corpus",
+    "heldout": FIXTURES / "corpus" / "heldout",
+    "real-engines": FIXTURES / "real-engines",
+}
+FIELDS = ("outcome", "phase", "cause")
+
+
+def split_fixture(path: Path) -> tuple[dict[str, str], str]:
+    """Header labels and the log body (the header ends at the first blank line)."""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    labels: dict[str, str] = {}
+    i = 0
+    while i < len(lines) and lines[i].startswith("#"):
+        m = re.match(r"# (\w+): (.*)", lines[i])
+        if m:
+            labels[m[1]] = m[2].strip()
+        i += 1
+    return labels, "".join(lines[i + 1:])
+
+
+def expected(labels: dict[str, str]) -> dict[str, str]:
+    """What ``diagnose`` should say for these labels (outcome, phase, cause as strings)."""
+    outcome, phase = labels["outcome"], labels["phase_at_end"]
+    if outcome in ("hung", "timeout", "incomplete"):
+        outcome = "incomplete"
+    elif outcome == "stopped":
+        outcome = "ready" if phase in ("ready", "serving") else "incomplete"
+    cause = labels["cause"]
+    if outcome == "ready" or cause == "none":
+        cause = "none"
+    return {"outcome": outcome, "phase": phase, "cause": cause}
+
+
+def fixtures(part: str) -> list[Path]:
+    folder = PARTS[part]
+    return sorted(folder.glob("*.log")) if folder.is_dir() else []
+
+
+def verdict(body: str) -> dict[str, str]:
+    from supervisor.diagnosis.classifier import classify_text
+    v = classify_text(body)
+    return {"outcome": v.outcome.value, "phase": v.phase.value,
+            "cause": v.cause.value if v.cause is not None else "none"}
+
+
+def score(parts: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in parts:
+        rows = []
+        for path in fixtures(part):
+            labels, body = split_fixture(path)
+            rows.append((path.name, expected(labels), verdict(body)))
+        out[part] = rows
+    return out
+
+
+def table(results: dict[str, Any]) -> str:
+    lines = ["| part | logs | outcome | phase | cause | cause (crashed logs) |",
+             "|---|---|---|---|---|---|"]
+    total: Counter[str] = Counter()
+    for part, rows in results.items():
+        if not rows:
+            continue
+        ok = Counter()
+        n_cause = 0
+        for _name, want, got in rows:
+            for f in FIELDS:
+                ok[f] += want[f] == got[f]
+            if want["outcome"] == "crashed":
+                n_cause += 1
+                ok["crashed_cause"] += want["cause"] == got["cause"]
+        total.update({"n": len(rows), "nc": n_cause, **ok})
+        n = len(rows)
+        lines.append(f"| {part} | {n} | {_pct(ok['outcome'], n)} | {_pct(ok['phase'], n)} | "
+                     f"{_pct(ok['cause'], n)} | {_pct(ok['crashed_cause'], n_cause)} |")
+    n = total["n"]
+    lines.append(f"| all | {n} | {_pct(total['outcome'], n)} | {_pct(total['phase'], n)} | "
+                 f"{_pct(total['cause'], n)} | {_pct(total['crashed_cause'], total['nc'])} |")
+    return "\n".join(lines)
+
+
+def _pct(k: int, n: int) -> str:
+    return f"{k}/{n} ({100 * k / n:.0f} %)" if n else "-"
+
+
+def confusion(rows: list[tuple[str, dict[str, str], dict[str, str]]]) -> str:
+    """Label cause against diagnosed cause, every log (`none` for a ready one): the diagonal
+    as a count per label, then the off-diagonal cells."""
+    pairs = Counter((w["cause"], g["cause"]) for _n, w, g in rows)
+    labels = sorted({w for w, _ in pairs})
+    lines = ["| labelled cause | right | diagnosed instead |", "|---|---|---|"]
+    for lab in labels:
+        right = pairs[(lab, lab)]
+        wrong = ", ".join(f"{g} x{k}" for (w, g), k in sorted(pairs.items())
+                          if w == lab and g != lab)
+        lines.append(f"| {lab} | {right} | {wrong or '-'} |")
+    return "\n".join(lines)
+
+
+def misses(rows: list[tuple[str, dict[str, str], dict[str, str]]]) -> list[str]:
+    out = []
+    for name, want, got in rows:
+        bad = [f"{f}: {want[f]} -> {got[f]}" for f in FIELDS if want[f] != got[f]]
+        if bad:
+            out.append(f"  {name}: " + "; ".join(bad))
+    return out
+
+
+def cost_per_line(reps: int = 20) -> tuple[float, int]:
+    """CPU µs per line of classify_lines over every labelled log (each classified whole)."""
+    from supervisor.diagnosis.classifier import classify_lines
+    bodies = [split_fixture(p)[1].splitlines() for part in PARTS for p in fixtures(part)
+              if part != "heldout"]
+    bodies += [split_fixture(p)[1].splitlines() for p in fixtures("heldout")]
+    n_lines = sum(len(b) for b in bodies)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.process_time()
+        for _ in range(reps):
+            for b in bodies:
+                classify_lines(b)
+        best = min(best, time.process_time() - t0)
+    return best / reps / n_lines * 1e6, n_lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--src", type=Path, help="a folder holding another supervisor/ package")
+    ap.add_argument("--show", choices=["none", "tune", "all"], default="none",
+                    help="list the misses (tune: every part but heldout)")
+    ap.add_argument("--cost", action="store_true", help="measure µs per classified line")
+    args = ap.parse_args()
+    sys.path.insert(0, str(args.src.resolve() if args.src else REPO))
+    results = score(list(PARTS))
+    print(table(results))
+    public = results["corpus"] + results["heldout"]
+    print("\nCauses, tuning part (corpus):\n" + confusion(results["corpus"]))
+    print("\nCauses, held-out part:\n" + confusion(results["heldout"]))
+    print("\nCauses, all labelled logs:\n" + confusion(
+        public + results["sglang-logs"] + results["real-engines"]))
+    if args.show != "none":
+        for part, rows in results.items():
+            if part == "heldout" and args.show != "all":
+                continue
+            found = misses(rows)
+            if found:
+                print(f"\nmisses in {part}:\n" + "\n".join(found))
+    if args.cost:
+        us, n = cost_per_line()
+        print(f"\ncost: {us:.1f} µs of CPU per line ({n} lines, best of 3)")
+
+
+if __name__ == "__main__":
+    main()
