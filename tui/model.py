@@ -613,13 +613,15 @@ def benchmark_text(bench: Any, short: bool = False) -> str:
     if not isinstance(bench, dict):
         return text(bench)
     b = bench
-    if b.get("error") or b.get("complete") is False or b.get("incomplete"):
-        why = text(b.get("error") or b.get("reason"), "")
-        head = "failed" if b.get("error") else "did not complete"
+    if b.get("error") or b.get("complete") is False:
+        why = text(b.get("error"), "").removeprefix("did not complete: ")
+        head = "did not complete" if b.get("complete") is False else "failed"
         return head if short or not why else f"{head}: {why}"
     parts = []
     if (tps := num(b.get("tokens_per_s"))) is not None:
         parts.append(f"{tps:.1f} tok/s")
+    elif b.get("note") and "tokens" in b:  # too few tokens or too short for a rate
+        parts.append("no rate" if short else text(b.get("note")))
     if (ttft := num(b.get("ttft_ms"))) is not None:
         parts.append(f"TTFT {ttft:.0f} ms")
     if not short and (n := num(b.get("tokens"))) is not None:

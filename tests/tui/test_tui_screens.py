@@ -143,6 +143,14 @@ def test_words_for_every_value_shape() -> None:
                                  "rps": 12.5}) == "rps 12.5"
     assert model.benchmark_text({"kind": "chat", "complete": False, "tokens": 2}) == \
         "did not complete"
+    cut = {"kind": "chat", "complete": False, "tokens": 2, "ttft_ms": 12.0,
+           "error": "the stream ended after 2 token(s) in 0.047 s without [DONE]"}
+    assert model.benchmark_text(cut) == "did not complete: the stream ended after 2 token(s) " \
+                                        "in 0.047 s without [DONE]"
+    assert model.benchmark_text(cut, short=True) == "did not complete"
+    short_run = {"kind": "chat", "complete": True, "tokens": 4, "ttft_ms": 12.0,
+                 "tokens_per_s": None, "note": "no rate from 4 token(s) over 0.050 s"}
+    assert model.benchmark_text(short_run, short=True) == "no rate · TTFT 12 ms"
     fb = {"strategy": "isolate", "attempts": [{}], "culprits": [],
           "serving": {"profile": "demo-fused", "changes": ["nccl_fewchan"]}}
     line = plain(model.run_lines(hung_run(), fb, None, T0 + 100)[-1])
