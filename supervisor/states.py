@@ -105,6 +105,9 @@ class Cause(str, enum.Enum):
     # damaged files (truncated safetensors, no weight files, no tokenizer files).
     INVALID_CONFIG = "invalid_config"
     CORRUPT_CHECKPOINT = "corrupt_checkpoint"
+    # A hang, not a crash: every rank stuck in a collective (all-reduce, barrier, broadcast)
+    # that a peer never joins, seen from their stacks; the seed's fusion-in-capture case.
+    COLLECTIVE_HANG = "collective_hang"
     UNKNOWN = "unknown"
 
     def __str__(self) -> str:
