@@ -169,7 +169,7 @@ def test_a_log_follower_gets_a_send_buffer_for_a_whole_batch(tmp_path, topics) -
     async def main() -> tuple[int, int]:
         async with _connection(tmp_path, 65536) as (conn, _client, raw):
             before = raw.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
-            daemon = SimpleNamespace(arbiter=SimpleNamespace(hub=Hub()))  # all `subscribe` uses
+            daemon = SimpleNamespace(hub=Hub())  # all `subscribe` uses
             await commands.subscribe(daemon, conn, {"topics": topics})
             return before, raw.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
 

@@ -278,11 +278,17 @@ def render_args(args: Iterable[tuple[str, Any]]) -> list[str]:
 class Launch(Protocol):
     """What an engine needs of a resolved profile to build its command line."""
 
-    command: tuple[str, ...]
-    model: str | None
-    host: str
-    port: int
-    args: tuple[tuple[str, Any], ...]
+    # Read-only (properties): a frozen ResolvedProfile qualifies.
+    @property
+    def command(self) -> tuple[str, ...]: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def args(self) -> tuple[tuple[str, Any], ...]: ...
 
 
 class Engine:

@@ -57,5 +57,6 @@ class UnknownProfileError(ProfileError, KeyError):
         return ProfileError.__str__(self)
 
 
-def _rebuild(cls: type, message: str, file: str | None, key: str | None, line: int | None):
+def _rebuild(cls: type[ProfileError], message: str, file: str | None, key: str | None,
+             line: int | None) -> ProfileError:
     return cls(message, file=file, key=key, line=line)

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-try:  # Python 3.11+
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 from supervisor.engines.base import arg_key
 from supervisor.profiles.errors import ProfileError
@@ -152,10 +153,11 @@ def check_int(raw: RawProfile, key: str, value: Any, lo: int, hi: int | None = N
         bound = f"between {lo} and {hi}" if hi is not None else f">= {lo}"
         raw.error(key, f"must be an integer {bound}, got {show(value)}")
         return None
-    return value
+    return cast(int, value)
 
 
-def check_str_list(raw: RawProfile, key: str, value: Any, *, nonempty: bool) -> tuple | None:
+def check_str_list(raw: RawProfile, key: str, value: Any, *,
+                   nonempty: bool) -> tuple[str, ...] | None:
     good = isinstance(value, list) and all(isinstance(v, str) and v for v in value)
     if not good or (nonempty and not value):
         what = "a non-empty list of strings" if nonempty else "a list of strings"
@@ -167,14 +169,15 @@ def check_str_list(raw: RawProfile, key: str, value: Any, *, nonempty: bool) -> 
     return tuple(value)
 
 
-def check_table(raw: RawProfile, key: str, value: Any) -> dict | None:
+def check_table(raw: RawProfile, key: str, value: Any) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raw.error(key, f"must be a table, got {show(value)}")
         return None
     return value
 
 
-def unknown_keys(raw: RawProfile, prefix: str, table: dict, allowed: tuple[str, ...]) -> None:
+def unknown_keys(raw: RawProfile, prefix: str, table: dict[str, Any],
+                 allowed: tuple[str, ...]) -> None:
     for key in table:
         if key not in allowed:
             where = f"{prefix}.{key}" if prefix else key
@@ -317,9 +320,9 @@ def load_fallback(raw: RawProfile, value: Any) -> None:
         if checked is not None:
             raw.fallback["max_attempts"] = checked
     if "time_budget" in table:
-        checked = check_seconds(raw, "fallback.time_budget", table["time_budget"])
-        if checked is not None:
-            raw.fallback["time_budget"] = checked
+        budget = check_seconds(raw, "fallback.time_budget", table["time_budget"])
+        if budget is not None:
+            raw.fallback["time_budget"] = budget
 
 
 def load_restart(raw: RawProfile, value: Any) -> None:
@@ -337,9 +340,9 @@ def load_restart(raw: RawProfile, value: Any) -> None:
             raw.restart["max_restarts"] = checked
     for name in ("window", "backoff", "backoff_max"):
         if name in table:
-            checked = check_seconds(raw, f"restart.{name}", table[name])
-            if checked is not None:
-                raw.restart[name] = checked
+            seconds = check_seconds(raw, f"restart.{name}", table[name])
+            if seconds is not None:
+                raw.restart[name] = seconds
 
 
 def load_benchmark(raw: RawProfile, value: Any) -> dict[str, Any] | None:
@@ -419,7 +422,7 @@ def load_changes(raw: RawProfile, value: Any) -> None:
     raw.changes = tuple(out)
 
 
-def load_change(raw: RawProfile, prefix: str, table: dict) -> Change | None:
+def load_change(raw: RawProfile, prefix: str, table: dict[str, Any]) -> Change | None:
     before = len(raw.errors)
     unknown_keys(raw, prefix, table, CHANGE_KEYS)
     name = table.get("name")
@@ -436,7 +439,9 @@ def load_change(raw: RawProfile, prefix: str, table: dict) -> Change | None:
         raw.error(prefix, "a change must set env or args")
     if len(raw.errors) > before:
         return None
-    return Change(name=name, env=env, args=args, description=description)
+    # Change turns the tables into ordered pairs itself; pairs are its declared field type.
+    return Change(name=cast(str, name), env=tuple(env.items()), args=tuple(args.items()),
+                  description=description)
 
 
 # -- file ------------------------------------------------------------------------------------
@@ -451,7 +456,7 @@ LOADERS: dict[str, Callable[[RawProfile, Any], None]] = {
 }
 
 
-def load_top(raw: RawProfile, data: dict) -> None:
+def load_top(raw: RawProfile, data: dict[str, Any]) -> None:
     unknown_keys(raw, "", data, TOP_KEYS)
     if "description" in data:
         raw.description = check_str(raw, "description", data["description"])

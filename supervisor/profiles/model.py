@@ -49,12 +49,12 @@ def thaw(value: Any) -> Any:
     return value
 
 
-class FrozenMap(Mapping):
+class FrozenMap(Mapping[str, Any]):
     """An immutable, hashable, ordered mapping (MappingProxyType is not hashable)."""
 
     __slots__ = ("_items", "_dict")
 
-    def __init__(self, data: Mapping | None = None) -> None:
+    def __init__(self, data: Mapping[str, Any] | None = None) -> None:
         items = tuple((str(k), freeze(v)) for k, v in (data or {}).items())
         self._items = items
         self._dict = dict(items)

@@ -280,7 +280,7 @@ class ProfileSet:
         return sorted(n for n, ok in self._valid.items() if ok)
 
     def __contains__(self, name: object) -> bool:
-        return bool(self._valid.get(name))  # type: ignore[arg-type]
+        return bool(self._valid.get(name))  # type: ignore[call-overload]
 
     def errors_for(self, name: str) -> list[ProfileError]:
         raw = self._raw.get(name)

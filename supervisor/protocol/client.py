@@ -21,7 +21,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-from anyio.abc import ByteStream, ObjectReceiveStream, ObjectSendStream, UNIXSocketStream
+from anyio.abc import ByteStream, UNIXSocketStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from anyio.streams.stapled import StapledByteStream
 
 from . import wire
@@ -50,8 +51,8 @@ class DaemonClient:
         self._pending: dict[Any, anyio.Event] = {}
         self._replies: dict[Any, dict[str, Any]] = {}
         send, recv = anyio.create_memory_object_stream[dict[str, Any]](event_buffer)
-        self._event_send: ObjectSendStream[dict[str, Any]] = send
-        self._event_recv: ObjectReceiveStream[dict[str, Any]] = recv
+        self._event_send: MemoryObjectSendStream[dict[str, Any]] = send
+        self._event_recv: MemoryObjectReceiveStream[dict[str, Any]] = recv
         self.hello: dict[str, Any] = {}
         self._hello_seen = anyio.Event()
         self._closed = anyio.Event()
