@@ -100,6 +100,7 @@ class Cause(str, enum.Enum):
     MODEL_NOT_FOUND = "model_not_found"
     SLOW_WEIGHT_LOADING = "slow_weight_loading"
     GPU_FAULT = "gpu_fault"
+    SERVING_STALL = "serving_stall"  # ready, requests in flight, no tokens for `silence` s
     # Not in DESIGN.md's first list: bad launch arguments or a configuration the engine rejects
     # (unknown flag, invalid value, unsupported quantization), and a checkpoint with missing or
     # damaged files (truncated safetensors, no weight files, no tokenizer files).

@@ -1,0 +1,257 @@
+"""Serving metrics from the engines' own periodic log lines, kept as a bounded series per run.
+
+SGLang prints a ``Prefill batch`` line per prefill (chunk) and a ``Decode batch`` line every
+``--decode-log-interval`` decode steps (#running-req, #queue-req, token usage, gen throughput,
+accept len); vLLM's API server prints ``Avg prompt throughput ... Running: N reqs, Waiting: M
+reqs, ... KV cache usage: Z%, Prefix cache hit rate: W%`` every 10 s (reference/
+sglang-facts.md §2, real-engines.md).
+
+Cost: the run feeds every chunk read after ready. A serving log runs at thousands of lines a
+second, nearly all of them batch lines that say the same thing, so a chunk is never split:
+``bytes.count`` / ``rfind`` (C loops over the buffer) count the markers, and only the newest
+line of each kind in the chunk is parsed. The counts are what stall detection needs (did the
+engine make progress?); the newest line is what the metrics need (how is it serving now?).
+
+Progress means tokens moved: a batch line (SGLang logs one only after a prefill chunk or 40
+decode steps) or a vLLM stats line with a throughput above zero. Access lines are not: uvicorn
+logs a streamed request when its response starts, before any token. The engines' hang warnings
+are kept apart as *signs*: output, but not life.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any
+
+# The values a sample carries, in this order (series rows are tuples: (t, *values)).
+FIELDS = ("gen_throughput", "prompt_throughput", "running", "queued", "token_usage",
+          "tokens", "cache_hit_rate", "accept_len", "accept_rate", "retracted", "gpu_util")
+SERIES_LEN = 3600        # one sample a second at most: an hour
+_SIGNS_KEPT = 3
+
+# --- SGLang ---------------------------------------------------------------------------------
+_SG_KV = re.compile(r"(#running-req|#queue-req|#token|#new-seq|#new-token|#cached-token"
+                    r"|#retracted-req|token usage|accept len|accept rate|cache hit rate"
+                    r"|gen throughput \(token/s\)|input throughput \(token/s\)): ([\d.]+)")
+_SG_SIGNS = (b"atchdog timeout", b"Health check failed")
+
+
+def _sglang_line(line: str) -> dict[str, float]:
+    kv: dict[str, float] = {}
+    for m in _SG_KV.finditer(line):
+        try:
+            kv.setdefault(m[1], float(m[2]))  # hybrid models: "full token usage" comes first
+        except ValueError:
+            continue
+    out: dict[str, float] = {}
+    for key, name in (("#running-req", "running"), ("#queue-req", "queued"),
+                      ("token usage", "token_usage"), ("#token", "tokens"),
+                      ("accept len", "accept_len"), ("accept rate", "accept_rate"),
+                      ("#retracted-req", "retracted"),
+                      ("gen throughput (token/s)", "gen_throughput"),
+                      ("input throughput (token/s)", "prompt_throughput")):
+        if key in kv:
+            out[name] = kv[key]
+    if "cache hit rate" in kv:
+        out["cache_hit_rate"] = kv["cache hit rate"] / 100
+    elif "#cached-token" in kv and "#new-token" in kv:
+        total = kv["#cached-token"] + kv["#new-token"]
+        if total > 0:
+            out["cache_hit_rate"] = kv["#cached-token"] / total
+    if "#new-seq" in kv and "running" in out:
+        # A prefill line counts the running requests before the new ones join them.
+        out["running"] += kv["#new-seq"]
+    return out
+
+
+# --- vLLM -----------------------------------------------------------------------------------
+_VL_FIELDS = (
+    ("prompt_throughput", re.compile(r"Avg prompt throughput: ([\d.]+)"), 1.0),
+    ("gen_throughput", re.compile(r"Avg generation throughput: ([\d.]+)"), 1.0),
+    ("running", re.compile(r"Running: (\d+) reqs"), 1.0),
+    ("queued", re.compile(r"(?:Waiting|Pending): (\d+) reqs"), 1.0),
+    ("token_usage", re.compile(r"KV cache usage: ([\d.]+)%"), 0.01),
+    ("cache_hit_rate", re.compile(r"Prefix cache hit rate: ([\d.]+)%"), 0.01),
+)
+_VL_SPEC = (
+    ("accept_len", re.compile(r"Mean acceptance length: ([\d.]+)"), 1.0),
+    ("accept_rate", re.compile(r"Avg Draft acceptance rate: ([\d.]+)%"), 0.01),
+)
+_VL_SIGNS = (b"shared memory broadcast block",)
+
+
+def _fields(line: str, table: tuple[tuple[str, re.Pattern[str], float], ...]
+            ) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for name, rx, scale in table:
+        m = rx.search(line)
+        if m is not None:
+            try:
+                out[name] = float(m[1]) * scale
+            except ValueError:
+                continue
+    return out
+
+
+def _vllm_stats(line: str) -> dict[str, float]:
+    return _fields(line, _VL_FIELDS)
+
+
+def _vllm_spec(line: str) -> dict[str, float]:
+    return _fields(line, _VL_SPEC)
+
+
+# marker -> (parser of the newest line that has it, whether any such line is progress)
+_Parser = Callable[[str], dict[str, float]]
+_ENGINES: dict[str, tuple[tuple[tuple[bytes, _Parser, bool], ...], tuple[bytes, ...]]] = {
+    "sglang": (((b"Decode batch", _sglang_line, True),
+                (b"Prefill batch", _sglang_line, True)), _SG_SIGNS),
+    "vllm": (((b"Avg prompt throughput", _vllm_stats, False),
+              (b"SpecDecoding metrics", _vllm_spec, False)), _VL_SIGNS),
+}
+
+
+class Ring:
+    """A fixed-size series: the newest ``size`` rows, oldest first; older rows drop off."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, size: int = SERIES_LEN) -> None:
+        self._rows: deque[tuple[float, ...]] = deque(maxlen=size)
+
+    def append(self, row: tuple[float, ...]) -> None:
+        self._rows.append(row)
+
+    def since(self, t: float | None) -> Iterator[tuple[float, ...]]:
+        """Rows whose first item (the time) is >= t, oldest first."""
+        if t is None:
+            yield from self._rows
+            return
+        for row in self._rows:
+            if row[0] >= t:
+                yield row
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+def _line_at(chunk: bytes, j: int) -> str:
+    start = chunk.rfind(b"\n", 0, j) + 1
+    end = chunk.find(b"\n", j)
+    return chunk[start:end if end >= 0 else len(chunk)].decode("utf-8", "replace")
+
+
+class ServingStats:
+    """One run's serving metrics: the latest values, a bounded series, and progress counters.
+
+    ``feed_chunk`` runs on the log pipeline (cheap, see the module doc); ``sample`` runs once a
+    tick from the watch loop and appends a row when new values arrived since the last one.
+    """
+
+    def __init__(self, engine: str, size: int = SERIES_LEN) -> None:
+        self.engine = engine
+        self._markers, self._signs = _ENGINES[engine]
+        self.values: dict[str, float] = {}
+        self.series = Ring(size)
+        self.updated: float | None = None          # wall time of the newest stats line
+        self.lines = 0                              # stats lines seen
+        self.batches = {b"Prefill batch": 0, b"Decode batch": 0}
+        self.progress_m: float | None = None        # monotonic time of the last progress
+        self.progress_wall: float | None = None
+        self.signs: list[str] = []                  # hang warnings since the last progress
+        self.signs_total = 0
+        self.load_known = False                     # running/queued come from a line we trust
+        self._fresh = False
+
+    @classmethod
+    def for_engine(cls, engine: str) -> ServingStats | None:
+        """Stats for an engine that logs them; None for one that does not (``command``)."""
+        return cls(engine) if engine in _ENGINES else None
+
+    # -- the log pipeline ---------------------------------------------------------------------
+    def feed_chunk(self, chunk: bytes) -> None:
+        progressed = False
+        newest: list[tuple[int, _Parser, bool]] = []
+        for marker, parse, always_progress in self._markers:
+            n = chunk.count(marker)
+            if not n:
+                continue
+            self.lines += n
+            if marker in self.batches:
+                self.batches[marker] += n
+            newest.append((chunk.rfind(marker), parse, always_progress))
+        for pos, parse, always_progress in sorted(newest):  # the newest line's values last
+            values = parse(_line_at(chunk, pos))
+            if values:
+                self.values.update(values)
+                self._fresh = self.load_known = True
+                self.updated = time.time()
+            progressed = progressed or always_progress or (
+                values.get("gen_throughput", 0) > 0 or values.get("prompt_throughput", 0) > 0)
+        if progressed:
+            self.progressed()
+        for sign in self._signs:
+            if sign in chunk:
+                self.signs_total += 1
+                self.signs = (self.signs + [_line_at(chunk, chunk.rfind(sign))[:300]]
+                              )[-_SIGNS_KEPT:]
+
+    def progressed(self) -> None:
+        """Tokens moved (a batch line, a stats line with throughput, our canary's answer)."""
+        self.progress_m = time.monotonic()
+        self.progress_wall = time.time()
+        self.signs = []
+
+    def forget_load(self) -> None:
+        """The engine answered while its last line still showed requests: they have finished
+        since (SGLang logs nothing when it goes idle), so that count is stale."""
+        self.load_known = False
+
+    # -- what stall detection reads -----------------------------------------------------------
+    @property
+    def load(self) -> int:
+        """Requests running or queued, as of the newest stats line (0 if unknown or stale)."""
+        if not self.load_known:
+            return 0
+        return int(self.values.get("running", 0) + self.values.get("queued", 0))
+
+    # -- the watch loop's tick ----------------------------------------------------------------
+    def sample(self, now: float, gpu_util: float | None = None) -> bool:
+        """Append a row if new values came in since the last call; True if one was added."""
+        if gpu_util is not None:
+            self.values["gpu_util"] = gpu_util
+        if not self._fresh:
+            return False
+        self._fresh = False
+        self.series.append((now, *(self.values.get(k, float("nan")) for k in FIELDS)))
+        return True
+
+    def latest(self) -> dict[str, Any] | None:
+        """``status.run.serving``: the newest values and the counters; None before any."""
+        if not self.lines and not self.signs_total:
+            return None
+        out: dict[str, Any] = {k: _num(self.values[k]) for k in FIELDS if k in self.values}
+        out.update(engine=self.engine, source="log", updated=self.updated,
+                   last_progress=self.progress_wall, stats_lines=self.lines,
+                   prefill_batches=self.batches[b"Prefill batch"],
+                   decode_batches=self.batches[b"Decode batch"],
+                   hang_signs=list(self.signs), samples=len(self.series))
+        return out
+
+    def rows(self, since: float | None = None) -> list[dict[str, Any]]:
+        """The series as dicts (``metrics``): time ``t`` plus the fields that had a value."""
+        out = []
+        for row in self.series.since(since):
+            d: dict[str, Any] = {"t": row[0]}
+            for k, v in zip(FIELDS, row[1:]):
+                if v == v:  # not NaN: the engine reported it
+                    d[k] = _num(v)
+            out.append(d)
+        return out
+
+
+def _num(v: float) -> float | int:
+    return int(v) if v.is_integer() and abs(v) < 2**53 else round(v, 4)
