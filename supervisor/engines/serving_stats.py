@@ -36,7 +36,8 @@ _SIGNS_KEPT = 3
 _SG_KV = re.compile(r"(#running-req|#queue-req|#token|#new-seq|#new-token|#cached-token"
                     r"|#retracted-req|token usage|accept len|accept rate|cache hit rate"
                     r"|gen throughput \(token/s\)|input throughput \(token/s\)): ([\d.]+)")
-_SG_SIGNS = (b"atchdog timeout", b"Health check failed")
+# "Health check failed" is not one: it is SGLang's /health failing, which the health probe sees.
+_SG_SIGNS = (b"atchdog timeout",)
 
 
 def _sglang_line(line: str) -> dict[str, float]:

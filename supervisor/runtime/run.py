@@ -24,6 +24,7 @@ from ..diagnosis.classifier import classify_lines
 from ..diagnosis.tail import verdict_lines
 from ..engines import get_engine
 from ..engines.base import PhaseUpdate
+from ..engines.serving_stats import ServingStats
 from ..events import Hub
 from ..profiles import ResolvedProfile
 from ..states import FAILED_STATUSES, FINAL_STATUSES, Cause, Phase, Status, check_transition
@@ -83,6 +84,7 @@ class Run:
         self.reason = reason
         self.engine = get_engine(profile.engine)
         self.tracker = self.engine.new_tracker()
+        self.serving = ServingStats.for_engine(self.engine.name)  # metrics after ready
         self.clock = PhaseClock(self.store, run_id)
         self.status = Status.STARTING
         self.progress: dict[str, Any] | None = None
@@ -211,6 +213,7 @@ class Run:
             "log_path": str(self.log_path), "log_error": self.pipe.log.error,
             "stacks": list(self.stack_files), "request_id": self.request_id,
             "reason": self.reason, "benchmark": self.benchmark, "tracking": self.tracking,
+            "serving": self.serving.latest() if self.serving is not None else None,
         }
 
     def publish(self) -> None:
@@ -229,6 +232,8 @@ class Run:
     def _on_chunk(self, chunk: bytes) -> None:
         for update in self.tracker.feed_chunk(chunk):
             self._on_update(update)
+        if self.serving is not None and self.ready_event.is_set():
+            self.serving.feed_chunk(chunk)  # the engine's batch/stats lines: watchdogs/serving
         # Access lines of our own health probes are not a sign of life: a server hung in
         # warmup still answers them (503) from its HTTP thread. Probes come one per interval,
         # so a read of more than a few lines is never all probes: only short reads are checked.
@@ -487,6 +492,11 @@ class Run:
 
     def log_evidence(self, n: int = 3) -> list[str]:
         return [f"last line: {line[:300]}" for line in self.pipe.tail(n)]
+
+    def serving_seen(self) -> None:
+        """The serving metrics show requests in flight: the run is serving."""
+        if self.phase is Phase.READY:
+            self._enter_phase(Phase.SERVING)
 
     async def dump_stacks(self) -> list[str]:
         pids = await anyio.to_thread.run_sync(proc_mod.run_pids, self.token, self.pgid)

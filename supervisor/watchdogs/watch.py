@@ -19,6 +19,7 @@ from ..runtime.process import TreeSample
 from ..states import Cause, Phase, Status
 from .activity import ActivityTracker
 from .health import ProbeResult, probe
+from .serving import ServingWatch
 
 ACTIVITY_INTERVAL = 1.0
 COMMAND_STARTSECS = 3.0   # a command that opens no port is ready after this long running
@@ -54,6 +55,7 @@ class RunWatch:
         self.run = run
         self.misses = 0          # consecutive failed probes after ready
         self.next_probe = 0.0
+        self.serving = ServingWatch(run)  # stalls after ready: watchdogs/serving.py
 
     async def loop(self) -> None:
         run = self.run
@@ -68,6 +70,8 @@ class RunWatch:
             if run.status == Status.STARTING:
                 if await self._check_deadline() or await self._check_silence(now_m):
                     return
+            if run.status == Status.READY and await self._check_serving(now_m):
+                return
             if now_m >= self.next_probe and self._probe_due():
                 health = run.profile.health
                 self.next_probe = now_m + (health.interval if run.status == Status.READY
@@ -77,6 +81,13 @@ class RunWatch:
                 await self._on_probe(result)
                 if run.done_watching:
                     return
+
+    async def _check_serving(self, now_m: float) -> bool:
+        stall = await self.serving.check(now_m)
+        if stall is None:
+            return False
+        await self.run.fail(Status.HUNG, stall.cause, stall.evidence)
+        return True
 
     def _probe_due(self) -> bool:
         run = self.run
