@@ -400,9 +400,14 @@ def test_cause_snippets(name, lines, kw, outcome, phase, cause):
     assert v.evidence
 
 
+# Causes the daemon names from what is not log text (the stacks of a hung run, serving
+# metrics); the classifier never gives them.
+NOT_FROM_THE_LOG = {"collective_hang", "serving_stall"}
+
+
 def test_every_cause_has_a_snippet():
     covered = {c[-1] for c in CASES}
-    assert covered == set(Cause) - {Cause.UNKNOWN}
+    assert covered == {c for c in Cause if c.value not in NOT_FROM_THE_LOG} - {Cause.UNKNOWN}
 
 
 # --- root error vs noise -------------------------------------------------------------------

@@ -222,7 +222,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 prev_frame_or_code = True
                 continue
         if prev_frame_or_code and (msg[0].isspace() or set(msg.strip()) <= {"^", "~"}):
-            # source code under a frame: `raise RuntimeError(f"NCCL error: ...")`
+            # source code under a frame: `raise RuntimeError(f"NCCL error: ...")`; its call was
+            # in progress too (a traceback cut after `scheduler.event_loop_normal()` and a
+            # decorator's frame was in the event loop)
             if "(" in msg and scan.frames and scan.frames[-1][0] == i - 1:
                 call = S.SOURCE_CALL.search(msg)
                 if call:
@@ -233,20 +235,11 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
 
         if "Traceback (most recent call last)" in msg:
             scan.tracebacks.append(i)
-        if S.LIFECYCLE_GATE.search(msg):
-            _lifecycle(scan, i, msg)
-        if S.FATAL_GATE.search(msg):
-            if S.FAULTHANDLER_CURRENT.match(msg):
-                in_current_thread = []
-                scan.current_thread.append((i, in_current_thread))
-            for rx, consequence in S.FATAL_MARKERS:
-                if rx.search(msg):
-                    scan.fatal.append((i, consequence))
-                    break
-            if msg.startswith("Fatal Python error:"):
-                scan.fatal_python.append((i, msg))
-            if S.RANK_DEAD.search(msg):
-                scan.rank_dead.append(i)
+        if S.RARE_GATE.search(msg):  # one search for the two gates below; most lines fail it
+            if S.LIFECYCLE_GATE.search(msg):
+                _lifecycle(scan, i, msg)
+            if S.FATAL_GATE.search(msg):
+                in_current_thread = _fatal_markers(scan, i, msg)
         is_exc = S.is_exception_line(msg)
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
@@ -278,6 +271,24 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                     scan.fatal.append((i, False))
     scan.final_phase = tracker.phase
     return scan
+
+
+def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
+    """Record what a line with a fatal-marker literal proves; the frames list of a faulthandler
+    dump's current thread when this line starts one."""
+    current: list[str] | None = None
+    if S.FAULTHANDLER_CURRENT.match(msg):
+        current = []
+        scan.current_thread.append((i, current))
+    for rx, consequence in S.FATAL_MARKERS:
+        if rx.search(msg):
+            scan.fatal.append((i, consequence))
+            break
+    if msg.startswith("Fatal Python error:"):
+        scan.fatal_python.append((i, msg))
+    if S.RANK_DEAD.search(msg):
+        scan.rank_dead.append(i)
+    return current
 
 
 def _is_traffic(msg: str) -> bool:
@@ -539,8 +550,9 @@ def _evidence(lines: Iterable[str]) -> tuple[str, ...]:
 
 
 def _is_dump(msg: str) -> bool:
-    return (S.ARGS_GATE.search(msg) is not None and S.ARGS_DUMP.search(msg) is not None) or \
-        S.BANNER.search(msg) is not None
+    if len(msg) > 160 and S.ARGS_GATE.search(msg) and S.ARGS_DUMP.search(msg):
+        return True  # a short args line (`non-default args: {'model': 'x'}`) says no harm
+    return not msg.isascii() and S.BANNER.search(msg) is not None
 
 
 _RANK_PREFIX = re.compile(r"\b(?:rank|Rank|TP|DP|EP|PP) ?\d+\b")

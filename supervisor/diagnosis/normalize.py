@@ -73,8 +73,11 @@ _EMBEDDED_MIN = 300
 def unglue(line: str) -> list[str]:
     """``...| 0/13 [00:00<?, ?it/s][2025-03-08 12:29:21 TP1] Capture ...`` -> two lines; a long
     line of several log records pasted without newlines -> one line each."""
-    if len(line) > _EMBEDDED_MIN and ("] " in line):
+    if len(line) > _EMBEDDED_MIN and line.count("] ") > 1 and (
+            "ERROR " in line or "INFO " in line or "WARNING " in line):
         parts = [p for p in _EMBEDDED.split(line) if p]
+        while len(parts) > 1 and not strip_wrappers(parts[0]).strip():
+            parts[:2] = [parts[0] + " " + parts[1]]  # a header after wrappers only: one record
         if len(parts) > 1:
             return [q for p in parts for q in unglue_bars(p)]
     return unglue_bars(line)

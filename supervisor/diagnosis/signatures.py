@@ -168,8 +168,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Cuda failure '?out of memory", r"CUBLAS_STATUS_ALLOC_FAILED",
            r"Failed to create unquantized linear weights: CUDA out of memory",
            r"CUDA driver error: out of memory",
-           # vLLM's start check: other processes already hold the GPU memory it was told to use
-           r"Free memory on device .{0,40} is less than desired GPU memory utilization",
+           # vLLM's start check: the memory it was told to reserve is not free (the GPU build
+           # and the CPU build, whose --gpu-memory-utilization reserves host memory)
+           r"(?:Free|Available) memory on (?:device|node) .{0,80} is less than desired "
+           r"(?:GPU|CPU) memory utilization",
            flags=_I)
     # Triton / inductor kernel compilation.
     + _sig(Cause.TRITON_COMPILE_ERROR, 66,
@@ -383,7 +385,7 @@ SIGNATURE_GATE = _literals(
     "unknown quantization", "positional argument", "likely closed")
 
 # Cheap literal gates in front of the structural regexes below (case-sensitive).
-FATAL_GATE = _literals(
+_FATAL_LITERALS = (
     "hit an exception", "sigquit", "SIGQUIT", "Initialization failed", "scheduler is dead",
     "scheduler died", "crashed with exit code", "terminate called", "Fatal Python error",
     "most recent call first", "Capture cuda graph failed", "EngineCore failed",
@@ -391,6 +393,7 @@ FATAL_GATE = _literals(
     "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "Killed", "Segmentation fault", "Aborted", "Bus error",
     "Illegal instruction")
+FATAL_GATE = _literals(*_FATAL_LITERALS)
 ARGS_GATE = _literals("args", "launch_server", "sglang serve", "vllm serve", "with config")
 
 # The argv / server_args dumps list every flag (disable_custom_all_reduce=False, ...).
@@ -402,10 +405,13 @@ ARGS_DUMP = _C(r"server_args[=(]|ServerArgs\(|non-default args"
 # or the shell, vLLM's executor shutting its workers down. The interpreter's own exit-time
 # output: resource_tracker leak warnings, torch's "destroy_process_group() was not called before
 # program exit", a fatal error during finalization.
-LIFECYCLE_GATE = _literals(
+_LIFECYCLE_LITERALS = (
     "SIGTERM", "SIGINT", "sigterm", "Signal Received", "signal 15", "KeyboardInterrupt",
     "Killing local vLLM", "leaked", "before program exit", "interpreter shutdown",
     "runtime state")
+LIFECYCLE_GATE = _literals(*_LIFECYCLE_LITERALS)
+# either of the two (one search per line instead of two)
+RARE_GATE = _literals(*_FATAL_LITERALS, *_LIFECYCLE_LITERALS)
 STOP_REQUEST = _C(
     r"\b(?:received|caught|got|handling) (?:signal )?(?:SIGTERM|SIGINT|signal 15)\b"
     r"|\bSIG(?:TERM|INT) (?:received|caught)|Received sigterm|Signal Received: (?:15|2)\b"
