@@ -6,6 +6,7 @@ ignores SIGTERM and sleeps). Schedulers and the detokenizer die with their paren
 
 - ``work SECONDS DUTY [read]``  burn DUTY of a core for SECONDS (and read files from disk)
 - ``hang``                      stop working; sleep until killed
+- ``spin``                      busy-wait in ``custom_all_reduce`` until killed
 - ``crash CAUSE PHASE``         print the cause's lines and die the way SGLang's rank would
 - ``leak N TTL``                spawn N leak helpers
 """
@@ -55,6 +56,34 @@ def _burn(seconds: float) -> None:
     return None
 
 
+FAKE_GPU_DIR_VAR = "GNS_FAKE_GPU_DIR"  # set by a daemon running fake GPUs
+SPIN_POWER_FRACTION = 0.15             # a GPU spinning on a flag: busy, drawing little
+
+
+def custom_all_reduce(rank: int, gpu_dir: str | None) -> None:
+    """Stands for a collective whose peer never arrives: spins on a flag that never flips, as
+    a custom all-reduce or a CUDA stream synchronize does, and tells the fake GPUs that this
+    rank's GPU is 100 % busy at low power. Everything stays inline, so the innermost Python
+    frame of every stack sample is this function."""
+    arrived = False
+    report = os.path.join(gpu_dir, f"gpu{rank}") if gpu_dir else None
+    next_report = 0.0
+    x = 0
+    while not arrived:
+        x += 1
+        if x % 20000 == 0:
+            now = time.monotonic()
+            if report is not None and now >= next_report:
+                try:
+                    with open(report + ".tmp", "w") as f:
+                        f.write(f"100 {SPIN_POWER_FRACTION} {time.time()}")
+                    os.replace(report + ".tmp", report)
+                except OSError:
+                    report = None
+                next_report = now + 0.5
+            time.sleep(0.002)  # a spinning rank, but kind to a 2-core machine
+
+
 class Scheduler:
     def __init__(self, cfg: dict) -> None:
         self.cfg = cfg
@@ -86,6 +115,8 @@ class Scheduler:
         elif op == "hang":
             self.hung = True
             self.work_until = 0.0
+        elif op == "spin":
+            custom_all_reduce(self.ctx.rank, os.environ.get(FAKE_GPU_DIR_VAR))
         elif op == "crash":
             self.crash(cmd[1], cmd[2])
         elif op == "leak":

@@ -2,8 +2,8 @@
 
 ``SGLANG_EMULATOR_FAULT`` is a comma-separated list of items::
 
-    none | crash:<phase>:<cause> | hang:<phase> | slow:<phase>:<seconds> | leak
-         | flood:<lines_per_second> | unhealthy
+    none | crash:<phase>:<cause> | hang:<phase> | spin:<phase> | slow:<phase>:<seconds> | leak
+         | flood:<lines_per_second> | unhealthy | stall | slow_prefill:<seconds>
 
 Each item may end with conditions ``@NAME`` / ``@!NAME``: the item applies only when ``--NAME``
 is on the command line (and not ``false``/``0``) or the environment variable ``NAME`` is set and
@@ -37,10 +37,13 @@ class FaultError(ValueError):
 class FaultPlan:
     crash: dict[str, str] = field(default_factory=dict)    # phase -> cause
     hang: set[str] = field(default_factory=set)            # phases
+    spin: set[str] = field(default_factory=set)            # phases: ranks busy-wait, stuck
     slow: dict[str, float] = field(default_factory=dict)   # phase -> seconds (unscaled)
     leak: bool = False
     flood: float | None = None                              # lines per second after ready
     unhealthy: bool = False
+    stall: bool = False                  # after ready: requests accepted, no tokens
+    slow_prefill: float | None = None   # after ready: seconds of chunked prefill
 
     def crash_cause(self, phase: str) -> str | None:
         return self.crash.get(phase)
@@ -116,6 +119,12 @@ def parse_faults(spec: str | None, argv: list[str] | None = None,
             phase = _phase(parts[1], item)
             if applies:
                 plan.hang.add(phase)
+        elif kind == "spin":
+            if len(parts) != 2:
+                raise FaultError(f"expected spin:<phase>, got {item!r}")
+            phase = _phase(parts[1], item)
+            if applies:
+                plan.spin.add(phase)
         elif kind == "slow":
             if len(parts) != 3:
                 raise FaultError(f"expected slow:<phase>:<seconds>, got {item!r}")
@@ -135,11 +144,30 @@ def parse_faults(spec: str | None, argv: list[str] | None = None,
                 plan.flood = rate
         elif kind == "unhealthy" and len(parts) == 1:
             plan.unhealthy = plan.unhealthy or applies
+        elif kind in ("stall", "slow_prefill"):
+            _serving_fault(plan, kind, parts, item, applies)
         else:
             raise FaultError(f"unknown fault {item!r}; expected none, crash:<phase>:<cause>, "
-                             "hang:<phase>, slow:<phase>:<seconds>, leak, "
-                             "flood:<lines_per_second>, unhealthy")
+                             "hang:<phase>, spin:<phase>, slow:<phase>:<seconds>, leak, "
+                             "flood:<lines_per_second>, unhealthy, stall, "
+                             "slow_prefill:<seconds>")
     return plan
+
+
+def _serving_fault(plan: FaultPlan, kind: str, parts: list[str], item: str,
+                   applies: bool) -> None:
+    """stall: /health 200, requests accepted (a Prefill batch line), no token ever;
+    slow_prefill:<seconds>: each request's prefill logs a chunk a second for that long."""
+    if kind == "stall":
+        if len(parts) != 1:
+            raise FaultError(f"expected stall (no arguments), got {item!r}")
+        plan.stall = plan.stall or applies
+        return
+    if len(parts) != 2:
+        raise FaultError(f"expected slow_prefill:<seconds>, got {item!r}")
+    seconds = _number(parts[1], item, "seconds")
+    if applies:
+        plan.slow_prefill = seconds
 
 
 def env_float(env: dict[str, str], name: str, default: float, *, positive: bool = True) -> float:

@@ -706,6 +706,8 @@ CAUSES: dict[str, Cause] = {c.name: c for c in [
 PRODUCED_ELSEWHERE = {
     "health_check_failed": "use the 'unhealthy' fault",
     "slow_weight_loading": "use 'slow:weight_loading:<seconds>'",
+    "collective_hang": "use 'spin:<phase>' (ranks stuck in a collective, seen in their stacks)",
+    "serving_stall": "use the 'stall' fault (requests accepted, no tokens)",
 }
 
 

@@ -25,6 +25,7 @@ from supervisor.emulator.logfmt import emit, line, rank_prefix, scheduler_title,
 
 WORK_DUTY = 0.25   # share of a core each scheduler burns while loading / capturing
 SLOW_DUTY = 0.4    # ... during a slow:<phase> stretch (plus disk reads)
+PREFILL_CHUNK_S = 1.0  # slow_prefill: one chunk's line a second (unscaled)
 GPU_TOTAL_GB = 79.19
 MAX_SCHEDULERS = 8
 WORDS = (" The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", ".",
@@ -80,6 +81,7 @@ class Emulator:
         self.lock = threading.Lock()
         self.running_reqs = 0
         self.running_tokens = 0
+        self.stalled = False          # stall: a request came in, no token will follow
 
     # --- small helpers --------------------------------------------------------------------
 
@@ -184,6 +186,8 @@ class Emulator:
             self.crash(phase, cause)
         if phase in self.plan.hang:
             self.hang(phase)
+        if phase in self.plan.spin:
+            self.spin(phase)
         if phase in self.plan.slow:
             seconds = self.plan.slow[phase]
             self.tell(f"work {seconds:.3f} {SLOW_DUTY} read")
@@ -194,6 +198,15 @@ class Emulator:
         if phase in ("ready", "serving"):
             self.frozen = True
         self.tell("hang", detok=True)
+        if threading.current_thread() is threading.main_thread():
+            self._idle_forever()
+        threading.Event().wait()
+
+    def spin(self, phase: str) -> None:
+        """The ranks enter a collective that a peer never joins and busy-wait in it (the GPUs
+        look busy at low power); no more output. /health still answers: the HTTP thread is
+        alive, as in SGLang, but a generation request never returns."""
+        self.tell("spin")
         if threading.current_thread() is threading.main_thread():
             self._idle_forever()
         threading.Event().wait()
@@ -457,7 +470,8 @@ class Emulator:
             first = not self.served
             self.served = True
         if first:
-            if self.plan.crash_cause("serving") or "serving" in self.plan.hang:
+            if self.plan.crash_cause("serving") or {"serving"} & (self.plan.hang |
+                                                                  self.plan.spin):
                 # the request reaches the scheduler, whose forward then fails or never returns
                 self.rank0("Prefill batch, #new-seq: 1, #new-token: 12, #cached-token: 0, "
                            "token usage: 0.00, #running-req: 0, #queue-req: 0, ")
@@ -477,10 +491,7 @@ class Emulator:
         with self.lock:
             self.running_reqs += 1
             self.running_tokens += prompt_tokens
-        usage = self.running_tokens / max(1, self.max_total_tokens)
-        self.rank0(f"Prefill batch, #new-seq: 1, #new-token: {prompt_tokens}, #cached-token: 0, "
-                   f"token usage: {usage:.2f}, #running-req: {self.running_reqs - 1}, "
-                   "#queue-req: 0, ")
+        self.prefill(prompt_tokens)
         out: list[str] = []
         interval = 1.0 / self.tokens_per_s
         every = max(1, self.args.decode_log_interval)
@@ -505,6 +516,26 @@ class Emulator:
                 self.running_reqs -= 1
                 self.running_tokens -= prompt_tokens + len(out)
         return out
+
+    def prefill(self, prompt_tokens: int) -> None:
+        """A request's Prefill batch line(s); after ready, the stall and slow_prefill faults."""
+        def batch(new: int) -> str:
+            usage = self.running_tokens / max(1, self.max_total_tokens)
+            return (f"Prefill batch, #new-seq: 1, #new-token: {new}, #cached-token: 0, "
+                    f"token usage: {usage:.2f}, #running-req: {self.running_reqs - 1}, "
+                    "#queue-req: 0, ")
+        serving = self.ready.is_set()
+        if serving and self.plan.slow_prefill:
+            # a long prompt in chunks (--chunked-prefill-size): slow, but a line per chunk
+            chunk = self.args.chunked_prefill_size or 8192
+            end = time.monotonic() + self.plan.slow_prefill
+            while time.monotonic() < end:
+                self.rank0(batch(chunk))
+                time.sleep(min(PREFILL_CHUNK_S, max(0.0, end - time.monotonic())))
+        self.rank0(batch(prompt_tokens))
+        if serving and self.plan.stall:
+            self.stalled = True
+            threading.Event().wait()  # the scheduler took it and never runs a forward again
 
     def flood(self, rate: float) -> None:
         """flood:<rate>: Decode-batch lines at ``rate``/s, written in blocks every ~10 ms."""

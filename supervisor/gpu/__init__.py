@@ -42,7 +42,9 @@ def open_backend(fake_gpus: int | None) -> GpuBackend:
     Never raises for a missing driver. Initialises NVML (once) to find out.
     """
     if fake_gpus is not None:
-        return FakeBackend(fake_gpus)
+        fake = FakeBackend(fake_gpus)
+        fake.export_reports()
+        return fake
     backend = NvmlBackend()
     try:
         backend.init()

@@ -7,9 +7,13 @@ Thread-safe: the monitor calls it from worker threads, tests from the event loop
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
+import tempfile
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 
 from .rules import THROTTLE_BITS, describe_xid
@@ -21,6 +25,12 @@ MEMORY_TOTAL_MIB = 143771.0
 POWER_LIMIT_W = 700.0
 IDLE_POWER_W = 72.0
 BASE_MEMORY_MIB = 0.0
+
+# Processes on this host (the emulator's ranks) may report what "their" GPU does: a file
+# gpu<N> in this folder holding "<util%> <power fraction> <epoch>"; a report older than
+# REPORT_TTL_S is ignored (the reporter died). The daemon exports the folder to its runs.
+REPORT_DIR_VAR = "GNS_FAKE_GPU_DIR"
+REPORT_TTL_S = 2.0
 
 INJECT_HELP = (
     "fault specs: xid:<gpu>:<code>, ecc:<gpu>:<count>, temp:<gpu>:<celsius>, "
@@ -61,6 +71,23 @@ class FakeBackend:
             for i in range(count)
         ]
         self._ticks = 0
+        self.report_dir = tempfile.mkdtemp(prefix="gns-fake-gpus-")
+        weakref.finalize(self, shutil.rmtree, self.report_dir, True)
+
+    def export_reports(self) -> None:
+        """Let this process's children (the runs) find the report folder."""
+        os.environ[REPORT_DIR_VAR] = self.report_dir
+
+    def _reported(self, index: int) -> tuple[float, float] | None:
+        """(utilisation %, power fraction) a live process reports for this GPU, if any."""
+        try:
+            with open(os.path.join(self.report_dir, f"gpu{index}")) as f:
+                util, frac, when = (float(x) for x in f.read().split())
+        except (OSError, ValueError):
+            return None
+        if time.time() - when > REPORT_TTL_S:
+            return None
+        return max(0.0, min(100.0, util)), max(0.0, min(1.0, frac))
 
     # -- backend protocol --------------------------------------------------------------------
 
@@ -95,6 +122,10 @@ class FakeBackend:
                 util = max(0.0, min(100.0, util + self._rng.uniform(-2.0, 2.0)))
             temp = g.temperature if g.temperature is not None else 30.0 + index + util * 0.35
             power = IDLE_POWER_W + (POWER_LIMIT_W - IDLE_POWER_W) * util / 100.0 * 0.8
+            reported = self._reported(index)
+            if reported is not None:  # a rank spinning on it: busy, at low power
+                util, frac = reported
+                power = max(IDLE_POWER_W, POWER_LIMIT_W * frac)
             reasons = set(g.throttle)
             if util == 0 and not reasons:
                 reasons.add("gpu_idle")

@@ -460,6 +460,27 @@ class GpuMonitor:
                     best = float(v)
         return best
 
+    def activity(self, indices: Sequence[int] | None = None) -> tuple[float, float | None] | None:
+        """(utilisation %, power as a fraction of the limit) of the busiest of those GPUs over
+        the last few seconds; None = no signal. High utilisation at low power is a GPU spinning
+        on a flag (a collective waiting for a peer), not computing."""
+        util = self.utilization(indices)
+        if util is None:
+            return None
+        frac: float | None = None
+        n = max(1, math.ceil(UTIL_WINDOW_S / self._gauge_interval))
+        for i in self._pick(indices):
+            utils = list(self._hist.get(i, {}).get("util") or [])[-n:]
+            powers = list(self._hist.get(i, {}).get("power") or [])[-n:]
+            sample = self._samples.get(i)
+            limit = getattr(sample, "power_limit_w", None)
+            if not utils or not powers or not isinstance(limit, (int, float)) or limit <= 0:
+                continue
+            if max((u for u in utils if u is not None), default=-1.0) >= util:
+                watts = [p for p in powers if p is not None]
+                frac = max(watts) / limit if watts else None
+        return util, frac
+
     async def foreign_processes(
         self, indices: Sequence[int] | None, our_pids: set[int]
     ) -> list[GpuProcess]:

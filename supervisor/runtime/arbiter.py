@@ -112,7 +112,7 @@ class Arbiter:
             {k: v for k, v in good.items() if k != "resolved"} if good else None)
         self._services = RunServices(
             store=store, hub=hub,
-            gpu_util=gpus.utilization if gpus is not None else (lambda: None),
+            gpu_activity=gpus.activity if gpus is not None else (lambda: None),
             log_max_bytes=config.log_max_mb * 2**20, on_end=self._run_ended,
             on_ready=self._run_ready, on_log_problem=self._log_problem)
         self._restart_policies: dict[str, RestartPolicy] = {}

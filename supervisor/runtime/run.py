@@ -62,7 +62,7 @@ class RunServices:
 
     store: Store
     hub: Hub
-    gpu_util: Callable[[], float | None] = lambda: None
+    gpu_activity: Callable[[], tuple[float, float | None] | None] = lambda: None
     log_max_bytes: int = 256 * 2**20
     on_end: Callable[[Run], None] | None = None
     on_ready: Callable[[Run], None] | None = None
@@ -487,8 +487,23 @@ class Run:
         """Worker thread: the run's processes (cached scan) and their counters, in one call."""
         return proc_mod.sample_tree(self.scanner.scan(self.pgid))
 
-    def gpu_util(self) -> float | None:
-        return self.services.gpu_util()
+    def gpu_activity(self) -> tuple[float, float | None] | None:
+        return self.services.gpu_activity()
+
+    def stack_targets(self) -> dict[int, str]:
+        """Worker thread: the run's processes and their names (for stack samples)."""
+        out: dict[int, str] = {}
+        for pid in sorted(self.scanner.scan(self.pgid)):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    argv0 = f.read().split(b"\0", 1)[0].decode(errors="replace")
+                with open(f"/proc/{pid}/comm") as f:
+                    comm = f.read().strip()
+            except OSError:
+                continue
+            # A process title (sglang::scheduler_TP0) reads better than a truncated comm.
+            out[pid] = argv0 if argv0 and "/" not in argv0 and " " not in argv0 else comm
+        return out
 
     def log_evidence(self, n: int = 3) -> list[str]:
         return [f"last line: {line[:300]}" for line in self.pipe.tail(n)]

@@ -20,6 +20,7 @@ from ..states import Cause, Phase, Status
 from .activity import ActivityTracker
 from .health import ProbeResult, probe
 from .serving import ServingWatch
+from .stuck import StackProbe, timed_sample
 
 ACTIVITY_INTERVAL = 1.0
 COMMAND_STARTSECS = 3.0   # a command that opens no port is ready after this long running
@@ -42,7 +43,8 @@ class Watched(Protocol):
     @property
     def done_watching(self) -> bool: ...
     def sample_tree(self) -> TreeSample: ...
-    def gpu_util(self) -> float | None: ...
+    def gpu_activity(self) -> tuple[float, float | None] | None: ...
+    def stack_targets(self) -> dict[int, str]: ...
     def became_ready(self, how: str) -> None: ...
     def log_evidence(self, n: int = 3) -> list[str]: ...
     async def classify(self) -> Any: ...
@@ -56,6 +58,8 @@ class RunWatch:
         self.misses = 0          # consecutive failed probes after ready
         self.next_probe = 0.0
         self.serving = ServingWatch(run)  # stalls after ready: watchdogs/serving.py
+        self.stacks = StackProbe(interval=max(0.3, run.profile.timeouts.silence / 8))
+        self.collective = False  # the stuck frames are a collective
 
     async def loop(self) -> None:
         run = self.run
@@ -66,9 +70,14 @@ class RunWatch:
                 return
             now_m = time.monotonic()
             tree = await anyio.to_thread.run_sync(run.sample_tree)
-            run.activity.sample(tree, run.gpu_util())
+            run.activity.sample(tree, run.gpu_activity())
+            await self._look_at_stacks(now_m)
             if run.status == Status.STARTING:
                 if await self._check_deadline() or await self._check_silence(now_m):
+                    return
+            elif run.status == Status.READY and run.activity.stuck is not None:
+                # After ready, quiet and idle is normal; busy and parked in a wait is not.
+                if await self._check_silence(now_m):
                     return
             if run.status == Status.READY and await self._check_serving(now_m):
                 return
@@ -81,6 +90,28 @@ class RunWatch:
                 await self._on_probe(result)
                 if run.done_watching:
                     return
+
+    async def _look_at_stacks(self, now_m: float) -> None:
+        """Busy with no other sign of progress: sample stacks, and let them say whether the
+        work moves or every busy process is parked in the same wait."""
+        run = self.run
+        if not run.activity.wants_stacks(now_m, run.profile.timeouts.silence):
+            self.stacks.reset()
+            return
+        if not self.stacks.due(now_m):
+            return
+        targets = await anyio.to_thread.run_sync(run.stack_targets)
+        stacks, cost = await anyio.to_thread.run_sync(timed_sample, targets)
+        self.stacks.add(now_m, stacks, cost)
+        verdict = self.stacks.verdict()
+        if verdict is None:
+            return
+        if verdict.moved:
+            run.activity.stacks_moved(now_m)
+            self.stacks.reset()
+        elif verdict.stuck is not None:
+            run.activity.stacks_stuck(verdict.stuck)
+            self.collective = verdict.collective
 
     async def _check_serving(self, now_m: float) -> bool:
         stall = await self.serving.check(now_m)
@@ -139,17 +170,31 @@ class RunWatch:
             return False
         verdict = await run.classify()
         quiet = run.activity.quiet_for(now_m)
-        evidence = [
-            f"no output for {quiet:.0f} s in phase {run.phase.value} and no CPU, disk or GPU"
-            f" activity for {run.activity.still_for(now_m):.0f} s (silence = {silence:g} s)",
-            *activity_evidence(run.activity), *run.log_evidence(3), *verdict.evidence]
+        stuck = run.activity.stuck
+        if stuck is not None:
+            head = (f"stuck in phase {run.phase.value}: {stuck}; no output for {quiet:.0f} s "
+                    f"(silence = {silence:g} s)")
+        else:
+            head = (f"no output for {quiet:.0f} s in phase {run.phase.value} and no CPU, disk "
+                    f"or GPU activity for {run.activity.still_for(now_m):.0f} s "
+                    f"(silence = {silence:g} s)")
+        evidence = [head, *activity_evidence(run.activity), *run.log_evidence(3),
+                    *verdict.evidence]
         files = await run.dump_stacks()
         if files:
             evidence.append(f"stack dumps: {len(files)} files in {Path(files[0]).parent}")
-        await run.fail(Status.HUNG, verdict.cause or Cause.UNKNOWN, evidence)
+        cause = verdict.cause
+        if cause in (None, Cause.UNKNOWN) and stuck is not None and self.collective:
+            cause = Cause.COLLECTIVE_HANG
+        await run.fail(Status.HUNG, cause or Cause.UNKNOWN, evidence)
         return True
 
 
 def activity_evidence(a: ActivityTracker) -> list[str]:
-    gpu = "no signal" if a.gpu_util is None else f"{a.gpu_util:.0f}%"
+    if a.gpu_util is None:
+        gpu = "no signal"
+    elif a.gpu_power_frac is not None:
+        gpu = f"{a.gpu_util:.0f}% busy at {a.gpu_power_frac:.0%} of its power limit"
+    else:
+        gpu = f"{a.gpu_util:.0f}%"
     return [f"activity: CPU {a.cpu_percent}%, reads {a.read_mb_s} MB/s, GPU {gpu}"]
