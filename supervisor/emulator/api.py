@@ -83,6 +83,8 @@ class Handler(BaseHTTPRequestHandler):
         if emu.frozen:
             _hang()
         path = urlsplit(self.path).path
+        if emu.stalled and path == "/health_generate":
+            _hang()  # stall: /health answers, whatever generates never does
         try:
             if path in ("/health", "/health_generate"):
                 code = emu.health()

@@ -1,0 +1,119 @@
+"""Serving after ready, on the emulator under the real daemon: live metrics from the batch lines,
+a stall (health 200, no tokens) called hung in serving, and a slow prefill that is not."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import write_profile
+from .harness import emulator_profile, free_port, wait_until
+
+pytestmark = pytest.mark.e2e
+
+SILENCE = 3.0
+
+
+def _profile(workdir: Path, name: str, fault: str = "none") -> int:
+    port = free_port()
+    write_profile(workdir, name, emulator_profile(
+        name, port=port, fault=fault, silence=SILENCE,
+        env={"SGLANG_EMULATOR_TOKENS_PER_S": "200"}))
+    return port
+
+
+def _complete(port: int, max_tokens: int, timeout: float) -> dict[str, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("POST", "/v1/completions", body=json.dumps(
+            {"model": "test/model", "prompt": "count the stars one by one",
+             "max_tokens": max_tokens}), headers={"Content-Type": "application/json"})
+        res = conn.getresponse()
+        return json.loads(res.read())
+    finally:
+        conn.close()
+
+
+def _in_background(port: int, max_tokens: int, timeout: float) -> threading.Event:
+    """A completion on its own thread; the event is set when it has an answer."""
+    done = threading.Event()
+
+    def go() -> None:
+        try:
+            _complete(port, max_tokens, timeout)
+            done.set()
+        except OSError:
+            pass  # a stalled server never answers: the request times out
+
+    threading.Thread(target=go, daemon=True).start()
+    return done
+
+
+def _health(port: int) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        conn.request("GET", "/health")
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_live_serving_metrics_under_load(workdir: Path, make_daemon) -> None:
+    port = _profile(workdir, "serve")
+    d = make_daemon()
+    d.ctl("switch", "serve", "--wait", "--timeout", "60", check=True)
+    assert d.run()["serving"] is None, "no serving metrics before any request"
+    loads = [_in_background(port, 400, 30) for _ in range(3)]
+    run = d.wait_run(lambda r: (r["serving"] or {}).get("decode_batches", 0) >= 3, 20,
+                     "decode batch lines in status.run.serving")
+    s = run["serving"]
+    assert run["phase"] == "serving" and run["status"] == "ready"
+    assert s["engine"] == "sglang" and s["source"] == "log"
+    assert 1 <= s["running"] <= 3 and s["queued"] == 0
+    assert s["gen_throughput"] > 0 and s["prefill_batches"] >= 3
+    assert 0 <= s["token_usage"] < 1 and s["tokens"] > 0
+    for done in loads:
+        assert done.wait(30), "the completions finish"
+    assert d.run()["status"] == "ready"
+
+
+def test_stall_is_hung_in_serving_while_health_answers(workdir: Path, make_daemon) -> None:
+    port = _profile(workdir, "stall", fault="stall")
+    d = make_daemon()
+    d.ctl("switch", "stall", "--wait", "--timeout", "60", check=True)
+    _in_background(port, 50, 60)
+    run = d.wait_run(lambda r: (r["serving"] or {}).get("prefill_batches", 0) >= 1, 10,
+                     "the request's prefill line")
+    t0 = time.monotonic()
+    assert _health(port) == 200, "/health answers while nothing is generated"
+    assert run["status"] == "ready"
+    run = d.wait_run(lambda r: r["status"] != "ready", SILENCE + 15, "the stall verdict")
+    took = time.monotonic() - t0
+    assert (run["status"], run["phase"], run["cause"]) == ("hung", "serving", "serving_stall")
+    ev = run["evidence"]
+    assert ev[0].startswith("no tokens generated for") and "1 requests running" in ev[0]
+    assert ev[1] == "canary GET /health_generate -> no answer within 5 s"
+    assert ev[2].startswith("GET /health -> 200")
+    assert any(e.startswith("last serving metrics: ") for e in ev)
+    # window + canary timeout + the /health probe for evidence + a tick
+    assert took < SILENCE + 5 + 1 + 3, took
+
+
+def test_slow_prefill_that_progresses_is_not_a_stall(workdir: Path, make_daemon) -> None:
+    port = _profile(workdir, "slowpf", fault="slow_prefill:7")
+    d = make_daemon()
+    d.ctl("switch", "slowpf", "--wait", "--timeout", "60", check=True)
+    done = _in_background(port, 20, 60)
+    d.wait_run(lambda r: (r["serving"] or {}).get("prefill_batches", 0) >= 2, 10,
+               "prefill chunks")
+    # The prefill outlasts the stall window by far; its chunks keep coming.
+    assert wait_until(done.is_set, 7 + 10, "the slow request to finish")
+    run = d.run()
+    assert (run["status"], run["phase"]) == ("ready", "serving"), run["evidence"]
+    assert run["serving"]["prefill_batches"] >= 7 > SILENCE
