@@ -2,7 +2,7 @@
 
 ``SGLANG_EMULATOR_FAULT`` is a comma-separated list of items::
 
-    none | crash:<phase>:<cause> | hang:<phase> | slow:<phase>:<seconds> | leak
+    none | crash:<phase>:<cause> | hang:<phase> | spin:<phase> | slow:<phase>:<seconds> | leak
          | flood:<lines_per_second> | unhealthy | stall | slow_prefill:<seconds>
 
 Each item may end with conditions ``@NAME`` / ``@!NAME``: the item applies only when ``--NAME``
@@ -37,6 +37,7 @@ class FaultError(ValueError):
 class FaultPlan:
     crash: dict[str, str] = field(default_factory=dict)    # phase -> cause
     hang: set[str] = field(default_factory=set)            # phases
+    spin: set[str] = field(default_factory=set)            # phases: ranks busy-wait, stuck
     slow: dict[str, float] = field(default_factory=dict)   # phase -> seconds (unscaled)
     leak: bool = False
     flood: float | None = None                              # lines per second after ready
@@ -118,6 +119,12 @@ def parse_faults(spec: str | None, argv: list[str] | None = None,
             phase = _phase(parts[1], item)
             if applies:
                 plan.hang.add(phase)
+        elif kind == "spin":
+            if len(parts) != 2:
+                raise FaultError(f"expected spin:<phase>, got {item!r}")
+            phase = _phase(parts[1], item)
+            if applies:
+                plan.spin.add(phase)
         elif kind == "slow":
             if len(parts) != 3:
                 raise FaultError(f"expected slow:<phase>:<seconds>, got {item!r}")
@@ -141,7 +148,7 @@ def parse_faults(spec: str | None, argv: list[str] | None = None,
             _serving_fault(plan, kind, parts, item, applies)
         else:
             raise FaultError(f"unknown fault {item!r}; expected none, crash:<phase>:<cause>, "
-                             "hang:<phase>, slow:<phase>:<seconds>, leak, "
+                             "hang:<phase>, spin:<phase>, slow:<phase>:<seconds>, leak, "
                              "flood:<lines_per_second>, unhealthy, stall, "
                              "slow_prefill:<seconds>")
     return plan

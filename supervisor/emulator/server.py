@@ -186,6 +186,8 @@ class Emulator:
             self.crash(phase, cause)
         if phase in self.plan.hang:
             self.hang(phase)
+        if phase in self.plan.spin:
+            self.spin(phase)
         if phase in self.plan.slow:
             seconds = self.plan.slow[phase]
             self.tell(f"work {seconds:.3f} {SLOW_DUTY} read")
@@ -196,6 +198,15 @@ class Emulator:
         if phase in ("ready", "serving"):
             self.frozen = True
         self.tell("hang", detok=True)
+        if threading.current_thread() is threading.main_thread():
+            self._idle_forever()
+        threading.Event().wait()
+
+    def spin(self, phase: str) -> None:
+        """The ranks enter a collective that a peer never joins and busy-wait in it (the GPUs
+        look busy at low power); no more output. /health still answers: the HTTP thread is
+        alive, as in SGLang, but a generation request never returns."""
+        self.tell("spin")
         if threading.current_thread() is threading.main_thread():
             self._idle_forever()
         threading.Event().wait()
@@ -459,7 +470,8 @@ class Emulator:
             first = not self.served
             self.served = True
         if first:
-            if self.plan.crash_cause("serving") or "serving" in self.plan.hang:
+            if self.plan.crash_cause("serving") or {"serving"} & (self.plan.hang |
+                                                                  self.plan.spin):
                 # the request reaches the scheduler, whose forward then fails or never returns
                 self.rank0("Prefill batch, #new-seq: 1, #new-token: 12, #cached-token: 0, "
                            "token usage: 0.00, #running-req: 0, #queue-req: 0, ")
