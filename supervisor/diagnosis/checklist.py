@@ -13,6 +13,14 @@ from ..states import ChecklistStatus
 
 Publish = Callable[[str, Any], None]
 
+# Causes no flag fixes: what the operator has to do (an open item with the root error lines).
+OPERATOR_ACTIONS: dict[str, str] = {
+    "invalid_config": "fix the launch arguments or the model configuration the engine rejected "
+                      "(the fallback ladder stops: no flag of its own fixes this)",
+    "corrupt_checkpoint": "check the checkpoint's files (sizes against the source, safetensors "
+                          "headers, tokenizer files) and download the damaged ones again",
+}
+
 
 class Checklist:
     """The current checklist (one per request), persisted item by item in the store."""
@@ -107,3 +115,6 @@ def plan_for_failure(checklist: Checklist, run: Any, facts: dict[str, Any]) -> N
     checklist.set_key(f"{tag}:gpus", S.DONE if not flags else S.FAILED,
                       flags or [facts.get("gpu_note") or "GPUs healthy"],
                       f"Run #{rid}: check GPU health", rid)
+    action = OPERATOR_ACTIONS.get(run.cause.value if run.cause else "")
+    if action:
+        checklist.set_key(f"{tag}:fix", S.PENDING, root, f"Run #{rid}: {action}", rid)
