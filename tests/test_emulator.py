@@ -349,9 +349,13 @@ def test_leak_leaves_setsid_sigterm_ignoring_grandchildren(emus):
                 assert f"EMU_TEST_TAG={tag}".encode() in f.read()
         emu.proc.send_signal(signal.SIGTERM)
         assert emu.wait_exit(5) == 0
+        # SIGTERM is ignored (the kernel discards it at once), not merely slow to act on.
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not all(map(_ignores_sigterm, leaked)):
+            time.sleep(0.01)
+        assert all(map(_ignores_sigterm, leaked))
         for p in leaked:
             p.send_signal(signal.SIGTERM)
-        time.sleep(0.3)
         assert all(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in leaked)
     finally:
         for p in leaked:
@@ -360,6 +364,12 @@ def test_leak_leaves_setsid_sigterm_ignoring_grandchildren(emus):
             except psutil.NoSuchProcess:
                 pass
         assert not wait_gone(leaked, 3)
+
+
+def _ignores_sigterm(p: psutil.Process) -> bool:
+    with open(f"/proc/{p.pid}/status") as f:
+        mask = next(int(ln.split()[1], 16) for ln in f if ln.startswith("SigIgn:"))
+    return bool(mask & (1 << (signal.SIGTERM - 1)))
 
 
 def test_unhealthy_health_stops_answering(emus):

@@ -38,6 +38,22 @@ async def _sending(tg, feed: LogFeed, reads: list[bytes]) -> None:
         feed.add(chunk)
 
 
+def _polls(hub: Hub) -> list[str]:
+    """A record of the sender's looks at its followers (one per poll while it holds output
+    back): what it did not send after a few looks, it decided not to send."""
+    seen: list[str] = []
+    real = hub.wants
+    hub.wants = lambda topic: seen.append(topic) or real(topic)  # type: ignore[method-assign]
+    return seen
+
+
+async def _polled(seen: list[str], n: int) -> None:
+    start = len(seen)
+    with anyio.fail_after(5):
+        while len(seen) < start + n:  # noqa: ASYNC110
+            await anyio.sleep(0.005)
+
+
 def test_without_followers_nothing_is_kept() -> None:
     hub = Hub()
     feed = LogFeed(hub, 1, "run.log")
@@ -127,9 +143,10 @@ def test_nothing_is_built_while_every_follower_is_behind(monkeypatch) -> None:
         async with anyio.create_task_group() as tg:
             await _sending(tg, feed, [chunk, chunk])  # a flood: each read is a full batch
             assert len(built) == 2 and not box.has_room() and not hub.has_room("log")
+            polls = _polls(hub)
             for _ in range(3):
                 feed.add(chunk)  # the follower is behind: output gathers, unbuilt
-            await anyio.sleep(3 * logfeed.BATCH_S)
+            await _polled(polls, 3)
             assert len(built) == 2 and feed.pending_bytes == 3 * len(chunk)
             box.items.clear()  # the follower catches up ...
             box.n_events = box.event_bytes = 0
@@ -221,8 +238,9 @@ def test_a_backlog_is_forgotten_when_the_followers_leave(monkeypatch, held_back_
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
+            polls = _polls(hub)
             await _sending(tg, feed, reads)
-            await anyio.sleep(2 * logfeed.BATCH_S)
+            await _polled(polls, 2)
             assert feed.pending and hub.has_room("log") == (held_back_by == "pace")
             hub.unsubscribe(first)
             with anyio.fail_after(5):

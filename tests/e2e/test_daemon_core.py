@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import write_profile
-from .harness import emulator_profile, free_port
+from .harness import emulator_profile, free_port, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -130,7 +130,9 @@ def test_status_answers_while_a_client_never_reads_a_flood(workdir: Path, make_d
     lazy.connect(str(d.sock))
     lazy.sendall(b'{"id":1,"cmd":"subscribe","args":{"topics":["log"]}}\n')
     try:
-        time.sleep(3)  # the flood piles up behind the client that never reads
+        # the flood piles up behind the client that never reads, until output is skipped
+        wait_until(lambda: d.status()["daemon"]["protocol"]["log_bytes_skipped"] > 0, 30,
+                   "log output skipped for the client that never reads")
         for _ in range(5):
             t0 = time.monotonic()
             st = d.status()
@@ -182,7 +184,8 @@ def test_bad_profile_refused_and_running_server_untouched(workdir: Path, make_da
     errs = json.loads(val.stdout)["errors"]
     assert any("bad.toml:3" in e and "launch.port" in e for e in errs), errs
     os.kill(d.proc.pid, signal.SIGHUP)
-    time.sleep(0.5)
+    wait_until(lambda: any("bad.toml" in e for e in d.ctl_json("profiles")["errors"]), 20,
+               "the reload to report bad.toml")
     res = d.ctl("switch", "bad", "--json")
     assert res.returncode == 1
     assert "bad.toml" in res.stdout + res.stderr

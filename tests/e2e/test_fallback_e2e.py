@@ -9,7 +9,6 @@ flag can make the emulator fail, and a remedy's flag can make it succeed.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -79,6 +78,12 @@ max_attempts = 6
     assert "Serving: tuned ['good_env']" in md
     assert "report bad_env upstream" in md.split("## Open checklist items")[1]
     assert "Investigate bad_env" in md
+
+
+def _probes_seen(d, run_id: int) -> int:
+    """How many of the daemon's health probes the run's server has logged."""
+    res = d.ctl("logs", "-n", "500", "--run", str(run_id), check=True)
+    return res.stdout.count('"GET /health')
 
 
 def _only_current_run(d) -> None:
@@ -211,7 +216,9 @@ max_attempts = 6
     run = d.run()
     assert run["profile"] == "other" and run["status"] == "ready"
     _only_current_run(d)
-    time.sleep(2)                              # the cancelled fallback launches nothing more
+    # The cancelled fallback launches nothing more: a leftover campaign would have stopped
+    # `other` at once; three of the daemon's health probes of it later, it still serves.
+    wait_until(lambda: _probes_seen(d, run["id"]) >= 3, 20, "three health probes of other")
     hist = d.ctl_json("history")["runs"]
     assert hist[-1]["id"] == run["id"] and d.run()["status"] == "ready"
     _only_current_run(d)
