@@ -41,8 +41,9 @@ CAPTURE_HANG = "capture_hang"   # a hang or timeout in graph capture with no cle
 RELEVANT: dict[str, frozenset[str]] = {
     "disable_custom_all_reduce": frozenset({
         "custom_allreduce_error", "nccl_error", "nccl_timeout", "illegal_memory_access",
-        "watchdog_timeout", CAPTURE_HANG}),
-    "nccl_p2p_disable": frozenset({"nccl_error", "custom_allreduce_error", CAPTURE_HANG}),
+        "watchdog_timeout", "collective_hang", CAPTURE_HANG}),
+    "nccl_p2p_disable": frozenset({"nccl_error", "custom_allreduce_error", "collective_hang",
+                                   CAPTURE_HANG}),
     "nccl_shm_disable": frozenset({"nccl_error"}),
     "nccl_ib_disable": frozenset({"nccl_error", "nccl_timeout", "multinode_rank_failure"}),
     "lower_mem_fraction": frozenset({"cuda_oom", "speculative_decoding_error"}),
@@ -53,7 +54,8 @@ RELEVANT: dict[str, frozenset[str]] = {
                                         "triton_compile_error", "unknown"}),
     "disable_cuda_graph": frozenset({
         "cuda_oom", "illegal_memory_access", "nccl_timeout", "custom_allreduce_error",
-        "watchdog_timeout", "speculative_decoding_error", "unknown", CAPTURE_HANG}),
+        "watchdog_timeout", "speculative_decoding_error", "unknown", "collective_hang",
+        CAPTURE_HANG}),
 }
 
 

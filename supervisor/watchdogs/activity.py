@@ -118,10 +118,11 @@ class ActivityTracker:
     def state(self, now: float, silence: float) -> str:
         """'working' (output lately), 'quiet' (no output, but activity), 'silent' (neither,
         or busy in a wait that never ends)."""
-        quiet = self.quiet_for(now)
-        if quiet < min(5.0, silence / 3):
+        recent = min(5.0, silence / 3)
+        if self.quiet_for(now) < recent:
             return "working"
-        return "quiet" if self.still_for(now) < quiet else "silent"
+        # Quiet: some sign of work lately (not only right after the last line). Silent: none.
+        return "quiet" if self.still_for(now) < recent else "silent"
 
     def is_hung(self, now: float, silence: float) -> bool:
         return self.still_for(now) >= silence
