@@ -16,6 +16,7 @@ import anyio
 
 from .benchmark import checked as checked_benchmark
 from .benchmark import compare
+from .engines.serving_stats import FIELDS as SERVING_FIELDS
 from .events import TOPICS, Hub
 from .profiles import diff_from_parent, validate_path
 from .protocol import wire
@@ -403,3 +404,23 @@ async def brief(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 
     since = _arg(args, "since", (int, float), None)
     return {"markdown": build_brief(d.arbiter, since)}
+
+
+@command("metrics")
+async def metrics(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "metrics", "args": {"since": epoch?}} -> {run_id, profile, engine, status,
+    serving, fields, series}: the current run's serving metrics from its log (``serving``: the
+    latest values, as in status.run.serving) and their series, one row a second at most while
+    stats lines come (``t`` plus the fields the engine reported), oldest first, the last hour
+    at most; ``since`` keeps the rows at or after that time."""
+    since = _arg(args, "since", (int, float), None)
+    run = d.arbiter.current
+    out: dict[str, Any] = {"run_id": None, "profile": None, "engine": None, "status": None,
+                           "serving": None, "fields": list(SERVING_FIELDS), "series": []}
+    if run is None:
+        return out
+    out.update(run_id=run.id, profile=run.profile.name, engine=run.engine_name,
+               status=run.status.value)
+    if run.serving is not None:
+        out.update(serving=run.serving.latest(), series=run.serving.rows(since))
+    return out

@@ -19,6 +19,12 @@ Metrics (all prefixed ``gns_``):
   ``last_phase_duration_seconds{phase}`` of the latest run.
 - ``runs_started_total{profile,trigger}`` (trigger: request, restart, fallback, startup);
   ``fallback_attempts_total{strategy}``; ``verdicts_total{status,cause,phase}``.
+- ``serving_*{engine,profile}`` of the current run, from the engine's own log lines (SGLang
+  batch lines, vLLM stats lines): ``serving_gen_throughput_tokens_per_second``,
+  ``serving_prompt_throughput_tokens_per_second``, ``serving_running_requests``,
+  ``serving_queued_requests``, ``serving_kv_cache_usage_ratio``, ``serving_cache_hit_ratio``,
+  ``serving_spec_accept_length``, ``serving_spec_accept_rate``,
+  ``serving_last_progress_timestamp_seconds``; ``serving_batches_total{kind}``.
 - ``gpu_utilization_percent``, ``gpu_memory_used_bytes``, ``gpu_memory_total_bytes``,
   ``gpu_temperature_celsius``, ``gpu_power_watts`` by ``gpu``; ``gpu_health{gpu,level}``.
 - ``protocol_clients``, ``protocol_connections_total``, ``protocol_requests_total``,
@@ -214,6 +220,7 @@ class MetricsState:
             vc.add_metric([status, cause, phase], n)
         yield vc
 
+        yield from _serving_families(run, GaugeMetricFamily, CounterMetricFamily)
         yield from _gpu_families(gpus, GaugeMetricFamily)
         yield from self._protocol_families(GaugeMetricFamily, CounterMetricFamily)
 
@@ -246,6 +253,41 @@ class MetricsState:
             s = gauge(PREFIX + "hub_subscribers", "Clients subscribed to events")
             s.add_metric([], subs)
             yield s
+
+
+_SERVING_GAUGES = (
+    ("serving_gen_throughput_tokens_per_second", "Generation throughput (engine log)",
+     "gen_throughput"),
+    ("serving_prompt_throughput_tokens_per_second", "Prompt throughput (engine log)",
+     "prompt_throughput"),
+    ("serving_running_requests", "Requests running (engine log)", "running"),
+    ("serving_queued_requests", "Requests queued (engine log)", "queued"),
+    ("serving_kv_cache_usage_ratio", "KV cache token usage, 0-1 (engine log)", "token_usage"),
+    ("serving_cache_hit_ratio", "Prefix cache hit rate, 0-1 (engine log)", "cache_hit_rate"),
+    ("serving_spec_accept_length", "Speculative decoding accept length", "accept_len"),
+    ("serving_spec_accept_rate", "Speculative decoding accept rate, 0-1", "accept_rate"),
+    ("serving_last_progress_timestamp_seconds", "When tokens last moved (Unix time)",
+     "last_progress"),
+)
+
+
+def _serving_families(run: dict[str, Any] | None, gauge: Any, counter: Any) -> Any:
+    """The current run's serving metrics (``status.run.serving``), labelled by engine."""
+    srv = (run or {}).get("serving") or {}
+    labels = [str(srv.get("engine")), str((run or {}).get("profile"))]
+    for name, doc, key in _SERVING_GAUGES:
+        fam = gauge(PREFIX + name, doc, labels=["engine", "profile"])
+        value = srv.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            fam.add_metric(labels, float(value))
+        yield fam
+    batches = counter(PREFIX + "serving_batches", "Batch lines the engine logged",
+                      labels=["engine", "profile", "kind"])
+    for kind in ("prefill", "decode"):
+        value = srv.get(f"{kind}_batches")
+        if isinstance(value, int):
+            batches.add_metric([*labels, kind], value)
+    yield batches
 
 
 def _gpu_families(gpus: list[dict[str, Any]], gauge: Any) -> Any:

@@ -92,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--since", help="ISO time, epoch seconds, or an age like 2h / 30m")
     s = add("diagnose", "classify a log file offline (no daemon needed)")
     s.add_argument("file")
+    s = add("metrics", "serving metrics of the current run, from its log: latest and series")
+    s.add_argument("--since", help="samples since: an age like 5m / 90s, epoch seconds or an "
+                   "ISO time (default: all kept, the last hour at most)")
     return p
 
 
@@ -421,6 +424,14 @@ async def cmd_brief(client: Any, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+async def cmd_metrics(client: Any, args: argparse.Namespace) -> int:
+    from .ctl_format import format_metrics
+
+    kwargs = {"since": parse_since(args.since)} if args.since else {}
+    emit(args, await client.request("metrics", **kwargs), format_metrics)
+    return EXIT_OK
+
+
 def parse_since(text: str) -> float:
     """'2h', '30m', '45s', '1d', epoch seconds, or an ISO time."""
     import datetime as dt
@@ -489,6 +500,7 @@ ONLINE: dict[str, Callable[[Any, argparse.Namespace], Any]] = {
     "start": cmd_switch, "stop": cmd_stop, "restart": cmd_restart, "logs": cmd_logs,
     "events": cmd_events, "history": cmd_history, "checklist": cmd_checklist,
     "stacks": cmd_stacks, "gpus": cmd_gpus, "brief": cmd_brief,
+    "metrics": cmd_metrics,
 }
 
 if __name__ == "__main__":

@@ -62,6 +62,8 @@ def format_run(run: dict[str, Any] | None) -> list[str]:
     prog = run.get("progress")
     if prog:
         out.append(f"progress: {_progress(prog)}")
+    if run.get("serving"):
+        out.append(f"serving:  {serving_line(run['serving'])}")
     act = run.get("activity") or {}
     if act and run["status"] == "starting":
         out.append(f"activity: {_activity(act)}")
@@ -316,3 +318,51 @@ def switch_warning(r: dict[str, Any]) -> str | None:
     """The daemon's warning on a launch (a broken edit: the last valid version ran)."""
     warning = r.get("warning")
     return f"warning: {warning}" if warning else None
+
+
+# -- serving metrics (supervisor-ctl metrics) ---------------------------------------------
+_SERVING_COLS = (("gen_throughput", "gen tok/s", "{:.1f}"),
+                 ("prompt_throughput", "prompt tok/s", "{:.1f}"),
+                 ("running", "running", "{:.0f}"), ("queued", "queued", "{:.0f}"),
+                 ("token_usage", "KV use", "{:.0%}"), ("cache_hit_rate", "cache hit", "{:.0%}"),
+                 ("accept_len", "accept len", "{:.2f}"), ("gpu_util", "GPU %", "{:.0f}"))
+_METRICS_ROWS = 30
+
+
+def serving_line(srv: dict[str, Any]) -> str:
+    """The latest serving values in one line: ``gen 812.0 tok/s, running 3, ...``."""
+    parts = [f"{label} {fmt.format(srv[key])}" for key, label, fmt in _SERVING_COLS
+             if isinstance(srv.get(key), (int, float))]
+    progress = srv.get("last_progress")
+    parts.append(f"last progress {_ago(progress)} ago" if progress else "no progress yet")
+    return ", ".join(parts)
+
+
+def format_metrics(r: dict[str, Any]) -> str:
+    if r.get("run_id") is None:
+        return "no run: nothing serves (start one with supervisor-ctl switch PROFILE)"
+    head = f"run #{r['run_id']} {r['profile']} ({r['engine']}, {r['status']})"
+    srv = r.get("serving")
+    if not srv:
+        why = ("the command engine logs no serving stats" if r["engine"] == "command"
+               else "no batch or stats line since ready (no request yet?)")
+        return f"{head}\nserving: none: {why}"
+    out = [head, f"now:  {serving_line(srv)}"]
+    for sign in srv.get("hang_signs") or []:
+        out.append(f"engine warning: {sign}")
+    rows = r.get("series") or []
+    cols = [c for c in _SERVING_COLS if any(c[0] in row for row in rows)]
+    if not rows:
+        return "\n".join(out + ["series: no samples in that window"])
+    if len(rows) > _METRICS_ROWS:
+        out.append(f"({len(rows) - _METRICS_ROWS} earlier samples not shown; --json has all)")
+        rows = rows[-_METRICS_ROWS:]
+    out.append("  ".join(["time    "] + [f"{label:>{len(label)}}" for _, label, _ in cols]))
+    for row in rows:
+        cells = [time.strftime("%H:%M:%S", time.localtime(row["t"]))]
+        for key, label, fmt in cols:
+            v = row.get(key)
+            cells.append(f"{fmt.format(v) if v is not None else '-':>{len(label)}}")
+        out.append("  ".join(cells))
+    return "\n".join(out)
+

@@ -14,6 +14,7 @@ import pytest
 
 from .conftest import write_profile
 from .harness import emulator_profile, free_port, wait_until
+from .test_ops_e2e import _scrape, _value, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -65,8 +66,10 @@ def _health(port: int) -> int:
 
 
 def test_live_serving_metrics_under_load(workdir: Path, make_daemon) -> None:
+    pytest.importorskip("prometheus_client")
     port = _profile(workdir, "serve")
-    d = make_daemon()
+    mport = free_port()
+    d = make_daemon(config=write_config(workdir, f"[metrics]\nmetrics_port = {mport}\n"))
     d.ctl("switch", "serve", "--wait", "--timeout", "60", check=True)
     assert d.run()["serving"] is None, "no serving metrics before any request"
     loads = [_in_background(port, 400, 30) for _ in range(3)]
@@ -78,6 +81,30 @@ def test_live_serving_metrics_under_load(workdir: Path, make_daemon) -> None:
     assert 1 <= s["running"] <= 3 and s["queued"] == 0
     assert s["gen_throughput"] > 0 and s["prefill_batches"] >= 3
     assert 0 <= s["token_usage"] < 1 and s["tokens"] > 0
+
+    # the series: one row a second while stats lines come
+    m = wait_until(lambda: (lambda r: r if len(r["series"]) >= 2 else None)(
+        d.ctl_json("metrics")), 10, "two samples in metrics --json")
+    assert (m["run_id"], m["profile"], m["engine"]) == (run["id"], "serve", "sglang")
+    row = m["series"][-1]
+    assert row["t"] <= time.time() and row["running"] >= 1 and row["gen_throughput"] > 0
+    assert [r["t"] for r in m["series"]] == sorted(r["t"] for r in m["series"])
+    newest = d.ctl_json("metrics", "--since", "1s")["series"]
+    assert len(newest) < len(d.ctl_json("metrics")["series"]) or len(newest) <= 2
+    human = d.ctl("metrics", check=True).stdout
+    assert human.startswith(f"run #{run['id']} serve (sglang, ready)\nnow:  gen ")
+    assert "gen tok/s" in human and "running" in human
+    assert "serving:  gen " in d.ctl("status", check=True).stdout
+    bad = d.ctl("metrics", "--since", "yesterday-ish")
+    assert bad.returncode == 2 and "--since 'yesterday-ish'" in bad.stderr
+
+    # Prometheus, labelled by engine
+    scraped = wait_until(lambda: (lambda x: x if _value(
+        x, "gns_serving_running_requests", engine="sglang") else None)(_scrape(mport)), 10,
+        "serving gauges on /metrics")
+    assert _value(scraped, "gns_serving_gen_throughput_tokens_per_second", engine="sglang",
+                  profile="serve") > 0
+    assert _value(scraped, "gns_serving_batches_total", engine="sglang", kind="decode") >= 3
     for done in loads:
         assert done.wait(30), "the completions finish"
     assert d.run()["status"] == "ready"
