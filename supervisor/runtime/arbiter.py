@@ -113,7 +113,8 @@ class Arbiter:
         self._services = RunServices(
             store=store, hub=hub,
             gpu_activity=gpus.activity if gpus is not None else (lambda: None),
-            log_max_bytes=config.log_max_mb * 2**20, on_end=self._run_ended,
+            log_max_bytes=config.log_max_mb * 2**20, state_dir=str(config.state_dir),
+            on_end=self._run_ended,
             on_ready=self._run_ready, on_log_problem=self._log_problem)
         self._restart_policies: dict[str, RestartPolicy] = {}
         self._restart_scope: anyio.CancelScope | None = None
@@ -142,24 +143,44 @@ class Arbiter:
 
     async def recover(self) -> None:
         """After a restart (even from SIGKILL): never leave a previous server running blind."""
-        for row in self.store.active_runs(tuple(s.value for s in ACTIVE_STATUSES)):
-            pids = await anyio.to_thread.run_sync(proc_mod.run_pids, row["token"], row["pgid"])
-            if pids and self.config.on_restart == "adopt":
-                why_not = await self._adopt(row, pids)
-                if why_not is None:
-                    continue
-                self.problems.append(f"run {row['id']} not adopted: {why_not}")
-            if pids:
-                left = await proc_mod.kill_run(row["token"], row["pgid"], grace=10.0)
-                note = (f"found {len(pids)} live process(es) of run {row['id']} after a daemon "
-                        "restart; stopped them"
-                        + (f" ({len(left)} would not die)" if left else ""))
-            else:
-                note = f"daemon restarted; run {row['id']} had no live process left"
-            self.store.update_run(row["id"], status=Status.STOPPED.value, ended=time.time(),
-                                  evidence=(row["evidence"] or []) + [note])
-            self.store.add_event("recovered", {"note": note}, row["id"])
+        rows = self.store.active_runs(tuple(s.value for s in ACTIVE_STATUSES))
+        for row in rows:
+            await self._recover_run(row)
+        await self._recover_unrecorded({row["token"] for row in rows})
+
+    async def _recover_unrecorded(self, known: set[str]) -> None:
+        """Runs of this state dir that history does not list as active (an unreadable or
+        damaged store): found by the state-dir mark in their environment, and stopped."""
+        orphans = await anyio.to_thread.run_sync(
+            proc_mod.state_dir_runs, str(self.config.state_dir))
+        for token, pids in orphans.items():
+            if token in known:
+                continue
+            left = await proc_mod.kill_run(token, None, grace=10.0)
+            note = (f"found {len(pids)} live process(es) of a run that history does not list "
+                    f"as running (token {token}); stopped them"
+                    + (f" ({len(left)} would not die)" if left else ""))
+            self.store.add_event("recovered", {"note": note}, None)
             self.problems.append(note)
+
+    async def _recover_run(self, row: dict[str, Any]) -> None:
+        pids = await anyio.to_thread.run_sync(proc_mod.run_pids, row["token"], row["pgid"])
+        if pids and self.config.on_restart == "adopt":
+            why_not = await self._adopt(row, pids)
+            if why_not is None:
+                return
+            self.problems.append(f"run {row['id']} not adopted: {why_not}")
+        if pids:
+            left = await proc_mod.kill_run(row["token"], row["pgid"], grace=10.0)
+            note = (f"found {len(pids)} live process(es) of run {row['id']} after a daemon "
+                    "restart; stopped them"
+                    + (f" ({len(left)} would not die)" if left else ""))
+        else:
+            note = f"daemon restarted; run {row['id']} had no live process left"
+        self.store.update_run(row["id"], status=Status.STOPPED.value, ended=time.time(),
+                              evidence=(row["evidence"] or []) + [note])
+        self.store.add_event("recovered", {"note": note}, row["id"])
+        self.problems.append(note)
 
     async def _adopt(self, row: dict[str, Any], pids: set[int]) -> str | None:
         """Keep watching a ready server that outlived the daemon; None on success."""

@@ -21,6 +21,7 @@ import psutil
 from . import cgroups
 
 RUN_ENV_VAR = "GPU_NODE_SUPERVISOR_RUN"
+STATE_ENV_VAR = "GPU_NODE_SUPERVISOR_STATE"   # the state dir of the daemon that started it
 PR_SET_CHILD_SUBREAPER = 36
 # Main processes of runs: asyncio reaps these itself; every other zombie child is an orphan.
 _MAIN_PIDS: set[int] = set()
@@ -95,6 +96,30 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
         pass
+
+
+def state_dir_runs(state_dir: str) -> dict[str, set[int]]:
+    """token -> live pids of every run started by a daemon on ``state_dir`` (their
+    environment carries both marks), whatever history says."""
+    mark = f"{STATE_ENV_VAR}={state_dir}".encode()
+    prefix = f"{RUN_ENV_VAR}=".encode()
+    found: dict[str, set[int]] = {}
+    me = os.getpid()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if mark not in env or _is_zombie(int(name)):
+            continue
+        for item in env:
+            if item.startswith(prefix):
+                found.setdefault(item[len(prefix):].decode(errors="replace"), set()).add(
+                    int(name))
+    return found
 
 
 def run_pids(token: str, pgid: int | None = None, *, tree: bool = False) -> set[int]:

@@ -64,6 +64,7 @@ class RunServices:
     hub: Hub
     gpu_activity: Callable[[], tuple[float, float | None] | None] = lambda: None
     log_max_bytes: int = 256 * 2**20
+    state_dir: str = ""
     on_end: Callable[[Run], None] | None = None
     on_ready: Callable[[Run], None] | None = None
     on_log_problem: Callable[[Run, str | None], None] | None = None
@@ -292,6 +293,8 @@ class Run:
         env = {k: v for k, v in os.environ.items() if k not in _DAEMON_ONLY_ENV}
         env.update(self.profile.env_dict())
         env[proc_mod.RUN_ENV_VAR] = self.token
+        if self.services.state_dir:  # lets a restarted daemon find runs history lost
+            env[proc_mod.STATE_ENV_VAR] = self.services.state_dir
         env.setdefault("PYTHONUNBUFFERED", "1")
         return env
 

@@ -180,3 +180,22 @@ def test_missing_working_directory_is_named(workdir: Path, make_daemon) -> None:
     v = json.loads(res.stdout)["verdict"]
     assert v["cause"] != "import_error"
     assert any("no-such-folder" in e and "does not exist" in e for e in v["evidence"]), v
+
+
+def test_a_server_that_history_lost_is_found_and_stopped_after_a_restart(
+        workdir: Path, make_daemon) -> None:
+    write_profile(workdir, "good", emulator_profile("good", port=free_port()))
+    first = make_daemon()
+    first.ctl("switch", "good", "--wait", "--timeout", "60", check=True)
+    first.proc.send_signal(signal.SIGKILL)
+    first.proc.wait(10)
+    assert first.run_processes(), "the server outlives its killed daemon"
+    # History is gone (a damaged disk, an operator who moved the file aside).
+    for f in (workdir / "state").glob("history.sqlite3*"):
+        f.unlink()
+    second = make_daemon()
+    assert first.run_processes() == {}, "recovery stopped the server nobody remembered"
+    problems = second.status()["daemon"]["problems"]
+    assert any("history does not list" in p for p in problems), problems
+    second.ctl("switch", "good", "--wait", "--timeout", "60", check=True)
+    assert len(set(second.run_processes().values())) == 1
