@@ -24,7 +24,7 @@ Metrics (all prefixed ``gns_``):
   ``serving_prompt_throughput_tokens_per_second``, ``serving_running_requests``,
   ``serving_queued_requests``, ``serving_kv_cache_usage_ratio``, ``serving_cache_hit_ratio``,
   ``serving_spec_accept_length``, ``serving_spec_accept_rate``,
-  ``serving_last_progress_timestamp_seconds``; ``serving_batches_total{kind}``.
+  ``serving_last_progress_timestamp_seconds``.
 - ``gpu_utilization_percent``, ``gpu_memory_used_bytes``, ``gpu_memory_total_bytes``,
   ``gpu_temperature_celsius``, ``gpu_power_watts`` by ``gpu``; ``gpu_health{gpu,level}``.
 - ``protocol_clients``, ``protocol_connections_total``, ``protocol_requests_total``,
@@ -220,7 +220,7 @@ class MetricsState:
             vc.add_metric([status, cause, phase], n)
         yield vc
 
-        yield from _serving_families(run, GaugeMetricFamily, CounterMetricFamily)
+        yield from _serving_families(run, GaugeMetricFamily)
         yield from _gpu_families(gpus, GaugeMetricFamily)
         yield from self._protocol_families(GaugeMetricFamily, CounterMetricFamily)
 
@@ -271,7 +271,7 @@ _SERVING_GAUGES = (
 )
 
 
-def _serving_families(run: dict[str, Any] | None, gauge: Any, counter: Any) -> Any:
+def _serving_families(run: dict[str, Any] | None, gauge: Any) -> Any:
     """The current run's serving metrics (``status.run.serving``), labelled by engine."""
     srv = (run or {}).get("serving") or {}
     labels = [str(srv.get("engine")), str((run or {}).get("profile"))]
@@ -281,13 +281,6 @@ def _serving_families(run: dict[str, Any] | None, gauge: Any, counter: Any) -> A
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             fam.add_metric(labels, float(value))
         yield fam
-    batches = counter(PREFIX + "serving_batches", "Batch lines the engine logged",
-                      labels=["engine", "profile", "kind"])
-    for kind in ("prefill", "decode"):
-        value = srv.get(f"{kind}_batches")
-        if isinstance(value, int):
-            batches.add_metric([*labels, kind], value)
-    yield batches
 
 
 def _gpu_families(gpus: list[dict[str, Any]], gauge: Any) -> Any:

@@ -73,13 +73,13 @@ def test_live_serving_metrics_under_load(workdir: Path, make_daemon) -> None:
     d.ctl("switch", "serve", "--wait", "--timeout", "60", check=True)
     assert d.run()["serving"] is None, "no serving metrics before any request"
     loads = [_in_background(port, 400, 30) for _ in range(3)]
-    run = d.wait_run(lambda r: (r["serving"] or {}).get("decode_batches", 0) >= 3, 20,
+    run = d.wait_run(lambda r: (r["serving"] or {}).get("last_line") == "Decode batch", 20,
                      "decode batch lines in status.run.serving")
     s = run["serving"]
     assert run["phase"] == "serving" and run["status"] == "ready"
     assert s["engine"] == "sglang" and s["source"] == "log"
     assert 1 <= s["running"] <= 3 and s["queued"] == 0
-    assert s["gen_throughput"] > 0 and s["prefill_batches"] >= 3
+    assert s["gen_throughput"] > 0 and s["last_progress"] > time.time() - 5
     assert 0 <= s["token_usage"] < 1 and s["tokens"] > 0
 
     # the series: one row a second while stats lines come
@@ -104,7 +104,8 @@ def test_live_serving_metrics_under_load(workdir: Path, make_daemon) -> None:
         "serving gauges on /metrics")
     assert _value(scraped, "gns_serving_gen_throughput_tokens_per_second", engine="sglang",
                   profile="serve") > 0
-    assert _value(scraped, "gns_serving_batches_total", engine="sglang", kind="decode") >= 3
+    assert _value(scraped, "gns_serving_last_progress_timestamp_seconds",
+                  engine="sglang") > time.time() - 30
     for done in loads:
         assert done.wait(30), "the completions finish"
     assert d.run()["status"] == "ready"
@@ -115,7 +116,7 @@ def test_stall_is_hung_in_serving_while_health_answers(workdir: Path, make_daemo
     d = make_daemon()
     d.ctl("switch", "stall", "--wait", "--timeout", "60", check=True)
     _in_background(port, 50, 60)
-    run = d.wait_run(lambda r: (r["serving"] or {}).get("prefill_batches", 0) >= 1, 10,
+    run = d.wait_run(lambda r: (r["serving"] or {}).get("last_line") == "Prefill batch", 10,
                      "the request's prefill line")
     t0 = time.monotonic()
     assert _health(port) == 200, "/health answers while nothing is generated"
@@ -133,14 +134,17 @@ def test_stall_is_hung_in_serving_while_health_answers(workdir: Path, make_daemo
 
 
 def test_slow_prefill_that_progresses_is_not_a_stall(workdir: Path, make_daemon) -> None:
-    port = _profile(workdir, "slowpf", fault="slow_prefill:7")
+    prefill_s = 7
+    port = _profile(workdir, "slowpf", fault=f"slow_prefill:{prefill_s}")
     d = make_daemon()
     d.ctl("switch", "slowpf", "--wait", "--timeout", "60", check=True)
+    t0 = time.monotonic()
     done = _in_background(port, 20, 60)
-    d.wait_run(lambda r: (r["serving"] or {}).get("prefill_batches", 0) >= 2, 10,
+    d.wait_run(lambda r: (r["serving"] or {}).get("last_line") == "Prefill batch", 10,
                "prefill chunks")
     # The prefill outlasts the stall window by far; its chunks keep coming.
-    assert wait_until(done.is_set, 7 + 10, "the slow request to finish")
+    assert wait_until(done.is_set, prefill_s + 10, "the slow request to finish")
+    assert time.monotonic() - t0 >= prefill_s > 2 * SILENCE
     run = d.run()
     assert (run["status"], run["phase"]) == ("ready", "serving"), run["evidence"]
-    assert run["serving"]["prefill_batches"] >= 7 > SILENCE
+    assert run["serving"]["running"] >= 1 and run["serving"]["last_progress"] > time.time() - 5
