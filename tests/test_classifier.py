@@ -16,6 +16,7 @@ from supervisor.diagnosis.classifier import (
     classify_text,
     diagnose_dict,
 )
+from supervisor.diagnosis.tail import verdict_lines
 from supervisor.emulator.faults import CAUSES as EMU_CAUSES
 from supervisor.emulator.faults import Ctx as EmuCtx
 from supervisor.states import Cause, Outcome, Phase
@@ -619,3 +620,15 @@ def test_emulator_cause_lines_are_classified_as_that_cause(cause):
         lines = c.lines(c.phase or phase, EmuCtx(rank=0, tp_size=2, prefix=" TP0"))
         v = classify_lines(lines, engine="sglang")
         assert v.outcome is Outcome.CRASHED and v.cause is Cause(cause), (phase, v)
+
+
+@pytest.mark.parametrize("path", ALL_LOGS, ids=_all_ids)
+def test_live_verdict_path_equals_diagnose(path: Path):
+    """What the daemon classifies at a verdict (the tail without routine lines and bar
+    redraws, the profile's engine given) gives diagnose's outcome, phase and cause."""
+    _, body = split_fixture(path)
+    offline = classify_text(body)
+    lines = re.split(r"\r\n|\r|\n", body)
+    live = classify_lines(verdict_lines(lines, keep_last=10), engine=offline.engine)
+    assert (live.outcome, live.phase, live.cause) == (
+        offline.outcome, offline.phase, offline.cause)
