@@ -284,15 +284,21 @@ def _tail_file(path: str | None, n: int) -> list[str]:
 
 @command("history")
 async def history(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
-    """{"cmd": "history", "args": {"n": 20}} -> {runs: [...]} oldest first"""
+    """{"cmd": "history", "args": {"n": 20, "before": ID?}} -> {runs: [...] oldest first,
+    benchmarks, next_before}: pages back in time with ``before`` = the previous next_before
+    (null when there is nothing older)."""
     n = max(1, min(_arg(args, "n", int, 20), 10_000))
+    before = _arg(args, "before", int, None)
     # Thousands of runs take a while to read and join: off the loop, so status still answers.
-    runs, benchmarks = await anyio.to_thread.run_sync(_history, d, n)
-    return {"runs": runs, "benchmarks": benchmarks}
+    runs, benchmarks = await anyio.to_thread.run_sync(_history, d, n, before)
+    oldest = runs[0]["id"] if runs else None
+    more = len(runs) == n and oldest is not None and oldest > 1
+    return {"runs": runs, "benchmarks": benchmarks, "next_before": oldest if more else None}
 
 
-def _history(d: Daemon, n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    runs = d.store.history(n)
+def _history(d: Daemon, n: int, before: int | None,
+             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    runs = d.store.history(n, before)
     for run in runs:  # records from before rates had minimums carry no unfounded rate
         run["benchmark"] = checked_benchmark(run["benchmark"])
     return runs, compare(runs, d.arbiter.root_profile)

@@ -254,15 +254,17 @@ class Store:
 
     # -- long reads (any thread) ------------------------------------------------------
     @_survives(list, reader=True)
-    def history(self, n: int) -> list[dict[str, Any]]:
-        """The newest ``n`` runs, oldest first, each with its phases and checklist.
+    def history(self, n: int, before: int | None = None) -> list[dict[str, Any]]:
+        """The newest ``n`` runs (with ids below ``before``: the next page), oldest first, each
+        with its phases and checklist.
 
         Safe to call from a worker thread: it reads on its own connection (WAL readers never
         block the daemon's writes), three queries whatever ``n``.
         """
         db = self._reader_db()
-        rows = db.execute(f"SELECT {','.join(HISTORY_COLUMNS)} FROM runs"
-                          " ORDER BY id DESC LIMIT ?", (n,)).fetchall()
+        rows = db.execute(f"SELECT {','.join(HISTORY_COLUMNS)} FROM runs WHERE id < ?"
+                          " ORDER BY id DESC LIMIT ?",
+                          (before if before is not None else 2**62, n)).fetchall()
         if not rows:
             return []
         # The newest n ids: every id between the lowest and the highest is one of them.

@@ -163,3 +163,17 @@ def test_history_reads_from_a_thread_while_the_loop_writes(tmp_path: Path, kind:
     reader.join(30)
     assert not errors and store.statistics()["errors"] == errors_before
     store.close()
+
+
+def test_history_pages_back_in_time(tmp_path) -> None:
+    from supervisor.store import Store
+
+    store = Store(tmp_path / "h.sqlite3")
+    ids = [store.create_run(token=f"t{i}", profile="p", changes=[], hash="h", resolved={},
+                            argv=["x"], env={}, request_id=1, reason="r", status="stopped",
+                            phase="launch", started=float(i)) for i in range(7)]
+    first = store.history(3)
+    assert [r["id"] for r in first] == ids[-3:]
+    second = store.history(3, before=first[0]["id"])
+    assert [r["id"] for r in second] == ids[-6:-3]
+    assert [r["id"] for r in store.history(3, before=second[0]["id"])] == ids[:1]
