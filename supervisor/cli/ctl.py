@@ -26,6 +26,7 @@ from .ctl_format import (
     gpu_line,
     term_safe,
     text,
+    unreachable,
 )
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("gpus", "GPU health and processes")
     s.add_argument("--fault", help="inject a fault into fake GPUs (e.g. xid:0:79)")
     add("bridge", "relay stdio to the socket (for supervisor-tui --ssh)")
+    add("mcp", "serve the Model Context Protocol on stdio (for AI agents; over SSH too)")
     s = add("brief", "a Markdown handoff for whoever picks the work up next")
     s.add_argument("--since", help="ISO time, epoch seconds, or an age like 2h / 30m")
     s = add("diagnose", "classify a log file offline (no daemon needed)")
@@ -180,6 +182,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return offline[args.command](args)
     if args.command == "bridge":
         return anyio.run(cmd_bridge, args)
+    if args.command == "mcp":
+        return cmd_mcp(args)
     return anyio.run(run_online, args)
 
 
@@ -237,15 +241,7 @@ async def run_online(args: argparse.Namespace) -> int:
                 "unknown_command": EXIT_USAGE}.get(exc.code, EXIT_FAILED)
         raise CtlExit(code, f"{exc.code}: {exc.message}") from None
     except (OSError, ConnectionLost, TimeoutError) as exc:
-        raise CtlExit(EXIT_USAGE, _unreachable(path, exc)) from None
-
-
-def _unreachable(path: str, exc: BaseException) -> str:
-    why = f"cannot reach the daemon at {path}: {getattr(exc, 'strerror', None) or exc}"
-    if isinstance(exc, (FileNotFoundError, ConnectionRefusedError)):
-        return (why + "; is it running? (systemctl status gpu-node-supervisor, or start "
-                "supervisor-daemon); a daemon elsewhere: --socket PATH or GNS_SOCKET")
-    return why
+        raise CtlExit(EXIT_USAGE, unreachable(path, exc)) from None
 
 
 async def cmd_status(client: Any, args: argparse.Namespace) -> int:
@@ -486,6 +482,16 @@ async def cmd_bridge(args: argparse.Namespace) -> int:
         tg.start_soon(run, up)
         tg.start_soon(run, down)
     return EXIT_OK
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """An MCP server on stdio for agents; the SDK is an optional extra, imported only here."""
+    try:
+        from .mcp_server import serve
+    except ImportError as exc:
+        raise CtlExit(EXIT_USAGE, f"supervisor-ctl mcp needs the MCP SDK ({exc}); install "
+                      "it with: pip install 'gpu-node-supervisor[mcp]'") from None
+    return serve(socket_path(args))
 
 
 def _write_all(fd: int, data: bytes) -> None:

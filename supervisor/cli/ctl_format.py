@@ -320,6 +320,15 @@ def switch_warning(r: dict[str, Any]) -> str | None:
     return f"warning: {warning}" if warning else None
 
 
+def unreachable(path: str, exc: BaseException) -> str:
+    """Why the daemon could not be reached, and where to look (ctl and the MCP server)."""
+    why = f"cannot reach the daemon at {path}: {getattr(exc, 'strerror', None) or exc}"
+    if isinstance(exc, (FileNotFoundError, ConnectionRefusedError)):
+        return (why + "; is it running? (systemctl status gpu-node-supervisor, or start "
+                "supervisor-daemon); a daemon elsewhere: --socket PATH or GNS_SOCKET")
+    return why
+
+
 # -- serving metrics (supervisor-ctl metrics) ---------------------------------------------
 _SERVING_COLS = (("gen_throughput", "gen tok/s", "{:.1f}"),
                  ("prompt_throughput", "prompt tok/s", "{:.1f}"),
