@@ -79,6 +79,7 @@ _VL_FIELDS = (
     ("queued", re.compile(r"(?:Waiting|Pending): (\d+) reqs"), 1.0),
     ("token_usage", re.compile(r"KV cache usage: ([\d.]+)%"), 0.01),
     ("cache_hit_rate", re.compile(r"Prefix cache hit rate: ([\d.]+)%"), 0.01),
+    ("retracted", re.compile(r"Preemptions: (\d+)"), 1.0),
 )
 _VL_SPEC = (
     ("accept_len", re.compile(r"Mean acceptance length: ([\d.]+)"), 1.0),

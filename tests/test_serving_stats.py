@@ -1,0 +1,142 @@
+"""Serving metrics from real engine lines (tests/fixtures), the bounded series, the throttle."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+from supervisor.engines import serving_stats
+from supervisor.engines.serving_stats import Ring, ServingStats
+from supervisor.watchdogs.serving import describe, served_model
+
+SG_PREFILL_05 = ("[2026-02-04 11:30:33] Prefill batch, #new-seq: 2, #new-token: 6, "
+                 "#cached-token: 18, token usage: 0.04, #running-req: 3, #queue-req: 1, "
+                 "input throughput (token/s): 812.50, cuda graph: False")
+SG_DECODE_SPEC = ("[2025-10-22 10:27:57 TP0] Decode batch. #running-req: 1, #token: 108, "
+                  "token usage: 0.00, accept len: 2.17, accept rate: 0.54, cuda graph: True, "
+                  "gen throughput (token/s): 178.86, #queue-req: 0, ")
+SG_PREFILL_OLD = ("[2025-02-09 20:33:56 TP0] Prefill batch. #new-seq: 1, #new-token: 5, "
+                  "#cached-token: 1, cache hit rate: 7.69%, token usage: 0.00, #running-req: 0,"
+                  " #queue-req: 0")
+VL_V1 = ("(APIServer pid=3646) INFO 05-19 10:13:11 [loggers.py:271] Engine 000: Avg prompt "
+         "throughput: 12068.8 tokens/s, Avg generation throughput: 734.9 tokens/s, Running: 18 "
+         "reqs, Waiting: 33 reqs, GPU KV cache usage: 87.7%, Prefix cache hit rate: 12.5%")
+VL_V0 = ("INFO 05-14 17:45:10 [metrics.py:486] Avg prompt throughput: 2.4 tokens/s, Avg "
+         "generation throughput: 0.2 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 2 "
+         "reqs, GPU KV cache usage: 0.5%, CPU KV cache usage: 0.0%.")
+VL_IDLE_STALE = ("(APIServer pid=9) INFO 12-01 10:00:01 [loggers.py:271] Engine 000: Avg prompt "
+                 "throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 1"
+                 " reqs, Waiting: 0 reqs, CPU KV cache usage: 0.4%")
+VL_SPEC = ("(APIServer pid=1) INFO 05-07 04:56:17 [metrics.py:101] SpecDecoding metrics: Mean "
+           "acceptance length: 2.63, Accepted throughput: 76.80 tokens/s, Drafted throughput: "
+           "235.49 tokens/s, Per-position acceptance rate: 0.726, 0.467, Avg Draft acceptance "
+           "rate: 32.6%")
+VL_SHM = ("(EngineCore_DP0 pid=7) WARNING 12-01 10:01:00 [shm_broadcast.py:466] No available "
+          "shared memory broadcast block found in 60 seconds. This typically happens when some "
+          "processes are hanging or doing some time-consuming work")
+
+
+@pytest.fixture(autouse=True)
+def no_throttle(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(serving_stats, "SCAN_GAP", 0.0)
+
+
+def fed(engine: str, *lines: str) -> ServingStats:
+    s = ServingStats(engine)
+    s.feed_chunk("".join(line + "\n" for line in lines).encode())
+    return s
+
+
+def test_sglang_newest_line_wins_and_prefill_counts_the_new_requests() -> None:
+    s = fed("sglang", SG_DECODE_SPEC, "some other line", SG_PREFILL_05)
+    # the prefill line is the newest: 3 running before it + 2 new ones
+    assert (s.values["running"], s.values["queued"]) == (5, 1)
+    assert s.values["prompt_throughput"] == 812.5 and s.values["token_usage"] == 0.04
+    assert s.values["cache_hit_rate"] == pytest.approx(18 / 24)
+    assert s.values["accept_len"] == 2.17  # older values stay until a newer line has its own
+    assert s.load == 6 and s.last_line == "Prefill batch" and s.progress_m is not None
+    s = fed("sglang", SG_PREFILL_05, SG_DECODE_SPEC)
+    assert (s.values["running"], s.values["queued"], s.values["gen_throughput"]) == (1, 0, 178.86)
+    assert s.values["accept_rate"] == 0.54 and s.values["tokens"] == 108
+    assert fed("sglang", SG_PREFILL_OLD).values["cache_hit_rate"] == pytest.approx(0.0769)
+
+
+def test_vllm_stats_lines_v1_v0_and_speculative() -> None:
+    s = fed("vllm", VL_V1)
+    assert s.values == {"prompt_throughput": 12068.8, "gen_throughput": 734.9, "running": 18,
+                        "queued": 33, "token_usage": pytest.approx(0.877),
+                        "cache_hit_rate": pytest.approx(0.125)}
+    assert s.progress_m is not None
+    preempted = VL_V1.replace("Waiting: 33 reqs,", "Waiting: 33 reqs, Preemptions: 4,")
+    assert fed("vllm", preempted).values["retracted"] == 4
+    v0 = fed("vllm", VL_V0)
+    assert (v0.values["running"], v0.values["queued"]) == (1, 2)
+    assert v0.values["token_usage"] == pytest.approx(0.005)  # the first (GPU) usage
+    spec = fed("vllm", VL_V1, VL_SPEC).values
+    assert spec["accept_len"] == 2.63 and spec["accept_rate"] == pytest.approx(0.326)
+
+
+def test_a_stats_line_without_throughput_is_no_progress_and_hang_warnings_are_signs() -> None:
+    s = fed("vllm", VL_IDLE_STALE)
+    assert s.load == 1 and s.progress_m is None
+    s.feed_chunk((VL_SHM + "\n").encode())
+    assert s.signs == [VL_SHM] and s.progress_m is None
+    s.feed_chunk((VL_V1 + "\n").encode())  # tokens moved again: the warning is over
+    assert s.signs == [] and s.progress_m is not None
+    assert fed("sglang", "[2025-01-01 00:00:00] Watchdog timeout "
+               "(self.watchdog_timeout=300)").signs
+    assert not fed("sglang", "Health check failed. Server couldn't get a response").signs
+
+
+def test_latest_is_none_before_any_stats_line_and_load_can_be_forgotten() -> None:
+    s = fed("sglang", '127.0.0.1:5 - "POST /generate HTTP/1.1" 200 OK')
+    assert s.latest() is None and s.load == 0
+    s = fed("sglang", SG_DECODE_SPEC)
+    latest = s.latest()
+    assert latest is not None and latest["running"] == 1 and latest["engine"] == "sglang"
+    s.forget_load()
+    assert s.load == 0 and s.latest()["running"] == 1  # shown, not trusted for a stall
+    assert ServingStats.for_engine("command") is None
+
+
+def test_series_is_bounded_and_sampled_only_when_new_values_came() -> None:
+    s = ServingStats("vllm", size=3)
+    for i in range(5):
+        s.feed_chunk((VL_V1.replace("Running: 18", f"Running: {i}") + "\n").encode())
+        assert s.sample(float(i), gpu_util=50.0)
+        assert not s.sample(float(i) + 0.5), "no new line, no new row"
+    rows = s.rows()
+    assert [r["t"] for r in rows] == [2.0, 3.0, 4.0] and rows[-1]["running"] == 4
+    assert rows[-1]["gpu_util"] == 50 and "accept_len" not in rows[-1]
+    assert [r["t"] for r in s.rows(since=3.0)] == [3.0, 4.0]
+    ring = Ring(2)
+    for t in (1.0, 2.0, 3.0):
+        ring.append((t, math.nan))
+    assert len(ring) == 2 and [r[0] for r in ring.since(None)] == [2.0, 3.0]
+
+
+def test_throttle_looks_at_the_newest_skipped_chunk_on_the_next_sample(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(serving_stats, "SCAN_GAP", 3600.0)
+    s = ServingStats("sglang")
+    s.feed_chunk((SG_PREFILL_05 + "\n").encode())      # looked at
+    s.feed_chunk((SG_DECODE_SPEC + "\n").encode())     # within the gap: kept for later
+    assert s.values["running"] == 5
+    assert s.sample(time.time())
+    assert s.values["running"] == 1 and s.last_line == "Decode batch"
+
+
+def test_describe_and_served_model_name() -> None:
+    assert describe({"gen_throughput": 812.04, "running": 3, "queued": 0,
+                     "token_usage": 0.123}) == \
+        "gen 812.0 tok/s, running 3, queued 0, KV usage 12%"
+    assert describe({}) == "none"
+
+    class P:
+        model = "/models/tiny"
+        args: tuple = ()
+    assert served_model(P()) == "/models/tiny"
+    P.args = (("served_model_name", "tiny"),)
+    assert served_model(P()) == "tiny"
