@@ -113,18 +113,12 @@ def parse_faults(spec: str | None, argv: list[str] | None = None,
             phase = CAUSES[cause].phase or phase  # main-process causes have their own phase
             if applies:
                 plan.crash.setdefault(phase, cause)
-        elif kind == "hang":
+        elif kind in ("hang", "spin"):  # idle or busy-waiting: both stuck in that phase
             if len(parts) != 2:
-                raise FaultError(f"expected hang:<phase>, got {item!r}")
+                raise FaultError(f"expected {kind}:<phase>, got {item!r}")
             phase = _phase(parts[1], item)
             if applies:
-                plan.hang.add(phase)
-        elif kind == "spin":
-            if len(parts) != 2:
-                raise FaultError(f"expected spin:<phase>, got {item!r}")
-            phase = _phase(parts[1], item)
-            if applies:
-                plan.spin.add(phase)
+                (plan.hang if kind == "hang" else plan.spin).add(phase)
         elif kind == "slow":
             if len(parts) != 3:
                 raise FaultError(f"expected slow:<phase>:<seconds>, got {item!r}")
