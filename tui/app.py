@@ -32,7 +32,7 @@ from textual.screen import Screen
 from supervisor.protocol.client import ConnectionLost, DaemonError
 from supervisor.protocol.wire import log_event_lines
 
-from . import model
+from . import formatting as fmt
 from .connection import Client, Connector, Target, connect, default_socket
 from .messages import (
     ChecklistChanged,
@@ -167,16 +167,16 @@ class SupervisorApp(App[None]):
     async def resync_run(self) -> None:
         """Ask for a fresh report of a live run: the daemon publishes a run only when its state
         changes, so a silent server's activity (CPU, disk, GPU) is only seen this way."""
-        run = model.as_dict(self.main.run)
-        if not self.connected or run.get("status") not in model.LIVE:
+        run = fmt.as_dict(self.main.run)
+        if not self.connected or run.get("status") not in fmt.LIVE:
             return
         node = self.node
         try:
-            status = model.as_dict(await self.daemon_request("status"))
+            status = fmt.as_dict(await self.daemon_request("status"))
         except Exception:  # noqa: BLE001 — the link worker reports a lost link
             return
-        fresh = model.as_dict(status.get("run"))
-        current = model.as_dict(self.main.run)
+        fresh = fmt.as_dict(status.get("run"))
+        current = fmt.as_dict(self.main.run)
         # Only a report of the same run in the same state: an event may have overtaken it.
         same = ("id", "status", "phase")
         if node == self.node and fresh and all(fresh.get(k) == current.get(k) for k in same):
@@ -206,11 +206,11 @@ class SupervisorApp(App[None]):
                     self._client = client
                     attempt = 0
                     ever = True
-                    self.post_message(Connected(node, model.as_dict(client.hello)))
+                    self.post_message(Connected(node, fmt.as_dict(client.hello)))
                     self._show_primed(node, await self._prime(client))
                     try:
                         async for event in client.events():
-                            await self._dispatch_event(node, client, model.as_dict(event))
+                            await self._dispatch_event(node, client, fmt.as_dict(event))
                     finally:
                         _close_event_stream(client)
             except Exception as exc:  # noqa: BLE001 — whatever happens, say so and retry
@@ -249,9 +249,9 @@ class SupervisorApp(App[None]):
         if isinstance(tail, DaemonError):
             self.post_message(LogLines(node, None, [], replace=True))
         else:
-            tail = model.as_dict(tail)
+            tail = fmt.as_dict(tail)
             self.post_message(LogLines(node, tail.get("run_id"),
-                                       model.str_list(tail.get("lines")), replace=True))
+                                       fmt.str_list(tail.get("lines")), replace=True))
         self._show_status(node, answers["status"])
 
     async def _refresh_status(self, node: int, client: Client) -> None:
@@ -265,12 +265,12 @@ class SupervisorApp(App[None]):
         if isinstance(status, DaemonError):
             self.post_message(Disconnected(node, f"status failed: {status}", 0, True))
         else:
-            self.post_message(StatusSnapshot(node, model.as_dict(status)))
+            self.post_message(StatusSnapshot(node, fmt.as_dict(status)))
 
     async def _dispatch_event(self, node: int, client: Client, event: dict[str, Any]) -> None:
         kind = event.get("event")
         data = event.get("data")
-        d = model.as_dict(data)
+        d = fmt.as_dict(data)
         if kind == "run":
             self.post_message(RunChanged(node, d or None))
         elif kind == "log":
@@ -278,9 +278,9 @@ class SupervisorApp(App[None]):
             if lines:
                 self.post_message(LogLines(node, d.get("run_id"), lines))
         elif kind == "gpus":
-            self.post_message(GpusChanged(node, model.as_list(d.get("gpus"))))
+            self.post_message(GpusChanged(node, fmt.as_list(d.get("gpus"))))
         elif kind == "checklist":
-            self.post_message(ChecklistChanged(node, model.as_list(d.get("items"))))
+            self.post_message(ChecklistChanged(node, fmt.as_list(d.get("items"))))
         elif kind == "fallback":
             self.post_message(FallbackChanged(node, d or None))
         elif kind == "verdict":
@@ -288,8 +288,8 @@ class SupervisorApp(App[None]):
         elif kind == "daemon":
             self.daemon_info = d or self.daemon_info
         elif kind == "dropped":
-            count = model.num(d.get("count")) or 0
-            total = model.num(d.get("total")) or 0
+            count = fmt.num(d.get("count")) or 0
+            total = fmt.num(d.get("total")) or 0
             self.post_message(EventsDropped(node, int(count), int(total)))
             await self._refresh_status(node, client)  # we may have missed a state change
 
@@ -303,7 +303,7 @@ class SupervisorApp(App[None]):
             return
         self.hello = msg.hello
         self.can_mutate = msg.hello.get("can_mutate") is True
-        self.read_only_reason = "" if self.can_mutate else model.text(
+        self.read_only_reason = "" if self.can_mutate else fmt.text(
             msg.hello.get("read_only_reason"), "the daemon does not permit this user to mutate")
         self.connected = True
         self.banner = None
@@ -330,10 +330,10 @@ class SupervisorApp(App[None]):
         if isinstance(s.get("daemon"), dict):
             self.daemon_info = s["daemon"]
         with self.batch_update():
-            self.set_run(model.as_dict(s.get("run")) or None)
-            self.main.items = model.as_list(s.get("checklist"))
-            self.main.gpus = model.as_list(s.get("gpus"))
-            self.main.fallback = model.as_dict(s.get("fallback")) or None
+            self.set_run(fmt.as_dict(s.get("run")) or None)
+            self.main.items = fmt.as_list(s.get("checklist"))
+            self.main.gpus = fmt.as_list(s.get("gpus"))
+            self.main.fallback = fmt.as_dict(s.get("fallback")) or None
             self.refresh_link_display()
 
     def on_run_changed(self, msg: RunChanged) -> None:
@@ -357,10 +357,10 @@ class SupervisorApp(App[None]):
             return
         self.main.verdict = msg.verdict
         v = msg.verdict
-        status = model.text(v.get("status"), "?")
-        if status in model.FAILED:
-            self.notify(f"run #{model.text(v.get('run_id'))} {status} in "
-                        f"{model.text(v.get('phase'))}: {model.text(v.get('cause'), 'unknown')}",
+        status = fmt.text(v.get("status"), "?")
+        if status in fmt.FAILED:
+            self.notify(f"run #{fmt.text(v.get('run_id'))} {status} in "
+                        f"{fmt.text(v.get('phase'))}: {fmt.text(v.get('cause'), 'unknown')}",
                         title="verdict", severity="error", markup=False, timeout=10)
 
     def on_log_lines(self, msg: LogLines) -> None:
@@ -412,9 +412,9 @@ class SupervisorApp(App[None]):
         except (NotConnected, ConnectionLost) as exc:
             self.notify(f"{cmd} failed: {exc}", severity="error", markup=False)
             return None
-        r = model.as_dict(result)
+        r = fmt.as_dict(result)
         if cmd == "checklist" and "items" in r:
-            self.main.items = model.as_list(r.get("items"))
+            self.main.items = fmt.as_list(r.get("items"))
         if done:
             extra = f" (run #{r['run_id']})" if r.get("run_id") is not None else ""
             self.notify(done + extra, markup=False)
@@ -468,10 +468,10 @@ class SupervisorApp(App[None]):
     def confirm_switch(self, profile: str) -> None:
         if not profile or self.refuse_if_read_only():
             return
-        run = model.as_dict(self.main.run)
+        run = fmt.as_dict(self.main.run)
         if run:
-            detail = (f"This stops run #{model.text(run.get('id'))} "
-                      f"({model.text(run.get('profile'))}, {model.text(run.get('status'))}) "
+            detail = (f"This stops run #{fmt.text(run.get('id'))} "
+                      f"({fmt.text(run.get('profile'))}, {fmt.text(run.get('status'))}) "
                       f"and starts {profile}.")
         else:
             detail = f"Nothing runs now; this starts {profile}."

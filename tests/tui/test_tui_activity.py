@@ -15,7 +15,7 @@ import pytest
 from fakedaemon import FakeDaemon, FakeState, hung_run, wait_for
 from test_tui_app import SIZE, run_text
 
-from tui import model
+from tui import formatting as fmt
 from tui.app import SupervisorApp
 from tui.connection import Target
 
@@ -94,7 +94,7 @@ async def test_a_resync_never_undoes_a_newer_verdict() -> None:
 
 def line(activity: dict[str, Any], status: str = "starting", elapsed: float = 0.0,
          stale_after: float = 60) -> str:
-    return model.activity_text(activity, status, elapsed, stale_after).plain
+    return fmt.activity_text(activity, status, elapsed, stale_after).plain
 
 
 def test_the_line_says_how_close_the_silence_is_to_a_hung_verdict() -> None:
@@ -134,6 +134,6 @@ def test_an_old_report_says_how_old_it_is() -> None:
 
 def test_time_is_the_only_thing_extrapolated() -> None:
     act = starting_run()["activity"] | {"cpu_percent": 50.0}
-    moved = model.live_activity(act, 5.0)
+    moved = fmt.live_activity(act, 5.0)
     assert moved["quiet_s"] == 11.0 and moved["still_s"] == 11.0
     assert moved["cpu_percent"] == 50.0 and act["quiet_s"] == 6.0

@@ -11,7 +11,7 @@ from rich.style import Style
 from test_tui_app import attached, plain, run_text, static_text
 from textual.widgets import DataTable, Input, Log, OptionList
 
-from tui import model
+from tui import formatting as fmt
 from tui.screens.history import HistoryScreen, run_detail
 from tui.screens.profiles import ProfilesScreen, profile_detail
 
@@ -135,23 +135,23 @@ def test_profile_detail_shows_settings_as_in_a_profile_file() -> None:
 
 
 def test_words_for_every_value_shape() -> None:
-    assert model.text(["nccl_fewchan", "flashinfer_fusion"]) == "nccl_fewchan, flashinfer_fusion"
-    assert model.text(None) == "–" and model.text([]) == "–" and model.text(2.50) == "2.5"
-    assert model.text({"profile": "demo-baseline", "run_id": 3}) == \
+    assert fmt.text(["nccl_fewchan", "flashinfer_fusion"]) == "nccl_fewchan, flashinfer_fusion"
+    assert fmt.text(None) == "–" and fmt.text([]) == "–" and fmt.text(2.50) == "2.5"
+    assert fmt.text({"profile": "demo-baseline", "run_id": 3}) == \
         "profile demo-baseline, run_id 3"
-    assert model.benchmark_text({"kind": "command", "started": T0, "duration_s": 3.2,
+    assert fmt.benchmark_text({"kind": "command", "started": T0, "duration_s": 3.2,
                                  "rps": 12.5}) == "rps 12.5"
-    assert model.benchmark_text({"kind": "chat", "complete": False, "tokens": 2}) == \
+    assert fmt.benchmark_text({"kind": "chat", "complete": False, "tokens": 2}) == \
         "did not complete"
     cut = {"kind": "chat", "complete": False, "tokens": 2, "ttft_ms": 12.0,
            "error": "the stream ended after 2 token(s) in 0.047 s without [DONE]"}
-    assert model.benchmark_text(cut) == "did not complete: the stream ended after 2 token(s) " \
+    assert fmt.benchmark_text(cut) == "did not complete: the stream ended after 2 token(s) " \
                                         "in 0.047 s without [DONE]"
-    assert model.benchmark_text(cut, short=True) == "did not complete"
+    assert fmt.benchmark_text(cut, short=True) == "did not complete"
     short_run = {"kind": "chat", "complete": True, "tokens": 4, "ttft_ms": 12.0,
                  "tokens_per_s": None, "note": "no rate from 4 token(s) over 0.050 s"}
-    assert model.benchmark_text(short_run, short=True) == "no rate · TTFT 12 ms"
+    assert fmt.benchmark_text(short_run, short=True) == "no rate · TTFT 12 ms"
     fb = {"strategy": "isolate", "attempts": [{}], "culprits": [],
           "serving": {"profile": "demo-fused", "changes": ["nccl_fewchan"]}}
-    line = plain(model.run_lines(hung_run(), fb, None, T0 + 100)[-1])
+    line = plain(fmt.run_lines(hung_run(), fb, None, T0 + 100)[-1])
     assert line.strip() == "fallback isolate · 1 attempt · serving demo-fused + nccl_fewchan"

@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Markdown
 
-from .. import model
+from .. import formatting as fmt
 
 if TYPE_CHECKING:
     from ..app import SupervisorApp
@@ -36,7 +36,7 @@ class BriefScreen(Screen[None]):
         app: SupervisorApp = self.app  # type: ignore[assignment]
         md = self.query_one(Markdown)
         try:
-            result = model.as_dict(await app.daemon_request("brief"))
+            result = fmt.as_dict(await app.daemon_request("brief"))
             text = result.get("markdown")
             await md.update(text if isinstance(text, str) and text else "_the brief is empty_")
         except Exception as exc:  # noqa: BLE001

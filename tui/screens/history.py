@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from .. import model
+from .. import formatting as fmt
 
 if TYPE_CHECKING:
     from ..app import SupervisorApp
@@ -22,26 +22,26 @@ TIMED_PHASES = ("launch", "weight_loading", "kv_cache_alloc", "cuda_graph_captur
 
 def run_detail(run: dict[str, Any]) -> Text:
     out = Text()
-    out.append(f"run #{model.text(run.get('id'))} ", "bold")
-    out.append(model.text(run.get("profile"), "?"))
-    changes = model.str_list(run.get("changes"))
+    out.append(f"run #{fmt.text(run.get('id'))} ", "bold")
+    out.append(fmt.text(run.get("profile"), "?"))
+    changes = fmt.str_list(run.get("changes"))
     if changes:
         out.append(" + " + ", ".join(changes), "cyan")
-    status = model.text(run.get("status"), "?")
+    status = fmt.text(run.get("status"), "?")
     out.append("  ")
-    out.append(f" {status} ", model.status_style(status))
-    ended = model.exit_text(run)
-    out.append(f"\nstarted {model.fmt_clock(run.get('started'))}"
-               f" · ended {model.fmt_clock(run.get('ended'))}"
+    out.append(f" {status} ", fmt.status_style(status))
+    ended = fmt.exit_text(run)
+    out.append(f"\nstarted {fmt.fmt_clock(run.get('started'))}"
+               f" · ended {fmt.fmt_clock(run.get('ended'))}"
                + (f" · {ended}" if ended else "")
-               + f" · hash {model.text(run.get('hash'))}", "dim")
+               + f" · hash {fmt.text(run.get('hash'))}", "dim")
     if run.get("cause"):
-        out.append(f"\ncause {run.get('cause')} in {model.text(run.get('phase'))}", "bold red")
-    durations = model.phase_durations(run)
+        out.append(f"\ncause {run.get('cause')} in {fmt.text(run.get('phase'))}", "bold red")
+    durations = fmt.phase_durations(run)
     if durations:
         out.append("\nphases: " + " · ".join(
-            f"{model.PHASE_SHORT.get(k, k)} {model.fmt_duration(v)}" for k, v in durations.items()))
-    out.append(f"\nbenchmark: {model.benchmark_text(run.get('benchmark'))}")
+            f"{fmt.PHASE_SHORT.get(k, k)} {fmt.fmt_duration(v)}" for k, v in durations.items()))
+    out.append(f"\nbenchmark: {fmt.benchmark_text(run.get('benchmark'))}")
     return out
 
 
@@ -71,36 +71,36 @@ class HistoryScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("run", "profile + changes", "status", "phase", "cause",
-                          *(model.PHASE_SHORT[p] for p in TIMED_PHASES), "total", "benchmark")
+                          *(fmt.PHASE_SHORT[p] for p in TIMED_PHASES), "total", "benchmark")
         self.action_reload()
 
     @work(exclusive=True, group="history", exit_on_error=False)
     async def action_reload(self) -> None:
         detail = self.query_one("#history-detail", Static)
         try:
-            result = model.as_dict(await self.sv_app.daemon_request("history", n=self.n))
+            result = fmt.as_dict(await self.sv_app.daemon_request("history", n=self.n))
         except Exception as exc:  # noqa: BLE001
             detail.update(Text(f"cannot read history: {exc}", "bold red"))
             return
-        runs = [model.as_dict(r) for r in model.as_list(result.get("runs")) if isinstance(r, dict)]
+        runs = [fmt.as_dict(r) for r in fmt.as_list(result.get("runs")) if isinstance(r, dict)]
         self.runs = list(reversed(runs))  # newest first
         table = self.query_one(DataTable)
         table.clear()
         for r in self.runs:
-            durations = model.phase_durations(r)
+            durations = fmt.phase_durations(r)
             known = [v for v in durations.values() if v is not None]
-            status = model.text(r.get("status"), "?")
-            name = model.text(r.get("profile"), "?")
-            changes = model.str_list(r.get("changes"))
+            status = fmt.text(r.get("status"), "?")
+            name = fmt.text(r.get("profile"), "?")
+            changes = fmt.str_list(r.get("changes"))
             table.add_row(
-                model.text(r.get("id")),
+                fmt.text(r.get("id")),
                 name + (" +" + ",".join(changes) if changes else ""),
-                Text(status, model.status_style(status)),
-                model.PHASE_SHORT.get(str(r.get("phase")), model.text(r.get("phase"))),
-                model.text(r.get("cause")),
-                *(model.fmt_duration(durations.get(p)) for p in TIMED_PHASES),
-                model.fmt_duration(sum(known)) if known else "–",
-                model.benchmark_text(r.get("benchmark"), short=True),
+                Text(status, fmt.status_style(status)),
+                fmt.PHASE_SHORT.get(str(r.get("phase")), fmt.text(r.get("phase"))),
+                fmt.text(r.get("cause")),
+                *(fmt.fmt_duration(durations.get(p)) for p in TIMED_PHASES),
+                fmt.fmt_duration(sum(known)) if known else "–",
+                fmt.benchmark_text(r.get("benchmark"), short=True),
             )
         if not self.runs:
             detail.update(Text("no runs recorded yet", "dim"))

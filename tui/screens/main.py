@@ -16,7 +16,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from .. import model
+from .. import formatting as fmt
 from ..widgets.checklist import ChecklistPanel
 from ..widgets.gpu_panel import GpuPanel
 from ..widgets.log_view import LogPanel
@@ -121,7 +121,7 @@ class MainScreen(Screen[None]):
             if app.read_only_reason:
                 bar.append(f" {app.read_only_reason}", "yellow")
         bar.append(f" · {node_label}{node_pos}", "bold")
-        d = model.as_dict(daemon)
+        d = fmt.as_dict(daemon)
         version = d.get("version") or hello.get("version")
         if version:
             bar.append(f" · daemon {version}", "dim")

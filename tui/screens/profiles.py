@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from .. import model
+from .. import formatting as fmt
 
 if TYPE_CHECKING:
     from ..app import SupervisorApp
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def _change_names(value: Any) -> list[str]:
     names = []
-    for c in model.as_list(value):
+    for c in fmt.as_list(value):
         if isinstance(c, dict):
             names.append(str(c.get("name", "?")))
         elif c is not None:
@@ -35,7 +35,7 @@ def profile_label(p: dict[str, Any], running: str | None) -> Text:
     out = Text(no_wrap=True, overflow="ellipsis")
     valid = p.get("valid", True) is not False and not p.get("error")
     out.append("✔ " if valid else "✘ ", "green" if valid else "bold red")
-    name = model.text(p.get("name"), "?")
+    name = fmt.text(p.get("name"), "?")
     out.append(name, "bold" if name == running else "")
     if name == running:
         out.append(" (running)", "green")
@@ -47,33 +47,33 @@ def profile_label(p: dict[str, Any], running: str | None) -> Text:
 def profile_detail(entry: dict[str, Any], shown: Any, error: str | None) -> Group:
     parts: list[Any] = []
     head = Text()
-    head.append(model.text(entry.get("name"), "?"), "bold")
+    head.append(fmt.text(entry.get("name"), "?"), "bold")
     if entry.get("description"):
         head.append(f"\n{entry.get('description')}", "italic")
-    head.append(f"\nengine {model.text(entry.get('engine'))}"
-                f" · extends {model.text(entry.get('extends'))}"
-                f" · changes {model.join_names(_change_names(entry.get('changes')))}", "dim")
+    head.append(f"\nengine {fmt.text(entry.get('engine'))}"
+                f" · extends {fmt.text(entry.get('extends'))}"
+                f" · changes {fmt.join_names(_change_names(entry.get('changes')))}", "dim")
     parts.append(head)
     if entry.get("error"):
         parts.append(Text(f"\ninvalid: {entry.get('error')}", "bold red"))
     if error:
         parts.append(Text(f"\n{error}", "bold red"))
-    s = model.as_dict(shown)
-    diff = model.as_list(s.get("diff"))
+    s = fmt.as_dict(shown)
+    diff = fmt.as_list(s.get("diff"))
     if diff:
-        d = Text(f"\ndiff from {model.text(s.get('parent'), 'parent')}:\n", "bold")
+        d = Text(f"\ndiff from {fmt.text(s.get('parent'), 'parent')}:\n", "bold")
         for row in diff:
-            r = model.as_dict(row)
-            d.append(f"  {model.text(r.get('key'), '?')}: ")
-            d.append(model.value_text(r.get("old")), "red")
+            r = fmt.as_dict(row)
+            d.append(f"  {fmt.text(r.get('key'), '?')}: ")
+            d.append(fmt.value_text(r.get("old")), "red")
             d.append(" → ")
-            d.append(model.value_text(r.get("new")) + "\n", "green")
+            d.append(fmt.value_text(r.get("new")) + "\n", "green")
         parts.append(d)
     elif s:
-        parts.append(Text(f"\nno diff from {model.text(s.get('parent'), 'its parent')}", "dim"))
+        parts.append(Text(f"\nno diff from {fmt.text(s.get('parent'), 'its parent')}", "dim"))
     if "profile" in s:
         parts.append(Text("\nresolved settings:", "bold"))
-        parts.append(Text("\n".join(model.flat_settings(model.as_dict(s.get("profile"))))
+        parts.append(Text("\n".join(fmt.flat_settings(fmt.as_dict(s.get("profile"))))
                           or "(none)"))
     elif not error:
         parts.append(Text("\nloading…", "dim"))
@@ -129,17 +129,17 @@ class ProfilesScreen(Screen[None]):
     async def action_reload(self) -> None:
         detail = self.query_one("#profile-detail", Static)
         try:
-            result = model.as_dict(await self.sv_app.daemon_request("profiles"))
+            result = fmt.as_dict(await self.sv_app.daemon_request("profiles"))
         except Exception as exc:  # noqa: BLE001 — any failure is shown, never raised
             detail.update(Text(f"cannot list profiles: {exc}", "bold red"))
             return
-        self.entries = [model.as_dict(p) for p in model.as_list(result.get("profiles"))
+        self.entries = [fmt.as_dict(p) for p in fmt.as_list(result.get("profiles"))
                         if isinstance(p, dict)]
-        errors = model.str_list(result.get("errors"))
+        errors = fmt.str_list(result.get("errors"))
         err = self.query_one("#profiles-errors", Static)
         err.update(Text("\n".join(f"✘ {e}" for e in errors)))
         err.set_class(not errors, "-empty")
-        running = model.as_dict(self.sv_app.main.run).get("profile")
+        running = fmt.as_dict(self.sv_app.main.run).get("profile")
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options([Option(profile_label(p, running)) for p in self.entries])
@@ -178,7 +178,7 @@ class ProfilesScreen(Screen[None]):
             return
         if entry.get("valid") is False or entry.get("error"):
             self.notify(f"{entry.get('name')} is invalid and cannot be launched: "
-                        f"{model.text(entry.get('error'), 'see the daemon')}",
+                        f"{fmt.text(entry.get('error'), 'see the daemon')}",
                         severity="error", markup=False, timeout=8)
             return
-        self.sv_app.confirm_switch(model.text(entry.get("name"), ""))
+        self.sv_app.confirm_switch(fmt.text(entry.get("name"), ""))

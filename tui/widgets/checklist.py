@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from .. import model
+from .. import formatting as fmt
 
 
 class ChecklistPanel(Vertical):
@@ -44,20 +44,20 @@ class ChecklistPanel(Vertical):
     def selected(self) -> dict[str, Any] | None:
         """The highlighted item, or None."""
         index = self.query_one(OptionList).highlighted
-        items = model.as_list(self.items)
+        items = fmt.as_list(self.items)
         if index is None or not 0 <= index < len(items):
             return None
-        return model.as_dict(items[index]) or None
+        return fmt.as_dict(items[index]) or None
 
     def watch_items(self, items: list[Any]) -> None:
         options = self.query_one(OptionList)
         keep = options.highlighted
         options.clear_options()
-        entries = model.as_list(items)
-        options.add_options([Option(model.checklist_label(it)) for it in entries])
+        entries = fmt.as_list(items)
+        options.add_options([Option(fmt.checklist_label(it)) for it in entries])
         if entries:
             options.highlighted = min(keep if keep is not None else 0, len(entries) - 1)
-        self.border_title = model.checklist_title(entries)
+        self.border_title = fmt.checklist_title(entries)
         self._show_evidence()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -66,4 +66,4 @@ class ChecklistPanel(Vertical):
 
     def _show_evidence(self) -> None:
         self.query_one("#checklist-evidence", Static).update(
-            model.checklist_evidence(self.selected))
+            fmt.checklist_evidence(self.selected))

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from .. import model
+from .. import formatting as fmt
 
 
 class GpuPanel(Static):
@@ -31,22 +31,22 @@ class GpuPanel(Static):
         self.border_title = "GPUs"
 
     def watch_gpus(self, gpus: list[Any]) -> None:
-        alert = any(model.as_dict(model.as_dict(g).get("health")).get("level")
-                    not in (None, "ok") for g in model.as_list(gpus))
+        alert = any(fmt.as_dict(fmt.as_dict(g).get("health")).get("level")
+                    not in (None, "ok") for g in fmt.as_list(gpus))
         self.set_class(alert, "-alert")
-        self.border_title = f"GPUs ({len(model.as_list(gpus))})"
+        self.border_title = f"GPUs ({len(fmt.as_list(gpus))})"
 
     def render(self) -> Group:
-        gpus = model.as_list(self.gpus)
+        gpus = fmt.as_list(self.gpus)
         if not gpus:
             return Group(Text("no GPU data", "dim"))
-        longest = max((len(model.as_list(model.as_dict(model.as_dict(g).get("history"))
+        longest = max((len(fmt.as_list(fmt.as_dict(fmt.as_dict(g).get("history"))
                                          .get("util"))) for g in gpus), default=0)
         width = max(4, min(40, self.size.width - 38, longest or 4))
         rows: list[Text] = []
         for gpu in gpus:
-            rows.append(model.gpu_line(gpu, width))
-            detail = model.gpu_detail(gpu)
+            rows.append(fmt.gpu_line(gpu, width))
+            detail = fmt.gpu_detail(gpu)
             if detail is not None:
                 rows.append(detail)
         return Group(*rows)

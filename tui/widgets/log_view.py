@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Input, Log, Static
 
-from .. import model
+from .. import formatting as fmt
 
 
 class NeedleHighlighter(Highlighter):
@@ -108,7 +108,7 @@ class LogPanel(Vertical):
 
     def append(self, lines: Iterable[str]) -> None:
         """Queue lines for the next flush (may be called at any rate)."""
-        keep, pend, rank = self._all.append, self._pending.append, model.level_rank
+        keep, pend, rank = self._all.append, self._pending.append, fmt.level_rank
         n = 0
         for line in lines:
             # Keep the control characters of a hostile log out of the terminal.
@@ -130,7 +130,7 @@ class LogPanel(Vertical):
 
     def _select(self, entries: Iterable[tuple[int, str]]) -> list[str]:
         """The lines of ``entries`` that pass the level and text filters."""
-        low = model.min_rank(self.level)
+        low = fmt.min_rank(self.level)
         needle = self.needle.lower()
         if needle:
             return [ln for r, ln in entries if r >= low and needle in ln.lower()]
@@ -227,7 +227,7 @@ class LogPanel(Vertical):
             self._rebuild()
 
     def cycle_level(self) -> None:
-        levels = model.LEVELS
+        levels = fmt.LEVELS
         self.level = levels[(levels.index(self.level) + 1) % len(levels)]
 
     def open_input(self, mode: str) -> None:

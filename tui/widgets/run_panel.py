@@ -8,7 +8,7 @@ from rich.console import Group
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from .. import model
+from .. import formatting as fmt
 
 
 class RunPanel(Static):
@@ -38,10 +38,10 @@ class RunPanel(Static):
         self.border_title = "run"
 
     def watch_run(self, run: dict[str, Any] | None) -> None:
-        status = model.as_dict(run).get("status")
-        self.set_class(status in model.FAILED, "-failed")
+        status = fmt.as_dict(run).get("status")
+        self.set_class(status in fmt.FAILED, "-failed")
         self.set_class(status == "ready", "-ready")
 
     def render(self) -> Group:
-        return Group(*model.run_lines(self.run, self.fallback, self.verdict, self.now,
+        return Group(*fmt.run_lines(self.run, self.fallback, self.verdict, self.now,
                                      seen_at=self.run_seen_at, connected=self.connected))
