@@ -93,12 +93,14 @@ def test_examples_resolve_to_real_sglang_flags() -> None:
     assert pset.resolve("nccl_exp_1b_fewchan_fusion", changes=[]).hash == base.hash
 
 
-def test_demo_fusion_change_carries_the_emulator_fault() -> None:
+def test_demo_fusion_change_is_a_source_patch_of_the_emulated_engine() -> None:
     pset = ProfileSet.load_dir(DEMO)
     fused = pset.resolve("demo-fewchan-fusion", changes=["flashinfer_fusion"])
-    assert fused.env_dict()["SGLANG_EMULATOR_FAULT"] == "hang:cuda_graph_capture"
+    assert [p.change for p in fused.patches] == ["flashinfer_fusion"]
+    assert "supervisor/emulator/engine_flags.py" in fused.patches[0].text
+    assert "SGLANG_EMULATOR_FAULT" not in fused.env_dict()
     fewchan = pset.resolve("demo-fewchan-fusion", changes=["nccl_fewchan"])
-    assert "SGLANG_EMULATOR_FAULT" not in fewchan.env_dict()
+    assert "SGLANG_EMULATOR_FAULT" not in fewchan.env_dict() and not fewchan.patches
     assert fewchan.command == ("{python}", "-m", "supervisor.emulator")
     assert fewchan.port == 31000 and fewchan.timeouts.silence == 6
 

@@ -272,9 +272,19 @@ async def cmd_show(client: Any, args: argparse.Namespace) -> int:
             out.append("diff from parent:")
             out += [f"  {d['key']}: {_setting(d['old'])} -> {_setting(d['new'])}"
                     for d in r["diff"]]
+        out += _patch_lines(prof.get("patches") or [])
         return "\n".join(out)
     emit(args, res, human)
     return EXIT_OK
+
+
+def _patch_lines(patches: list[dict[str, Any]]) -> list[str]:
+    """Each source patch of a profile: where it is, its hash, and the diff itself."""
+    out: list[str] = []
+    for p in patches:
+        out.append(f"patch {p['change']}: {p['path']}  sha256 {p['hash']}")
+        out += [f"  {ln}" for ln in str(p.get("text", "")).splitlines()]
+    return out
 
 
 def _setting(value: Any) -> str:

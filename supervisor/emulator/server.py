@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from supervisor.emulator import api, faults, logfmt, procs
+from supervisor.emulator import api, engine_flags, faults, logfmt, procs
 from supervisor.emulator.config import FaultError, FaultPlan, env_float, parse_args, parse_faults
 from supervisor.emulator.logfmt import emit, line, rank_prefix, scheduler_title, uvicorn
 
@@ -356,6 +356,9 @@ class Emulator:
 
         logfmt.write("\r" + logfmt.tqdm_bar(desc(bs[-1]), 0, len(bs), 0.0))
         self.checkpoint("cuda_graph_capture")
+        if engine_flags.use_flashinfer_allreduce_fusion(
+                self.args.enable_flashinfer_allreduce_fusion, self.tp):
+            self.capture_with_fusion()
         per_bs = 20.0 / len(bs)
         self.work(20.0)
         for k, b in enumerate(reversed(bs), start=1):
@@ -374,6 +377,12 @@ class Emulator:
                 self.sched_lines(f"Capture {what} cuda graph end. Time elapsed: "
                                  f"{2.0 * self.scale:.2f} s. mem usage=0.31 GB. "
                                  f"avail mem={avail - 1.24:.2f} GB.")
+
+    def capture_with_fusion(self) -> None:
+        """Capture runs the fused all-reduce (engine_flags.py); where it hangs, the ranks spin
+        in the collective as the seed's did (the same path as the spin:<phase> fault)."""
+        if engine_flags.fused_allreduce_hangs():
+            self.spin("cuda_graph_capture")
 
     def phase_warmup(self) -> None:
         a = self.args

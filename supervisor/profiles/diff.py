@@ -26,6 +26,8 @@ def flatten(profile: ResolvedProfile) -> dict[str, Any]:
             flat[f"{table}.{key}"] = thaw(value)
     for key, value in (profile.benchmark or {}).items():
         flat[f"benchmark.{key}"] = thaw(value)
+    for patch in profile.patches:
+        flat[f"patch.{patch.change}"] = f"{patch.path} (sha256 {patch.hash})"
     return flat
 
 

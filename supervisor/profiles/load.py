@@ -34,11 +34,13 @@ from supervisor.profiles.model import (
     RestartSpec,
     Timeouts,
 )
+from supervisor.profiles.patches import load_patch
 
 TOP_KEYS = ("description", "extends", "engine", "launch", "timeouts", "health", "changes",
-            "fallback", "restart", "benchmark")
+            "fallback", "restart", "benchmark", "group")
+GROUP_KEYS = ("nodes", "dist_init_port")
 LAUNCH_KEYS = ("command", "model", "host", "port", "args", "env", "cwd", "version")
-CHANGE_KEYS = ("name", "description", "env", "args")
+CHANGE_KEYS = ("name", "description", "env", "args", "patch")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ARG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
@@ -86,6 +88,7 @@ class RawProfile:
     restart: dict[str, Any] = field(default_factory=dict)
     benchmark: dict[str, Any] | None = None
     changes: tuple[Change, ...] = ()
+    group: dict[str, Any] = field(default_factory=dict)  # nodes, dist_init_port
     errors: list[ProfileError] = field(default_factory=list)
     loaded_at: float = field(default_factory=time.time)  # when this version was read
 
@@ -345,6 +348,22 @@ def load_restart(raw: RawProfile, value: Any) -> None:
                 raw.restart[name] = seconds
 
 
+def load_group(raw: RawProfile, value: Any) -> None:
+    """[group]: the nodes in rank order (distinct names) and rank 0's rendezvous port."""
+    table = check_table(raw, "group", value) or {}
+    unknown_keys(raw, "group", table, GROUP_KEYS)
+    if "nodes" in table:
+        nodes = check_str_list(raw, "group.nodes", table["nodes"], nonempty=True)
+        if nodes is not None and len(set(nodes)) != len(nodes):
+            raw.error("group.nodes", "each node may appear once (a node runs one rank)")
+        elif nodes is not None:
+            raw.group["nodes"] = nodes
+    if "dist_init_port" in table:
+        port = check_int(raw, "group.dist_init_port", table["dist_init_port"], 1, 65535)
+        if port is not None:
+            raw.group["dist_init_port"] = port
+
+
 def load_benchmark(raw: RawProfile, value: Any) -> dict[str, Any] | None:
     """Its keys belong to the benchmark kind (benchmark.py); the numbers it is known to use
     get their ranges, and every other number must at least be finite."""
@@ -435,13 +454,20 @@ def load_change(raw: RawProfile, prefix: str, table: dict[str, Any]) -> Change |
     check_str(raw, f"{prefix}.description", description)
     env = check_env(raw, f"{prefix}.env", table["env"]) if "env" in table else {}
     args = check_args(raw, f"{prefix}.args", table["args"]) if "args" in table else {}
-    if "env" not in table and "args" not in table:
-        raw.error(prefix, "a change must set env or args")
+    patch = None
+    if "patch" in table:
+        path = check_str(raw, f"{prefix}.patch", table["patch"], nonempty=True)
+        if path is not None and isinstance(name, str):
+            patch, problem = load_patch(raw.source, name, path)
+            if problem is not None:
+                raw.error(f"{prefix}.patch", problem)
+    if not {"env", "args", "patch"} & set(table):
+        raw.error(prefix, "a change must set env or args, or a patch")
     if len(raw.errors) > before:
         return None
     # Change turns the tables into ordered pairs itself; pairs are its declared field type.
     return Change(name=cast(str, name), env=tuple(env.items()), args=tuple(args.items()),
-                  description=description)
+                  description=description, patch=patch)
 
 
 # -- file ------------------------------------------------------------------------------------
@@ -453,6 +479,7 @@ LOADERS: dict[str, Callable[[RawProfile, Any], None]] = {
     "fallback": load_fallback,
     "restart": load_restart,
     "changes": load_changes,
+    "group": load_group,
 }
 
 

@@ -86,8 +86,28 @@ def _pairs(value: Any, *, args: bool) -> tuple[tuple[str, Any], ...]:
 
 
 @dataclass(frozen=True)
+class Patch:
+    """A unified diff against the engine's installed Python package, as a change carries it.
+
+    ``path`` is what the profile wrote (relative to its folder), ``text`` the diff itself: the
+    text is read at load time, so a run launches exactly what was validated and hashed."""
+
+    change: str
+    path: str
+    text: str
+
+    @property
+    def hash(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()[:16]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"change": self.change, "path": self.path, "hash": self.hash, "text": self.text}
+
+
+@dataclass(frozen=True)
 class Change:
-    """A named delta (env and args) on top of a profile: the unit of isolation and of remedies.
+    """A named delta (env, args, a source patch) on top of a profile: the unit of isolation
+    and of remedies.
 
     ``env``/``args`` may be given as dicts; they are stored as ordered tuples of pairs.
     """
@@ -96,6 +116,7 @@ class Change:
     env: tuple[tuple[str, str], ...] = ()
     args: tuple[tuple[str, Any], ...] = ()
     description: str = ""
+    patch: Patch | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "env", _pairs(self.env, args=False))
@@ -108,12 +129,15 @@ class Change:
         return dict(self.args)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
             "env": self.env_dict(),
             "args": thaw(self.args_dict()),
         }
+        if self.patch is not None:
+            out["patch"] = {"path": self.patch.path, "hash": self.patch.hash}
+        return out
 
 
 @dataclass(frozen=True)
@@ -163,6 +187,25 @@ class RestartSpec:
 
 
 @dataclass(frozen=True)
+class GroupSpec:
+    """A launch group: one server spanning nodes, each node's daemon launching its rank.
+    ``nodes`` in rank order (node names of the daemons' [cluster] config); rank 0 listens on
+    ``dist_init_port`` for the ranks' rendezvous."""
+
+    nodes: tuple[str, ...]
+    dist_init_port: int
+
+    @property
+    def name(self) -> str:
+        """The group's key in the coordination store: its nodes, in rank order."""
+        return "+".join(self.nodes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "nodes": list(self.nodes),
+                "dist_init_port": self.dist_init_port}
+
+
+@dataclass(frozen=True)
 class ResolvedProfile:
     """A profile after ``extends`` and ``changes``: exactly what one launch runs."""
 
@@ -186,6 +229,8 @@ class ResolvedProfile:
     restart: RestartSpec = field(default_factory=RestartSpec)
     benchmark: FrozenMap | None = None
     source: str = ""
+    patches: tuple[Patch, ...] = ()   # source patches of the applied changes, in order
+    group: GroupSpec | None = None    # a launch group's nodes; None: this node alone
 
     def argv(self) -> list[str]:
         """The command line as its engine builds it ({python} not yet substituted)."""
@@ -209,6 +254,9 @@ class ResolvedProfile:
             "args": sorted([k, thaw(v)] for k, v in self.args),
             "env": sorted([k, v] for k, v in self.env),
             "cwd": self.cwd,
+            # Only when there are patches: every profile without one keeps its hash.
+            **({"patches": [[p.change, p.hash] for p in self.patches]} if self.patches else {}),
+            **({"group": self.group.to_dict()} if self.group is not None else {}),
         }
 
     @property
@@ -239,6 +287,8 @@ class ResolvedProfile:
             "restart": thaw(vars_of(self.restart)),
             "benchmark": thaw(self.benchmark) if self.benchmark is not None else None,
             "source": self.source,
+            "patches": [p.to_dict() for p in self.patches],
+            "group": self.group.to_dict() if self.group is not None else None,
             "argv": self.argv(),
             "hash": self.hash,
         }

@@ -27,6 +27,7 @@ from supervisor.profiles.model import (
     Change,
     FallbackSpec,
     FrozenMap,
+    GroupSpec,
     HealthSpec,
     ResolvedProfile,
     RestartSpec,
@@ -41,7 +42,7 @@ _TABLES = ("timeouts", "health", "fallback", "restart")
 
 def empty_settings() -> Settings:
     return {"args": {}, "env": {}, "timeouts": {}, "health": {}, "fallback": {}, "restart": {},
-            "benchmark": None}
+            "benchmark": None, "group": {}}
 
 
 def merge_own(settings: Settings, raw: RawProfile) -> None:
@@ -56,11 +57,14 @@ def merge_own(settings: Settings, raw: RawProfile) -> None:
         settings[key].update(getattr(raw, key))
     if raw.benchmark is not None:
         settings["benchmark"] = {**(settings["benchmark"] or {}), **raw.benchmark}
+    settings["group"].update(raw.group)
 
 
 def apply_change(settings: Settings, change: Change) -> None:
     settings["args"].update(change.args)
     settings["env"].update(change.env)
+    if change.patch is not None:
+        settings["patches"] = [*settings.get("patches", ()), change.patch]
 
 
 def build(
@@ -76,7 +80,10 @@ def build(
     if engine != "command" and not model:
         raise raw_error(raw, "launch.model", f"required for engine {engine!r}")
     bench = settings["benchmark"]
+    group = build_group(raw, settings["group"])
     return ResolvedProfile(
+        group=group,
+        patches=tuple(settings.get("patches", ())),
         name=raw.name,
         description=settings.get("description") or "",
         engine=engine,
@@ -98,6 +105,16 @@ def build(
         benchmark=FrozenMap(bench) if bench is not None else None,
         source=raw.source,
     )
+
+
+def build_group(raw: RawProfile, table: dict[str, Any]) -> GroupSpec | None:
+    if not table:
+        return None
+    for key, what in (("nodes", "the nodes in rank order"),
+                      ("dist_init_port", "the port rank 0 listens on for the rendezvous")):
+        if key not in table:
+            raise raw_error(raw, "group", f"[group] needs {key} ({what})")
+    return GroupSpec(nodes=tuple(table["nodes"]), dist_init_port=table["dist_init_port"])
 
 
 def parse_files(paths: Iterable[str | Path]) -> list[RawProfile]:

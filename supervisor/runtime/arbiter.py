@@ -26,6 +26,7 @@ from ..profiles import ProfileError, ProfileSet, ResolvedProfile
 from ..states import ACTIVE_STATUSES, Cause, Phase, Status
 from ..store import Store
 from ..watchdogs.health import port_in_use
+from . import overlay
 from . import process as proc_mod
 from .adopt import AdoptedRun
 from .restart import RestartPolicy
@@ -353,7 +354,7 @@ class Arbiter:
         self.current = run
         req.attempts.append(AttemptRecord.of(run, reason))
         try:
-            refusal = await self._precheck(profile)
+            refusal = await self._precheck(profile) or await overlay.prepare_run(run)
             if refusal is not None:
                 cause, evidence = refusal
                 run.refuse(cause, evidence)

@@ -31,8 +31,8 @@ from ..states import FAILED_STATUSES, FINAL_STATUSES, Cause, Phase, Status, chec
 from ..store import Store
 from ..watchdogs.activity import ActivityTracker
 from ..watchdogs.watch import RunWatch, activity_evidence
+from . import overlay, spawn, stacks
 from . import process as proc_mod
-from . import spawn, stacks
 from .logfeed import LogFeed
 from .logpipe import LogPipe, RunLog
 from .memory import release_free_memory
@@ -123,6 +123,7 @@ class Run:
         self.hash = profile.hash
         self.scanner = proc_mod.RunScanner(token)
         self.adopted = False
+        self.import_path: str | None = None  # the source-patch overlay (runtime/overlay.py)
         self._begin()
 
     def _begin(self) -> None:
@@ -296,6 +297,8 @@ class Run:
         if self.services.state_dir:  # lets a restarted daemon find runs history lost
             env[proc_mod.STATE_ENV_VAR] = self.services.state_dir
         env.setdefault("PYTHONUNBUFFERED", "1")
+        if self.import_path is not None:  # source patches: the run's overlay goes first
+            env["PYTHONPATH"] = overlay.import_path(env, self.import_path)
         return env
 
     async def supervise(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
