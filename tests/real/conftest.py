@@ -61,7 +61,8 @@ def toml_table(items: dict[str, object]) -> str:
 
 def vllm_profile(python: Path, model: Path, port: int, *, util: float = 0.25,
                  args: dict[str, object] | None = None, env: dict[str, str] | None = None,
-                 silence: float = 60, health_interval: float = 2, extra: str = "") -> str:
+                 silence: float = 60, health_interval: float = 2, stop_grace: float = 20,
+                 extra: str = "") -> str:
     """A profile that launches the cached vLLM (CPU build) on a tiny model."""
     all_args = {"max-model-len": 256, "dtype": "bfloat16", "gpu-memory-utilization": util,
                 **(args or {})}
@@ -83,7 +84,7 @@ def vllm_profile(python: Path, model: Path, port: int, *, util: float = 0.25,
         kv_cache_alloc = 300
         warmup = 300
         silence = {silence}
-        stop_grace = 20
+        stop_grace = {stop_grace}
 
         [health]
         interval = {health_interval}

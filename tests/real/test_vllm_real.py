@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import time
 from pathlib import Path
 
@@ -102,9 +103,11 @@ def test_vllm_serves_phases_health_and_completion_benchmark(workdir: Path, make_
     assert chat["complete"] is False and "no chat template" in chat["error"], chat
     assert 'kind = "completion"' in chat["error"], chat
     save_log(d, "vllm-ready")
+    pgid = d.run()["pid"]
+    assert any("VLLM::Worker" in cmd for cmd in group_processes(pgid).values())
     res = d.ctl("stop", "--json")
     assert res.returncode == 0, res.stderr
-    wait_until(lambda: not d.run_processes(), 60, "every vLLM process to be gone")
+    all_gone(d, pgid)
 
 
 def test_vllm_memory_utilisation_above_free_crashes_in_launch(workdir: Path, make_daemon,
@@ -120,4 +123,82 @@ def test_vllm_memory_utilisation_above_free_crashes_in_launch(workdir: Path, mak
     assert v["cause"] == "cuda_oom", v
     assert "ValueError" in v["evidence"][0] and "memory" in v["evidence"][0], v["evidence"]
     assert all(len(line) <= 310 for line in v["evidence"]), v["evidence"]
-    wait_until(lambda: not d.run_processes(), 60, "every vLLM process to be gone")
+    all_gone(d, d.run()["pid"])
+
+
+def group_processes(pgid: int) -> dict[int, str]:
+    """pid -> command line of every live process in process group ``pgid``. vLLM retitles its
+    processes (setproctitle), which overwrites their environment: the harness' marker variable
+    cannot find them, their process group can."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_bytes()
+            fields = stat[stat.rfind(b")") + 2:].split()
+            if fields[0] == b"Z" or int(fields[2]) != pgid:
+                continue
+            out[int(name)] = Path(f"/proc/{name}/cmdline").read_bytes().replace(
+                b"\0", b" ").decode("utf-8", "replace").strip()
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def all_gone(d, pgid: int) -> None:
+    wait_until(lambda: not group_processes(pgid) and not d.run_processes(), 60,
+               "every process of the vLLM run to be gone")
+
+
+def run_group(d) -> dict[int, str]:
+    run = d.run()
+    return group_processes(run["pid"]) if run and run.get("pid") else {}
+
+
+def shm_entries() -> set[str]:
+    return set(os.listdir("/dev/shm"))
+
+
+HANG_SILENCE = 8.0
+
+
+def test_vllm_worker_stopped_during_startup_is_hung_with_stacks(workdir: Path, make_daemon,
+                                                                vllm_python,
+                                                                tiny_model) -> None:
+    write_profile(workdir, "stuck", vllm_profile(vllm_python, tiny_model, free_port(),
+                                                 silence=HANG_SILENCE, stop_grace=5))
+    shm_before = shm_entries()
+    d = make_daemon()
+    d.ctl("switch", "stuck", check=True)
+    # the model-running process: vLLM's worker (its title names it)
+    worker = wait_until(
+        lambda: next((pid for pid, cmd in run_group(d).items() if "VLLM::Worker" in cmd), None),
+        STARTUP, "vLLM's worker process")
+    pgid = d.run()["pid"]
+    os.kill(worker, signal.SIGSTOP)
+    t_stop = time.monotonic()
+    try:
+        run = d.wait_run(lambda r: r["status"] != "starting", HANG_SILENCE + 60, "the hang verdict")
+        took = time.monotonic() - t_stop
+    finally:
+        try:
+            os.kill(worker, signal.SIGCONT)
+        except OSError:
+            pass
+    save_log(d, "vllm-hang-worker-sigstop-startup")
+    assert run["status"] == "hung", run
+    assert "no output for" in run["evidence"][0], run["evidence"]
+    # the last line came at most at the SIGSTOP: the verdict is due within silence + 1 s of it
+    # (+ 2 s for a tick and the stack dumps on a busy 2-core host)
+    assert took <= HANG_SILENCE + 1 + 2, took
+    stacks = [Path(p).read_text() for p in run["stacks"]]
+    assert stacks and any("vllm" in text for text in stacks), stacks
+    # the checklist is written once the verdict is handled
+    item = wait_until(lambda: next((i for i in d.status()["checklist"]
+                                    if "dump stacks" in i["title"] and i["status"] == "done"),
+                                   None), 30, "the done 'dump stacks' checklist item")
+    assert item["evidence"] == run["stacks"], (item, run["stacks"])
+    all_gone(d, pgid)
+    leaked = shm_entries() - shm_before
+    assert not leaked, f"shared memory left in /dev/shm by the run: {sorted(leaked)}"
