@@ -16,16 +16,14 @@ from typing import Any
 import anyio
 
 from .protocol import wire
+from .protocol.vocabulary import TOPIC_OF, TOPICS
 
 # Messages this big are sent on their own rather than joined with others into one write:
 # the join would copy the same shared bytes once per subscriber.
 ALONE = 32 * 1024
 
-TOPICS = ("run", "log", "gpus", "checklist", "fallback", "verdict", "daemon")
-# Which subscription topic carries each event kind.
-TOPIC_OF = {"run": "run", "verdict": "run", "log": "log", "gpus": "gpus",
-            "checklist": "checklist", "fallback": "fallback", "daemon": "daemon",
-            "phase": "run"}
+# TOPICS is here too for the commands that check a subscription against it.
+__all__ = ["ALONE", "TOPICS", "TOPIC_OF", "Hub", "Outbox"]
 
 
 class Outbox:

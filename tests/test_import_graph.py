@@ -57,7 +57,7 @@ def cycles(package: str) -> list[list[str]]:
     return found
 
 
-@pytest.mark.parametrize("package", ["supervisor"])
+@pytest.mark.parametrize("package", ["supervisor", "tui"])
 def test_no_import_cycles(package: str) -> None:
     assert cycles(package) == []
 

@@ -7,9 +7,11 @@ Structure (DESIGN §9, STYLE 15-23):
   connects, fetches a log tail and a status, subscribes, turns pushed events into messages
   (``tui.messages``), and on any loss says so and reconnects with backoff.
 - The App's message handlers set the main screen's reactives, which the screen binds into its
-  panels (``tui.widgets``). Other screens (``tui.screens``) ask the daemon through
-  ``daemon_request``; mutations go through ``perform`` and are refused up front when the
-  daemon's hello says this peer may not mutate.
+  panels (``tui.widgets``). Other screens (``tui.screens``) are given ``daemon_request`` when
+  built and their state (may this peer mutate, which profile runs) as it changes; they never
+  import or call the App, they post messages (``MainReady``, ``SwitchRequested``). Mutations
+  go through ``perform`` and are refused up front when the daemon's hello says this peer may
+  not mutate.
 - Every action is a palette command (``get_system_commands``); the footer shows the few keys
   that matter.
 """
@@ -30,6 +32,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 
 from supervisor.protocol.client import ConnectionLost, DaemonError
+from supervisor.protocol.vocabulary import TOPICS
 from supervisor.protocol.wire import log_event_lines
 
 from . import formatting as fmt
@@ -42,17 +45,19 @@ from .messages import (
     FallbackChanged,
     GpusChanged,
     LogLines,
+    MainReady,
     RunChanged,
     StatusSnapshot,
+    SwitchRequested,
     VerdictReached,
 )
+from .screens.base import DaemonScreen
 from .screens.main import MainScreen
 
 # The other screens are imported when first opened: about 30 ms less before the first paint.
 
 MUTATING_ACTIONS = frozenset({"add_item", "mark_item", "switch_profile", "start_run", "stop_run",
                               "restart_run", "dump_stacks"})
-TOPICS = ["run", "log", "gpus", "checklist", "fallback", "daemon"]
 
 
 if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
@@ -87,15 +92,6 @@ def describe(exc: BaseException, target: Target | None = None) -> str:
                 "(its group), or ask its admin")
     text = str(exc) or type(exc).__name__
     return text.splitlines()[0][:200]
-
-
-def _close_event_stream(client: Client) -> None:
-    """Close the client's event receive stream, which ``attach`` leaves open (a
-    ResourceWarning at garbage collection otherwise)."""
-    recv = getattr(client, "_event_recv", None)
-    close = getattr(recv, "close", None)
-    if callable(close):
-        close()
 
 
 class SupervisorApp(App[None]):
@@ -134,7 +130,6 @@ class SupervisorApp(App[None]):
         self.banner: str | None = f"connecting to {self.targets[0].label}…"
         self.dropped_events = 0
         self._client: Client | None = None
-        self._log_run_id: Any = None
         self.main = MainScreen(log_max_lines=log_max_lines, log_flush_s=log_flush_s)
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -147,7 +142,7 @@ class SupervisorApp(App[None]):
         self.set_interval(1.0, self.tick)
         self.set_interval(self.resync_s, self.resync_run)
 
-    def main_ready(self) -> None:
+    def on_main_ready(self, _msg: MainReady) -> None:
         """The main screen is composed: draw the link state and start the daemon link."""
         self.refresh_link_display()
         self.link(self.node)
@@ -162,6 +157,7 @@ class SupervisorApp(App[None]):
             self.main.run_seen_at = now
             self.main.now = now
             self.main.run = run
+        self._share_down()
 
     @work(exclusive=True, group="resync", exit_on_error=False)
     async def resync_run(self) -> None:
@@ -188,9 +184,23 @@ class SupervisorApp(App[None]):
     def refresh_link_display(self) -> None:
         pos = f" ({self.node + 1}/{len(self.targets)})" if len(self.targets) > 1 else ""
         self.main.show_link(node_label=self.node_label(), node_pos=pos,
-                            connected=self.connected, hello=self.hello,
+                            connected=self.connected, can_mutate=self.can_mutate,
+                            read_only_reason=self.read_only_reason, hello=self.hello,
                             daemon=self.daemon_info, banner=self.banner)
         self.sub_title = self.node_label()
+        self._share_down()
+
+    def _screen_state(self) -> dict[str, Any]:
+        """What a screen over the main one is told of the node (``DaemonScreen``)."""
+        return {"can_mutate": self.can_mutate and self.connected,
+                "running": fmt.as_dict(self.main.run).get("profile")}
+
+    def _share_down(self) -> None:
+        state = self._screen_state()
+        for screen in self.screen_stack:
+            if isinstance(screen, DaemonScreen):
+                screen.can_mutate = state["can_mutate"]
+                screen.running = state["running"]
 
     # -- the daemon link (the one worker that owns the connection) ---------------------------
 
@@ -212,7 +222,7 @@ class SupervisorApp(App[None]):
                         async for event in client.events():
                             await self._dispatch_event(node, client, fmt.as_dict(event))
                     finally:
-                        _close_event_stream(client)
+                        client.close_events()
             except Exception as exc:  # noqa: BLE001 — whatever happens, say so and retry
                 reason = describe(exc, target)
             finally:
@@ -225,7 +235,7 @@ class SupervisorApp(App[None]):
     async def _prime(self, client: Client) -> dict[str, Any]:
         """After hello: the log tail, a subscription and a full status, asked all at once:
         one round trip instead of three before the first full paint."""
-        asked = (("logs", {"n": self.log_tail}), ("subscribe", {"topics": TOPICS}),
+        asked = (("logs", {"n": self.log_tail}), ("subscribe", {"topics": list(TOPICS)}),
                  ("status", {}))
         answers: dict[str, Any] = {}
 
@@ -364,24 +374,14 @@ class SupervisorApp(App[None]):
                         title="verdict", severity="error", markup=False, timeout=10)
 
     def on_log_lines(self, msg: LogLines) -> None:
-        if not self._current(msg.node):
-            return
-        panel = self.main.log_panel
-        if msg.replace:
-            self._log_run_id = msg.run_id
-            panel.replace(msg.lines)
-            return
-        if msg.run_id is not None and msg.run_id != self._log_run_id:
-            if self._log_run_id is not None:
-                panel.append([f"──────── run #{msg.run_id} ────────"])
-            self._log_run_id = msg.run_id
-        panel.append(msg.lines)
+        if self._current(msg.node):
+            self.main.show_log(msg.run_id, msg.lines, replace=msg.replace)
 
     def on_events_dropped(self, msg: EventsDropped) -> None:
         if self._current(msg.node):
             self.dropped_events = msg.total or self.dropped_events + msg.count
-            self.main.log_panel.append([f"… the daemon dropped {msg.count} events "
-                                        f"(this client is slow; {self.dropped_events} in all)"])
+            self.main.note_in_log(f"… the daemon dropped {msg.count} events "
+                                  f"(this client is slow; {self.dropped_events} in all)")
 
     # -- requests -----------------------------------------------------------------------
 
@@ -440,18 +440,20 @@ class SupervisorApp(App[None]):
     def action_profiles(self) -> None:
         from .screens.profiles import ProfilesScreen
 
-        self._open(ProfilesScreen, ProfilesScreen)
+        self._open(ProfilesScreen,
+                   lambda: ProfilesScreen(self.daemon_request, **self._screen_state()))
 
     def action_history(self) -> None:
         from .screens.history import HistoryScreen
 
-        self._open(HistoryScreen, HistoryScreen)
+        self._open(HistoryScreen,
+                   lambda: HistoryScreen(self.daemon_request, **self._screen_state()))
 
     def action_brief(self) -> None:
         # Imported on first use: Markdown rendering (markdown_it) is ~0.1 s of start-up.
         from .screens.brief import BriefScreen
 
-        self._open(BriefScreen, BriefScreen)
+        self._open(BriefScreen, lambda: BriefScreen(self.daemon_request, **self._screen_state()))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen  # first use only: rich.markdown is ~70 ms
@@ -464,6 +466,9 @@ class SupervisorApp(App[None]):
         """Open the profiles screen to pick one (the switch itself asks for confirmation)."""
         if not self.refuse_if_read_only():
             self.action_profiles()
+
+    def on_switch_requested(self, msg: SwitchRequested) -> None:
+        self.confirm_switch(msg.profile)
 
     def confirm_switch(self, profile: str) -> None:
         if not profile or self.refuse_if_read_only():
@@ -527,7 +532,7 @@ class SupervisorApp(App[None]):
     def action_mark_item(self, status: str = "done") -> None:
         if self.refuse_if_read_only():
             return
-        item = self.main.checklist.selected
+        item = self.main.selected_item
         if not item or item.get("id") is None:
             self.notify("select a checklist item first", severity="warning")
             return
@@ -538,16 +543,16 @@ class SupervisorApp(App[None]):
         self.perform("checklist", args, f"item #{item['id']} marked {status}")
 
     def action_filter_log(self) -> None:
-        self._to_main().log_panel.open_input("filter")
+        self._to_main().action_filter_log()
 
     def action_search_log(self) -> None:
-        self._to_main().log_panel.open_input("search")
+        self._to_main().action_search_log()
 
     def action_cycle_level(self) -> None:
-        self._to_main().log_panel.cycle_level()
+        self._to_main().action_cycle_level()
 
     def action_follow_log(self) -> None:
-        self._to_main().log_panel.action_follow()
+        self._to_main().action_follow_log()
 
     def _to_main(self) -> MainScreen:
         while len(self.screen_stack) > 1 and self.screen is not self.main:
@@ -578,14 +583,8 @@ class SupervisorApp(App[None]):
         self.connected = False
         self.hello = {}
         self.daemon_info = None
-        self._log_run_id = None
         with self.batch_update():
-            self.main.run = None
-            self.main.verdict = None
-            self.main.fallback = None
-            self.main.items = []
-            self.main.gpus = []
-            self.main.log_panel.replace([])
+            self.main.forget()
         self.action_reconnect()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -14,6 +14,8 @@ from typing import Any
 
 from rich.text import Text
 
+from supervisor.protocol.vocabulary import BENIGN_THROTTLE
+
 PHASES = ("launch", "weight_loading", "kv_cache_alloc", "cuda_graph_capture", "warmup",
           "ready", "serving")
 PHASE_SHORT = {"launch": "launch", "weight_loading": "weights", "kv_cache_alloc": "kv-cache",
@@ -40,8 +42,9 @@ _ERROR_RE = re.compile(r"(?i)\b(error|exception|traceback|fatal|critical|killed|
 _WARN_RE = re.compile(r"(?i)\b(warn|warning)\b")
 _DEBUG_RE = re.compile(r"\bDEBUG\b")
 _SPARK = "▁▂▃▄▅▆▇█"
-# NVML throttle reasons that are not a problem (an idle GPU lowers its clocks).
-BENIGN_THROTTLE = frozenset({"gpu_idle", "idle", "none", "applications_clocks_setting"})
+# The dot before a GPU's row, by its health level (every level in GPU_LEVELS has one).
+LEVEL_STYLE = {"unknown": "dim", "ok": "green", "warn": "yellow", "critical": "bold red",
+               "lost": "bold red"}
 
 
 # -- tolerant accessors -------------------------------------------------------------------
@@ -497,8 +500,7 @@ def gpu_line(gpu: Any, spark_width: int = 10) -> Text:
     out = Text(no_wrap=True, overflow="ellipsis")
     health = as_dict(g.get("health"))
     level = text(health.get("level"), "?")
-    dot = {"ok": "green", "warn": "yellow", "warning": "yellow", "critical": "bold red",
-           "error": "bold red", "fail": "bold red"}.get(level, "dim")
+    dot = LEVEL_STYLE.get(level, "dim")
     out.append(f"{text(g.get('index'), '?'):>2}", "bold")
     out.append(" ●", dot)
     util = num(g.get("utilization_gpu"))
@@ -534,8 +536,7 @@ def gpu_detail(gpu: Any) -> Text | None:
         return None
     out = Text("    ", no_wrap=True, overflow="ellipsis")
     if flags:
-        out.append(" ".join(flags), "bold red" if health.get("level") not in ("ok", None)
-                   else "yellow")
+        out.append(" ".join(flags), LEVEL_STYLE.get(str(health.get("level")), "yellow"))
     if throttle:
         out.append(" throttle: " + ",".join(throttle), "yellow")
     if health.get("action"):

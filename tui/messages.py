@@ -1,4 +1,5 @@
-"""App-wide messages, posted by the daemon-link worker to the App.
+"""App-wide messages: the daemon-link worker's news, and the screens' requests to the App
+(screens never call into the App: they post a message, and the App sets their state).
 
 Snapshot messages (run, GPUs, checklist, fallback) replace an older one of the same kind still
 waiting in the queue: only the newest state matters.
@@ -88,3 +89,16 @@ class EventsDropped(Message):
     node: int
     count: int
     total: int
+
+
+# -- from the screens up to the App -------------------------------------------------------
+
+class MainReady(Message):
+    """The main screen is composed: the App may draw the link state and start the link."""
+
+
+@dataclass
+class SwitchRequested(Message):
+    """The operator picked a profile to switch to (the App asks for confirmation)."""
+
+    profile: str

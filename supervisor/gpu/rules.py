@@ -17,7 +17,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from .types import NA, GpuHealth, GpuSample, NAType, XidEvent
+from ..protocol.vocabulary import BENIGN_THROTTLE, HW_THROTTLE
+from .types import LEVELS, NA, GpuHealth, GpuSample, NAType, XidEvent
 
 __all__ = [
     "ACTION_REBOOT",
@@ -82,12 +83,8 @@ THROTTLE_BITS: Final = {
     0x200: "board_limit",
     0x400: "reliability",
 }
-#: Normal under LLM load or idle (rows 19, 21): never a flag.
-BENIGN_THROTTLE: Final = frozenset(
-    {"gpu_idle", "applications_clocks", "sw_power_cap", "sync_boost", "display_clocks"}
-)
-#: Hardware slowdowns (row 18).
-HW_THROTTLE: Final = frozenset({"hw_slowdown", "hw_thermal", "hw_power_brake"})
+# BENIGN_THROTTLE (normal under LLM load or idle, rows 19, 21: never a flag) and HW_THROTTLE
+# (hardware slowdowns, row 18) are shared with the clients: ..protocol.vocabulary.
 
 
 def decode_throttle(mask: int) -> tuple[str, ...]:
@@ -189,7 +186,7 @@ _RECOVERY: Final[dict[int, tuple[str, str, str]]] = {
     7: ("NVIDIA recovery action: system reboot", _C, ACTION_REBOOT),
 }
 
-_RANK: Final = {"unknown": 0, "ok": 1, "warn": 2, "critical": 3, "lost": 4}
+_RANK: Final = {level: rank for rank, level in enumerate(LEVELS)}
 
 
 def worst(levels: Sequence[str]) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Final, Protocol, TypeAlias, TypeVar, runtime_checkable
 
+from ..protocol.vocabulary import GPU_LEVELS
+
 __all__ = [
     "NA",
     "GpuBackend",
@@ -59,7 +61,7 @@ T = TypeVar("T")
 Maybe: TypeAlias = T | NAType
 
 #: Health levels in rising order of severity ("unknown" = no signal at all).
-LEVELS: Final = ("unknown", "ok", "warn", "critical", "lost")
+LEVELS: Final = GPU_LEVELS
 
 
 def is_na(value: object) -> bool:

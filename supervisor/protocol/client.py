@@ -127,11 +127,19 @@ class DaemonClient:
                 self._event_send.send_nowait(msg)
             except anyio.WouldBlock:
                 self.events_dropped += 1
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass  # nobody takes events any more (close_events): replies still come
         elif "id" in msg:
             done = self._pending.get(msg["id"])
             if done is not None:
                 self._replies[msg["id"]] = msg
                 done.set()
+
+    def close_events(self) -> None:
+        """Stop taking pushed events: :meth:`events` ends and later events are discarded,
+        while requests still get their replies. Leaves nothing open for the garbage
+        collector to warn about (a ResourceWarning otherwise)."""
+        self._event_recv.close()
 
     async def aclose(self) -> None:
         await self._stream.aclose()
@@ -162,7 +170,7 @@ async def attach(stream: ByteStream, *, hello_timeout: float = 10.0) -> AsyncIte
             tg.cancel_scope.cancel()
             with anyio.CancelScope(shield=True):
                 await stream.aclose()
-    client._event_recv.close()
+    client.close_events()
     if error is not None:
         raise error
 

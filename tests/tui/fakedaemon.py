@@ -282,6 +282,9 @@ class MemoryClient:
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             return
 
+    def close_events(self) -> None:
+        self._recv.close()
+
     def close(self) -> None:
         if self._deliver in self.state.subscribers:
             self.state.subscribers.remove(self._deliver)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import frozen_clock
-from fakedaemon import FakeDaemon, FakeState, gpu, hung_run, wait_for
+from fakedaemon import T0, FakeDaemon, FakeState, gpu, hung_run, wait_for
 from rich.console import Console
 from textual.widgets import Static
 
@@ -393,3 +393,37 @@ def test_a_refused_or_missing_socket_names_the_path_tried_and_what_to_do() -> No
     assert "at /run/user/5/gpu-node-supervisor/control.sock: no daemon listens there" in refused
     for reason in (missing, refused):
         assert "start the daemon" in reason and "--socket PATH or GNS_SOCKET" in reason
+
+
+async def test_the_profiles_screen_marks_the_profile_that_runs_as_the_run_changes() -> None:
+    """The App sets the running profile down into an open screen; the screen never reads the
+    main screen's run itself."""
+    async with attached() as (state, app, pilot):
+        await pilot.press("p")
+        screen = await wait_for(lambda: isinstance(app.screen, ProfilesScreen) and app.screen,
+                                pilot, what="profiles screen")
+        await wait_for(lambda: screen.entries, pilot, what="profile list")
+
+        def labels() -> list[str]:
+            options = screen.query_one("#profile-list").options
+            return [plain(o.prompt).strip() for o in options]
+
+        assert "✔ demo-baseline (running)" in labels()
+        state.push("run", hung_run() | {"status": "starting", "cause": None, "evidence": []})
+        await wait_for(lambda: "✔ demo-fused (running) ← demo-baseline" in labels(), pilot,
+                       what="demo-fused marked running")
+        assert "✔ demo-baseline" in labels()
+
+
+async def test_close_events_ends_the_event_stream_and_requests_still_work() -> None:
+    """The public way to stop taking events (the TUI calls it when its event loop ends);
+    an event pushed afterwards is dropped, not an error that closes the connection."""
+    from supervisor.protocol.client import connect_unix
+
+    async with FakeDaemon.running(None) as fake, connect_unix(fake.path) as client:
+        await client.request("subscribe", topics=["run"])
+        client.close_events()
+        received = [event async for event in client.events()]  # ends at once
+        fake.state.push("run", hung_run())
+        assert await client.request("ping") == {"pong": True, "time": T0}
+        assert received == [] and not client.closed

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Markdown
 
 from .. import formatting as fmt
-
-if TYPE_CHECKING:
-    from ..app import SupervisorApp
+from .base import DaemonScreen, Request
 
 
-class BriefScreen(Screen[None]):
+class BriefScreen(DaemonScreen):
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("r", "reload", "Reload")]
 
-    def __init__(self) -> None:
-        super().__init__(id="brief")
+    def __init__(self, request: Request, **state: Any) -> None:
+        super().__init__(request, id="brief", **state)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -33,10 +30,9 @@ class BriefScreen(Screen[None]):
 
     @work(exclusive=True, group="brief", exit_on_error=False)
     async def action_reload(self) -> None:
-        app: SupervisorApp = self.app  # type: ignore[assignment]
         md = self.query_one(Markdown)
         try:
-            result = fmt.as_dict(await app.daemon_request("brief"))
+            result = fmt.as_dict(await self.daemon_request("brief"))
             text = result.get("markdown")
             await md.update(text if isinstance(text, str) and text else "_the brief is empty_")
         except Exception as exc:  # noqa: BLE001

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from .. import formatting as fmt
-
-if TYPE_CHECKING:
-    from ..app import SupervisorApp
+from .base import DaemonScreen, Request
 
 TIMED_PHASES = ("launch", "weight_loading", "kv_cache_alloc", "cuda_graph_capture", "warmup")
 
@@ -45,7 +42,7 @@ def run_detail(run: dict[str, Any]) -> Text:
     return out
 
 
-class HistoryScreen(Screen[None]):
+class HistoryScreen(DaemonScreen):
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("r", "reload", "Reload")]
     DEFAULT_CSS = """
     HistoryScreen DataTable { height: 1fr; }
@@ -53,14 +50,10 @@ class HistoryScreen(Screen[None]):
                                    padding: 0 1; }
     """
 
-    def __init__(self, n: int = 50) -> None:
-        super().__init__(id="history")
+    def __init__(self, request: Request, n: int = 50, **state: Any) -> None:
+        super().__init__(request, id="history", **state)
         self.n = n
         self.runs: list[dict[str, Any]] = []
-
-    @property
-    def sv_app(self) -> SupervisorApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
@@ -78,7 +71,7 @@ class HistoryScreen(Screen[None]):
     async def action_reload(self) -> None:
         detail = self.query_one("#history-detail", Static)
         try:
-            result = fmt.as_dict(await self.sv_app.daemon_request("history", n=self.n))
+            result = fmt.as_dict(await self.daemon_request("history", n=self.n))
         except Exception as exc:  # noqa: BLE001
             detail.update(Text(f"cannot read history: {exc}", "bold red"))
             return

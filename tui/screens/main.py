@@ -1,12 +1,14 @@
 """The main screen: the run, the checklist, the GPUs and the live log of the current node.
 
 The screen owns the node's state as reactives and binds it into its panels (attributes down);
-the App sets those reactives from the daemon-link worker's messages.
+the App sets those reactives from the daemon-link worker's messages, and gives it log lines and
+the link state through the methods below. It never calls into the App: once composed, it posts
+``MainReady``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,16 +19,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from .. import formatting as fmt
+from ..messages import MainReady
 from ..widgets.checklist import ChecklistPanel
 from ..widgets.gpu_panel import GpuPanel
 from ..widgets.log_view import LogPanel
 from ..widgets.run_panel import RunPanel
 
-if TYPE_CHECKING:
-    from ..app import SupervisorApp
-
 
 class MainScreen(Screen[None]):
+    # Mutations are the App's actions: it shows them disabled while this peer may not mutate.
     BINDINGS = [
         Binding("a", "app.add_item", "Add item"),
         Binding("d", "app.mark_item('done')", "Done", show=False),
@@ -48,10 +49,7 @@ class MainScreen(Screen[None]):
         super().__init__(id="main")
         self._log_max_lines = log_max_lines
         self._log_flush_s = log_flush_s
-
-    @property
-    def sv_app(self) -> SupervisorApp:
-        return self.app  # type: ignore[return-value]
+        self._log_run_id: Any = None  # the run whose output the log shows last
 
     def compose(self) -> ComposeResult:
         yield Static(id="topbar")
@@ -69,7 +67,7 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sv_app.main_ready()
+        self.post_message(MainReady())
 
     @property
     def ready(self) -> bool:
@@ -84,10 +82,9 @@ class MainScreen(Screen[None]):
     def checklist(self) -> ChecklistPanel:
         return self.query_one(ChecklistPanel)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("add_item", "mark_item") and not self.sv_app.can_mutate:
-            return None  # shown disabled; the top bar says why
-        return True
+    @property
+    def selected_item(self) -> dict[str, Any] | None:
+        return self.checklist.selected
 
     def action_filter_log(self) -> None:
         self.log_panel.open_input("filter")
@@ -98,15 +95,46 @@ class MainScreen(Screen[None]):
     def action_cycle_level(self) -> None:
         self.log_panel.cycle_level()
 
+    def action_follow_log(self) -> None:
+        self.log_panel.action_follow()
+
+    # -- the node's state, from the App -----------------------------------------------------
+
+    def show_log(self, run_id: Any, lines: list[str], *, replace: bool = False) -> None:
+        """Log lines of run ``run_id``; ``replace``: a fresh tail. A new run's output comes
+        after a separator line."""
+        if replace:
+            self._log_run_id = run_id
+            self.log_panel.replace(lines)
+            return
+        if run_id is not None and run_id != self._log_run_id:
+            if self._log_run_id is not None:
+                self.log_panel.append([f"──────── run #{run_id} ────────"])
+            self._log_run_id = run_id
+        self.log_panel.append(lines)
+
+    def note_in_log(self, line: str) -> None:
+        """A line of the client's own (events dropped) between the server's lines."""
+        self.log_panel.append([line])
+
+    def forget(self) -> None:
+        """Another node is watched: nothing of this one stays on screen."""
+        self._log_run_id = None
+        self.run = None
+        self.verdict = None
+        self.fallback = None
+        self.items = []
+        self.gpus = []
+        self.log_panel.replace([])
+
     # -- top bar and banner ---------------------------------------------------------------
 
     def show_link(self, *, node_label: str, node_pos: str, connected: bool,
-                  hello: dict[str, Any], daemon: dict[str, Any] | None,
-                  banner: str | None) -> None:
+                  can_mutate: bool, read_only_reason: str, hello: dict[str, Any],
+                  daemon: dict[str, Any] | None, banner: str | None) -> None:
         """Redraw the top bar and the disconnected banner (called by the App)."""
         if not self.ready:
             return
-        app = self.sv_app
         self.connected = connected
         bar = Text(no_wrap=True, overflow="ellipsis")
         bar.append(" gpu-node-supervisor ", "bold reverse")
@@ -115,11 +143,11 @@ class MainScreen(Screen[None]):
             bar.append("● connected", "green")
         else:
             bar.append("○ disconnected", "bold red")
-        if connected and not app.can_mutate:
+        if connected and not can_mutate:
             bar.append(" ")
             bar.append("READ-ONLY", "bold black on yellow")
-            if app.read_only_reason:
-                bar.append(f" {app.read_only_reason}", "yellow")
+            if read_only_reason:
+                bar.append(f" {read_only_reason}", "yellow")
         bar.append(f" · {node_label}{node_pos}", "bold")
         d = fmt.as_dict(daemon)
         version = d.get("version") or hello.get("version")

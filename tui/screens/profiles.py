@@ -3,7 +3,7 @@ with a confirmation, and validation errors as the daemon reports them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Group
 from rich.text import Text
@@ -11,14 +11,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from .. import formatting as fmt
-
-if TYPE_CHECKING:
-    from ..app import SupervisorApp
+from ..messages import SwitchRequested
+from .base import DaemonScreen, Request
 
 
 def _change_names(value: Any) -> list[str]:
@@ -80,7 +78,7 @@ def profile_detail(entry: dict[str, Any], shown: Any, error: str | None) -> Grou
     return Group(*parts)
 
 
-class ProfilesScreen(Screen[None]):
+class ProfilesScreen(DaemonScreen):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
         Binding("s", "switch", "Switch to"),
@@ -93,13 +91,9 @@ class ProfilesScreen(Screen[None]):
     ProfilesScreen VerticalScroll { height: 1fr; padding: 0 1; border: round $primary-darken-2; }
     """
 
-    def __init__(self) -> None:
-        super().__init__(id="profiles")
+    def __init__(self, request: Request, **state: Any) -> None:
+        super().__init__(request, id="profiles", **state)
         self.entries: list[dict[str, Any]] = []
-
-    @property
-    def sv_app(self) -> SupervisorApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield Static(id="profiles-errors", classes="-empty")
@@ -114,7 +108,7 @@ class ProfilesScreen(Screen[None]):
         self.action_reload()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "switch" and not self.sv_app.can_mutate:
+        if action == "switch" and not self.can_mutate:
             return None
         return True
 
@@ -129,7 +123,7 @@ class ProfilesScreen(Screen[None]):
     async def action_reload(self) -> None:
         detail = self.query_one("#profile-detail", Static)
         try:
-            result = fmt.as_dict(await self.sv_app.daemon_request("profiles"))
+            result = fmt.as_dict(await self.daemon_request("profiles"))
         except Exception as exc:  # noqa: BLE001 — any failure is shown, never raised
             detail.update(Text(f"cannot list profiles: {exc}", "bold red"))
             return
@@ -139,15 +133,22 @@ class ProfilesScreen(Screen[None]):
         err = self.query_one("#profiles-errors", Static)
         err.update(Text("\n".join(f"✘ {e}" for e in errors)))
         err.set_class(not errors, "-empty")
-        running = fmt.as_dict(self.sv_app.main.run).get("profile")
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(profile_label(p, running)) for p in self.entries])
+        options.add_options([Option(profile_label(p, self.running)) for p in self.entries])
         if self.entries:
             names = [p.get("name") for p in self.entries]
-            options.highlighted = names.index(running) if running in names else 0
+            options.highlighted = names.index(self.running) if self.running in names else 0
         else:
             detail.update(Text("the daemon has no profiles", "dim"))
+
+    def watch_running(self) -> None:
+        """Another profile runs now: relabel the list (its highlight stays)."""
+        if not self.is_mounted:
+            return
+        options = self.query_one(OptionList)
+        for index, entry in enumerate(self.entries):
+            options.replace_option_prompt_at_index(index, profile_label(entry, self.running))
 
     @on(OptionList.OptionHighlighted, "#profile-list")
     def show_selected(self) -> None:
@@ -161,7 +162,7 @@ class ProfilesScreen(Screen[None]):
         shown: Any = None
         error = None
         try:
-            shown = await self.sv_app.daemon_request("show", profile=entry.get("name"))
+            shown = await self.daemon_request("show", profile=entry.get("name"))
         except Exception as exc:  # noqa: BLE001
             error = str(exc)
         if self.selected is entry:
@@ -181,4 +182,4 @@ class ProfilesScreen(Screen[None]):
                         f"{fmt.text(entry.get('error'), 'see the daemon')}",
                         severity="error", markup=False, timeout=8)
             return
-        self.sv_app.confirm_switch(fmt.text(entry.get("name"), ""))
+        self.post_message(SwitchRequested(fmt.text(entry.get("name"), "")))
