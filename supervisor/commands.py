@@ -63,6 +63,7 @@ class Daemon:
         self.hub = hub
         self.gpus = gpus
         self.server_stats = server_stats
+        self.cluster: Any = None  # supervisor.cluster.group.ClusterService with [cluster]
 
     async def dispatch(self, conn: Connection, req: wire.Request) -> Any:
         cmd = COMMANDS.get(req.cmd)
@@ -190,6 +191,9 @@ async def switch(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     wait = _arg(args, "wait", bool, False)
     timeout = _arg(args, "timeout", (int, float), None)
     warning = profile_warning(d, name)
+    group = await _group_switch(d, name, wait, timeout)
+    if group is not None:
+        return {**group, "warning": warning}
     req = await d.arbiter.switch(name, reason="switch requested")
     if not wait:
         return {"request": req.id, "profile": name, "run_id": _run_id(d), "warning": warning}
@@ -430,3 +434,51 @@ async def metrics(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     if run.serving is not None:
         out.update(serving=run.serving.latest(), series=run.serving.rows(since))
     return out
+
+
+# -- launch groups and probes (supervisor/cluster) ----------------------------------------------
+async def _group_switch(d: Daemon, name: str, wait: bool, timeout: float | None,
+                        ) -> dict[str, Any] | None:
+    """A profile with [group] launches on every node of the group, through etcd; None for a
+    profile of this node alone."""
+    profile = d.arbiter.resolve(name)
+    if profile.group is None:
+        return None
+    if d.cluster is None:
+        raise wire.ProtocolError(wire.BAD_REQUEST, f"profile {name} is a launch group (nodes "
+                                 f"{', '.join(profile.group.nodes)}) but this daemon has no "
+                                 "[cluster] etcd in its config; add it (docs/multi-node.md); "
+                                 "nothing was started")
+    result: dict[str, Any] = await d.cluster.switch(name, profile, wait, timeout)
+    return result
+
+
+@command("group")
+async def group(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "group", "args": {"group": G?}} -> {group, profile, attempt, status, phase,
+    ranks: [{node, rank, status, phase, cause, pid}], verdict: {rank, node, status, phase,
+    cause, evidence, consequences: [{rank, cause}]} | null, coordination}"""
+    if d.cluster is None:
+        raise wire.ProtocolError(wire.BAD_REQUEST, "this daemon has no [cluster] config, so it "
+                                 "is in no launch group (docs/multi-node.md)")
+    return d.cluster.view(_arg(args, "group", str, None))
+
+
+PROBES = ("startup", "readiness", "liveness")
+
+
+@command("probe")
+async def probe(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
+    """{"cmd": "probe", "args": {"probe": "startup"|"readiness"|"liveness"}} -> {probe, ok,
+    reason}: startup and readiness pass once the server (and its group) is ready; liveness
+    fails only on a verdict (crashed, hung, a phase past its budget, the group's verdict)."""
+    from .cluster.probes import evaluate
+
+    kind = _arg(args, "probe", str)
+    if kind not in PROBES:
+        raise wire.ProtocolError(wire.BAD_REQUEST, f"unknown probe {kind!r}; use one of "
+                                 f"{', '.join(PROBES)}")
+    run = d.arbiter.current
+    group_view = d.cluster.view() if d.cluster is not None else None
+    ok, reason = evaluate(kind, run.snapshot() if run is not None else None, group_view)
+    return {"probe": kind, "ok": ok, "reason": reason}

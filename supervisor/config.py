@@ -40,6 +40,11 @@ class Config:
     metrics_host: str = "127.0.0.1"
     # -- the group that may connect to the control socket (mode 0660) -----------------------
     socket_group: str | None = None
+    # -- [cluster]: launch groups coordinated through etcd (supervisor/cluster) -------------
+    cluster_etcd: tuple[str, ...] = ()       # endpoints; none: no coordination
+    cluster_node: str | None = None          # this node's name in [group] nodes (host name)
+    cluster_address: str | None = None       # how other ranks reach this node
+    cluster_lease_ttl: int = 10              # seconds without this daemon -> its group stops
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -55,7 +60,9 @@ def _user_defaults() -> tuple[Path, Path, Path, Path]:
     return conf / "supervisor.toml", conf / "profiles", state, daemon_socket()
 
 
-_KEYS = {"profiles_dir", "state_dir", "socket", "fake_gpus", "allow_uids", "allow_groups",
+CLUSTER_KEYS = ("etcd", "node", "address", "lease_ttl")
+_KEYS = {"cluster_etcd", "cluster_node", "cluster_address", "cluster_lease_ttl",
+         "profiles_dir", "state_dir", "socket", "fake_gpus", "allow_uids", "allow_groups",
          "on_restart", "log_max_mb", "keep_runs", "startup_profile", "metrics_port",
          "metrics_host", "socket_group"}
 
@@ -102,7 +109,7 @@ def _read(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    flat: dict[str, Any] = {}
+    flat: dict[str, Any] = _read_cluster(path, data.pop("cluster", None))
     for section in ("daemon", "paths", "access", "logs", "metrics"):
         table = data.pop(section, {})
         if not isinstance(table, dict):
@@ -120,3 +127,38 @@ def _read(path: Path) -> dict[str, Any]:
         flat["socket_group"] = str(flat["socket_group"])
     return flat
 
+
+
+def _read_cluster(path: Path, table: Any) -> dict[str, Any]:
+    """[cluster]: etcd = "http://HOST:PORT" or a list, node, address, lease_ttl."""
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [cluster] must be a table")
+    unknown = set(table) - set(CLUSTER_KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: [cluster]: unknown key(s) {', '.join(sorted(unknown))} "
+                          f"(known: {', '.join(CLUSTER_KEYS)})")
+    out: dict[str, Any] = {}
+    etcd = table.get("etcd")
+    urls = [etcd] if isinstance(etcd, str) else etcd
+    if etcd is not None:
+        if not isinstance(urls, list) or not urls or not all(
+                isinstance(u, str) and u.startswith("http://") for u in urls):
+            raise ConfigError(f"{path}: [cluster] etcd must be \"http://HOST:PORT\" or a list "
+                              f"of them, got {etcd!r}")
+        out["cluster_etcd"] = tuple(urls)
+    for key in ("node", "address"):
+        if key in table:
+            value = table[key]
+            if not isinstance(value, str) or not value or any(c in value for c in "/ \0+"):
+                raise ConfigError(f"{path}: [cluster] {key} must be a name without spaces, "
+                                  f"'/' or '+', got {value!r}")
+            out[f"cluster_{key}"] = value
+    if "lease_ttl" in table:
+        ttl = table["lease_ttl"]
+        if isinstance(ttl, bool) or not isinstance(ttl, int) or not 2 <= ttl <= 600:
+            raise ConfigError(f"{path}: [cluster] lease_ttl must be whole seconds from 2 to "
+                              f"600, got {ttl!r}")
+        out["cluster_lease_ttl"] = ttl
+    return out

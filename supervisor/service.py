@@ -135,6 +135,7 @@ async def _run_services(config: Config) -> None:
                         gc.collect()
                         gc.freeze()
                         await tg.start(arbiter.serve)
+                        await _start_cluster(tg, config, arbiter, hub, daemon)
                         await tg.start(server.serve)
                         await _start_ops(tg, config, arbiter, metrics_state)
                         tg.start_soon(_watchdog_pings, notifier)
@@ -173,6 +174,17 @@ async def _start_ops(tg: Any, config: Config, arbiter: Arbiter, metrics_state: A
 
         await tg.start(partial(serve_metrics, metrics_state, config.metrics_host,
                                config.metrics_port, on_problem=arbiter.problems.append))
+
+
+async def _start_cluster(tg: Any, config: Config, arbiter: Arbiter, hub: Hub,
+                         daemon: Daemon) -> None:
+    """Launch groups through etcd, with [cluster] etcd set (supervisor/cluster)."""
+    if not config.cluster_etcd:
+        return
+    from .cluster.group import ClusterService
+
+    daemon.cluster = ClusterService(config, arbiter, hub)
+    await tg.start(daemon.cluster.run)
 
 
 def _socket_gid(config: Config) -> int | None:

@@ -97,7 +97,15 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("metrics", "serving metrics of the current run, from its log: latest and series")
     s.add_argument("--since", help="samples since: an age like 5m / 90s, epoch seconds or an "
                    "ISO time (default: all kept, the last hour at most)")
+    _add_cluster_commands(add)
     return p
+
+
+def _add_cluster_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    s = add("group", "launch groups (a server spanning nodes): status of this node's group")
+    s.add_argument("action", choices=["status"], help="status: ranks, phases and the verdict")
+    s = add("probe", "Kubernetes exec probe: exit 0 if the server passes, 1 if not")
+    s.add_argument("kind", choices=["startup", "readiness", "liveness"])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -511,7 +519,21 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
+async def cmd_group(client: Any, args: argparse.Namespace) -> int:
+    from .ctl_cluster import format_group
+
+    emit(args, await client.request("group"), format_group)
+    return EXIT_OK
+
+
+async def cmd_probe(client: Any, args: argparse.Namespace) -> int:
+    res = await client.request("probe", probe=args.kind)
+    emit(args, res, lambda r: f"{r['probe']}: {'ok' if r['ok'] else 'FAIL'}: {r['reason']}")
+    return EXIT_OK if res["ok"] else EXIT_FAILED
+
+
 ONLINE: dict[str, Callable[[Any, argparse.Namespace], Any]] = {
+    "group": cmd_group, "probe": cmd_probe,
     "status": cmd_status, "profiles": cmd_profiles, "show": cmd_show, "switch": cmd_switch,
     "start": cmd_switch, "stop": cmd_stop, "restart": cmd_restart, "logs": cmd_logs,
     "events": cmd_events, "history": cmd_history, "checklist": cmd_checklist,

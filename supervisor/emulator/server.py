@@ -293,6 +293,7 @@ class Emulator:
         self.spawn()
         self.sleep(1.5)
         self.sched_lines("Init torch distributed begin.")
+        self.join_ranks()
         self.checkpoint("launch")
         self.work(2.0)
         self.sleep(2.0)
@@ -462,10 +463,41 @@ class Emulator:
         self.phase_kv()
         if self.cuda_graph:
             self.phase_capture()
-        self.phase_warmup()
-        self.phase_ready()
+        if self.args.nnodes > 1 and self.args.node_rank > 0:
+            self.phase_follower()
+        else:
+            self.phase_warmup()
+            self.phase_ready()
         self._idle_forever()
         return 0
+
+    # --- multi-node ranks (emulator/ranks.py) ---------------------------------------------
+
+    def join_ranks(self) -> None:
+        """--nnodes > 1: the TCP rendezvous on --dist-init-addr; a peer's death later ends
+        this rank after the time-scaled dist timeout, with torch's lines."""
+        a = self.args
+        if a.nnodes <= 1:
+            return
+        from supervisor.emulator.ranks import DEFAULT_DIST_TIMEOUT, Rendezvous
+
+        timeout = (a.dist_timeout or DEFAULT_DIST_TIMEOUT) * self.scale
+        self.rendezvous = Rendezvous(a.nnodes, a.node_rank, a.dist_init_addr or "", timeout,
+                                     on_fatal=self.exit_main)
+        self.rendezvous.join()
+
+    def phase_follower(self) -> None:
+        """A rank on another node than rank 0 serves no API: its schedulers run, and a
+        health endpoint answers (SGLang's dummy health check server on non-zero nodes)."""
+        self.rank0(f"max_total_num_tokens={self.max_total_tokens}, node_rank="
+                   f"{self.args.node_rank}: scheduler ready, waiting for rank 0's requests")
+        self.checkpoint("warmup")
+        self.httpd = api.make_server(self, self.args.host, self.args.port)
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.2},
+                         daemon=True).start()
+        self.http_up = True
+        self.ready.set()
+        self.checkpoint("ready")
 
     # --- serving --------------------------------------------------------------------------
 

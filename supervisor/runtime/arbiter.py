@@ -268,6 +268,10 @@ class Arbiter:
         resolved = self.resolve(name)
         return await self._detached(self._switch, name, resolved, reason)
 
+    async def switch_to(self, resolved: ResolvedProfile, *, reason: str) -> Request:
+        """Like :meth:`switch`, with the profile already resolved (a group's rank)."""
+        return await self._detached(self._switch, resolved.name, resolved, reason)
+
     async def _switch(self, name: str, resolved: ResolvedProfile, reason: str) -> Request:
         async with self._lock:
             await self._cancel_request()

@@ -1,0 +1,518 @@
+"""Launch groups through etcd: each member daemon launches its rank; any rank's end stops all.
+
+Keys (under ``/gpu-node-supervisor/``):
+
+- ``members/NODE``: this daemon is alive (under its lease): ``{node, address, pid}``;
+- ``groups/G/desired``: the group's launch, ``{profile, hash, attempt, nodes, addr, action}``
+  (``action``: run or stop), written by whichever member was asked;
+- ``groups/G/ranks/R``: rank R's run as its daemon sees it (under that daemon's lease):
+  ``{node, rank, attempt, status, phase, cause, pid, evidence, failed_at, stopped_for}``;
+- ``groups/G/lost/ATTEMPT/R``: written once when rank R's daemon lost its lease mid-attempt.
+
+Every member watches the prefix (no polling) and keeps a view; a member reacts to a new
+attempt that names it by launching its rank through its own arbiter, and to another rank's end
+by stopping its own. etcd unreachable is not a failure: the ranks keep serving, the view says
+coordination is degraded, and the state is written again once etcd answers.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from ..config import Config
+from ..events import Hub
+from ..profiles.model import ResolvedProfile
+from ..runtime.arbiter import Arbiter, ArbiterError
+from .etcd import Etcd, EtcdError, Event
+from .ranks import rank_profile
+from .verdict import FAILED, ended, group_status, group_verdict, slowest_phase
+
+log = logging.getLogger("supervisor.cluster")
+
+PREFIX = "/gpu-node-supervisor/"
+RETRY_S = 0.5
+ACTIVE = ("starting", "ready", "stopping")
+
+
+@dataclass
+class Active:
+    """The rank this node runs (or ran last) for a group attempt."""
+
+    group: str
+    attempt: int
+    rank: int
+    profile: str
+    reason: str
+    record: dict[str, Any]
+    stopped_for: str | None = None
+
+
+class ClusterService:
+    def __init__(self, config: Config, arbiter: Arbiter, hub: Hub) -> None:
+        self.config = config
+        self.arbiter = arbiter
+        self.hub = hub
+        self.node = config.cluster_node or socket.gethostname()
+        self.address = config.cluster_address or self.node
+        self.ttl = config.cluster_lease_ttl
+        self.etcd = Etcd(list(config.cluster_etcd), timeout=max(1.0, self.ttl / 3))
+        self.lease = 0
+        self.problem: str | None = "connecting to etcd"
+        self.members: dict[str, dict[str, Any]] = {}
+        self.groups: dict[str, dict[str, Any]] = {}   # G -> {desired, ranks: {R: rec}, lost}
+        self.active: Active | None = None
+        self.last_group: str | None = None
+        self._changed = anyio.Event()
+        self._dirty = anyio.Event()
+        self._tg: Any = None
+        # Attempts already in etcd when this daemon came up are not ours to join: their ranks
+        # started without us (a restarted daemon must not relaunch a group that stopped).
+        self._baseline: dict[str, int] | None = None
+
+    # -- service ------------------------------------------------------------------------
+    async def run(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        self.hub.listeners.append(self._on_hub)
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            tg.start_soon(self._lease_loop)
+            tg.start_soon(self._watch_loop)
+            tg.start_soon(self._writer_loop)
+            task_status.started()
+            try:
+                await anyio.sleep_forever()
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self._leave()
+
+    async def _leave(self) -> None:
+        """A clean exit: say this rank stopped, then give the lease back (peers see it now
+        rather than a TTL later)."""
+        if self.lease:
+            with anyio.move_on_after(2):
+                try:
+                    await self.etcd.revoke(self.lease)
+                except EtcdError:
+                    pass
+
+    def _key(self, *parts: object) -> str:
+        return PREFIX + "/".join(str(p) for p in parts)
+
+    def _degraded(self, what: str, exc: Exception) -> None:
+        text = f"coordination degraded: {what}: {exc}"
+        if self.problem != text:
+            log.warning("%s", text)
+        self.problem = text
+        self._notify()
+
+    # -- lease and membership -----------------------------------------------------------
+    async def _lease_loop(self) -> None:
+        while True:
+            try:
+                if not self.lease:
+                    self.lease, _ = await self.etcd.grant(self.ttl)
+                    await self._register()
+                left = await self.etcd.keepalive(self.lease)
+                if left <= 0:  # expired while etcd was away: rejoin with a new lease
+                    self.lease = 0
+                    continue
+                if self.problem is not None:
+                    self.problem = None
+                    self._notify()
+            except (EtcdError, KeyError, ValueError) as exc:
+                self._degraded("lease", exc)
+                await anyio.sleep(RETRY_S)
+                continue
+            await anyio.sleep(max(0.3, self.ttl / 3))
+
+    async def _register(self) -> None:
+        await self.etcd.put(self._key("members", self.node), json.dumps(
+            {"node": self.node, "address": self.address, "pid": os.getpid()}), lease=self.lease)
+        self._dirty.set()  # the rank record goes under the new lease too
+
+    # -- the watch and the view -----------------------------------------------------------
+    async def _watch_loop(self) -> None:
+        while True:
+            try:
+                revision = await self._resync()
+                async for batch in self.etcd.watch_prefix(PREFIX, revision + 1):
+                    for event in batch:
+                        self._apply(event)
+                    self._react()
+            except (EtcdError, OSError, ValueError, anyio.EndOfStream,
+                    anyio.IncompleteRead, anyio.BrokenResourceError) as exc:
+                self._degraded("watch", exc)
+            await anyio.sleep(RETRY_S)
+
+    async def _resync(self) -> int:
+        """Read everything again (start, or etcd back): what vanished meanwhile is applied as
+        deletes, so a rank lost during the outage is noticed."""
+        kvs, revision = await self.etcd.get_prefix(PREFIX)
+        seen = {kv.key for kv in kvs}
+        for key in self._known_keys() - seen:
+            self._apply_delete(key)
+        for kv in kvs:
+            self._apply_put(kv.key, kv.value)
+        if self._baseline is None:
+            self._baseline = {g: (v["desired"] or {}).get("attempt", 0)
+                              for g, v in self.groups.items()}
+        self._react()
+        return revision
+
+    def _known_keys(self) -> set[str]:
+        keys = {self._key("members", n) for n in self.members}
+        for g, view in self.groups.items():
+            keys |= {self._key("groups", g, "ranks", r) for r in view["ranks"]}
+        return keys
+
+    def _apply(self, event: Event) -> None:
+        if event.kind == "DELETE":
+            self._apply_delete(event.kv.key)
+        else:
+            self._apply_put(event.kv.key, event.kv.value)
+
+    def _parts(self, key: str) -> list[str]:
+        return key[len(PREFIX):].split("/") if key.startswith(PREFIX) else []
+
+    def _view(self, group: str) -> dict[str, Any]:
+        return self.groups.setdefault(group, {"desired": None, "ranks": {}, "lost": {}})
+
+    def _apply_put(self, key: str, value: bytes) -> None:
+        parts = self._parts(key)
+        try:
+            data = json.loads(value)
+        except ValueError:
+            return
+        if parts[:1] == ["members"] and len(parts) == 2:
+            self.members[parts[1]] = data
+        elif parts[:1] == ["groups"] and len(parts) >= 3:
+            view = self._view(parts[1])
+            if parts[2] == "desired":
+                view["desired"] = data
+            elif parts[2] == "ranks" and len(parts) == 4:
+                view["ranks"][int(parts[3])] = data
+            elif parts[2] == "lost" and len(parts) == 5:
+                view["lost"][(int(parts[3]), int(parts[4]))] = data
+        self._notify()
+
+    def _apply_delete(self, key: str) -> None:
+        parts = self._parts(key)
+        if parts[:1] == ["members"] and len(parts) == 2:
+            gone = self.members.pop(parts[1], None)
+            if gone is not None:
+                self._member_gone(parts[1])
+        elif parts[:1] == ["groups"] and len(parts) == 4 and parts[2] == "ranks":
+            rec = self._view(parts[1])["ranks"].pop(int(parts[3]), None)
+            if rec is not None:
+                self._rank_gone(parts[1], rec)
+        self._notify()
+
+    def _member_gone(self, node: str) -> None:
+        for g, view in self.groups.items():
+            desired = view["desired"]
+            if not desired or desired.get("action") != "run" or node not in desired["nodes"]:
+                continue
+            rank = desired["nodes"].index(node)
+            rec = view["ranks"].get(rank)
+            if rec is None or rec.get("attempt") != desired["attempt"] or \
+                    rec.get("status") in ACTIVE:
+                self._mark_lost(g, desired["attempt"], rank, node)
+
+    def _rank_gone(self, group: str, rec: dict[str, Any]) -> None:
+        desired = self._view(group)["desired"]
+        if desired and rec.get("attempt") == desired.get("attempt") and \
+                rec.get("status") in ACTIVE and desired.get("action") == "run":
+            self._mark_lost(group, rec["attempt"], rec["rank"], rec["node"], rec)
+
+    def _mark_lost(self, group: str, attempt: int, rank: int, node: str,
+                   rec: dict[str, Any] | None = None) -> None:
+        """The rank's daemon is gone (its lease ended): that is the rank's failure, now."""
+        key = (attempt, rank)
+        view = self._view(group)
+        if key in view["lost"]:
+            return
+        lost = {"node": node, "rank": rank, "attempt": attempt, "at": time.time(),
+                "phase": (rec or {}).get("phase") or "launch",
+                "pid": (rec or {}).get("pid"),
+                "evidence": [f"the daemon of node {node} (rank {rank}) lost its etcd lease: no "
+                             f"keepalive for {self.ttl} s (daemon killed, node down or cut off)"]}
+        view["lost"][key] = lost
+        if self._tg is not None:
+            self._tg.start_soon(self._put_lost, group, lost)
+
+    async def _put_lost(self, group: str, lost: dict[str, Any]) -> None:
+        try:
+            await self.etcd.put_if_absent(
+                self._key("groups", group, "lost", lost["attempt"], lost["rank"]),
+                json.dumps(lost))
+        except EtcdError as exc:
+            self._degraded("lost record", exc)
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    # -- reacting -----------------------------------------------------------------------
+    def _react(self) -> None:
+        for g, view in list(self.groups.items()):
+            desired = view["desired"]
+            if not desired or self.node not in desired.get("nodes", ()):
+                continue
+            act = self.active
+            if act is None or act.group != g or act.attempt < desired["attempt"]:
+                stale = desired["attempt"] <= (self._baseline or {}).get(g, 0)
+                if desired.get("action") == "run" and not stale and \
+                        not self._launched(g, desired):
+                    self._start(g, desired)
+                continue
+            if act.attempt != desired["attempt"] or act.stopped_for is not None:
+                continue
+            if desired.get("action") == "stop":
+                self._stop_mine(f"group {g}: stop requested")
+                continue
+            end = self._first_end(g, desired["attempt"])
+            if end is not None:
+                self._stop_mine(end)
+
+    def _launched(self, group: str, desired: dict[str, Any]) -> bool:
+        act = self.active
+        return act is not None and act.group == group and act.attempt >= desired["attempt"]
+
+    def _first_end(self, group: str, attempt: int) -> str | None:
+        """Why this rank must stop: another rank of this attempt ended, or was lost."""
+        for rec in self.rank_records(group, attempt):
+            if rec["node"] != self.node and ended(rec):
+                what = rec.get("cause") or rec.get("status")
+                return f"group {group}: rank {rec['rank']} ({rec['node']}) {rec['status']} ({what})"
+        return None
+
+    def _start(self, group: str, desired: dict[str, Any]) -> None:
+        rank = desired["nodes"].index(self.node)
+        reason = f"group {group} attempt {desired['attempt']} rank {rank}"
+        record = {"node": self.node, "rank": rank, "attempt": desired["attempt"],
+                  "profile": desired["profile"], "status": "starting", "phase": "launch",
+                  "cause": None, "pid": None, "evidence": [], "failed_at": None,
+                  "stopped_for": None, "run_id": None}
+        self.active = Active(group, desired["attempt"], rank, desired["profile"], reason, record)
+        self.last_group = group
+        self._dirty.set()
+        assert self._tg is not None
+        self._tg.start_soon(self._launch_rank, self.active, desired)
+
+    async def _launch_rank(self, act: Active, desired: dict[str, Any]) -> None:
+        try:
+            profile = self.arbiter.resolve(desired["profile"])
+            problem = self._check_same(profile, desired)
+            if problem is not None:
+                self._refuse(act, "invalid_config", problem)
+                return
+            mine = rank_profile(profile, self.arbiter.profiles.resolve, act.rank, desired["addr"],
+                                self.address)
+            await self.arbiter.switch_to(mine, reason=act.reason)
+        except ArbiterError as exc:
+            self._refuse(act, "invalid_config", f"node {self.node} cannot launch "
+                         f"{desired['profile']}: {exc.message}")
+        except Exception as exc:  # a bug here must not end the daemon; the group sees it
+            log.exception("launching rank %s of group %s", act.rank, act.group)
+            self._refuse(act, "unknown", f"node {self.node} failed to launch its rank: {exc}")
+
+    def _check_same(self, profile: ResolvedProfile, desired: dict[str, Any]) -> str | None:
+        if profile.group is None or list(profile.group.nodes) != desired["nodes"]:
+            return (f"on node {self.node}, profile {profile.name} has a different [group] "
+                    f"than the one launched; every node must have the same profile files")
+        if profile.hash != desired["hash"]:
+            return (f"on node {self.node}, profile {profile.name} resolves to hash "
+                    f"{profile.hash}, the group launched {desired['hash']}: every node must "
+                    f"have the same profile files")
+        return None
+
+    def _refuse(self, act: Active, cause: str, line: str) -> None:
+        act.record.update(status="crashed", cause=cause, evidence=[line], failed_at=time.time())
+        self._dirty.set()
+
+    def _stop_mine(self, why: str) -> None:
+        act = self.active
+        assert act is not None
+        act.stopped_for = why
+        act.record["stopped_for"] = why
+        if act.record.get("status") in ACTIVE:
+            act.record["failed_at"] = time.time()
+        self._dirty.set()
+        assert self._tg is not None
+        self._tg.start_soon(self._stop_run, act, why)
+
+    async def _stop_run(self, act: Active, why: str) -> None:
+        run = self.arbiter.current
+        if run is None or run.reason != act.reason or run.settled.is_set():
+            if act.record.get("status") in ACTIVE:
+                act.record["status"] = "stopped"
+                self._dirty.set()
+            return
+        try:
+            await self.arbiter.stop(why)
+        except ArbiterError as exc:
+            log.warning("stopping rank %s: %s", act.rank, exc.message)
+
+    # -- this rank's record -------------------------------------------------------------
+    def _on_hub(self, kind: str, data: Any) -> None:
+        act = self.active
+        if kind != "run" or act is None or not isinstance(data, dict) or \
+                data.get("reason") != act.reason:
+            return
+        rec = act.record
+        new = {"status": data.get("status"), "phase": data.get("phase"),
+               "cause": data.get("cause"), "pid": data.get("pid"), "run_id": data.get("id"),
+               "evidence": list(data.get("evidence") or [])[:5]}
+        if all(rec.get(k) == v for k, v in new.items()):
+            return
+        rec.update(new)
+        if rec.get("failed_at") is None and (new["status"] in FAILED or (
+                new["status"] in ("stopping", "stopped") and act.stopped_for is None)):
+            rec["failed_at"] = time.time()
+        self._dirty.set()
+        self._notify()
+
+    async def _writer_loop(self) -> None:
+        """Puts this rank's record whenever it changes (the newest only), under the lease."""
+        while True:
+            await self._dirty.wait()
+            self._dirty = anyio.Event()
+            act = self.active
+            if act is None or not self.lease:
+                continue
+            try:
+                await self.etcd.put(self._key("groups", act.group, "ranks", act.rank),
+                                    json.dumps(act.record), lease=self.lease)
+            except EtcdError as exc:
+                self._degraded("rank record", exc)
+                await anyio.sleep(RETRY_S)
+                self._dirty.set()
+
+    # -- requests -----------------------------------------------------------------------
+    async def switch(self, name: str, profile: ResolvedProfile, wait: bool,
+                     timeout: float | None) -> dict[str, Any]:
+        group = profile.group
+        assert group is not None
+        if self.node not in group.nodes:
+            raise ArbiterError("bad_request", f"profile {name} is a launch group of nodes "
+                               f"{', '.join(group.nodes)}; this daemon is node {self.node} "
+                               "([cluster] node): switch it from one of its nodes")
+        try:
+            desired = await self._publish(name, profile)
+        except EtcdError as exc:
+            raise ArbiterError("unavailable", f"cannot launch group {group.name}: etcd "
+                               f"unreachable ({exc}); nothing was started") from None
+        if not wait:
+            return {"request": None, "profile": name, "group": group.name,
+                    "attempt": desired["attempt"], "run_id": None}
+        return await self._wait_settled(group.name, desired["attempt"], name, timeout)
+
+    async def _publish(self, name: str, profile: ResolvedProfile) -> dict[str, Any]:
+        group = profile.group
+        assert group is not None
+        kvs, _ = await self.etcd.get_prefix(self._key("members") + "/")
+        members = {kv.key.rsplit("/", 1)[1]: kv.json() for kv in kvs}
+        missing = [n for n in group.nodes if n not in members]
+        if missing:
+            raise ArbiterError("unavailable", f"group {group.name}: no live daemon registered "
+                               f"in etcd for node(s) {', '.join(missing)}; start "
+                               "supervisor-daemon there with [cluster] node = NAME and the "
+                               "same etcd; nothing was started")
+        key = self._key("groups", group.name, "desired")
+        old = await self.etcd.get(key)
+        attempt = (old.json().get("attempt", 0) if old is not None else 0) + 1
+        desired = {"profile": name, "hash": profile.hash, "attempt": attempt,
+                   "nodes": list(group.nodes), "addr": members[group.nodes[0]]["address"],
+                   "action": "run", "requested_by": self.node, "ts": time.time()}
+        await self.etcd.put(key, json.dumps(desired))
+        return desired
+
+    async def _wait_settled(self, group: str, attempt: int, name: str,
+                            timeout: float | None) -> dict[str, Any]:
+        with anyio.move_on_after(timeout):
+            while not _settled(view := self.view(group), attempt):
+                await self._changed.wait()
+        view = self.view(group)
+        if not _settled(view, attempt):
+            raise ArbiterError("timeout", f"group {group} attempt {attempt} not settled after "
+                               f"{timeout} s; group status {view['status']} in {view['phase']}")
+        run = self.arbiter.current
+        ok = view["status"] == "ready"
+        return {"settled": True, "ok": ok, "request": None, "requested": name,
+                "verdict": view["verdict"], "culprits": [], "attempts": [],
+                "serving": {"profile": name, "group": group} if ok else None,
+                "notes": [], "group": view, "run": run.snapshot() if run else None}
+
+    # -- views --------------------------------------------------------------------------
+    def rank_records(self, group: str, attempt: int) -> list[dict[str, Any]]:
+        """This attempt's ranks: the records their daemons wrote, a lost rank as lost."""
+        view = self._view(group)
+        desired = view["desired"] or {}
+        out: dict[int, dict[str, Any]] = {}
+        for rank, node in enumerate(desired.get("nodes") or []):
+            rec = view["ranks"].get(rank)
+            if self.active and self.active.group == group and self.active.rank == rank and \
+                    self.active.attempt == attempt:
+                rec = self.active.record  # our own, newer than what etcd has
+            if rec is not None and rec.get("attempt") == attempt:
+                out[rank] = dict(rec)
+            lost = view["lost"].get((attempt, rank))
+            if lost is not None and (rank not in out or out[rank].get("status") in ACTIVE):
+                out[rank] = {**out.get(rank, {}), "node": node, "rank": rank,
+                             "attempt": attempt, "status": "lost", "cause": "node_lost",
+                             "phase": lost.get("phase"), "pid": lost.get("pid"),
+                             "evidence": lost["evidence"], "failed_at": lost["at"],
+                             "stopped_for": None}
+        return [out[r] for r in sorted(out)]
+
+    def view(self, group: str | None = None) -> dict[str, Any]:
+        """``group status``: {group, profile, attempt, status, phase, ranks, verdict} and how
+        coordination is doing."""
+        group = group or self.last_group or self._my_group()
+        coordination = {"etcd": list(self.etcd.endpoints), "node": self.node,
+                        "address": self.address, "state": "degraded" if self.problem else "ok",
+                        "problem": self.problem}
+        if group is None:
+            return {"group": None, "profile": None, "attempt": None, "status": None,
+                    "phase": None, "ranks": [], "verdict": None, "coordination": coordination}
+        desired = self._view(group)["desired"] or {}
+        attempt = desired.get("attempt")
+        records = self.rank_records(group, attempt) if attempt else []
+        verdict = group_verdict(records)
+        nodes = desired.get("nodes") or []
+        ranks = []
+        by_rank = {r["rank"]: r for r in records}
+        for rank, node in enumerate(nodes):
+            rec = by_rank.get(rank, {})
+            ranks.append({"node": node, "rank": rank, "status": rec.get("status", "pending"),
+                          "phase": rec.get("phase"), "cause": rec.get("cause"),
+                          "pid": rec.get("pid")})
+        return {"group": group, "profile": desired.get("profile"), "attempt": attempt,
+                "status": group_status(records, len(nodes), verdict,
+                                       desired.get("action") == "stop") if attempt else None,
+                "phase": slowest_phase([r["phase"] for r in ranks]) if ranks else None,
+                "ranks": ranks, "verdict": verdict, "coordination": coordination}
+
+    def _my_group(self) -> str | None:
+        for g, view in self.groups.items():
+            if self.node in ((view["desired"] or {}).get("nodes") or ()):
+                return g
+        return None
+
+
+def _settled(view: dict[str, Any], attempt: int) -> bool:
+    """Ready, or a verdict with every rank's run ended (its consequences known)."""
+    if view["attempt"] != attempt:
+        return False
+    if view["status"] == "ready":
+        return True
+    if view["verdict"] is None and view["status"] not in ("stopped",):
+        return False
+    return all(r["status"] not in ACTIVE for r in view["ranks"])

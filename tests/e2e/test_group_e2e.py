@@ -1,0 +1,154 @@
+"""Launch groups end to end: a real etcd and three real daemons on one machine as nodes n0, n1,
+n2 (own state dirs, sockets and addresses 127.0.0.1-3), ranks run by the emulator with a real
+TCP rendezvous on the group's dist-init port."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.etcd_server import EtcdServer, etcd_binary
+
+from .harness import (
+    RUN_VAR,
+    Daemon,
+    cleanup,
+    emulator_profile,
+    free_port,
+    kill_env_processes,
+    short_tmpdir,
+    wait_until,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
+    etcd_binary() is None, reason="etcd not installed (scripts/ensure-test-tools.sh installs "
+    "etcd-server as root)")]
+
+NODES = ("n0", "n1", "n2")
+TTL = 2
+
+
+class Group:
+    def __init__(self, root: Path, etcd: EtcdServer) -> None:
+        self.root = root
+        self.etcd = etcd
+        self.daemons: list[Daemon] = []
+        self.port = free_port()
+        self.dist_port = free_port()
+
+    def write_profiles(self, name: str, fault: str = "none") -> None:
+        nodes = ", ".join(f'"{n}"' for n in NODES)
+        text = emulator_profile(name, port=self.port, fault=fault, scale=0.01) + (
+            f"\n[group]\nnodes = [{nodes}]\ndist_init_port = {self.dist_port}\n")
+        for node in NODES:
+            (self.root / node / "profiles" / f"{name}.toml").write_text(text)
+
+    def start(self) -> None:
+        for i, node in enumerate(NODES):
+            base = self.root / node
+            (base / "profiles").mkdir(parents=True, exist_ok=True)
+            (base / "state").mkdir(exist_ok=True)
+            config = base / "supervisor.toml"
+            config.write_text(f'[cluster]\netcd = "{self.etcd.url}"\nnode = "{node}"\n'
+                              f'address = "127.0.0.{i + 1}"\nlease_ttl = {TTL}\n')
+            self.daemons.append(Daemon(base / "profiles", base / "state", base / "s.sock",
+                                       config=config, env={"GNS_TEST_NODE": node,
+                                                           f"GNS_TEST_{node.upper()}": "1"}))
+        self.write_profiles("grp")
+        self.write_profiles("grp-crash", fault="crash:cuda_graph_capture:cuda_oom@GNS_TEST_N2")
+        for d in self.daemons:
+            d.start()
+        # every member registered in etcd before the first launch
+        wait_until(lambda: all(d.ctl_json("group", "status")["coordination"]["state"] == "ok"
+                               for d in self.daemons), 15, "every daemon coordinating")
+
+    def close(self) -> None:
+        for d in self.daemons:
+            try:
+                d.stop()
+            finally:
+                d.kill()
+        for d in self.daemons:
+            kill_env_processes(RUN_VAR, marker=d.marker)
+
+
+@pytest.fixture
+def group() -> Iterator[Group]:
+    root = short_tmpdir()
+    etcd = EtcdServer().start()
+    g = Group(root, etcd)
+    try:
+        g.start()
+        yield g
+    finally:
+        g.close()
+        etcd.close()
+        if not os.environ.get("GNS_KEEP_TMP"):
+            cleanup(root)
+
+
+def status_of(d: Daemon) -> dict:
+    return d.ctl_json("group", "status")
+
+
+def test_group_ready_then_rank2_crash_stops_all_with_one_verdict(group: Group) -> None:
+    d0, d1, d2 = group.daemons
+    res = d1.ctl("switch", "grp", "--wait", "--timeout", "30", "--json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    st = status_of(d2)
+    assert set(st) >= {"group", "profile", "attempt", "status", "phase", "ranks", "verdict"}
+    assert (st["group"], st["profile"], st["status"], st["phase"], st["verdict"]) == (
+        "n0+n1+n2", "grp", "ready", "ready", None)
+    assert [(r["node"], r["rank"], r["status"]) for r in st["ranks"]] == [
+        ("n0", 0, "ready"), ("n1", 1, "ready"), ("n2", 2, "ready")]
+    assert all(set(r) == {"node", "rank", "status", "phase", "cause", "pid"} and r["pid"]
+               for r in st["ranks"])
+    # each rank runs with its flags: rank 0's address for the rendezvous, its own rank
+    run1 = d1.run()
+    argv = " ".join(d1.status()["run"] and json.loads(
+        d1.ctl("show", "grp", "--json").stdout)["profile"]["argv"])
+    assert "--nnodes" not in argv  # the profile itself is the group's; flags are the rank's
+    log = Path(run1["log_path"]).read_text()
+    assert "node_rank=1" in log and f"dist_init_addr='127.0.0.1:{group.dist_port}'" in log
+
+    res = d0.ctl("switch", "grp-crash", "--wait", "--timeout", "30", "--json")
+    assert res.returncode == 1, res.stdout + res.stderr
+    verdict = json.loads(res.stdout)["verdict"]
+    assert (verdict["rank"], verdict["node"], verdict["status"], verdict["phase"],
+            verdict["cause"]) == (2, "n2", "crashed", "cuda_graph_capture", "cuda_oom")
+    assert verdict["evidence"]
+    assert sorted(c["rank"] for c in verdict["consequences"]) == [0, 1]
+    for d in group.daemons:  # every rank stopped, nothing of them left
+        d.wait_run(lambda r: r["status"] in ("stopped", "crashed"), 15, "rank stopped")
+    st = status_of(d1)
+    assert st["attempt"] == 2 and st["status"] == "crashed" and st["verdict"]["rank"] == 2
+    human = d1.ctl("group", "status").stdout
+    assert "verdict: rank 2 (n2) crashed in cuda_graph_capture, cause cuda_oom" in human
+
+
+def test_sigkill_of_a_daemon_stops_the_others_within_the_lease(group: Group) -> None:
+    d0, d1, d2 = group.daemons
+    res = d0.ctl("switch", "grp", "--wait", "--timeout", "30")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert d0.ctl("probe", "readiness").returncode == 0
+    assert d0.ctl("probe", "liveness").returncode == 0
+    killed = time.monotonic()
+    assert d1.proc is not None
+    d1.proc.send_signal(signal.SIGKILL)
+    d1.proc.wait(5)
+    for d in (d0, d2):
+        d.wait_run(lambda r: r["status"] != "ready", TTL + 3, "the rank stopping")
+    took = time.monotonic() - killed
+    assert took <= TTL + 1, f"stop began {took:.2f} s after the SIGKILL (lease TTL {TTL} s)"
+    st = status_of(d2)
+    v = st["verdict"]
+    assert (v["rank"], v["node"], v["status"], v["cause"]) == (1, "n1", "lost", "node_lost")
+    assert "lost its etcd lease" in v["evidence"][0]
+    assert d0.ctl("probe", "readiness").returncode == 1
+    assert d0.ctl("probe", "liveness").returncode == 1
