@@ -6,8 +6,10 @@ with ``pytest tests/tui/test_tui_snapshots.py --snapshot-update`` after checking
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import anyio
 from conftest import frozen_clock
 from fakedaemon import FakeState, gpu, hung_run
 from textual.pilot import Pilot
@@ -21,14 +23,34 @@ def make_app(state: FakeState) -> SupervisorApp:
                          clock=frozen_clock, reconnect_delays=(5,))
 
 
+async def settle(pilot: Pilot[Any], ready: Callable[[], Any], what: str,
+                 timeout: float = 10.0) -> None:
+    """Wait until ``ready()`` holds and then until the screen draws the same twice in a row
+    (the log's flush timer, a relayout): a picture of a screen still on its way is a flaky
+    snapshot under load."""
+    try:
+        with anyio.fail_after(timeout):
+            while not ready():
+                await pilot.pause(0.02)
+            last = None
+            while True:
+                await pilot.wait_for_scheduled_animations()
+                await pilot.pause()
+                shot = pilot.app.export_screenshot()
+                if shot == last:
+                    return
+                last = shot
+                await pilot.pause(0.05)
+    except TimeoutError:
+        raise AssertionError(f"the screen did not settle in {timeout}s ({what})") from None
+
+
 async def settled(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, SupervisorApp)
-    for _ in range(200):
-        if app.connected and app.main.run and app.main.log_panel.shown_lines:
-            break
-        await pilot.pause(0.02)
-    await pilot.pause(0.3)
+    await settle(pilot, lambda: (app.connected and app.main.run and app.main.gpus
+                                 and app.main.items and app.main.log_panel.shown_lines),
+                 "the first status and log tail")
 
 
 def test_main_screen_ready_at_80x24(snap_compare: Any) -> None:
@@ -83,11 +105,8 @@ def test_main_screen_disconnected_banner(snap_compare: Any) -> None:
     async def wait_banner(pilot: Pilot[Any]) -> None:
         app = pilot.app
         assert isinstance(app, SupervisorApp)
-        for _ in range(200):
-            if app.banner and "cannot connect" in app.banner:
-                break
-            await pilot.pause(0.02)
-        await pilot.pause(0.3)
+        await settle(pilot, lambda: app.banner and "cannot connect" in app.banner,
+                     "the cannot-connect banner")
 
     assert snap_compare(make_app(state), terminal_size=(80, 24), run_before=wait_banner)
 
