@@ -29,11 +29,12 @@ def split_addr(addr: str) -> tuple[str, int]:
 
 class Rendezvous:
     def __init__(self, nnodes: int, rank: int, addr: str, timeout_s: float,
-                 on_fatal: Callable[[list[str]], None]) -> None:
+                 on_fatal: Callable[[list[str]], None], shown_s: float | None = None) -> None:
         self.nnodes = nnodes
         self.rank = rank
         self.host, self.port = split_addr(addr)
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s          # what this rank waits (time-scaled)
+        self.shown_s = shown_s or timeout_s  # what the lines say (the engine's own value)
         self.on_fatal = on_fatal
         self.peers: list[socket.socket] = []
         self.listener: socket.socket | None = None
@@ -91,7 +92,7 @@ class Rendezvous:
             time.sleep(0.05)
 
     def _never_came(self) -> list[str]:
-        secs = int(self.timeout_s)
+        secs = int(self.shown_s)
         if self.rank == 0:
             return [f"[rank{self.rank}]:[W socket.cpp:752] [c10d] Timed out after {secs} seconds "
                     f"waiting for clients. {len(self.peers) + 1}/{self.nnodes} clients joined.",

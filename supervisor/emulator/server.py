@@ -481,9 +481,10 @@ class Emulator:
             return
         from supervisor.emulator.ranks import DEFAULT_DIST_TIMEOUT, Rendezvous
 
-        timeout = (a.dist_timeout or DEFAULT_DIST_TIMEOUT) * self.scale
-        self.rendezvous = Rendezvous(a.nnodes, a.node_rank, a.dist_init_addr or "", timeout,
-                                     on_fatal=self.exit_main)
+        timeout = a.dist_timeout or DEFAULT_DIST_TIMEOUT
+        self.rendezvous = Rendezvous(a.nnodes, a.node_rank, a.dist_init_addr or "",
+                                     timeout * self.scale, on_fatal=self.exit_main,
+                                     shown_s=timeout)
         self.rendezvous.join()
 
     def phase_follower(self) -> None:
