@@ -97,7 +97,7 @@ def status_of(d: Daemon) -> dict:
     return d.ctl_json("group", "status")
 
 
-def test_group_ready_then_rank2_crash_stops_all_with_one_verdict(group: Group) -> None:
+def test_group_ready_survives_etcd_restart_then_rank2_crash_stops_all(group: Group) -> None:
     d0, d1, d2 = group.daemons
     res = d1.ctl("switch", "grp", "--wait", "--timeout", "30", "--json")
     assert res.returncode == 0, res.stdout + res.stderr
@@ -116,6 +116,20 @@ def test_group_ready_then_rank2_crash_stops_all_with_one_verdict(group: Group) -
     assert "--nnodes" not in argv  # the profile itself is the group's; flags are the rank's
     log = Path(run1["log_path"]).read_text()
     assert "node_rank=1" in log and f"dist_init_addr='127.0.0.1:{group.dist_port}'" in log
+
+    # Coordination loss is not a failure: etcd restarted while serving -> still serving
+    pids = {d.sock: d.run()["pid"] for d in group.daemons}
+    group.etcd.stop()
+    wait_until(lambda: status_of(d0)["coordination"]["state"] == "degraded", 10,
+               "coordination degraded")
+    assert all(d.run()["status"] == "ready" for d in group.daemons)
+    group.etcd.start()
+    wait_until(lambda: all(status_of(d)["coordination"]["state"] == "ok"
+                           for d in group.daemons), 15, "coordination back")
+    st = status_of(d0)
+    assert (st["attempt"], st["status"], st["verdict"]) == (1, "ready", None)
+    assert {d.sock: d.run()["pid"] for d in group.daemons} == pids
+    assert all(d.run()["status"] == "ready" for d in group.daemons)
 
     res = d0.ctl("switch", "grp-crash", "--wait", "--timeout", "30", "--json")
     assert res.returncode == 1, res.stdout + res.stderr
