@@ -327,14 +327,18 @@ def live_activity(activity: Any, elapsed: float) -> dict[str, Any]:
 
 
 def _signs(a: dict[str, Any]) -> str:
-    """What the tree did at the last sample, as text: ``CPU 12% · reads 40 MB/s · GPU 35%``."""
+    """What the tree did at the last sample, as text: ``CPU 12% · reads 40 MB/s · GPU 35%``;
+    with the GPUs' power draw when known (``GPU 100% at 15% of power limit``: busy at low
+    power is a spin, not compute)."""
     bits = []
     if (c := num(a.get("cpu_percent"))) is not None:
         bits.append(f"CPU {c:.0f}%")
     if (r := num(a.get("read_mb_s"))) is not None and r >= 0.5:
         bits.append(f"reads {r:.0f} MB/s")
     if (g := num(a.get("gpu_util"))) is not None:
-        bits.append(f"GPU {g:.0f}%")
+        power = num(a.get("gpu_power_frac"))
+        bits.append(f"GPU {g:.0f}%" + (f" at {power:.0%} of power limit"
+                                        if power is not None else ""))
     return " · ".join(bits)
 
 
@@ -350,6 +354,9 @@ def activity_text(activity: Any, status: Any = "starting", elapsed: float = 0.0,
     quiet, still = num(a.get("quiet_s")), num(a.get("still_s"))
     silence = num(a.get("silence_s"))
     watched = status == "starting"  # the hang watchdog runs only until the server is ready
+    # Busy, but stack samples show every busy process parked in one wait: not work.
+    stuck = bool(text(a.get("stuck"), ""))
+    why = "busy but stuck" if stuck else "no CPU, disk or GPU activity"
     out.append("activity ")
     if state == "working":
         out.append("working", "green")
@@ -365,23 +372,34 @@ def activity_text(activity: Any, status: Any = "starting", elapsed: float = 0.0,
             ratio = still / silence
             style = "bold red" if ratio >= 0.7 else "bold yellow"
             out.append(f"silent {secs(still)} of {secs(silence)}", style)
-            out.append(" · no output, no CPU, disk or GPU activity")
+            out.append(f" · no output, {why}")
             left = silence - still
             # Rounded up, so the two counts add up to the budget (24 s of 30 s: in 6 s).
             out.append(f" · hung verdict in {secs(math.ceil(left))}" if left > 0
                        else " · hung verdict due now", style)
         else:  # a ready server is judged by its health probes, not by its silence
-            out.append("idle" if status == "ready" else "silent", "yellow")
+            idle = "stuck" if stuck else "idle" if status == "ready" else "silent"
+            out.append(idle, "yellow")
             if quiet is not None:
                 out.append(f" · no output for {secs(quiet)}")
-            out.append(" · no CPU, disk or GPU activity")
+            out.append(f" · {why}")
     else:
         out.append(state)
     signs = _signs(a)
-    if signs and state != "silent":
+    if signs and (state != "silent" or stuck):
         out.append(" · " + signs, "dim")
     if elapsed > stale_after:
         out.append(f" · (last report {secs(elapsed)} ago)", "dim")
+    return out
+
+
+def stuck_line(activity: Any) -> Text | None:
+    """Where the stack samples show the busy processes parked, one row (cut to the panel)."""
+    where = text(as_dict(activity).get("stuck"), "")
+    if not where:
+        return None
+    out = Text("  stuck: ", "bold yellow", no_wrap=True, overflow="ellipsis")
+    out.append(where, "yellow")
     return out
 
 
@@ -457,6 +475,9 @@ def run_lines(run: Any, fallback: Any, verdict: Any, now: float,
         act = activity_text(r.get("activity"), status, elapsed)
         if act:
             lines.append(act)
+        stuck = stuck_line(r.get("activity"))
+        if stuck is not None:
+            lines.append(stuck)
     v = as_dict(verdict)
     if v and v.get("run_id") is not None and rid is not None and v.get("run_id") != rid:
         v = {}

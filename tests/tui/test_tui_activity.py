@@ -18,6 +18,7 @@ from test_tui_app import SIZE, run_text
 from tui import formatting as fmt
 from tui.app import SupervisorApp
 from tui.connection import Target
+from tui.widgets.run_panel import RunPanel
 
 pytestmark = pytest.mark.anyio
 
@@ -40,6 +41,11 @@ async def watching(run: dict[str, Any], **kwargs: Any):
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(lambda: app.connected and app.main.run, pilot, what="first status")
             yield fake.state, app, pilot
+
+
+def plain_rows(panel: RunPanel) -> list[str]:
+    """The panel's rows as the terminal shows them (its own width, cut lines cut)."""
+    return [strip.text for strip in panel.render_lines(panel.region.reset_offset)]
 
 
 def silent_seconds(app: SupervisorApp) -> int | None:
@@ -137,3 +143,53 @@ def test_time_is_the_only_thing_extrapolated() -> None:
     moved = fmt.live_activity(act, 5.0)
     assert moved["quiet_s"] == 11.0 and moved["still_s"] == 11.0
     assert moved["cpu_percent"] == 50.0 and act["quiet_s"] == 6.0
+
+
+STUCK = ("2 processes (sglang::scheduler_TP0, sglang::scheduler_TP1) in custom_all_reduce "
+         "(child.py), unchanged over 3 s of stack samples")
+
+
+def spinning(**activity: Any) -> dict[str, Any]:
+    """Ranks spinning in a collective: CPU and GPUs busy at low power, stacks unchanged."""
+    act = {"state": "silent", "quiet_s": 20.0, "still_s": 20.0, "cpu_percent": 100.0,
+           "gpu_util": 100.0, "gpu_power_frac": 0.15, "stuck": STUCK}
+    return starting_run(**(act | activity))
+
+
+def test_a_stuck_run_says_busy_but_stuck_and_its_gpus_power() -> None:
+    act = spinning()["activity"]
+    assert line(act) == ("activity silent 20 s of 30 s · no output, busy but stuck · "
+                         "hung verdict in 10 s · CPU 100% · GPU 100% at 15% of power limit")
+    assert fmt.stuck_line(act).plain == "  stuck: " + STUCK
+    serving = act | {"quiet_s": 40.0, "still_s": 40.0}
+    assert line(serving, "ready") == ("activity stuck · no output for 40 s · busy but stuck"
+                                      " · CPU 100% · GPU 100% at 15% of power limit")
+    assert fmt.stuck_line(act | {"stuck": None}) is None
+
+
+def test_the_gpu_power_fraction_is_shown_only_when_the_daemon_has_it() -> None:
+    working = {"state": "working", "quiet_s": 0.2, "still_s": 0.2, "cpu_percent": 12.0,
+               "read_mb_s": 0.0, "gpu_util": 96.0, "silence_s": 30}
+    assert line(working).endswith("CPU 12% · GPU 96%")
+    assert line(working | {"gpu_power_frac": 0.82}).endswith("GPU 96% at 82% of power limit")
+    assert line(working | {"gpu_power_frac": None}).endswith("CPU 12% · GPU 96%")
+
+
+async def test_the_run_panel_shows_where_a_spinning_run_is_stuck() -> None:
+    """Pilot: a run report with ``stuck`` and ``gpu_power_frac`` reaches the panel as one
+    activity line and one ``stuck:`` row, cut to the panel's width, never wrapped."""
+    async with watching(spinning(), resync_s=3600) as (state, app, pilot):
+        await wait_for(lambda: "busy but stuck" in run_text(app), pilot, what="stuck")
+        text = run_text(app)
+        assert "GPU 100% at 15% of power limit" in text
+        assert "no CPU, disk or GPU activity" not in text  # the tree is busy: say so
+        panel = app.main.query_one(RunPanel)
+        rows = [r.rstrip() for r in plain_rows(panel)]
+        stuck_rows = [r for r in rows if "stuck:" in r]
+        assert len(stuck_rows) == 1 and "2 processes (sglang::scheduler_TP0" in stuck_rows[0]
+        assert "…" in stuck_rows[0]  # cut at the panel's edge (72 columns here) ...
+        assert not any("custom_all_reduce" in r for r in rows)  # ... not wrapped onto a row
+        # Output comes: the daemon clears ``stuck``, and the row goes with the next report.
+        state.push("run", spinning(state="working", quiet_s=0.5, still_s=0.5, stuck=None))
+        await wait_for(lambda: "stuck:" not in run_text(app), pilot, what="the row to go")
+        assert "activity working" in run_text(app)

@@ -37,7 +37,10 @@ Everything is in the **command palette** (`ctrl+p`): type a few letters of an ac
 phase's deadline. *activity* counts every second how long the server has said nothing: while
 it starts, `silent 24 s of 30 s` is how far a silence (no output and no CPU, disk or GPU
 activity) has got towards the hung verdict; `quiet` is no output while the processes still work
-(a long weight load); a ready server with nothing to do is `idle`.
+(a long weight load); a ready server with nothing to do is `idle`. `busy but stuck`: the
+processes use CPU or GPU, but stack samples show every one parked in the same wait (a
+collective that never completes); that counts towards the verdict like silence, and the
+`stuck:` row says where. `GPU 100% at 15% of power limit` is a GPU spinning, not computing.
 
 **Checklist**: `·` pending, `▶` in progress, `✔` done, `✘` failed, `–` skipped;
 *auto* items are carried out by the daemon itself.
