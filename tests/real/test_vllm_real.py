@@ -202,3 +202,29 @@ def test_vllm_worker_stopped_during_startup_is_hung_with_stacks(workdir: Path, m
     all_gone(d, pgid)
     leaked = shm_entries() - shm_before
     assert not leaked, f"shared memory left in /dev/shm by the run: {sorted(leaked)}"
+
+
+def test_vllm_head_dim_16_dies_on_first_request_and_the_run_leaves_ready(
+        workdir: Path, make_daemon, vllm_python, hd16_model) -> None:
+    port = free_port()
+    # a long health interval: the verdict must come from the engine's death, not the next probe
+    write_profile(workdir, "hd16", vllm_profile(vllm_python, hd16_model, port,
+                                                health_interval=60))
+    d = make_daemon()
+    rc, out = switch_wait(d, "hd16")
+    assert rc == 0, out   # it starts and becomes ready: the kernel is only chosen per request
+    pgid = d.run()["pid"]
+    t_req = time.monotonic()
+    bench = run_benchmark({"kind": "completion", "max_tokens": 8, "timeout": 60}, "127.0.0.1",
+                          port, str(hd16_model))
+    assert bench["complete"] is False, bench
+    run = d.wait_run(lambda r: r["status"] not in ("ready", "starting"), 20,
+                     "the run to leave ready")
+    took = time.monotonic() - t_req
+    save_log(d, "vllm-head-dim-16-first-request")
+    assert took < 15, took
+    assert run["cause"] == "unsupported_arch", run
+    assert any("Unsupported CPU attention configuration" in line for line in run["evidence"]), \
+        run["evidence"]
+    d.ctl("stop")
+    all_gone(d, pgid)
