@@ -136,6 +136,7 @@ async def _run_services(config: Config) -> None:
                         gc.freeze()
                         await tg.start(arbiter.serve)
                         await _start_cluster(tg, config, arbiter, hub, daemon)
+                        await _start_campaigns(tg, daemon)
                         await tg.start(server.serve)
                         await _start_ops(tg, config, arbiter, metrics_state)
                         tg.start_soon(_watchdog_pings, notifier)
@@ -185,6 +186,16 @@ async def _start_cluster(tg: Any, config: Config, arbiter: Arbiter, hub: Hub,
 
     daemon.cluster = ClusterService(config, arbiter, hub)
     await tg.start(daemon.cluster.run)
+
+
+async def _start_campaigns(tg: Any, daemon: Daemon) -> None:
+    """Campaign plans run on the daemon (supervisor/campaign.py); one left running by a
+    daemon that died resumes here."""
+    from . import campaign_commands  # noqa: F401  registers the 'campaign' command
+    from .campaign import Campaigns
+
+    daemon.campaigns = Campaigns(daemon.arbiter)
+    await tg.start(daemon.campaigns.serve)
 
 
 def _socket_gid(config: Config) -> int | None:

@@ -17,6 +17,7 @@ import anyio
 
 from ..protocol import wire
 from . import guard_identity
+from .ctl_campaign import add_campaign_parser, exit_code, format_campaign, request_args
 from .ctl_format import (
     EventStory,
     format_history,
@@ -98,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--since", help="samples since: an age like 5m / 90s, epoch seconds or an "
                    "ISO time (default: all kept, the last hour at most)")
     _add_cluster_commands(add)
+    add_campaign_parser(add)
     return p
 
 
@@ -532,8 +534,18 @@ async def cmd_probe(client: Any, args: argparse.Namespace) -> int:
     return EXIT_OK if res["ok"] else EXIT_FAILED
 
 
+async def cmd_campaign(client: Any, args: argparse.Namespace) -> int:
+    try:
+        kwargs = request_args(args)
+    except ValueError as exc:
+        raise CtlExit(EXIT_USAGE, str(exc)) from None
+    res = await client.request("campaign", **kwargs)
+    emit(args, res, format_campaign)
+    return exit_code(args, res)
+
+
 ONLINE: dict[str, Callable[[Any, argparse.Namespace], Any]] = {
-    "group": cmd_group, "probe": cmd_probe,
+    "group": cmd_group, "probe": cmd_probe, "campaign": cmd_campaign,
     "status": cmd_status, "profiles": cmd_profiles, "show": cmd_show, "switch": cmd_switch,
     "start": cmd_switch, "stop": cmd_stop, "restart": cmd_restart, "logs": cmd_logs,
     "events": cmd_events, "history": cmd_history, "checklist": cmd_checklist,

@@ -263,9 +263,11 @@ class Arbiter:
             raise ArbiterError("shutting_down", "the daemon is shutting down; nothing was done")
         return box["value"]  # type: ignore[no-any-return]
 
-    async def switch(self, name: str, *, reason: str = "switch") -> Request:
-        """Stop whatever runs (and any fallback in progress), then start ``name``."""
-        resolved = self.resolve(name)
+    async def switch(self, name: str, *, reason: str = "switch",
+                     changes: list[str] | None = None) -> Request:
+        """Stop whatever runs (and any fallback in progress), then start ``name`` (with all its
+        changes, or the subset ``changes``: a campaign's experiment)."""
+        resolved = self.resolve(name, changes=changes)
         return await self._detached(self._switch, name, resolved, reason)
 
     async def switch_to(self, resolved: ResolvedProfile, *, reason: str) -> Request:

@@ -1,0 +1,343 @@
+"""Campaigns: a plan of experiments (campaign_plan.py) run unattended by the daemon.
+
+The baseline is launched and measured first; then each experiment is a switch to its profile
+(with the changes it names), so the profile's own fallback (isolation, chain) deals with a
+failed experiment as with any switch. Once its request settles and its benchmark is in, the
+experiment is judged against its success criterion and the plan's branch picks what comes next.
+
+State lives in the store's meta table (SQLite) after every step: a daemon killed mid-way resumes
+at the experiment in progress. An operator's switch replaces the campaign's request: the
+campaign pauses and says so; ``campaign run NAME`` resumes it. Every ending writes one report,
+Markdown and JSON (campaign_report.py), into ``STATE/campaigns/``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .campaign_plan import Experiment, Plan, PlanError, load_plan
+from .campaign_report import write_report
+from .runtime.arbiter import Arbiter, ArbiterError, Request
+
+META = "campaign"
+ACTIVE = ("running",)
+ENDED = ("completed", "failed", "timeout", "stopped")
+CANCELLED_NOTE = "cancelled by a newer request"   # what the arbiter notes on a replaced request
+BENCHMARK_WAIT = 300.0   # a benchmark that has not come this long after ready is recorded missing
+
+
+class CampaignError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Preempted(Exception):
+    """Another request (an operator's switch) replaced the campaign's."""
+
+
+class Campaigns:
+    """The daemon's one campaign at a time: started, resumed, paused, stopped, reported."""
+
+    def __init__(self, arbiter: Arbiter) -> None:
+        self.arbiter = arbiter
+        self.store = arbiter.store
+        self.hub = arbiter.hub
+        self.reports_dir = arbiter.config.state_dir / "campaigns"
+        self.state: dict[str, Any] | None = arbiter.store.get_meta(META)
+        self._tg: Any = None
+        self._scope: anyio.CancelScope | None = None
+        self._last: Request | None = None   # the campaign's latest request in this drive
+        self.finished = anyio.Event()
+
+    # -- service ------------------------------------------------------------------------------
+    async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            task_status.started()
+            if self.state is not None and self.state.get("status") in ACTIVE:
+                self._note("resumed after a daemon restart at "
+                           f"{self.state.get('current') or 'its end'}")
+                tg.start_soon(self._drive)
+            await anyio.sleep_forever()
+
+    # -- commands -----------------------------------------------------------------------------
+    def run(self, name: str) -> dict[str, Any]:
+        """Start ``name``, or resume it when it is the paused one."""
+        if self._tg is None:
+            raise CampaignError("unavailable", "the campaign service is not running yet")
+        state = self.state
+        if state is not None and state["status"] == "running":
+            raise CampaignError("conflict", f"campaign {state['campaign']} is running "
+                                            f"(supervisor-ctl campaign stop, first)")
+        try:
+            plan = load_plan(self.arbiter.config.profiles_dir, name, self.arbiter.profiles)
+        except PlanError as exc:
+            raise CampaignError("bad_request", str(exc)) from None
+        if state is not None and state["status"] == "paused" and state["campaign"] == name:
+            state["status"] = "running"
+            self._note(f"resumed by request at {state['current'] or 'its end'}")
+        else:
+            self.state = state = new_state(plan, self._next_id())
+        self.finished = anyio.Event()
+        self._save()
+        self._tg.start_soon(self._drive)
+        return self.view()
+
+    async def stop(self) -> dict[str, Any]:
+        state = self.state
+        if state is None or state["status"] not in ("running", "paused"):
+            raise CampaignError("conflict", "no campaign is running or paused")
+        if state["status"] == "paused":
+            self._finish("stopped", "stopped by request while paused")
+        elif self._scope is not None:
+            self._scope.cancel()
+            with anyio.fail_after(30):
+                await self.finished.wait()
+        return self.view()
+
+    def view(self) -> dict[str, Any]:
+        """The JSON of DESIGN §13: {campaign, status, baseline, experiments, serving, report}
+        and the rest of the state (current, note, plan, files...)."""
+        if self.state is None:
+            return {"campaign": None, "status": "none", "baseline": None, "experiments": [],
+                    "serving": None, "report": None}
+        return dict(self.state)
+
+    # -- driving ------------------------------------------------------------------------------
+    async def _drive(self) -> None:
+        state = self.state
+        assert state is not None
+        self._last = None
+        with anyio.CancelScope() as scope:
+            self._scope = scope
+            try:
+                plan = load_plan(self.arbiter.config.profiles_dir, state["campaign"],
+                                 self.arbiter.profiles)
+                left = state["deadline"] - time.time()
+                if left <= 0:
+                    raise TimeoutError
+                with anyio.fail_after(left):
+                    await self._steps(plan, state)
+            except PlanError as exc:
+                self._finish("failed", f"the plan cannot be run any more: {exc}")
+            except Preempted as exc:
+                self._pause(str(exc))
+            except TimeoutError:
+                self._finish("timeout", f"the time budget ({state['plan']['time_budget']:g} s) "
+                                        f"ran out during {state.get('current') or 'the end'}")
+            except ArbiterError as exc:
+                self._finish("failed", f"{state.get('current')}: {exc.message}")
+        if scope.cancelled_caught and state["status"] == "running":
+            self._finish("stopped", "stopped by request")
+        self._scope = None
+        self.finished.set()
+
+    async def _steps(self, plan: Plan, state: dict[str, Any]) -> None:
+        if state["baseline"] is None:
+            await self._baseline(plan, state)
+            if state["status"] != "running":
+                return
+        while state["current"] is not None:
+            exp = plan.by_name.get(state["current"])
+            if exp is None:
+                raise PlanError(f"the plan has no experiment {state['current']!r} any more")
+            outcome = await self._experiment(plan, exp)
+            result = judge(exp, outcome, state["baseline"])
+            nxt, why = plan.next_after(exp, result["ok"])
+            if nxt is not None and any(r["name"] == nxt for r in state["experiments"]):
+                nxt, why = None, f"{why}, which was already tried"
+            result["branch"] = {"taken": "on_success" if result["ok"] else "on_failure",
+                                "next": nxt, "why": why}
+            state["experiments"].append(result)
+            state["current"] = nxt
+            state["serving"] = self.arbiter.fallback_view()["serving"]
+            self._save()
+            self._note(f"{exp.name}: {result['verdict']}; next: {nxt or 'end'} ({why})")
+            stops = why in ("on_failure = stop", "stop = first_failure")
+            if nxt is None and not result["ok"] and stops:
+                self._finish("failed", f"stopped on failure: {exp.name} ({result['why']})")
+                return
+        self._finish("completed", "the plan has run to its end")
+
+    async def _experiment(self, plan: Plan, exp: Experiment) -> dict[str, Any]:
+        with anyio.move_on_after(exp.timeout if exp.timeout is not None else math.inf) as scope:
+            return await self._launch(exp.profile, exp.changes,
+                                      f"campaign {plan.name}: {exp.name}")
+        assert scope.cancelled_caught
+        req = self.arbiter.request
+        return {"ok": False, "request": req.id if req else None,
+                "verdict": {"status": "timed_out", "phase": "the experiment",
+                            "cause": None, "evidence": [f"not settled within its timeout "
+                                                        f"({exp.timeout:g} s)"]},
+                "culprits": list(req.culprits) if req else [], "benchmark": None,
+                "run_id": None, "changes": list(exp.changes or ()), "attempts": [],
+                "log": None, "notes": []}
+
+    async def _baseline(self, plan: Plan, state: dict[str, Any]) -> None:
+        outcome = await self._launch(plan.baseline, None, f"campaign {plan.name}: baseline")
+        bench = outcome["benchmark"] or {}
+        state["baseline"] = {"profile": plan.baseline, "run_id": outcome["run_id"],
+                             "verdict": outcome["verdict"], "benchmark": bench,
+                             "measured_at": time.time(), "samples": 1 if bench else 0}
+        state["current"] = plan.experiments[0].name
+        self._save()
+        if not outcome["ok"] or bench.get("tokens_per_s") is None:
+            why = ("it did not become ready" if not outcome["ok"] else
+                   f"it has no benchmark rate ({_why_no_rate(bench)})")
+            self._finish("failed", f"the baseline {plan.baseline} cannot be the reference: "
+                                   f"{why}")
+
+    async def _launch(self, profile: str, changes: tuple[str, ...] | None, reason: str,
+                      ) -> dict[str, Any]:
+        """Switch, wait until the request settles and its benchmark is in."""
+        if self._last is not None:  # an operator may have switched between two steps
+            self._check_ours(self._last)
+        req = self._last = await self.arbiter.switch(profile, reason=reason,
+                                        changes=list(changes) if changes is not None else None)
+        assert self.state is not None
+        self.state.setdefault("requests", []).append(req.id)
+        self._save()
+        await req.done.wait()
+        self._check_ours(req)
+        run = self.arbiter.current
+        bench = None
+        if req.ok and run is not None and run.profile.benchmark is not None:
+            with anyio.move_on_after(BENCHMARK_WAIT):
+                async with anyio.create_task_group() as tg:
+                    async def first(event: anyio.Event) -> None:
+                        await event.wait()
+                        tg.cancel_scope.cancel()
+                    tg.start_soon(first, run.benchmark_done)
+                    tg.start_soon(first, run.settled)
+            self._check_ours(req)
+            bench = run.benchmark
+        first_run = req.attempts[0] if req.attempts else None
+        return {"ok": bool(req.ok), "request": req.id, "verdict": req.verdict,
+                "culprits": list(req.culprits), "benchmark": bench,
+                "run_id": run.id if run is not None and req.ok else
+                (first_run.run_id if first_run else None),
+                "changes": first_run.changes if first_run else [],
+                "attempts": [a.to_dict() for a in req.attempts],
+                "log": str(self.arbiter.runs_dir / str(first_run.run_id) / "run.log")
+                if first_run else None,
+                "notes": list(req.notes)}
+
+    def _check_ours(self, req: Request) -> None:
+        """Preempted when a newer request replaced ``req`` (the arbiter notes the cancel
+        before the newer request is in place)."""
+        newer = self.arbiter.request
+        if (newer is not None and newer is not req) or CANCELLED_NOTE in req.notes:
+            who = (f"request #{newer.id} for {newer.profile}"
+                   if newer is not None and newer is not req else "a newer request")
+            state = self.state or {}
+            raise Preempted(f"paused: {who} (an operator's switch) replaced the campaign's "
+                            f"request; supervisor-ctl campaign run {state.get('campaign')} "
+                            f"resumes it at {state.get('current')}")
+
+    # -- state ----------------------------------------------------------------------------------
+    def _next_id(self) -> int:
+        n = int(self.store.get_meta("last_campaign_id", 0)) + 1
+        self.store.set_meta("last_campaign_id", n)
+        return n
+
+    def _save(self) -> None:
+        if self.state is not None:
+            self.store.set_meta(META, self.state)
+            self.hub.publish("daemon", {"campaign": {
+                k: self.state.get(k) for k in ("id", "campaign", "status", "current", "note")}})
+
+    def _note(self, text: str) -> None:
+        if self.state is not None:
+            self.state["note"] = text
+            self.state.setdefault("log", []).append(f"{_clock()} {text}")
+            self.store.add_event("campaign", {"campaign": self.state["campaign"], "note": text})
+            self._save()
+
+    def _pause(self, why: str) -> None:
+        assert self.state is not None
+        self.state["status"] = "paused"
+        self._note(why)
+
+    def _finish(self, status: str, why: str) -> None:
+        state = self.state
+        assert state is not None
+        state["status"] = status
+        state["ended"] = time.time()
+        state["serving"] = self.arbiter.fallback_view()["serving"]
+        self._note(why)
+        md, js, text = write_report(state, self.reports_dir)
+        state["report"] = text
+        state["files"] = {"markdown": str(md), "json": str(js)}
+        self._save()
+        js.write_text(_json(self.view()))
+
+
+def new_state(plan: Plan, campaign_id: int) -> dict[str, Any]:
+    now = time.time()
+    return {"id": campaign_id, "campaign": plan.name, "status": "running", "started": now,
+            "ended": None, "deadline": now + plan.time_budget, "plan": plan.to_dict(),
+            "baseline": None, "current": "baseline", "experiments": [],
+            "serving": None, "report": None, "files": None, "note": "started", "log": []}
+
+
+def judge(exp: Experiment, outcome: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
+    """An experiment's result row: its verdict, the numbers against the baseline, and whether
+    it met its success criterion (and why not)."""
+    bench = outcome["benchmark"] or {}
+    base = baseline.get("benchmark") or {}
+    tps, ttft = bench.get("tokens_per_s"), bench.get("ttft_ms")
+    base_tps, base_ttft = base.get("tokens_per_s"), base.get("ttft_ms")
+    speedup = round(tps / base_tps, 3) if tps and base_tps else None
+    verdict_info = outcome["verdict"] or {}
+    if outcome["ok"]:
+        verdict = "ready"
+    else:
+        verdict = (f"{verdict_info.get('status', 'failed')} in {verdict_info.get('phase')}"
+                   + (f" ({verdict_info['cause']})" if verdict_info.get("cause") else ""))
+    why = "met: " + exp.criterion()
+    ok = outcome["ok"]
+    if not ok:
+        why = f"not ready: {verdict}"
+    elif exp.min_speedup is not None and (speedup is None or speedup < exp.min_speedup):
+        ok, why = False, (f"{tps} tok/s is {speedup}x the baseline, below {exp.min_speedup:g}x"
+                          if speedup is not None else "no benchmark rate to compare")
+    elif exp.max_ttft_ms is not None and (ttft is None or ttft > exp.max_ttft_ms):
+        ok, why = False, f"TTFT {ttft} ms above {exp.max_ttft_ms:g} ms"
+    return {"name": exp.name, "profile": exp.profile, "changes": outcome["changes"],
+            "verdict": verdict, "ok": ok, "why": why, "culprits": outcome["culprits"],
+            "benchmark": {"tokens_per_s": tps, "ttft_ms": ttft, "vs_baseline": speedup,
+                          "ttft_vs_baseline": round(ttft / base_ttft, 3)
+                          if ttft and base_ttft else None,
+                          "samples": 1 if tps is not None else 0, "spread": None},
+            "run_id": outcome["run_id"], "request": outcome["request"],
+            "evidence": {"log": outcome["log"],
+                         "lines": list((verdict_info.get("evidence") or [])[:3])},
+            "attempts": outcome["attempts"], "notes": outcome["notes"],
+            "criterion": exp.criterion()}
+
+
+def _why_no_rate(bench: dict[str, Any]) -> str:
+    if not bench:
+        return "its profile has no [benchmark], or none came"
+    return str(bench.get("error") or bench.get("note") or "the benchmark gave no rate")
+
+
+def _clock() -> str:
+    return time.strftime("%H:%M:%S")
+
+
+def _json(obj: Any) -> str:
+    import json
+
+    return json.dumps(obj, indent=1, default=str)
+
+
+def reports_dir(state_dir: Path) -> Path:
+    return state_dir / "campaigns"

@@ -1,0 +1,90 @@
+"""A campaign's one report: Markdown for people, JSON (the same state) for scripts."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+
+def write_report(state: dict[str, Any], folder: Path) -> tuple[Path, Path, str]:
+    """Write ``ID-NAME.md`` into ``folder``; returns (markdown path, json path, markdown)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"{state['id']}-{state['campaign']}"
+    text = markdown(state)
+    md = folder / f"{stem}.md"
+    md.write_text(text)
+    return md, folder / f"{stem}.json", text
+
+
+def markdown(state: dict[str, Any]) -> str:
+    plan = state.get("plan") or {}
+    took = (state.get("ended") or time.time()) - state["started"]
+    lines = [f"# Campaign {state['campaign']}: {state['status']}", ""]
+    if plan.get("description"):
+        lines += [plan["description"], ""]
+    lines += [f"- plan: {plan.get('source')}",
+              f"- started {_clock(state['started'])}, took {took:.0f} s of a "
+              f"{plan.get('time_budget', 0):g} s budget",
+              f"- {state.get('note') or ''}", ""]
+    lines += _baseline(state.get("baseline")) + [""]
+    lines += ["| # | experiment | profile + changes | verdict | culprit | tok/s (vs baseline) "
+              "| TTFT ms (vs baseline) | criterion | branch | evidence |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for i, row in enumerate(state.get("experiments") or [], start=1):
+        lines.append(_row(i, row))
+    if not state.get("experiments"):
+        lines.append("| | (no experiment ran) | | | | | | | | |")
+    lines += ["", f"Serving at the end: {_serving(state.get('serving'))}", "",
+              "Numbers are one benchmark sample each: no spread was measured, so differences "
+              "of a few percent are not evidence of a winner."]
+    log = state.get("log") or []
+    if log:
+        lines += ["", "## Log", "", *[f"- {entry}" for entry in log[-40:]]]
+    return "\n".join(lines) + "\n"
+
+
+def _baseline(base: dict[str, Any] | None) -> list[str]:
+    if not base:
+        return ["Baseline: not measured."]
+    bench = base.get("benchmark") or {}
+    return [f"Baseline {base['profile']} (run #{base.get('run_id')}): "
+            f"{_num(bench.get('tokens_per_s'))} tok/s, TTFT {_num(bench.get('ttft_ms'))} ms "
+            f"({base.get('samples', 0)} sample, measured {_clock(base.get('measured_at'))})"]
+
+
+def _row(i: int, row: dict[str, Any]) -> str:
+    bench = row.get("benchmark") or {}
+    what = row["profile"] + (" + " + ", ".join(row["changes"]) if row.get("changes") else "")
+    branch = row.get("branch") or {}
+    evidence = f"run #{row.get('run_id')}" if row.get("run_id") else ""
+    if (row.get("evidence") or {}).get("log"):
+        evidence += f" [log]({row['evidence']['log']})"
+    cells = [str(i), row["name"], what, row["verdict"], ", ".join(row.get("culprits") or []) or "-",
+             f"{_num(bench.get('tokens_per_s'))} ({_ratio(bench.get('vs_baseline'))})",
+             f"{_num(bench.get('ttft_ms'))} ({_ratio(bench.get('ttft_vs_baseline'))})",
+             ("met" if row.get("ok") else "not met") + f": {row.get('why', '')}",
+             f"{branch.get('taken', '')} -> {branch.get('next') or 'end'} "
+             f"({branch.get('why', '')})",
+             evidence.strip()]
+    return "| " + " | ".join(c.replace("|", "/") for c in cells) + " |"
+
+
+def _serving(serving: dict[str, Any] | None) -> str:
+    if not serving:
+        return "nothing"
+    changes = ", ".join(serving.get("changes") or [])
+    return f"{serving['profile']}" + (f" + {changes}" if changes else "") + \
+        f" (run #{serving.get('run_id')})"
+
+
+def _num(value: Any) -> str:
+    return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _ratio(value: Any) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _clock(ts: float | None) -> str:
+    return "-" if ts is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
