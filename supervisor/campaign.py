@@ -301,7 +301,7 @@ def judge(exp: Experiment, outcome: dict[str, Any], baseline: dict[str, Any]) ->
     else:
         verdict = (f"{verdict_info.get('status', 'failed')} in {verdict_info.get('phase')}"
                    + (f" ({verdict_info['cause']})" if verdict_info.get("cause") else ""))
-    why = "met: " + exp.criterion()
+    why = exp.criterion()
     ok = outcome["ok"]
     if not ok:
         why = f"not ready: {verdict}"
