@@ -228,3 +228,39 @@ def test_vllm_head_dim_16_dies_on_first_request_and_the_run_leaves_ready(
         run["evidence"]
     d.ctl("stop")
     all_gone(d, pgid)
+
+
+def test_vllm_isolation_of_two_real_changes_names_the_fatal_one(workdir: Path, make_daemon,
+                                                                vllm_python,
+                                                                tiny_model) -> None:
+    write_profile(workdir, "base", vllm_profile(vllm_python, tiny_model, free_port()))
+    # two real vLLM changes: reserve nearly all memory for the KV cache (refused at start,
+    # more than is free) and a smaller batch (harmless)
+    write_profile(workdir, "tuned", 'extends = "base"\n' + """
+[[changes]]
+name = "big_kv_cache"
+args = { gpu-memory-utilization = 0.99 }
+
+[[changes]]
+name = "fewer_seqs"
+args = { max-num-seqs = 16 }
+
+[fallback]
+strategy = "isolate"
+max_attempts = 4
+""")
+    d = make_daemon()
+    rc, out = switch_wait(d, "tuned", timeout=3 * STARTUP)
+    save_log(d, "vllm-isolation-serving")
+    keep = os.environ.get("GNS_SAVE_REAL_LOGS")
+    if keep:   # the closing note shows these
+        for cmd in ("history", "status"):
+            Path(keep, f"isolation-{cmd}.txt").write_text(d.ctl(cmd).stdout)
+    assert rc == 1, out   # the profile as written failed; a working subset serves
+    assert out["culprits"] == ["big_kv_cache"], out
+    assert out["serving"]["profile"] == "tuned" and out["serving"]["changes"] == ["fewer_seqs"]
+    assert len(out["attempts"]) <= 3, [(a["changes"], a["status"]) for a in out["attempts"]]
+    assert d.run()["status"] == "ready"
+    pgid = d.run()["pid"]
+    d.ctl("stop")
+    all_gone(d, pgid)
