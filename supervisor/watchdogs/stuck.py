@@ -142,19 +142,19 @@ class StackProbe:
         if not common:
             return None
         span = self.samples[-1][0] - self.samples[0][0]
-        common = self._busy(common, span) or common
-        for pid in common:
-            sigs = {stacks[pid].threads for _, stacks in self.samples}
-            if len(sigs) > 1:
-                return StackVerdict(moved=True, stuck=None)
+        busy = self._busy(common, span) or common
+        if any(len({stacks[p].threads for _, stacks in self.samples}) > 1 for p in busy):
+            return StackVerdict(moved=True, stuck=None)
         latest = self.samples[-1][1]
-        waits = {pid: latest[pid].innermost for pid in common}
-        if not all(f is not None and WAIT_RE.search(f[0]) for f in waits.values()):
+        frames = {latest[p].innermost for p in busy}
+        if not all(f is not None and WAIT_RE.search(f[0]) for f in frames):
             return StackVerdict(moved=False, stuck=None)   # busy in something long, not a wait
-        return StackVerdict(moved=False, stuck=describe(latest, common, span),
-                            collective=any(COLLECTIVE_RE.search(f[0])
-                                           for f in waits.values() if f))
-
+        # Name every process parked where the busy ones are (a rank that spins less, or
+        # blocks, in the same collective is the same story), not only the busiest.
+        parked = {p for p in common if latest[p].innermost in frames and
+                  len({stacks[p].threads for _, stacks in self.samples}) == 1}
+        return StackVerdict(moved=False, stuck=describe(latest, parked, span),
+                            collective=any(COLLECTIVE_RE.search(f[0]) for f in frames if f))
 
     def _busy(self, pids: set[int], span: float) -> set[int]:
         """The processes that used CPU between the first and the last sample: the question is
