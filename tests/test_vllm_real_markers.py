@@ -1,0 +1,45 @@
+"""vLLM's phase markers against a real vLLM log (tests/fixtures/real-engines, from make
+test-real): the tracker must walk the phases a real CPU-build start goes through, in order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from supervisor.engines import get_engine
+
+REAL = Path(__file__).parent / "fixtures" / "real-engines"
+READY_LOG = REAL / "r01-vllm-cpu-ready-tiny-llama.log"
+
+
+def _body(path: Path) -> list[str]:
+    lines = path.read_text().splitlines()
+    return [ln for ln in lines if not ln.startswith("# ")]
+
+
+def test_real_vllm_start_walks_every_phase_in_order() -> None:
+    tracker = get_engine("vllm").new_tracker()
+    phases: list[str] = []
+    shards: list[int] = []
+    for line in _body(READY_LOG):
+        update = tracker.feed(line)
+        if update is None:
+            continue
+        if update.changed_phase:
+            phases.append(update.phase.value)
+        if update.progress and update.progress["kind"] == "weight_shards":
+            shards.append(update.progress["done"])
+    assert phases == ["weight_loading", "kv_cache_alloc", "warmup", "ready", "serving"], phases
+    assert shards[0] == 0 and shards[-1] == 4, shards
+    assert tracker.started and tracker.ready
+
+
+def test_real_vllm_compile_warmup_is_not_weight_loading() -> None:
+    """On the CPU build the torch.compile warmup takes most of the start (30 s cold); it is
+    profiling the model, which vLLM's GPU build logs in kv_cache_alloc too."""
+    tracker = get_engine("vllm").new_tracker()
+    for line in _body(READY_LOG):
+        tracker.feed(line)
+        if "Warming up model for the compilation" in line:
+            assert tracker.phase.value == "kv_cache_alloc", line
+            return
+    raise AssertionError("the real log has no compile warmup line")
