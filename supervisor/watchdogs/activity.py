@@ -44,6 +44,8 @@ class ActivityTracker:
     gpu_power_frac: float | None = None
     reasons: list[str] = field(default_factory=list)
     stuck: str | None = None           # where stack samples show the busy processes parked
+    stack_samples: int = 0             # taken for this run so far, and their wall time:
+    stack_cost_s: float = 0.0          # the daemon's own cost of looking
     _prev: TreeSample | None = None
 
     def __post_init__(self) -> None:
@@ -139,5 +141,7 @@ class ActivityTracker:
                                else round(self.gpu_power_frac, 3)),
             "signs": list(self.reasons),
             "stuck": self.stuck,
+            "stack_samples": self.stack_samples,
+            "stack_cost_s": round(self.stack_cost_s, 3),
             "silence_s": silence,  # the budget: hung once still_s reaches it (while starting)
         }

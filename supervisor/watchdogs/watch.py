@@ -103,6 +103,8 @@ class RunWatch:
         targets = await anyio.to_thread.run_sync(run.stack_targets)
         stacks, cost = await anyio.to_thread.run_sync(timed_sample, targets)
         self.stacks.add(now_m, stacks, cost)
+        run.activity.stack_samples += 1
+        run.activity.stack_cost_s += cost
         verdict = self.stacks.verdict()
         if verdict is None:
             return
