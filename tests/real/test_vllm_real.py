@@ -95,7 +95,10 @@ def test_vllm_serves_phases_health_and_completion_benchmark(workdir: Path, make_
     # the benchmark ran against /v1/completions and is stored with the run
     bench = wait_until(lambda: d.run()["benchmark"], 180, "the completion benchmark")
     assert bench["kind"] == "completion" and bench["complete"] is True, bench
-    assert bench["tokens"] >= 16 and (bench.get("tokens_per_s") or 0) > 0, bench
+    assert bench["tokens"] == 1536, bench
+    # a rate only over >= 0.5 s of decoding: on a busy host vLLM's stream may arrive in a few
+    # bursts, and then the result says why it carries none
+    assert (bench.get("tokens_per_s") or 0) > 0 or "no rate" in bench.get("note", ""), bench
     stored = d.ctl_json("history")["runs"][-1]["benchmark"]
     assert stored["kind"] == "completion" and stored["tokens_per_s"] == bench["tokens_per_s"]
     # a base model: the chat kind says so rather than a bare HTTP 400
