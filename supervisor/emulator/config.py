@@ -2,7 +2,8 @@
 
 ``SGLANG_EMULATOR_FAULT`` is a comma-separated list of items::
 
-    none | crash:<phase>:<cause> | hang:<phase> | spin:<phase> | slow:<phase>:<seconds> | leak
+    none | crash:<phase>:<cause> | hang:<phase> | spin:<phase> | slow:<phase>:<seconds>
+         | compile:<phase>:<seconds> | leak
          | flood:<lines_per_second> | unhealthy | stall | slow_prefill:<seconds>
 
 Each item may end with conditions ``@NAME`` / ``@!NAME``: the item applies only when ``--NAME``
@@ -39,6 +40,7 @@ class FaultPlan:
     hang: set[str] = field(default_factory=set)            # phases
     spin: set[str] = field(default_factory=set)            # phases: ranks busy-wait, stuck
     slow: dict[str, float] = field(default_factory=dict)   # phase -> seconds (unscaled)
+    compile: dict[str, float] = field(default_factory=dict)  # CPU only, no reads, no output
     leak: bool = False
     flood: float | None = None                              # lines per second after ready
     unhealthy: bool = False
@@ -119,13 +121,13 @@ def parse_faults(spec: str | None, argv: list[str] | None = None,
             phase = _phase(parts[1], item)
             if applies:
                 (plan.hang if kind == "hang" else plan.spin).add(phase)
-        elif kind == "slow":
+        elif kind in ("slow", "compile"):  # busy for a while: with disk reads, or CPU only
             if len(parts) != 3:
-                raise FaultError(f"expected slow:<phase>:<seconds>, got {item!r}")
+                raise FaultError(f"expected {kind}:<phase>:<seconds>, got {item!r}")
             phase = _phase(parts[1], item)
             seconds = _number(parts[2], item, "seconds")
             if applies:
-                plan.slow[phase] = seconds
+                (plan.slow if kind == "slow" else plan.compile)[phase] = seconds
         elif kind == "leak" and len(parts) == 1:
             plan.leak = plan.leak or applies
         elif kind == "flood":
@@ -142,7 +144,8 @@ def parse_faults(spec: str | None, argv: list[str] | None = None,
             _serving_fault(plan, kind, parts, item, applies)
         else:
             raise FaultError(f"unknown fault {item!r}; expected none, crash:<phase>:<cause>, "
-                             "hang:<phase>, spin:<phase>, slow:<phase>:<seconds>, leak, "
+                             "hang:<phase>, spin:<phase>, slow:<phase>:<seconds>, "
+                             "compile:<phase>:<seconds>, leak, "
                              "flood:<lines_per_second>, unhealthy, stall, "
                              "slow_prefill:<seconds>")
     return plan

@@ -192,6 +192,10 @@ class Emulator:
             seconds = self.plan.slow[phase]
             self.tell(f"work {seconds:.3f} {SLOW_DUTY} read")
             time.sleep(seconds)
+        if phase in self.plan.compile:  # a long compile or autotune: CPU, nothing else
+            seconds = self.plan.compile[phase]
+            self.tell(f"work {seconds:.3f} {SLOW_DUTY}")
+            time.sleep(seconds)
 
     def hang(self, phase: str) -> None:
         """Stop printing and working; from ready on, HTTP stops answering too."""

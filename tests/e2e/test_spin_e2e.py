@@ -63,3 +63,19 @@ def test_ranks_spinning_while_serving_are_hung(workdir: Path, make_daemon) -> No
                                                            "collective_hang"), run
     assert "custom_all_reduce" in run["evidence"][0]
     assert d.run_processes() == {}
+
+
+def test_a_long_busy_capture_that_is_not_a_wait_is_not_hung(workdir: Path,
+                                                            make_daemon) -> None:
+    """A compile or autotune: CPU busy in one long call with no output for longer than the
+    silence window. Its stacks are sampled, show no wait, and the run is left alone."""
+    write_profile(workdir, "compiles", emulator_profile(
+        "compiles", port=free_port(), fault="compile:cuda_graph_capture:8", silence=SILENCE,
+        scale=0.01))
+    d = make_daemon()
+    d.ctl("switch", "compiles", check=True)
+    run = d.wait_run(lambda r: r["phase"] == "cuda_graph_capture" and
+                     r["activity"]["stack_samples"] >= 3, 30, "stack samples of the capture")
+    assert run["status"] == "starting" and run["activity"]["stuck"] is None, run["activity"]
+    final = d.wait_run(lambda r: r["status"] != "starting", 40, "the long capture to finish")
+    assert final["status"] == "ready", final
