@@ -290,6 +290,27 @@ def test_isolate_plan_names_culprits_and_serves_the_rest(tmp_path: Path,
     assert ", ".join(sorted(bad)) in req.checklist["req1:isolate:verdict"]["title"]
 
 
+@pytest.mark.parametrize("cause, isolates", [("invalid_config", True), ("import_error", False)])
+def test_isolation_runs_for_a_bad_config_but_not_for_a_broken_environment(
+        tmp_path: Path, cause: str, isolates: bool) -> None:
+    """A change that sets max-model-len past the model's is exactly an invalid config: its
+    culprit is found. A missing library is the environment's fault: no change is to blame."""
+    changes = ('[[changes]]\nname = "long_context"\nargs = { max-model-len = 100000 }\n'
+               '[[changes]]\nname = "fewer_seqs"\nargs = { max-num-seqs = 16 }\n')
+    pset = _profiles(tmp_path, changes + '[fallback]\nstrategy = "isolate"\n')
+
+    def outcome(p: ResolvedProfile) -> tuple:
+        bad = "long_context" in p.changes or cause == "import_error"
+        return (not bad, cause if bad else None, "launch")
+
+    launched, _, req = _drive(pset, "p", outcome)
+    if isolates:
+        assert req.culprits == ["long_context"]
+        assert launched[-1].changes == ("fewer_seqs",)
+    else:
+        assert launched == [] and any("not caused by a config change" in n for n in req.notes)
+
+
 def test_plan_respects_time_budget(tmp_path: Path) -> None:
     pset = _profiles(tmp_path, ARGS + textwrap.dedent("""\
         [fallback]

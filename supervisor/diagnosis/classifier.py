@@ -411,6 +411,8 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
 def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
     best: Phase | None = None
     for _, where in frames:
+        if where.endswith(":<module>"):  # an import chain: module code says nothing of the
+            continue                     # phase (a loader imported while parsing arguments)
         for phase, rx in S.FRAME_PHASES:
             if (best is None or phase.rank > best.rank) and rx.search(where):
                 best = phase
@@ -540,7 +542,7 @@ def _evidence(lines: Iterable[str]) -> tuple[str, ...]:
         line = line.rstrip("\r\n")
         msg = strip_wrappers(line)
         key = _RANK_PREFIX.sub("", msg).strip()
-        if not key or key in seen or _is_dump(msg):
+        if not key or key in seen or _is_dump(msg) or _BARE_EXCEPTION.match(key):
             continue
         seen.add(key)
         out.append(line if len(line) <= EVIDENCE_CLIP else line[:EVIDENCE_CLIP - 1] + "…")
@@ -555,4 +557,6 @@ def _is_dump(msg: str) -> bool:
     return not msg.isascii() and S.BANNER.search(msg) is not None
 
 
+# "ImportError: " with its message on the following lines: the message is the evidence.
+_BARE_EXCEPTION = re.compile(r"^[\w.]*(?:Error|Exception):\s*$")
 _RANK_PREFIX = re.compile(r"\b(?:rank|Rank|TP|DP|EP|PP) ?\d+\b")

@@ -93,7 +93,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"not supported (?:on|for) (?:the current|this) GPU",
            r"(?:Minimum|Required) (?:compute )?capability[: ]+\d+.{0,40}Current capability",
            r"invalid device function", r"cudaErrorInvalidDeviceFunction",
-           flags=_I)
+           # No kernel built for this model's shape on this hardware (head size, attention
+           # configuration): the same family, and the same remedy (another backend).
+           r"Unsupported (?:CPU |GPU |CUDA )?attention configuration",
+           r"Head size \d+ is not supported", flags=_I)
     + _sig(Cause.UNSUPPORTED_ARCH, 55,
            r"PTX was compiled with an unsupported toolchain|unsupported PTX version", flags=_I)
     # SIGBUS: a mmap'd file (safetensors, /dev/shm) went away or shm is too small.

@@ -23,7 +23,7 @@ from ..profiles import Change, ProfileError, ProfileSet, ResolvedProfile
 from ..states import ChecklistStatus as S
 from .chain import chain_profiles
 from .isolate import Isolation, isolate_steps, partial_result
-from .remedies import UNFIXABLE, failure_kind, merge_extras, next_remedy
+from .remedies import NOT_A_CHANGE, UNFIXABLE, failure_kind, merge_extras, next_remedy
 
 
 # What the fallback needs of the daemon: narrow on purpose. The fallback reads the profiles,
@@ -163,7 +163,7 @@ class _Plan:
             self.item("isolate:verdict", S.SKIPPED, ["the profile has no [[changes]]"],
                       "Isolate the culprit change(s)")
             return
-        if kind in UNFIXABLE:
+        if kind in NOT_A_CHANGE:
             req.notes.append(f"cause {kind} is not caused by a config change; not isolating")
             self.item("isolate:verdict", S.SKIPPED, [f"cause {kind}: the environment, not the"
                                                      " config, is at fault"],

@@ -34,6 +34,10 @@ UNFIXABLE: frozenset[str] = frozenset({
     Cause.CORRUPT_CHECKPOINT.value,
 })
 
+# Causes of the environment, not of a config change: isolating the changes cannot help. An
+# invalid config is unfixable by flags but is exactly what a bad change produces.
+NOT_A_CHANGE: frozenset[str] = UNFIXABLE - {Cause.INVALID_CONFIG.value}
+
 CAPTURE_HANG = "capture_hang"   # a hang or timeout in graph capture with no clearer cause
 
 # remedy -> the causes it is a known fix for. ``cuda_oom`` only counts after weight loading:
