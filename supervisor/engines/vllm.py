@@ -102,7 +102,7 @@ _FLAGS: dict[str, str] = {
 class VLLMEngine(Engine):
     name = "vllm"
     default_command = ("vllm", "serve")
-    health_path = "/health"
+    model_flag = "--model"
     tracker_class = VLLMTracker
 
     def flag(self, logical: str, version: str | None = None) -> str | None:
