@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,8 @@ class Config:
     cluster_node: str | None = None          # this node's name in [group] nodes (host name)
     cluster_address: str | None = None       # how other ranks reach this node
     cluster_lease_ttl: int = 10              # seconds without this daemon -> its group stops
+    cluster_orchestrator: str | None = None  # slurm, lws or auto: the group from its env
+    cluster_profile: str | None = None       # the profile an orchestrated rank launches
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -60,8 +62,10 @@ def _user_defaults() -> tuple[Path, Path, Path, Path]:
     return conf / "supervisor.toml", conf / "profiles", state, daemon_socket()
 
 
-CLUSTER_KEYS = ("etcd", "node", "address", "lease_ttl")
+CLUSTER_KEYS = ("etcd", "node", "address", "lease_ttl", "orchestrator")
+ORCHESTRATORS = ("auto", "slurm", "lws")
 _KEYS = {"cluster_etcd", "cluster_node", "cluster_address", "cluster_lease_ttl",
+         "cluster_orchestrator",
          "profiles_dir", "state_dir", "socket", "fake_gpus", "allow_uids", "allow_groups",
          "on_restart", "log_max_mb", "keep_runs", "startup_profile", "metrics_port",
          "metrics_host", "socket_group"}
@@ -79,7 +83,7 @@ def load(config_file: str | None = None, **overrides: Any) -> Config:
     values.update({k: v for k, v in overrides.items() if v is not None})
     for key in ("profiles_dir", "state_dir", "socket"):
         values[key] = Path(values[key]).expanduser()
-    cfg = Config(**values)
+    cfg = _orchestrated(Config(**values), path)
     if cfg.on_restart not in ("stop", "adopt"):
         raise ConfigError(f"{path}: on_restart must be 'stop' or 'adopt'")
     _check_ops(cfg, path)
@@ -161,4 +165,25 @@ def _read_cluster(path: Path, table: Any) -> dict[str, Any]:
             raise ConfigError(f"{path}: [cluster] lease_ttl must be whole seconds from 2 to "
                               f"600, got {ttl!r}")
         out["cluster_lease_ttl"] = ttl
+    if "orchestrator" in table:
+        out["cluster_orchestrator"] = table["orchestrator"]
     return out
+
+
+def _orchestrated(cfg: Config, path: Path) -> Config:
+    """With an orchestrator (Slurm, LWS) the group comes from its environment, not etcd, and
+    the startup profile is this rank's part (launched by the cluster service with the rank's
+    flags, not as is by the arbiter)."""
+    kind = cfg.cluster_orchestrator
+    if kind is None:
+        return cfg
+    if kind not in ORCHESTRATORS:
+        raise ConfigError(f"{path}: [cluster] orchestrator must be one of "
+                          f"{', '.join(ORCHESTRATORS)}, got {kind!r}")
+    if cfg.cluster_etcd:
+        raise ConfigError(f"{path}: [cluster] has both etcd and orchestrator = {kind!r}; a "
+                          "group is coordinated by one of them: drop one")
+    if not cfg.startup_profile:
+        raise ConfigError(f"{path}: orchestrator = {kind!r} needs the profile this rank "
+                          "launches: startup_profile = NAME (or --startup-profile NAME)")
+    return replace(cfg, cluster_profile=cfg.startup_profile, startup_profile=None)

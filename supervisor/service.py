@@ -179,7 +179,14 @@ async def _start_ops(tg: Any, config: Config, arbiter: Arbiter, metrics_state: A
 
 async def _start_cluster(tg: Any, config: Config, arbiter: Arbiter, hub: Hub,
                          daemon: Daemon) -> None:
-    """Launch groups through etcd, with [cluster] etcd set (supervisor/cluster)."""
+    """Launch groups through etcd, with [cluster] etcd set, or placed by an orchestrator
+    (Slurm, LWS) with [cluster] orchestrator (supervisor/cluster)."""
+    if config.cluster_orchestrator:
+        from .cluster.orchestrated import OrchestratedService
+
+        daemon.cluster = OrchestratedService(config, arbiter, hub)
+        await tg.start(daemon.cluster.run)
+        return
     if not config.cluster_etcd:
         return
     from .cluster.group import ClusterService

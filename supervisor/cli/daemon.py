@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+from typing import Any
 
 import anyio
 
@@ -26,6 +27,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--socket", help="control socket path")
     p.add_argument("--fake-gpus", dest="fake_gpus", type=int, metavar="N",
                    help="simulate N GPUs instead of NVML (demo, tests)")
+    p.add_argument("--orchestrator", choices=("auto", "slurm", "lws"),
+                   help="launch this node's rank of a group that Slurm or a Kubernetes "
+                   "LeaderWorkerSet placed (rank, size, rank 0's host from their environment); "
+                   "exit 1 when the rank fails, so the orchestrator stops the whole group")
+    p.add_argument("--startup-profile", dest="startup_profile", metavar="NAME",
+                   help="profile to launch at start (with --orchestrator: this rank's part)")
     p.add_argument("--log-level", default=os.environ.get("GNS_LOG_LEVEL", "INFO"))
     return p.parse_args(argv)
 
@@ -39,7 +46,10 @@ def main(argv: list[str] | None = None) -> None:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         config = load(args.config, profiles_dir=args.profiles_dir, state_dir=args.state_dir,
-                      socket=args.socket, fake_gpus=args.fake_gpus)
+                      socket=args.socket, fake_gpus=args.fake_gpus,
+                      startup_profile=args.startup_profile,
+                      cluster_orchestrator=args.orchestrator)
+        check_placement(config)
     except ConfigError as exc:
         sys.stderr.write(f"supervisor-daemon: {exc}\n")
         raise SystemExit(2) from None
@@ -53,11 +63,31 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:  # pragma: no cover
         pass
     except Exception as exc:
+        from ..cluster.orchestrated import exit_line, report
+
+        line = exit_line(exc)
+        if line is not None:  # this rank failed: the orchestrator stops the group
+            report(line)
+            raise SystemExit(1) from None
         reason = refusal(exc)
         if reason is None:
             raise
         sys.stderr.write(f"supervisor-daemon: {reason}\n")
         raise SystemExit(1) from None
+
+
+def check_placement(config: Any) -> None:
+    """With an orchestrator, its environment must place this node before anything starts."""
+    if config.cluster_orchestrator is None:
+        return
+    from ..cluster.orchestrator import OrchestratorError, placement
+    from ..config import ConfigError
+
+    try:
+        place = placement(os.environ, config.cluster_orchestrator)
+    except OrchestratorError as exc:
+        raise ConfigError(f"--orchestrator {config.cluster_orchestrator}: {exc}") from None
+    logging.getLogger("supervisor").info("placed by %s", place.describe())
 
 
 def refusal(exc: BaseException) -> str | None:

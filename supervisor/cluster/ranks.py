@@ -50,3 +50,15 @@ def rank_profile(profile: ResolvedProfile, extra_resolve: Any, rank: int, rank0_
     host = my_address if resolved.host.startswith(LOOPBACK) else resolved.host
     return replace(resolved, host=host, restart=RestartSpec(on_failure="none"),
                    fallback=FallbackSpec())
+
+
+def placed_profile(profile: ResolvedProfile, extra_resolve: Any, nnodes: int, rank: int,
+                   leader: str, port: int) -> ResolvedProfile:
+    """The profile a node launches for its rank when an orchestrator placed it (Slurm, LWS):
+    the group's flags from the orchestrator's facts; no per-node restart or fallback (the
+    orchestrator restarts the whole group)."""
+    delta = Change(name="", args=rank_args(profile.engine, nnodes, rank, leader, port),
+                   env=rank_env(nnodes, rank, leader, port))
+    resolved: ResolvedProfile = extra_resolve(profile.name, extra=[delta])
+    return replace(resolved, group=None, restart=RestartSpec(on_failure="none"),
+                   fallback=FallbackSpec())
