@@ -130,6 +130,7 @@ class SupervisorApp(App[None]):
         self.banner: str | None = f"connecting to {self.targets[0].label}…"
         self.dropped_events = 0
         self._client: Client | None = None
+        self._serving_filled: Any = None  # the run whose metrics series was fetched
         self.main = MainScreen(log_max_lines=log_max_lines, log_flush_s=log_flush_s)
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -158,6 +159,23 @@ class SupervisorApp(App[None]):
             self.main.now = now
             self.main.run = run
         self._share_down()
+        r = fmt.as_dict(run)
+        if r.get("serving") and r.get("id") != self._serving_filled:
+            self._serving_filled = r.get("id")
+            self.fill_serving(r.get("id"))
+
+    @work(exclusive=True, group="metrics", exit_on_error=False)
+    async def fill_serving(self, run_id: Any) -> None:
+        """The serving series so far (``metrics``), once per run: the panel then extends it
+        with each newer ``status.run.serving``."""
+        node = self.node
+        try:
+            result = fmt.as_dict(await self.daemon_request("metrics",
+                                                           since=self.clock() - 600))
+        except Exception:  # noqa: BLE001 — the panel fills from status alone then
+            return
+        if node == self.node and result.get("run_id") == run_id:
+            self.main.serving_fill = (run_id, fmt.as_list(result.get("series")))
 
     @work(exclusive=True, group="resync", exit_on_error=False)
     async def resync_run(self) -> None:
@@ -583,6 +601,7 @@ class SupervisorApp(App[None]):
         self.connected = False
         self.hello = {}
         self.daemon_info = None
+        self._serving_filled = None
         with self.batch_update():
             self.main.forget()
         self.action_reconnect()

@@ -94,6 +94,133 @@ def hung_run() -> dict[str, Any]:
     }
 
 
+def serving_series(n: int = 30) -> list[dict[str, Any]]:
+    """``metrics`` rows of an SGLang server under load with speculative decoding (EAGLE-3):
+    throughput climbing to ~800 tok/s, a few queued, KV usage rising."""
+    rows = []
+    for i in range(n):
+        rows.append({"t": T0 + 60 + i, "gen_throughput": 300 + i * 17, "running": 4 + i // 5,
+                     "queued": i % 4, "token_usage": round(0.2 + i * 0.015, 3),
+                     "tokens": 12000 + i * 400, "cache_hit_rate": 0.42, "accept_len": 2.6,
+                     "accept_rate": 0.71, "gpu_util": 90})
+    return rows
+
+
+def serving_now() -> dict[str, Any]:
+    """``status.run.serving``: the newest values, as the daemon reports them."""
+    last = serving_series()[-1]
+    return {k: v for k, v in last.items() if k != "t"} | {
+        "engine": "sglang", "source": "log", "updated": last["t"], "last_progress": last["t"],
+        "last_line": "Decode batch", "hang_signs": [], "samples": 30}
+
+
+def serving_status() -> dict[str, Any]:
+    """``ready_status`` with serving metrics, and GPUs that report power limit and history."""
+    status = ready_status()
+    status["run"]["serving"] = serving_now()
+    for g in status["gpus"]:
+        g["power_limit_w"] = 700
+        g["history"]["power"] = [120, 200, 310, 420, 560, 600, 640, g["power_w"]]
+    return status
+
+
+def campaign_running() -> dict[str, Any]:
+    """The seed's campaign half-way: the fused experiment hung, NCCL alone served faster than
+    the baseline, EAGLE-3 with the new NCCL settings is being launched."""
+    plan = {"name": "seed", "source": "profiles/campaigns/seed.toml",
+            "baseline": "demo-baseline", "time_budget": 3600.0, "stop": "end",
+            "description": "the seed: NCCL few channels + FlashInfer fusion, then EAGLE-3",
+            "experiments": [
+                {"name": "fused", "profile": "demo-fused",
+                 "changes": ["nccl_fewchan", "flashinfer_fusion"], "success": "ready",
+                 "on_success": "eagle3", "on_failure": "nccl_only", "timeout": None},
+                {"name": "nccl_only", "profile": "demo-fused", "changes": ["nccl_fewchan"],
+                 "success": "benchmark >= 1x the baseline", "on_success": "eagle3",
+                 "on_failure": "stop", "timeout": None},
+                {"name": "eagle3", "profile": "demo-eagle3", "changes": ["nccl_fewchan"],
+                 "success": "ready", "on_success": None, "on_failure": None,
+                 "timeout": None}]}
+    return {
+        "id": 3, "campaign": "seed", "status": "running", "started": T0, "ended": None,
+        "deadline": T0 + 3600, "plan": plan, "current": "eagle3",
+        "note": "nccl_only: ready; next: eagle3 (on_success = eagle3)",
+        "baseline": {"profile": "demo-baseline", "run_id": 7,
+                     "verdict": {"status": "ready", "phase": "ready", "cause": None},
+                     "benchmark": {"tokens_per_s": 82.1, "ttft_ms": 140.0},
+                     "measured_at": T0 + 60, "samples": 1},
+        "experiments": [
+            {"name": "fused", "profile": "demo-fused",
+             "changes": ["nccl_fewchan", "flashinfer_fusion"],
+             "verdict": "hung in cuda_graph_capture (nccl_timeout)", "ok": False,
+             "why": "not ready: hung in cuda_graph_capture (nccl_timeout)",
+             "culprits": ["flashinfer_fusion"],
+             "benchmark": {"tokens_per_s": None, "ttft_ms": None, "vs_baseline": None,
+                           "ttft_vs_baseline": None, "samples": 0, "spread": None},
+             "branch": {"taken": "on_failure", "next": "nccl_only",
+                        "why": "on_failure = nccl_only"}, "run_id": 8},
+            {"name": "nccl_only", "profile": "demo-fused", "changes": ["nccl_fewchan"],
+             "verdict": "ready", "ok": True, "why": "benchmark >= 1x the baseline",
+             "culprits": [],
+             "benchmark": {"tokens_per_s": 84.3, "ttft_ms": 131.0, "vs_baseline": 1.027,
+                           "ttft_vs_baseline": 0.936, "samples": 1, "spread": None},
+             "branch": {"taken": "on_success", "next": "eagle3",
+                        "why": "on_success = eagle3"}, "run_id": 11}],
+        "serving": {"profile": "demo-fused", "changes": ["nccl_fewchan"], "run_id": 11},
+        "report": None, "files": None, "log": []}
+
+
+CAMPAIGN_REPORT = """# Campaign seed: completed
+
+| experiment | verdict | tok/s | vs baseline |
+|---|---|---|---|
+| baseline demo-baseline | ready | 82.1 | 1.00x |
+| fused | hung in cuda_graph_capture (nccl_timeout) | – | – |
+| nccl_only | ready | 84.3 | 1.03x |
+| eagle3 | ready | 61.0 | 0.74x |
+
+Serving at the end: **demo-fused + nccl_fewchan**.
+"""
+
+
+def campaign_done() -> dict[str, Any]:
+    state = campaign_running()
+    state["experiments"].append(
+        {"name": "eagle3", "profile": "demo-eagle3", "changes": ["nccl_fewchan"],
+         "verdict": "ready", "ok": True, "why": "ready", "culprits": [],
+         "benchmark": {"tokens_per_s": 61.0, "ttft_ms": 150.0, "vs_baseline": 0.743,
+                       "ttft_vs_baseline": 1.071, "samples": 1, "spread": None},
+         "branch": {"taken": "on_success", "next": None, "why": "the plan has run to its end"},
+         "run_id": 12})
+    state.update(status="completed", current=None, ended=T0 + 900,
+                 note="the plan has run to its end", report=CAMPAIGN_REPORT)
+    return state
+
+
+def group_failed(degraded: bool = False) -> dict[str, Any]:
+    """Three nodes, rank 2 crashed in CUDA graph capture, the others stopped as consequences."""
+    problem = ("coordination degraded: watch: cannot reach etcd at http://127.0.0.1:2379: "
+               "connection refused") if degraded else None
+    return {
+        "group": "big", "profile": "big-tp16", "attempt": 2, "status": "crashed",
+        "phase": "cuda_graph_capture",
+        "ranks": [
+            {"node": "node-a", "rank": 0, "status": "crashed", "phase": "cuda_graph_capture",
+             "cause": "nccl_timeout", "pid": 7001},
+            {"node": "node-b", "rank": 1, "status": "stopped", "phase": "cuda_graph_capture",
+             "cause": None, "pid": 7002},
+            {"node": "node-c", "rank": 2, "status": "crashed", "phase": "cuda_graph_capture",
+             "cause": "cuda_oom", "pid": 7003}],
+        "verdict": {"rank": 2, "node": "node-c", "status": "crashed",
+                    "phase": "cuda_graph_capture", "cause": "cuda_oom",
+                    "evidence": ["torch.OutOfMemoryError: CUDA out of memory. Tried to "
+                                 "allocate 2.00 GiB"],
+                    "consequences": [{"rank": 0, "cause": "nccl_timeout"},
+                                     {"rank": 1, "cause": "stopped_by_group"}]},
+        "coordination": {"etcd": ["http://127.0.0.1:2379"], "node": "node-a",
+                         "address": "127.0.0.1", "state": "degraded" if degraded else "ok",
+                         "problem": problem}}
+
+
 def chat_bench(tokens_per_s: float) -> dict[str, Any]:
     """A chat benchmark result as the daemon stores it."""
     return {"kind": "chat", "started": T0 - 400, "duration_s": 1.62, "tokens": 128,
@@ -136,6 +263,9 @@ class FakeState:
              "phases": ready_status()["run"]["phases"]},
         ]
         self.brief = "# Brief\n\n- demo-baseline is **ready**\n"
+        self.metrics = serving_series()
+        self.campaign: dict[str, Any] | None = None  # none has run
+        self.group: dict[str, Any] | None = None     # None: no [cluster] in the config
         self.overrides: dict[str, Callable[[dict[str, Any]], Any]] = {}
         self.subscribers: list[Callable[[dict[str, Any]], None]] = []
         self.accepting = True
@@ -202,9 +332,34 @@ class FakeState:
             return {"run_id": 100, "profile": "demo-baseline"}
         if cmd == "stop":
             return {"run_id": 7, "status": "stopping"}
+        if cmd == "metrics":
+            return self._metrics(args)
+        if cmd == "campaign":
+            if args.get("action", "status") != "status":
+                raise wire.ProtocolError(wire.BAD_REQUEST, "the fake runs no campaign")
+            return copy.deepcopy(self.campaign) if self.campaign is not None else {
+                "campaign": None, "status": "none", "baseline": None, "experiments": [],
+                "serving": None, "report": None}
+        if cmd == "group":
+            if self.group is None:
+                raise wire.ProtocolError(wire.BAD_REQUEST, "this daemon has no [cluster] "
+                                         "config, so it is in no launch group "
+                                         "(docs/multi-node.md)")
+            return copy.deepcopy(self.group)
         if cmd == "ping":
             return {"pong": True, "time": T0}
         raise wire.ProtocolError(wire.UNKNOWN_COMMAND, f"unknown command {cmd!r}")
+
+    def _metrics(self, args: dict[str, Any]) -> dict[str, Any]:
+        run = self.status.get("run") or {}
+        since = args.get("since")
+        rows = [r for r in self.metrics if since is None or r["t"] >= since]
+        return {"run_id": run.get("id"), "profile": run.get("profile"), "engine": "sglang",
+                "status": run.get("status"), "serving": run.get("serving"),
+                "fields": ["gen_throughput", "prompt_throughput", "running", "queued",
+                           "token_usage", "tokens", "cache_hit_rate", "accept_len",
+                           "accept_rate", "retracted", "gpu_util"],
+                "series": copy.deepcopy(rows) if run.get("serving") else []}
 
     # -- events -------------------------------------------------------------------------
 

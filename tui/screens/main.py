@@ -24,6 +24,9 @@ from ..widgets.checklist import ChecklistPanel
 from ..widgets.gpu_panel import GpuPanel
 from ..widgets.log_view import LogPanel
 from ..widgets.run_panel import RunPanel
+from ..widgets.serving_panel import ServingPanel
+
+COMPACT_HEIGHT = 30  # below this many rows the serving panel drops its border
 
 
 class MainScreen(Screen[None]):
@@ -44,6 +47,7 @@ class MainScreen(Screen[None]):
     now: reactive[float] = reactive(0.0)
     run_seen_at: reactive[float | None] = reactive(None)  # when `run` arrived (app clock)
     connected: reactive[bool] = reactive(False)
+    serving_fill: reactive[tuple[Any, list[Any]] | None] = reactive(None)
 
     def __init__(self, *, log_max_lines: int, log_flush_s: float) -> None:
         super().__init__(id="main")
@@ -61,6 +65,8 @@ class MainScreen(Screen[None]):
                                                MainScreen.connected)
             yield ChecklistPanel(id="checklist").data_bind(MainScreen.items)
         yield GpuPanel(id="gpus").data_bind(MainScreen.gpus)
+        yield ServingPanel(id="serving").data_bind(MainScreen.run, MainScreen.gpus,
+                                                   MainScreen.serving_fill)
         with Vertical(id="lower"):
             yield LogPanel(max_lines=self._log_max_lines, flush_interval=self._log_flush_s,
                            id="logpanel")
@@ -68,6 +74,9 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.post_message(MainReady())
+
+    def on_resize(self) -> None:
+        self.query_one(ServingPanel).set_class(self.size.height < COMPACT_HEIGHT, "-compact")
 
     @property
     def ready(self) -> bool:
@@ -121,6 +130,7 @@ class MainScreen(Screen[None]):
         """Another node is watched: nothing of this one stays on screen."""
         self._log_run_id = None
         self.run = None
+        self.serving_fill = None
         self.verdict = None
         self.fallback = None
         self.items = []
