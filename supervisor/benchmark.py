@@ -7,6 +7,10 @@ kind = "completion"  the same over a streaming text completion, for base models 
 kind = "command" any command; numbers are parsed from its output with `regex` (named groups)
                  (keys: command = [...], regex, timeout); BENCH_HOST/BENCH_PORT/BENCH_URL set
 
+Any kind takes ``repeat = N`` (1 by default): the benchmark runs N times; tokens_per_s and
+ttft_ms are then the means, ``spread`` their n/mean/stdev/min/max, ``samples`` each repetition,
+and ``gpu`` the SM clocks, throttle reasons and temperature the GPU monitor saw meanwhile.
+
 Results are plain dicts stored with the run; the keys tokens_per_s and ttft_ms are what the
 history and the brief compare across profiles. A benchmark that did not run to its end (the
 server went away, the stream was cut, the command failed) is recorded as
@@ -21,9 +25,10 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 DEFAULT_PROMPT = "Write a short essay on the history of the transistor."
@@ -58,19 +63,165 @@ def run_benchmark(spec: Mapping[str, Any], host: str, port: int, model: str | No
             "complete": True, **result}
 
 
-async def measure(profile: Any) -> dict[str, Any]:
-    """The profile's [benchmark] against its ready server, in a worker thread (abandoned if
-    the run ends first). Never raises: a broken benchmark never takes supervision down."""
+async def measure(profile: Any, sample_gpus: GpuSampler | None = None) -> dict[str, Any]:
+    """The profile's [benchmark] against its ready server, ``repeat`` times, each in a worker
+    thread (abandoned if the run ends first), with the GPUs sampled throughout (their clocks,
+    throttle reasons and temperature say under which conditions the numbers were taken).
+    Never raises: a broken benchmark never takes supervision down."""
     import anyio
 
     spec = dict(profile.benchmark or {})
+    repeat = int(spec.get("repeat", 1))
+    watch = GpuWatch(sample_gpus)
+    results: list[dict[str, Any]] = []
     try:
-        return await anyio.to_thread.run_sync(
-            run_benchmark, spec, profile.host, profile.port, profile.model,
-            abandon_on_cancel=True)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(watch.run)
+            for _ in range(repeat):
+                result = await anyio.to_thread.run_sync(
+                    run_benchmark, spec, profile.host, profile.port, profile.model,
+                    abandon_on_cancel=True)
+                results.append(result)
+                if not complete(result):
+                    break
+            tg.cancel_scope.cancel()
     except Exception as exc:
-        return {"kind": spec.get("kind", "chat"), "complete": False,
-                "error": f"{type(exc).__name__}: {exc}"}
+        results.append({"kind": spec.get("kind", "chat"), "complete": False,
+                        "error": f"{type(exc).__name__}: {exc}"})
+    return summarize(results, repeat, watch.summary())
+
+
+def summarize(results: list[dict[str, Any]], repeat: int, gpu: dict[str, Any]
+              ) -> dict[str, Any]:
+    """One result from ``repeat`` repetitions: the mean as tokens_per_s / ttft_ms (what the
+    history and the brief compare), the spread of each, every sample, and the GPU conditions.
+    A repetition that did not complete makes the whole incomplete (and ends the series)."""
+    last = results[-1]
+    out = {**last, "started": results[0].get("started"),
+           "duration_s": round(sum(r.get("duration_s") or 0 for r in results), 3),
+           "repeat": repeat, "gpu": gpu,
+           "samples": [{k: r.get(k) for k in SAMPLE_KEYS} for r in results]}
+    if not complete(last):
+        if repeat > 1:
+            out["error"] = f"repetition {len(results)} of {repeat}: {last.get('error')}"
+        out.pop("tokens_per_s", None)
+        return out
+    rates = [x for x in (rate_of(r) for r in results) if x is not None]
+    ttfts = [float(r["ttft_ms"]) for r in results if _finite(r.get("ttft_ms"))]
+    out["spread"] = {"tokens_per_s": spread(rates), "ttft_ms": spread(ttfts)}
+    if rates:
+        out["tokens_per_s"] = round(statistics.fmean(rates), 2)
+        # the shortest repetition still carried a rate: what rate_of checks the mean against
+        out["tokens"] = min(int(r.get("tokens") or 0) for r in results if rate_of(r))
+        out["decode_s"] = min(float(r.get("decode_s") or 0) for r in results if rate_of(r))
+        out.pop("note", None)
+    if ttfts:
+        out["ttft_ms"] = round(statistics.fmean(ttfts), 1)
+    return out
+
+
+SAMPLE_KEYS = ("tokens_per_s", "ttft_ms", "tokens", "duration_s", "error")
+
+
+def spread(values: list[float]) -> dict[str, Any] | None:
+    """n, mean, standard deviation (None for one value), min and max; None for no value."""
+    if not values:
+        return None
+    return {"n": len(values), "mean": round(statistics.fmean(values), 2),
+            "stdev": round(statistics.stdev(values), 2) if len(values) > 1 else None,
+            "min": round(min(values), 2), "max": round(max(values), 2)}
+
+
+def noise(a: Any, b: Any, key: str = "tokens_per_s") -> dict[str, Any]:
+    """Whether two results' difference in ``key`` is beyond their noise: ``within_noise`` is
+    True when their [min, max] ranges overlap or the difference is at most twice the larger
+    standard deviation; None when either was measured once (no spread to judge by)."""
+    sa, sb = _spread_of(a, key), _spread_of(b, key)
+    if sa is None or sb is None:
+        return {"within_noise": None, "noise": "one sample: no spread measured, so a small "
+                                               "difference is not evidence"}
+    diff = abs(sa["mean"] - sb["mean"])
+    overlap = sa["min"] <= sb["max"] and sb["min"] <= sa["max"]
+    sd = 2 * max(sa["stdev"] or 0.0, sb["stdev"] or 0.0)
+    if overlap or diff <= sd:
+        why = ("their ranges overlap" if overlap else f"{diff:.2f} is within 2 x stdev {sd:.2f}")
+        return {"within_noise": True, "noise": f"within the noise ({why})"}
+    return {"within_noise": False, "noise": f"beyond the noise (difference {diff:.2f}, ranges "
+                                            f"{sa['min']:g}-{sa['max']:g} and "
+                                            f"{sb['min']:g}-{sb['max']:g} apart)"}
+
+
+def _spread_of(bench: Any, key: str) -> dict[str, Any] | None:
+    if not isinstance(bench, Mapping):
+        return None
+    s = (bench.get("spread") or {}).get(key)
+    return s if isinstance(s, Mapping) and (s.get("n") or 0) >= 2 else None
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+GpuSampler = Callable[[], list[dict[str, Any]]]
+GPU_SAMPLE_S = 0.5   # the monitor's gauges refresh every second: this sees each of them
+IDLE_REASON = "gpu_idle"   # NVML's "nothing to do": not a throttle of the work measured
+
+
+class GpuWatch:
+    """The GPU monitor's snapshots, taken while the benchmark runs, summed up."""
+
+    def __init__(self, sampler: GpuSampler | None) -> None:
+        self.sampler = sampler
+        self.rows: dict[tuple[Any, Any], dict[str, Any]] = {}   # (gpu, timestamp) -> sample
+
+    async def run(self) -> None:
+        import anyio
+
+        while self.sampler is not None:
+            self.take()
+            await anyio.sleep(GPU_SAMPLE_S)
+
+    def take(self) -> None:
+        try:
+            snap = self.sampler() if self.sampler is not None else []
+        except Exception:   # telemetry is a nice-to-have here, never a reason to fail
+            return
+        for g in snap:
+            if not g.get("lost"):
+                self.rows[(g.get("index"), g.get("timestamp"))] = g
+
+    def summary(self) -> dict[str, Any]:
+        self.take()
+        rows = list(self.rows.values())
+        if not rows:
+            return {"gpus": 0, "samples": 0, "note": "no GPU telemetry during the benchmark"}
+        clocks = [float(r["sm_clock_mhz"]) for r in rows if _finite(r.get("sm_clock_mhz"))]
+        temps = [float(r["temperature_c"]) for r in rows if _finite(r.get("temperature_c"))]
+        reasons = sorted({x for r in rows for x in (r.get("throttle_reasons") or ())
+                          if x != IDLE_REASON})
+        return {"gpus": len({r.get("index") for r in rows}), "samples": len(rows),
+                "sm_clock_mhz": spread(clocks), "temperature_c": spread(temps),
+                "throttle_reasons": reasons}
+
+
+CLOCK_TOLERANCE = 0.10   # SM clocks this far apart (relative) are different conditions
+
+
+def conditions_differ(a: Any, b: Any) -> str | None:
+    """Why two benchmarks ran under different GPU conditions (throttle reasons, SM clocks),
+    or None when they did not or one has no telemetry."""
+    ga = a.get("gpu") if isinstance(a, Mapping) else None
+    gb = b.get("gpu") if isinstance(b, Mapping) else None
+    if not ga or not gb or not ga.get("samples") or not gb.get("samples"):
+        return None
+    ra, rb = ga.get("throttle_reasons") or [], gb.get("throttle_reasons") or []
+    if ra != rb:
+        return (f"throttle reasons differ ({', '.join(ra) or 'none'} then "
+                f"{', '.join(rb) or 'none'})")
+    ca, cb = (ga.get("sm_clock_mhz") or {}).get("max"), (gb.get("sm_clock_mhz") or {}).get("max")
+    if ca and cb and abs(ca - cb) > CLOCK_TOLERANCE * max(ca, cb):
+        return f"SM clocks differ (up to {ca:g} MHz then {cb:g} MHz)"
+    return None
 
 
 PATHS = {"chat": "/v1/chat/completions", "completion": "/v1/completions"}
@@ -264,8 +415,12 @@ def compare(rows: list[dict[str, Any]], root_of: Any) -> list[dict[str, Any]]:
         base = latest.get((root_of(profile), ()))
         tps = rate_of(b)
         base_tps = rate_of(base["benchmark"]) if base else None
-        out.append({"profile": profile, "changes": list(changes), "run_id": r["id"],
-                    "tokens_per_s": tps, "ttft_ms": b.get("ttft_ms"),
-                    "baseline": root_of(profile), "baseline_tokens_per_s": base_tps,
-                    "vs_baseline": round(tps / base_tps, 3) if tps and base_tps else None})
+        row = {"profile": profile, "changes": list(changes), "run_id": r["id"],
+               "tokens_per_s": tps, "ttft_ms": b.get("ttft_ms"),
+               "spread": (b.get("spread") or {}).get("tokens_per_s"),
+               "baseline": root_of(profile), "baseline_tokens_per_s": base_tps,
+               "vs_baseline": round(tps / base_tps, 3) if tps and base_tps else None}
+        if row["vs_baseline"] is not None and (profile, changes) != (root_of(profile), ()):
+            row.update(noise(b, base["benchmark"]))
+        out.append(row)
     return out

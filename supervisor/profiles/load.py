@@ -65,6 +65,7 @@ INT_MAX: dict[str, int] = {
     "fallback.max_attempts": 1000,
     "restart.max_restarts": 1000,
     "benchmark.max_tokens": 1_000_000,
+    "benchmark.repeat": 100,
 }
 MAX_NESTING = 16  # tables and arrays inside each other; tomllib itself recurses
 
@@ -375,8 +376,11 @@ def load_benchmark(raw: RawProfile, value: Any) -> dict[str, Any] | None:
         check_seconds(raw, "benchmark.timeout", table["timeout"])
     if "max_tokens" in table:
         check_int(raw, "benchmark.max_tokens", table["max_tokens"], 1)
+    if "repeat" in table:   # repetitions, for a mean and a spread
+        check_int(raw, "benchmark.repeat", table["repeat"], 1)
+    checked = ("benchmark.timeout", "benchmark.max_tokens", "benchmark.repeat")
     for key, number in numbers_in(table, "benchmark"):
-        if key not in ("benchmark.timeout", "benchmark.max_tokens") and not is_finite(number):
+        if key not in checked and not is_finite(number):
             raw.error(key, f"must be a finite number, got {show(number)}")
     return table if len(raw.errors) == before else None
 

@@ -67,6 +67,7 @@ class Arbiter:
         self._services = RunServices(
             store=store, hub=hub,
             gpu_activity=gpus.activity if gpus is not None else (lambda: None),
+            gpu_snapshot=gpus.snapshot if gpus is not None else (lambda: []),
             log_max_bytes=config.log_max_mb * 2**20, state_dir=str(config.state_dir),
             on_end=self._run_ended,
             on_ready=self._run_ready, on_log_problem=self._log_problem)

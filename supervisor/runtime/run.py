@@ -63,6 +63,7 @@ class RunServices:
     store: Store
     hub: Hub
     gpu_activity: Callable[[], tuple[float, float | None] | None] = lambda: None
+    gpu_snapshot: Callable[[], list[dict[str, Any]]] = lambda: []   # sampled by benchmarks
     log_max_bytes: int = 256 * 2**20
     state_dir: str = ""
     on_end: Callable[[Run], None] | None = None
@@ -278,7 +279,7 @@ class Run:
         """The profile's [benchmark], once, right after ready; stored with the run."""
         from ..benchmark import measure
 
-        result = await measure(self.profile)
+        result = await measure(self.profile, self.services.gpu_snapshot)
         self.benchmark = result
         self.store.update_run(self.id, benchmark=result)
         self.store.add_event("benchmark", result, self.id)
