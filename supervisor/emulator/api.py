@@ -83,8 +83,8 @@ class Handler(BaseHTTPRequestHandler):
         if emu.frozen:
             _hang()
         path = urlsplit(self.path).path
-        if emu.stalled and path == "/health_generate":
-            _hang()  # stall: /health answers, whatever generates never does
+        if path == "/health_generate" and (emu.stalled or emu.plan.stall and emu.ready.is_set()):
+            _hang()  # stall: /health answers, whatever generates never does (even the first)
         try:
             if path in ("/health", "/health_generate"):
                 code = emu.health()

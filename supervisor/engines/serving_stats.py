@@ -30,7 +30,8 @@ from typing import Any
 
 # The values a sample carries, in this order (series rows are tuples: (t, *values)).
 FIELDS = ("gen_throughput", "prompt_throughput", "running", "queued", "token_usage",
-          "tokens", "cache_hit_rate", "accept_len", "accept_rate", "retracted", "gpu_util")
+          "tokens", "cache_hit_rate", "accept_len", "accept_rate", "retracted", "gpu_util",
+          "gpu_power_frac")
 SERIES_LEN = 3600        # one sample a second at most: an hour
 SCAN_GAP = 0.2           # seconds between two chunks looked at
 _SIGNS_KEPT = 3
@@ -167,6 +168,8 @@ class ServingStats:
         self.progress_wall: float | None = None
         self.signs: list[str] = []                  # hang warnings since the last progress
         self.load_known = False                     # running/queued come from a line we trust
+        self.canary: dict[str, Any] | None = None   # the newest canary (watchdogs/serving)
+        self.scraped: float | None = None           # wall time of the newest /metrics scrape
         self._fresh = False
         self._scanned_m = -SCAN_GAP
         self._pending: bytes | None = None
@@ -229,12 +232,28 @@ class ServingStats:
         return int(self.values.get("running", 0) + self.values.get("queued", 0))
 
     # -- the watch loop's tick ----------------------------------------------------------------
-    def sample(self, now: float, gpu_util: float | None = None) -> bool:
-        """Append a row if new values came in since the last call; True if one was added."""
+    def catch_up(self) -> None:
+        """Look at the chunk the throttle held back (before judging progress)."""
         if self._pending is not None:
             self._scan(self._pending, time.monotonic())
+
+    def merge(self, values: dict[str, float]) -> None:
+        """Values from the engine's own Prometheus /metrics (``engines.engine_metrics``):
+        exact where the log rounds, and there even when the log is quiet."""
+        if values:
+            self.values.update(values)
+            self.scraped = time.time()
+            self._fresh = True
+
+    def sample(self, now: float, gpu_util: float | None = None,
+               gpu_power_frac: float | None = None) -> bool:
+        """Append a row if new values came in since the last call; True if one was added.
+        The GPUs' utilisation and power fraction ride along (busy at low power is a sign)."""
+        self.catch_up()
         if gpu_util is not None:
             self.values["gpu_util"] = gpu_util
+        if gpu_power_frac is not None:
+            self.values["gpu_power_frac"] = gpu_power_frac
         if not self._fresh:
             return False
         self._fresh = False
@@ -243,12 +262,15 @@ class ServingStats:
 
     def latest(self) -> dict[str, Any] | None:
         """``status.run.serving``: the newest values and the counters; None before any."""
-        if self.updated is None and not self.signs:
+        if self.updated is None and not self.signs and self.canary is None \
+                and self.scraped is None:
             return None
         out: dict[str, Any] = {k: _num(self.values[k]) for k in FIELDS if k in self.values}
-        out.update(engine=self.engine, source="log", updated=self.updated,
+        source = "log+metrics" if self.scraped is not None else "log"
+        out.update(engine=self.engine, source=source, updated=self.updated,
                    last_progress=self.progress_wall, last_line=self.last_line,
-                   hang_signs=list(self.signs), samples=len(self.series))
+                   hang_signs=list(self.signs), samples=len(self.series),
+                   canary=self.canary, scraped=self.scraped)
         return out
 
     def rows(self, since: float | None = None) -> list[dict[str, Any]]:

@@ -56,6 +56,7 @@ SECONDS: dict[str, float] = {
     "timeouts.stop_grace": HOUR,
     "health.interval": HOUR,
     "health.timeout": HOUR,
+    "health.canary_timeout": HOUR,
     "restart.backoff": DAY,
     "restart.backoff_max": DAY,
     "benchmark.timeout": DAY,
@@ -301,6 +302,29 @@ def load_health(raw: RawProfile, value: Any) -> None:
         checked = check_int(raw, "health.failures", table["failures"], 1)
         if checked is not None:
             raw.health["failures"] = checked
+    load_canary(raw, table)
+
+
+def load_canary(raw: RawProfile, table: dict[str, Any]) -> None:
+    """canary_interval (0 turns the canary off), canary_timeout, engine_metrics."""
+    if "canary_interval" in table:
+        value = table["canary_interval"]
+        # at least a second apart: a canary is a real generation on the served model
+        if is_finite(value) and (value == 0 or 1 <= value <= DAY):
+            raw.health["canary_interval"] = float(value)
+        else:
+            raw.error("health.canary_interval", "must be 0 (off) or a number of seconds "
+                      f"from 1 to {DAY:g}, got {show(value)}")
+    if "canary_timeout" in table:
+        checked = check_seconds(raw, "health.canary_timeout", table["canary_timeout"])
+        if checked is not None:
+            raw.health["canary_timeout"] = checked
+    if "engine_metrics" in table:
+        if isinstance(table["engine_metrics"], bool):
+            raw.health["engine_metrics"] = table["engine_metrics"]
+        else:
+            raw.error("health.engine_metrics",
+                      f"must be true or false, got {show(table['engine_metrics'])}")
 
 
 def load_fallback(raw: RawProfile, value: Any) -> None:

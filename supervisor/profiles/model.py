@@ -164,6 +164,11 @@ class HealthSpec:
     interval: float = 10.0
     timeout: float = 5.0
     failures: int = 3
+    # After ready, one short generation every canary_interval seconds (0 = off), answered
+    # within canary_timeout: /health answers while a hung scheduler generates nothing.
+    canary_interval: float = 60.0
+    canary_timeout: float = 30.0
+    engine_metrics: bool = False  # scrape the engine's Prometheus /metrics while serving
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,23 @@ watchdog). A suspect run gets one canary generation (SGLang's ``/health_generate
 when it goes idle, so a stale "#running-req: 5" is common); no answer is a serving stall.
 
 A slow prefill that still logs its chunks is progress, so it never becomes suspect.
+
+A stall can also start before any stats line shows a request (nothing was asked yet, or the
+first request's line never came): ``[health] canary_interval`` sends the same canary every N
+seconds after ready, with ``canary_timeout``. A failed one is retried at once; ``failures`` in
+a row, with no tokens moving in the log while they waited, is a serving stall (a canary queued
+behind a long prefill that logs its chunks is not).
+
+The GPU's own sign: busy at low power (``activity.SPIN_POWER_FRACTION``) while requests are in
+flight and no token moves is how a spinning hang looks (a kernel polling a flag). It makes the
+run suspect after half the window instead of the whole.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -24,10 +35,11 @@ import anyio
 from ..engines.serving_stats import ServingStats
 from ..profiles import ResolvedProfile
 from ..states import Cause
-from .activity import ActivityTracker
+from .activity import GPU_ACTIVE_PERCENT, SPIN_POWER_FRACTION, ActivityTracker
 from .health import ProbeResult, probe
 
 CANARY_MIN_TIMEOUT = 5.0
+CANARIES_KEPT = 5       # the newest canary results, for evidence
 
 
 @dataclass(frozen=True)
@@ -55,8 +67,12 @@ class ServingWatch:
         self.run = run
         self.since: float | None = None      # first tick after ready (monotonic)
         self.next_canary = 0.0
+        self.next_interval: float | None = None  # the next canary on the interval
         self.canaries = 0
         self.canary_failures = 0
+        self.failed_in_row = 0
+        self.results: deque[str] = deque(maxlen=CANARIES_KEPT)
+        self.spin_since: float | None = None  # GPU busy at low power with requests in flight
 
     async def check(self, now: float) -> Stall | None:
         stats = self.run.serving
@@ -64,28 +80,91 @@ class ServingWatch:
             return None
         if self.since is None:
             self.since = now
-        if stats.sample(time.time(), self.run.activity.gpu_util):
+        a = self.run.activity
+        if stats.sample(time.time(), a.gpu_util, a.gpu_power_frac):
             self.run.publish()
         if stats.load > 0:
             self.run.serving_seen()
+        stall = await self._check_suspect(stats, now)
+        if stall is None and self._interval_due(now):
+            stall = await self._interval_canary(stats)
+        return stall
+
+    async def _check_suspect(self, stats: ServingStats, now: float) -> Stall | None:
+        """Requests in flight and no tokens for the window (half of it with the GPU spinning),
+        or the engine warned of a hang: one canary decides."""
         window = self.run.profile.timeouts.silence
-        quiet = now - max(stats.progress_m or self.since, self.since)
-        suspect = bool(stats.signs) or (stats.load > 0 and quiet >= window)
+        quiet = now - max(stats.progress_m or self.since, self.since or now)
+        spinning = self._spinning(stats, now)
+        suspect = bool(stats.signs) or (stats.load > 0 and (
+            quiet >= window or (spinning >= window / 2 and quiet >= window / 2)))
         if not suspect or now < self.next_canary:
             return None
         timeout = self.canary_timeout()
         self.next_canary = now + max(window, timeout)
         what, result = await self.canary(timeout)
-        self.canaries += 1
+        self._record(stats, what, result)
         if result.ok:
-            stats.progressed()     # it generated: tokens move
-            stats.forget_load()    # and the requests of the last line are gone
+            stats.forget_load()    # the requests of the last line are gone
             return None
         if result.status is not None and result.status != 503:
             return None            # it answered, if not with a token: not a hang we can prove
         self.canary_failures += 1
-        return await self._verdict(stats, now - (stats.progress_m or self.since), window,
-                                   what, result)
+        head = self._quiet_line(stats, now - (stats.progress_m or self.since or now), window)
+        return await self._verdict(stats, [head, f"canary {what} -> {_answer(result)}"])
+
+    def _spinning(self, stats: ServingStats, now: float) -> float:
+        """Seconds the GPU has been busy at low power with requests in flight (0 if not)."""
+        a = self.run.activity
+        spin = (stats.load > 0 and a.gpu_util is not None and a.gpu_util >= GPU_ACTIVE_PERCENT
+                and a.gpu_power_frac is not None and a.gpu_power_frac < SPIN_POWER_FRACTION)
+        if not spin:
+            self.spin_since = None
+            return 0.0
+        if self.spin_since is None:
+            self.spin_since = now
+        return now - self.spin_since
+
+    def _interval_due(self, now: float) -> bool:
+        interval = self.run.profile.health.canary_interval
+        if interval <= 0:
+            return False
+        if self.next_interval is None:
+            self.next_interval = (self.since or now) + interval
+        return now >= self.next_interval
+
+    async def _interval_canary(self, stats: ServingStats) -> Stall | None:
+        """The canary on the interval: ``failures`` unanswered in a row, with no token moving
+        in the log while they waited, is a stall."""
+        health = self.run.profile.health
+        began = time.monotonic()
+        what, result = await self.canary(health.canary_timeout)
+        self._record(stats, what, result)
+        stats.catch_up()
+        moved = stats.progress_m is not None and stats.progress_m >= began
+        answered = result.status is not None and result.status != 503
+        if answered or moved:
+            self.failed_in_row = 0
+            self.next_interval = time.monotonic() + health.canary_interval
+            return None
+        self.failed_in_row += 1
+        self.canary_failures += 1
+        self.next_interval = time.monotonic()  # retried at once: one miss can be bad luck
+        if self.failed_in_row < health.failures:
+            return None
+        head = (f"{self.failed_in_row} canary generations in a row unanswered (every "
+                f"{health.canary_interval:g} s, timeout {health.canary_timeout:g} s; failures ="
+                f" {health.failures}), no tokens generated in the log meanwhile")
+        return await self._verdict(stats, [head, *(f"canary {r}" for r in self.results)])
+
+    def _record(self, stats: ServingStats, what: str, result: ProbeResult) -> None:
+        self.canaries += 1
+        answer = _answer(result)
+        self.results.append(f"{what} at {time.strftime('%H:%M:%S')} -> {answer}")
+        if result.ok:
+            stats.progressed()     # it generated: tokens move
+        stats.canary = {"t": time.time(), "request": what, "ok": result.ok, "answer": answer,
+                        "count": self.canaries, "failures": self.canary_failures}
 
     def canary_timeout(self) -> float:
         return max(CANARY_MIN_TIMEOUT, self.run.profile.health.timeout)
@@ -99,9 +178,7 @@ class ServingWatch:
                     await post(p.host, p.port, "/v1/completions", body, timeout))
         return "GET /health_generate", await probe(p.host, p.port, "/health_generate", timeout)
 
-    async def _verdict(self, stats: ServingStats, quiet: float, window: float, what: str,
-                       result: ProbeResult) -> Stall:
-        p = self.run.profile
+    def _quiet_line(self, stats: ServingStats, quiet: float, window: float) -> str:
         v = stats.values
         age = "" if stats.updated is None else \
             f", last stats line {time.time() - stats.updated:.0f} s ago"
@@ -110,18 +187,37 @@ class ServingWatch:
                    f"queued{age}")
         else:
             why = "the engine warned of a hang"
-        evidence = [
-            f"no tokens generated for {quiet:.0f} s while serving (window = silence "
-            f"{window:g} s): {why}",
-            f"canary {what} -> {result.error or f'HTTP {result.status}'}",
-        ]
+        return (f"no tokens generated for {quiet:.0f} s while serving (window = silence "
+                f"{window:g} s): {why}")
+
+    async def _verdict(self, stats: ServingStats, evidence: list[str]) -> Stall:
+        p = self.run.profile
         health = await probe(p.host, p.port, p.health.path, p.health.timeout)
         evidence.append(f"GET {p.health.path} -> "
                         + ("200 (the HTTP layer answers, generation does not)" if health.ok
-                           else health.error or f"HTTP {health.status}"))
+                           else _answer(health)))
         evidence += [f"engine warning: {s}" for s in stats.signs]
-        evidence.append("last serving metrics: " + describe(v))
+        gpu = self._gpu_line()
+        if gpu:
+            evidence.append(gpu)
+        evidence.append("last serving metrics: " + describe(stats.values))
         return Stall(Cause.SERVING_STALL, evidence + self.run.log_evidence(3))
+
+    def _gpu_line(self) -> str | None:
+        a = self.run.activity
+        if a.gpu_util is None:
+            return None
+        if a.gpu_power_frac is None:
+            return f"GPU {a.gpu_util:.0f}% busy (no power reading)"
+        line = f"GPU {a.gpu_util:.0f}% busy at {a.gpu_power_frac:.0%} of its power limit"
+        if self.spin_since is not None:
+            line += (f" for {time.monotonic() - self.spin_since:.0f} s with requests in flight "
+                     "and no tokens (spinning, not computing)")
+        return line
+
+
+def _answer(result: ProbeResult) -> str:
+    return result.error or f"HTTP {result.status}"
 
 
 def describe(values: dict[str, Any]) -> str:
@@ -132,7 +228,9 @@ def describe(values: dict[str, Any]) -> str:
                             ("running", "running", "{:.0f}"), ("queued", "queued", "{:.0f}"),
                             ("token_usage", "KV usage", "{:.0%}"),
                             ("cache_hit_rate", "cache hit", "{:.0%}"),
-                            ("accept_len", "accept len", "{:.2f}")):
+                            ("accept_len", "accept len", "{:.2f}"),
+                            ("gpu_util", "GPU", "{:.0f}%"),
+                            ("gpu_power_frac", "GPU power", "{:.0%} of limit")):
         value = values.get(key)
         if isinstance(value, (int, float)) and value == value:
             parts.append(f"{label} {fmt.format(value)}")

@@ -1,0 +1,68 @@
+"""The canary on an interval, on the emulator under the real daemon: a stall that starts before
+any request (no stats line ever shows one) is hung in serving; a healthy server passes."""
+
+from __future__ import annotations
+
+import http.client
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import write_profile
+from .harness import emulator_profile, free_port
+
+pytestmark = pytest.mark.e2e
+
+SILENCE = 3.0
+CANARY = "canary_interval = 1\ncanary_timeout = 1.5\n"
+
+
+def _profile(workdir: Path, name: str, fault: str = "none") -> int:
+    port = free_port()
+    write_profile(workdir, name, emulator_profile(name, port=port, fault=fault,
+                                                  silence=SILENCE, extra=CANARY))
+    return port
+
+
+def _health(port: int) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        conn.request("GET", "/health")
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_stall_before_any_request_is_caught_by_the_interval_canary(workdir: Path,
+                                                                    make_daemon) -> None:
+    port = _profile(workdir, "stall0", fault="stall")
+    d = make_daemon()
+    d.ctl("switch", "stall0", "--wait", "--timeout", "60", check=True)
+    t0 = time.monotonic()
+    assert d.run()["serving"] is None, "no request, no stats line"
+    assert _health(port) == 200
+    # failures = 2: the canary at 1 s, its retry; each waits 1.5 s; then /health for evidence
+    run = d.wait_run(lambda r: r["status"] != "ready", 20, "the canary's verdict")
+    took = time.monotonic() - t0
+    assert (run["status"], run["phase"], run["cause"]) == ("hung", "ready", "serving_stall"), \
+        run["evidence"]
+    ev = run["evidence"]
+    assert ev[0] == ("2 canary generations in a row unanswered (every 1 s, timeout 1.5 s; "
+                     "failures = 2), no tokens generated in the log meanwhile"), ev
+    assert ev[1].startswith("canary GET /health_generate at ")
+    assert ev[1].endswith(" -> no answer within 1.5 s") and ev[2].endswith("within 1.5 s")
+    assert ev[3].startswith("GET /health -> 200 (the HTTP layer answers")
+    assert took < 1 + 2 * 1.5 + 1 + 4, took
+
+
+def test_healthy_server_passes_its_canaries(workdir: Path, make_daemon) -> None:
+    _profile(workdir, "fine")
+    d = make_daemon()
+    d.ctl("switch", "fine", "--wait", "--timeout", "60", check=True)
+    run = d.wait_run(lambda r: ((r["serving"] or {}).get("canary") or {}).get("count", 0) >= 3,
+                     20, "three canaries")
+    c = run["serving"]["canary"]
+    assert (c["request"], c["ok"], c["answer"], c["failures"]) == (
+        "GET /health_generate", True, "HTTP 200", 0)
+    assert run["status"] == "ready" and run["cause"] is None
