@@ -87,14 +87,16 @@ class ServingWatch:
             self.run.serving_seen()
         stall = await self._check_suspect(stats, now)
         if stall is None and self._interval_due(now):
-            stall = await self._interval_canary(stats)
+            stall = await self._interval_canary(stats, now)
         return stall
 
     async def _check_suspect(self, stats: ServingStats, now: float) -> Stall | None:
         """Requests in flight and no tokens for the window (half of it with the GPU spinning),
         or the engine warned of a hang: one canary decides."""
         window = self.run.profile.timeouts.silence
-        quiet = now - max(stats.progress_m or self.since, self.since or now)
+        since = now if self.since is None else self.since
+        last = since if stats.progress_m is None else max(stats.progress_m, since)
+        quiet = now - last
         spinning = self._spinning(stats, now)
         suspect = bool(stats.signs) or (stats.load > 0 and (
             quiet >= window or (spinning >= window / 2 and quiet >= window / 2)))
@@ -109,8 +111,9 @@ class ServingWatch:
             return None
         if result.status is not None and result.status != 503:
             return None            # it answered, if not with a token: not a hang we can prove
-        self.canary_failures += 1
-        head = self._quiet_line(stats, now - (stats.progress_m or self.since or now), window)
+        self._failed(stats)
+        head = self._quiet_line(stats, now - (since if stats.progress_m is None
+                                              else stats.progress_m), window)
         return await self._verdict(stats, [head, f"canary {what} -> {_answer(result)}"])
 
     def _spinning(self, stats: ServingStats, now: float) -> float:
@@ -130,10 +133,10 @@ class ServingWatch:
         if interval <= 0:
             return False
         if self.next_interval is None:
-            self.next_interval = (self.since or now) + interval
+            self.next_interval = (now if self.since is None else self.since) + interval
         return now >= self.next_interval
 
-    async def _interval_canary(self, stats: ServingStats) -> Stall | None:
+    async def _interval_canary(self, stats: ServingStats, now: float) -> Stall | None:
         """The canary on the interval: ``failures`` unanswered in a row, with no token moving
         in the log while they waited, is a stall."""
         health = self.run.profile.health
@@ -143,19 +146,25 @@ class ServingWatch:
         stats.catch_up()
         moved = stats.progress_m is not None and stats.progress_m >= began
         answered = result.status is not None and result.status != 503
+        after = now + (time.monotonic() - began)  # on the caller's clock
         if answered or moved:
             self.failed_in_row = 0
-            self.next_interval = time.monotonic() + health.canary_interval
+            self.next_interval = after + health.canary_interval
             return None
         self.failed_in_row += 1
-        self.canary_failures += 1
-        self.next_interval = time.monotonic()  # retried at once: one miss can be bad luck
+        self._failed(stats)
+        self.next_interval = after  # retried at once: one miss can be bad luck
         if self.failed_in_row < health.failures:
             return None
         head = (f"{self.failed_in_row} canary generations in a row unanswered (every "
                 f"{health.canary_interval:g} s, timeout {health.canary_timeout:g} s; failures ="
                 f" {health.failures}), no tokens generated in the log meanwhile")
         return await self._verdict(stats, [head, *(f"canary {r}" for r in self.results)])
+
+    def _failed(self, stats: ServingStats) -> None:
+        self.canary_failures += 1
+        if stats.canary is not None:
+            stats.canary["failures"] = self.canary_failures
 
     def _record(self, stats: ServingStats, what: str, result: ProbeResult) -> None:
         self.canaries += 1
