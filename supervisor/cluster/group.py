@@ -40,6 +40,9 @@ log = logging.getLogger("supervisor.cluster")
 PREFIX = "/gpu-node-supervisor/"
 RETRY_S = 0.5
 ACTIVE = ("starting", "ready", "stopping")
+LEFT = "member_left"              # a member's daemon shut down cleanly
+OPERATOR = "stopped_by_operator"  # supervisor-ctl stop on a member
+SHUTDOWN_REASON = "daemon shutting down"
 
 
 @dataclass
@@ -93,14 +96,27 @@ class ClusterService:
                     await self._leave()
 
     async def _leave(self) -> None:
-        """A clean exit: say this rank stopped, then give the lease back (peers see it now
+        """A clean exit: this rank's record says its node left the group (kept past the
+        lease, so peers read "left", not "lost"), then the lease goes back (peers see it now
         rather than a TTL later)."""
-        if self.lease:
-            with anyio.move_on_after(2):
-                try:
-                    await self.etcd.revoke(self.lease)
-                except EtcdError:
-                    pass
+        if not self.lease:
+            return
+        with anyio.move_on_after(2):
+            try:
+                act = self.active
+                if act is not None and act.stopped_for is None and \
+                        act.record.get("status") in ACTIVE:
+                    act.record.update(status="stopped", cause=LEFT, failed_at=time.time(),
+                                      evidence=[self._left_line(act)])
+                    await self.etcd.put(self._key("groups", act.group, "ranks", act.rank),
+                                        json.dumps(act.record))
+                await self.etcd.revoke(self.lease)
+            except EtcdError:
+                pass
+
+    def _left_line(self, act: Active) -> str:
+        return (f"node {self.node} (rank {act.rank}) left the group: its daemon shut down "
+                "(SIGTERM, systemctl stop), stopping its rank")
 
     def _key(self, *parts: object) -> str:
         return PREFIX + "/".join(str(p) for p in parts)
@@ -370,6 +386,8 @@ class ClusterService:
         new = {"status": data.get("status"), "phase": data.get("phase"),
                "cause": data.get("cause"), "pid": data.get("pid"), "run_id": data.get("id"),
                "evidence": list(data.get("evidence") or [])[:5]}
+        if new["status"] in ("stopping", "stopped") and act.stopped_for is None:
+            self._own_stop(act, new)
         if all(rec.get(k) == v for k, v in new.items()):
             return
         rec.update(new)
@@ -378,6 +396,17 @@ class ClusterService:
             rec["failed_at"] = time.time()
         self._dirty.set()
         self._notify()
+
+    def _own_stop(self, act: Active, new: dict[str, Any]) -> None:
+        """This rank stopped, not by the group: the daemon leaving, or an operator's stop;
+        the verdict says which (the run's own evidence is just its stop reason)."""
+        if any(SHUTDOWN_REASON in e for e in new["evidence"]):
+            new.update(cause=LEFT, evidence=[self._left_line(act)])
+        else:
+            why = "; ".join(new["evidence"]) or "stopped by request"
+            new.update(cause=OPERATOR, evidence=[
+                f"an operator stopped rank {act.rank} on node {self.node} ({why}); the group "
+                "stops with it"])
 
     async def _writer_loop(self) -> None:
         """Puts this rank's record whenever it changes (the newest only), under the lease."""

@@ -166,3 +166,28 @@ def test_sigkill_of_a_daemon_stops_the_others_within_the_lease(group: Group) -> 
     assert "lost its etcd lease" in v["evidence"][0]
     assert d0.ctl("probe", "readiness").returncode == 1
     assert d0.ctl("probe", "liveness").returncode == 1
+
+
+def test_operator_stop_and_clean_shutdown_are_not_failures_of_the_node(group: Group) -> None:
+    d0, d1, d2 = group.daemons
+    assert d0.ctl("switch", "grp", "--wait", "--timeout", "30").returncode == 0
+    assert d1.ctl("stop").returncode == 0  # one member: the whole group stops
+    for d in (d0, d2):
+        d.wait_run(lambda r: r["status"] == "stopped", 10, "the rank stopped by the group")
+    v = status_of(d0)["verdict"]
+    assert (v["rank"], v["node"], v["status"], v["cause"]) == (
+        1, "n1", "stopped", "stopped_by_operator")
+    assert v["evidence"][0].startswith("an operator stopped rank 1 on node n1")
+    assert sorted((c["rank"], c["cause"]) for c in v["consequences"]) == [
+        (0, "stopped_by_group"), (2, "stopped_by_group")]
+
+    assert d0.ctl("switch", "grp", "--wait", "--timeout", "30").returncode == 0
+    assert d2.stop() == 0  # its daemon shuts down cleanly: it left, it was not lost
+    for d in (d0, d1):
+        d.wait_run(lambda r: r["status"] == "stopped", 10, "the rank stopped by the group")
+    st = status_of(d1)
+    v = st["verdict"]
+    assert (st["attempt"], v["rank"], v["node"], v["status"], v["cause"]) == (
+        2, 2, "n2", "stopped", "member_left")
+    assert "n2 (rank 2) left the group: its daemon shut down" in v["evidence"][0]
+    assert not any("lease" in e for e in v["evidence"])
