@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import get_engine
-from ..engines.base import is_loopback, parse_access
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
 from .normalize import split_lines, strip_wrappers, unglue
@@ -186,11 +185,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     markers = 0
     for i, line in enumerate(raw):
         msg = msgs[i]
-        if not tracker.ready and tracker.markers_seen == 0 and _is_traffic(msg):
-            # A fragment that starts mid-run: real requests before any startup marker mean the
-            # server was up and serving (a live tail of a long run looks the same).
-            tracker.mark_ready(line)
-        # live tracker (phase markers, ready, serving)
+        # live tracker (phase markers, ready, serving; a log that starts mid-run is ready at
+        # its first traffic: engines/midrun.py)
         update = tracker.feed(line)
         if tracker.markers_seen != markers:
             markers = tracker.markers_seen
@@ -289,17 +285,6 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
     if S.RANK_DEAD.search(msg):
         scan.rank_dead.append(i)
     return current
-
-
-def _is_traffic(msg: str) -> bool:
-    """A line only a serving engine prints: a completed API request (an OpenAI route, or any
-    request from another host), vLLM's stats with running requests. (SGLang's decode batches
-    already move its tracker to serving.)"""
-    if "HTTP/" in msg:
-        access = parse_access(msg)
-        return access is not None and '" 2' in msg and (
-            access[2].startswith("/v1/") or not is_loopback(access[0]))
-    return "Running: " in msg and S.RUNNING_REQS.search(msg) is not None
 
 
 def _lifecycle(scan: _Scan, i: int, msg: str) -> None:

@@ -425,8 +425,6 @@ EXIT_NOISE = _C(
 
 # vLLM's API server lists its routes once the engine core is up.
 ROUTE_LISTED = "Route: /"
-# vLLM's periodic stats with requests in flight.
-RUNNING_REQS = _C(r"\bRunning: [1-9]\d* reqs")
 # Banners (vLLM's ASCII-art logo) are never evidence.
 BANNER = _C(r"[█▄▀]{2}")
 

@@ -14,9 +14,11 @@ from .base import (
     PLAIN_BAR_RE,
     Engine,
     MarkerTracker,
+    PhaseUpdate,
     literal_prefilter,
     parse_version,
 )
+from .midrun import is_serving_traffic
 
 _C = re.compile
 
@@ -54,6 +56,12 @@ class SGLangTracker(MarkerTracker):
     __slots__ = ()
     PREFILTER = _PREFILTER
     MARKERS = _MARKERS
+
+    def feed(self, line: str) -> PhaseUpdate | None:
+        if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
+            first = self.mark_ready(line)  # a log that starts mid-run (engines/midrun.py)
+            return super().feed(line) or first
+        return super().feed(line)
 
     def _special(self, line: str) -> bool:
         changed = False

@@ -12,6 +12,7 @@ import re
 
 from ..states import Phase
 from .base import Engine, MarkerTracker, PhaseUpdate, literal_prefilter
+from .midrun import is_serving_traffic
 from .sglang import normalize_logical
 
 _C = re.compile
@@ -54,7 +55,10 @@ class VLLMTracker(MarkerTracker):
     MARKERS = _MARKERS
 
     def feed(self, line: str) -> PhaseUpdate | None:
-        update = super().feed(line)
+        first = None
+        if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
+            first = self.mark_ready(line)  # a log that starts mid-run (engines/midrun.py)
+        update = super().feed(line) or first
         if not self.started and "init engine" in line and _ENGINE_UP_RE.search(line):
             self.started = True
         return update

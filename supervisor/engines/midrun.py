@@ -1,0 +1,25 @@
+"""A log that starts mid-run: traffic before any startup marker means the server is up.
+
+A fragment pasted from a long run, the tail of a run the daemon adopted after a restart, or a
+log whose startup lines were rotated away begins with serving output. Real requests seen before
+any phase marker can only come from a server that was already ready: a completed API request
+(an OpenAI route, or any request from another host), or vLLM's stats with requests running.
+The live trackers and the offline classifier apply this one rule, so both reach the same phase.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .base import is_loopback, parse_access
+
+_RUNNING_REQS = re.compile(r"\bRunning: [1-9]\d* reqs")
+
+
+def is_serving_traffic(line: str) -> bool:
+    """A line only a serving engine prints (SGLang's decode batches already mean serving)."""
+    if "HTTP/" in line:
+        access = parse_access(line)
+        return access is not None and '" 2' in line and (
+            access[2].startswith("/v1/") or not is_loopback(access[0]))
+    return "Running: " in line and _RUNNING_REQS.search(line) is not None
