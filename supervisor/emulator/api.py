@@ -105,6 +105,8 @@ class Handler(BaseHTTPRequestHandler):
                             max_total_num_tokens=emu.max_total_tokens,
                             internal_states=[{"last_gen_throughput": emu.tokens_per_s}])
                 self._json(200, info)
+            elif path == "/metrics" and emu.args.enable_metrics:
+                self._text(200, self.prometheus())
             elif path == "/get_load":
                 self._json(200, [{"dp_rank": 0, "num_reqs": emu.running_reqs,
                                   "num_waiting_reqs": 0, "num_tokens": emu.running_tokens}])
@@ -116,6 +118,34 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(404, {"detail": "Not Found"})
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def _text(self, code: int, text: str) -> None:
+        body = text.encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def prometheus(self) -> str:
+        """SGLang's --enable-metrics page (its names and labels), from what is being served."""
+        emu = self.emu
+        labels = f'{{model_name="{emu.args.served_model_name or emu.args.model_path}"}}'
+        running = emu.running_reqs
+        gauges = (("num_running_reqs", running), ("num_queue_reqs", 0),
+                  ("num_used_tokens", emu.running_tokens),
+                  ("token_usage", round(emu.running_tokens / max(1, emu.max_total_tokens), 4)),
+                  ("gen_throughput", emu.tokens_per_s * running if running else 0.0),
+                  ("cache_hit_rate", 0.0),
+                  ("spec_accept_length", 2.17 if emu.spec else 1.0))
+        out = []
+        for name, value in gauges:
+            out += [f"# TYPE sglang:{name} gauge", f"sglang:{name}{labels} {float(value)}"]
+        for name, value in (("prompt_tokens", emu.prompt_tokens_total),
+                            ("generation_tokens", emu.generated_tokens_total)):
+            out += [f"# TYPE sglang:{name}_total counter",
+                    f"sglang:{name}_total{labels} {float(value)}"]
+        return "\n".join(out) + "\n"
 
     def model_info(self) -> dict:
         a = self.emu.args

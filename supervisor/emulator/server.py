@@ -82,6 +82,8 @@ class Emulator:
         self.running_reqs = 0
         self.running_tokens = 0
         self.stalled = False          # stall: a request came in, no token will follow
+        self.prompt_tokens_total = 0  # counters for the optional /metrics (api.prometheus)
+        self.generated_tokens_total = 0
 
     # --- small helpers --------------------------------------------------------------------
 
@@ -537,6 +539,7 @@ class Emulator:
         with self.lock:
             self.running_reqs += 1
             self.running_tokens += prompt_tokens
+            self.prompt_tokens_total += prompt_tokens
         self.prefill(prompt_tokens)
         out: list[str] = []
         interval = 1.0 / self.tokens_per_s
@@ -551,6 +554,7 @@ class Emulator:
                 out.append(tok)
                 with self.lock:
                     self.running_tokens += 1
+                    self.generated_tokens_total += 1
                 if on_token is not None:
                     on_token(i, tok)
                 if (i + 1) % every == 0:
@@ -631,7 +635,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.replay:
         from supervisor.emulator.replay import replay
 
-        return replay(args.replay, args.speed)
+        return replay(args.replay, args.speed, args.port)
     try:
         plan = parse_faults(os.environ.get("SGLANG_EMULATOR_FAULT", ""), argv)
         emu = Emulator(args, plan, dict(os.environ))

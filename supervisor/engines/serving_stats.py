@@ -170,6 +170,7 @@ class ServingStats:
         self.load_known = False                     # running/queued come from a line we trust
         self.canary: dict[str, Any] | None = None   # the newest canary (watchdogs/serving)
         self.scraped: float | None = None           # wall time of the newest /metrics scrape
+        self.scrape_error: str | None = None        # why the last one failed
         self._fresh = False
         self._scanned_m = -SCAN_GAP
         self._pending: bytes | None = None
@@ -244,6 +245,8 @@ class ServingStats:
             self.values.update(values)
             self.scraped = time.time()
             self._fresh = True
+            if "running" in values or "queued" in values:
+                self.load_known = True  # current, unlike a log line's count
 
     def sample(self, now: float, gpu_util: float | None = None,
                gpu_power_frac: float | None = None) -> bool:
@@ -270,7 +273,7 @@ class ServingStats:
         out.update(engine=self.engine, source=source, updated=self.updated,
                    last_progress=self.progress_wall, last_line=self.last_line,
                    hang_signs=list(self.signs), samples=len(self.series),
-                   canary=self.canary, scraped=self.scraped)
+                   canary=self.canary, scraped=self.scraped, scrape_error=self.scrape_error)
         return out
 
     def rows(self, since: float | None = None) -> list[dict[str, Any]]:

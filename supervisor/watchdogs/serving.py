@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 import anyio
 
+from ..engines.engine_metrics import Scraper
 from ..engines.serving_stats import ServingStats
 from ..profiles import ResolvedProfile
 from ..states import Cause
@@ -73,6 +74,8 @@ class ServingWatch:
         self.failed_in_row = 0
         self.results: deque[str] = deque(maxlen=CANARIES_KEPT)
         self.spin_since: float | None = None  # GPU busy at low power with requests in flight
+        p = run.profile
+        self.scraper = Scraper(p.host, p.port) if p.health.engine_metrics else None
 
     async def check(self, now: float) -> Stall | None:
         stats = self.run.serving
@@ -80,6 +83,7 @@ class ServingWatch:
             return None
         if self.since is None:
             self.since = now
+        await self._scrape(stats, now)
         a = self.run.activity
         if stats.sample(time.time(), a.gpu_util, a.gpu_power_frac):
             self.run.publish()
@@ -89,6 +93,18 @@ class ServingWatch:
         if stall is None and self._interval_due(now):
             stall = await self._interval_canary(stats, now)
         return stall
+
+    async def _scrape(self, stats: ServingStats, now: float) -> None:
+        """The engine's own /metrics, when the profile asks for it: merged into the samples;
+        a token counter that grew is progress."""
+        if self.scraper is None or not self.scraper.due(now):
+            return
+        timeout = min(2.0, self.run.profile.health.timeout)
+        values, moved = await self.scraper.scrape(now, timeout)
+        stats.merge(values)
+        stats.scrape_error = self.scraper.error
+        if moved:
+            stats.progressed()
 
     async def _check_suspect(self, stats: ServingStats, now: float) -> Stall | None:
         """Requests in flight and no tokens for the window (half of it with the GPU spinning),

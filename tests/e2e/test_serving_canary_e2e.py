@@ -66,3 +66,26 @@ def test_healthy_server_passes_its_canaries(workdir: Path, make_daemon) -> None:
     assert (c["request"], c["ok"], c["answer"], c["failures"]) == (
         "GET /health_generate", True, "HTTP 200", 0)
     assert run["status"] == "ready" and run["cause"] is None
+
+
+def test_engine_metrics_scraped_into_the_serving_samples(workdir: Path, make_daemon) -> None:
+    from .test_serving_e2e import _in_background
+
+    port = free_port()
+    text = emulator_profile("scraped", port=port, silence=SILENCE,
+                            env={"SGLANG_EMULATOR_TOKENS_PER_S": "100"},
+                            extra="canary_interval = 0\nengine_metrics = true\n")
+    text = text.replace("args = { tp-size = 2 }", "args = { tp-size = 2, enable-metrics = true }")
+    write_profile(workdir, "scraped", text)
+    d = make_daemon()
+    d.ctl("switch", "scraped", "--wait", "--timeout", "60", check=True)
+    done = _in_background(port, 300, 30)
+    run = d.wait_run(lambda r: (r["serving"] or {}).get("source") == "log+metrics"
+                     and (r["serving"] or {}).get("gen_throughput", 0) > 0, 20,
+                     "scraped values in status.run.serving")
+    s = run["serving"]
+    assert s["scraped"] > time.time() - 5 and s["scrape_error"] is None
+    assert s["running"] == 1 and 20 <= s["gen_throughput"] <= 300, s
+    m = d.ctl_json("metrics")
+    assert any(r.get("gen_throughput", 0) > 0 for r in m["series"])
+    assert done.wait(30), "the completion finishes"
