@@ -101,6 +101,8 @@ class SupervisorApp(App[None]):
         Binding("p", "profiles", "Profiles"),
         Binding("h", "history", "History"),
         Binding("b", "brief", "Brief", show=False),
+        Binding("c", "campaign", "Campaign", show=False),
+        Binding("g", "group", "Group", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("ctrl+n", "next_node", "Next node", show=False),
         Binding("q", "quit", "Quit"),
@@ -211,7 +213,7 @@ class SupervisorApp(App[None]):
     def _screen_state(self) -> dict[str, Any]:
         """What a screen over the main one is told of the node (``DaemonScreen``)."""
         return {"can_mutate": self.can_mutate and self.connected,
-                "running": fmt.as_dict(self.main.run).get("profile")}
+                "running": fmt.as_dict(self.main.run).get("profile"), "run": self.main.run}
 
     def _share_down(self) -> None:
         state = self._screen_state()
@@ -219,6 +221,7 @@ class SupervisorApp(App[None]):
             if isinstance(screen, DaemonScreen):
                 screen.can_mutate = state["can_mutate"]
                 screen.running = state["running"]
+                screen.run = state["run"]
 
     # -- the daemon link (the one worker that owns the connection) ---------------------------
 
@@ -473,6 +476,17 @@ class SupervisorApp(App[None]):
 
         self._open(BriefScreen, lambda: BriefScreen(self.daemon_request, **self._screen_state()))
 
+    def action_campaign(self) -> None:
+        from .screens.campaign import CampaignScreen
+
+        self._open(CampaignScreen,
+                   lambda: CampaignScreen(self.daemon_request, **self._screen_state()))
+
+    def action_group(self) -> None:
+        from .screens.group import GroupScreen
+
+        self._open(GroupScreen, lambda: GroupScreen(self.daemon_request, **self._screen_state()))
+
     def action_help(self) -> None:
         from .screens.help import HelpScreen  # first use only: rich.markdown is ~70 ms
 
@@ -613,6 +627,10 @@ class SupervisorApp(App[None]):
         yield SystemCommand("History", "Past runs side by side: phases, verdicts, benchmarks",
                             self.action_history)
         yield SystemCommand("Brief", "The handoff brief from the daemon", self.action_brief)
+        yield SystemCommand("Campaign", "The campaign plan, its branches, results and report",
+                            self.action_campaign)
+        yield SystemCommand("Group", "The launch group's ranks side by side and its verdict",
+                            self.action_group)
         yield SystemCommand("Help", "Keys, colours and icons", self.action_help)
         yield SystemCommand("Log: filter", "Show only log lines containing text",
                             self.action_filter_log)

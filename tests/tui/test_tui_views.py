@@ -3,6 +3,7 @@ the fake daemon's socket (the real client library), at 120×36 and at 80×24."""
 
 from __future__ import annotations
 
+import io
 import re
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,11 +19,14 @@ from fakedaemon import (
     serving_status,
     wait_for,
 )
+from rich.console import Console
 from test_tui_app import plain
 from textual.widgets import Markdown, Static
 
 from tui.app import SupervisorApp
 from tui.connection import Target
+from tui.screens.campaign import CampaignScreen
+from tui.screens.group import GroupScreen
 from tui.widgets.serving_panel import ServingPanel
 
 pytestmark = pytest.mark.anyio
@@ -113,3 +117,154 @@ async def test_serving_panel_fits_80x24_one_line_each() -> None:
             ["tok/s", "run/queue", "KV", "accept", "GPU"]
         for ln in lines:  # nothing cut off: each line fits the panel, values included
             assert len(ln.rstrip()) <= panel.size.width, (len(ln.rstrip()), ln)
+
+
+# -- campaign screen ----------------------------------------------------------------------------
+
+def screen_text(app: SupervisorApp, *selectors: str, width: int = 200) -> str:
+    """What the Statics show, laid out ``width`` columns wide."""
+    out = []
+    for s in selectors:
+        console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+        console.print(app.screen.query_one(s, Static).content)
+        out.append(console.export_text())
+    return "\n".join(out)
+
+
+async def open_campaign(app: SupervisorApp, pilot: Any, key: str = "c") -> CampaignScreen:
+    await pilot.press(key)
+    screen = await wait_for(lambda: isinstance(app.screen, CampaignScreen) and app.screen,
+                            pilot, what="the campaign screen")
+    await wait_for(lambda: screen.campaign_state, pilot, what="campaign status")
+    return screen
+
+
+async def test_campaign_screen_shows_the_plan_branches_current_phase_and_results() -> None:
+    state = FakeState()
+    state.campaign = campaign_running()
+    run = state.status["run"] | {"id": 12, "profile": "demo-eagle3", "status": "starting",
+                                 "phase": "weight_loading", "changes": ["nccl_fewchan"]}
+    state.status["run"] = run
+    async with attached(state) as (state, app, pilot):
+        await open_campaign(app, pilot)
+        assert state.sent("campaign") == [{"action": "status"}]
+        head = screen_text(app, "#campaign-head")
+        assert head.startswith("campaign seed  running   at eagle3 · run #12 starting in "
+                               "weights")
+        assert "nccl_only: ready; next: eagle3 (on_success = eagle3)" in head
+        tree = screen_text(app, "#campaign-plan")
+        assert "baseline demo-baseline  82.1 tok/s" in tree
+        assert ("✘ fused  demo-fused + nccl_fewchan, flashinfer_fusion  hung in "
+                "cuda_graph_capture (nccl_timeout) · culprit flashinfer_fusion") in tree
+        assert "on failure → nccl_only  ← taken (on_failure = nccl_only)" in tree
+        assert ("✔ nccl_only  demo-fused + nccl_fewchan  ready · 84.3 tok/s · 1.03× "
+                "baseline") in tree
+        assert "▶ eagle3  demo-eagle3 + nccl_fewchan  in progress: run #12 starting in " \
+               "weights" in tree
+        results = screen_text(app, "#campaign-results")
+        rows = [re.sub(r"\s+", " ", ln).strip() for ln in results.splitlines()]
+        assert "baseline demo-baseline ready 82.1 1.00× 140 ms – –" in rows
+        assert "nccl_only ready 84.3 1.03× 131 ms – eagle3" in rows
+        assert "serving now: demo-fused + nccl_fewchan" in rows
+        assert not app.screen.query_one(Markdown).display  # no report while it runs
+        no_reprs(head + tree + results)
+        # the phase follows the run as it moves on
+        state.push("run", run | {"phase": "cuda_graph_capture"})
+        await wait_for(lambda: "starting in graphs" in screen_text(app, "#campaign-head"),
+                       pilot, what="the new phase")
+
+
+async def test_campaign_screen_shows_the_report_when_done_and_is_in_the_palette() -> None:
+    state = FakeState()
+    state.campaign = campaign_done()
+    async with attached(state) as (state, app, pilot):
+        names = [c.title for c in app.get_system_commands(app.main)]
+        assert "Campaign" in names and "Group" in names
+        screen = await open_campaign(app, pilot)
+        md = screen.query_one(Markdown)
+        await wait_for(lambda: md.display and md.source.startswith("# Campaign seed"), pilot,
+                       what="the report")
+        assert "completed" in screen_text(app, "#campaign-head")
+        tree = screen_text(app, "#campaign-plan")
+        assert "✔ eagle3  demo-eagle3 + nccl_fewchan  ready · 61 tok/s · 0.74× baseline" in tree
+        assert "on success → end  ← taken (the plan has run to its end)" in tree
+
+
+async def test_campaign_screen_says_when_none_has_run() -> None:
+    async with attached(FakeState()) as (state, app, pilot):
+        await pilot.press("c")
+        await wait_for(lambda: isinstance(app.screen, CampaignScreen)
+                       and "no campaign has run" in screen_text(app, "#campaign-head"),
+                       pilot, what="no campaign")
+
+
+async def test_campaign_screen_at_80x24() -> None:
+    state = FakeState()
+    state.campaign = campaign_running()
+    async with attached(state, size=(80, 24)) as (state, app, pilot):
+        screen = await open_campaign(app, pilot)
+        head = screen.query_one("#campaign-head")
+        await wait_for(lambda: head.region.height >= 2, pilot, what="layout")
+        assert head.region.width <= 80 and head.region.y == 0
+        width = screen.query_one("#campaign-plan").size.width
+        tree = screen_text(app, "#campaign-plan", width=width)
+        assert "on failure → nccl_only  ← taken" in tree
+
+
+# -- group view ---------------------------------------------------------------------------------
+
+async def open_group(app: SupervisorApp, pilot: Any) -> GroupScreen:
+    await pilot.press("g")
+    screen = await wait_for(lambda: isinstance(app.screen, GroupScreen) and app.screen,
+                            pilot, what="the group screen")
+    await wait_for(lambda: screen.group_state, pilot, what="group status")
+    return screen
+
+
+async def test_group_view_shows_ranks_side_by_side_and_the_root_rank() -> None:
+    state = FakeState()
+    state.group = group_failed()
+    async with attached(state) as (state, app, pilot):
+        await open_group(app, pilot)
+        text = screen_text(app, "#group-view")
+        assert text.startswith("group big  CRASHED   big-tp16 · attempt 2 · slowest rank in "
+                               "graphs")
+        assert "coordination ok via etcd http://127.0.0.1:2379 · this node node-a" in text
+        titles = re.findall(r"rank \d node-\w(?: · \w+)?", text)
+        assert titles == ["rank 0 node-a · consequence", "rank 1 node-b · consequence",
+                          "rank 2 node-c · root"]
+        card_row = next(ln for ln in text.splitlines() if "rank 0" in ln)
+        assert "rank 1" in card_row and "rank 2" in card_row  # side by side
+        assert "cause cuda_oom" in text and "cause nccl_timeout" in text
+        assert ("verdict CRASHED — rank 2 (node-c) in cuda_graph_capture, cause cuda_oom"
+                in text)
+        assert "torch.OutOfMemoryError: CUDA out of memory" in text
+        assert "consequences: rank 0 nccl_timeout, rank 1 stopped_by_group" in text
+        no_reprs(text.replace("(node-c)", ""))
+        # coordination lost: the screen asks again on its own and says so
+        state.group = group_failed(degraded=True)
+        await wait_for(lambda: "coordination degraded" in screen_text(app, "#group-view"),
+                       pilot, timeout=10, what="degraded coordination")
+        assert "ranks keep serving" in screen_text(app, "#group-view")
+
+
+async def test_group_view_of_a_daemon_without_a_group() -> None:
+    async with attached(FakeState()) as (state, app, pilot):
+        await pilot.press("g")
+        await wait_for(lambda: isinstance(app.screen, GroupScreen)
+                       and "in no launch group" in screen_text(app, "#group-view"),
+                       pilot, what="no group")
+        assert "bad_request" not in screen_text(app, "#group-view")
+
+
+async def test_group_view_at_80x24_wraps_ranks_and_keeps_the_verdict() -> None:
+    state = FakeState()
+    state.group = group_failed()
+    async with attached(state, size=(80, 24)) as (state, app, pilot):
+        screen = await open_group(app, pilot)
+        view = screen.query_one("#group-view")
+        await wait_for(lambda: view.region.height > 5, pilot, what="layout")
+        text = screen_text(app, "#group-view", width=view.size.width)
+        cards = [ln for ln in text.splitlines() if "rank " in ln and "node-" in ln]
+        assert len(cards) >= 2, "the rank cards wrap onto a second row rather than get cut"
+        assert "rank 2 node-c · root" in text and "verdict CRASHED" in text

@@ -1,8 +1,8 @@
 """What a full screen over the main one gets from the App, without knowing the App.
 
 The App builds each such screen with ``request`` (a request on its current daemon link) and
-sets its state down as it changes: whether this peer may mutate now, and the profile that
-runs. The screen asks for more by posting a message (``tui.messages``).
+sets its state down as it changes: whether this peer may mutate now, the profile that runs
+and the run's report. The screen asks for more by posting a message (``tui.messages``).
 """
 
 from __future__ import annotations
@@ -23,10 +23,13 @@ class Request(Protocol):
 class DaemonScreen(Screen[None]):
     can_mutate: reactive[bool] = reactive(False, bindings=True)
     running: reactive[str | None] = reactive(None)  # the profile of the current run
+    run: reactive[dict[str, Any] | None] = reactive(None)  # the current run's report
 
     def __init__(self, request: Request, *, can_mutate: bool = False,
-                 running: str | None = None, id: str | None = None) -> None:
+                 running: str | None = None, run: dict[str, Any] | None = None,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
         self.daemon_request = request
         self.set_reactive(DaemonScreen.can_mutate, can_mutate)
         self.set_reactive(DaemonScreen.running, running)
+        self.set_reactive(DaemonScreen.run, run)
