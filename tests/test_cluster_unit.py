@@ -125,3 +125,33 @@ def test_probes() -> None:
                                  "cause": "node_lost"}}
     assert evaluate("liveness", ready, lost) == (
         False, "group a+b: rank 1 (b) lost in ready, cause node_lost")
+
+
+def test_hang_verdict_points_at_the_rank_the_others_wait_for() -> None:
+    wait = ("2 processes (sglang::scheduler_TP0, sglang::scheduler_TP1) in custom_all_reduce "
+            "(child.py), unchanged over 4 s of stack samples")
+    ranks = [  # ranks 0 and 1 hang first, in a collective; rank 2 silent, stopped by the group
+        rank(0, "hung", 10.0, cause="collective_hang", evidence=[f"stuck in phase x: {wait}"],
+             activity={"state": "silent", "stuck": wait, "stack_samples": 4}),
+        rank(1, "hung", 10.5, cause="collective_hang",
+             activity={"state": "silent", "stuck": wait, "stack_samples": 4}),
+        rank(2, "stopped", 11.0, stopped_for="group g: rank 0 (n0) hung (collective_hang)",
+             evidence=["group g: rank 0 (n0) hung (collective_hang)"],
+             activity={"state": "silent", "stuck": None, "stack_samples": 0}),
+    ]
+    v = group_verdict(ranks)
+    assert v is not None
+    assert (v["rank"], v["node"], v["status"], v["phase"]) == (
+        2, "n2", "hung", "cuda_graph_capture")
+    assert v["evidence"][0] == (
+        "rank 2 (n2) is the one the group waits for: silent in cuda_graph_capture (activity "
+        "silent, 0 stack sample(s), none in a collective) while rank(s) 0, 1 wait in a "
+        "collective")
+    assert v["evidence"][1] == f"rank 0: {wait}"
+    assert v["consequences"] == [{"rank": 0, "cause": "collective_hang"},
+                                 {"rank": 1, "cause": "collective_hang"}]
+    # every rank in the collective, or a crash first: no rank to blame for silence
+    ranks[2] = rank(2, "crashed", 9.0, cause="cuda_oom")
+    assert group_verdict(ranks)["rank"] == 2 and group_verdict(ranks)["cause"] == "cuda_oom"
+    all_wait = [ranks[0], ranks[1]]
+    assert group_verdict(all_wait)["rank"] == 0

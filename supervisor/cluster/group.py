@@ -32,6 +32,7 @@ from ..events import Hub
 from ..profiles.model import ResolvedProfile
 from ..runtime.arbiter import Arbiter, ArbiterError
 from .etcd import Etcd, EtcdError, Event
+from .parked import where_parked
 from .ranks import rank_profile
 from .verdict import FAILED, ended, group_status, group_verdict, slowest_phase
 
@@ -56,6 +57,7 @@ class Active:
     reason: str
     record: dict[str, Any]
     stopped_for: str | None = None
+    parked: str | None = None  # the collective a stack sample found it in when a peer hung
 
 
 class ClusterService:
@@ -295,7 +297,7 @@ class ClusterService:
                 continue
             end = self._first_end(g, desired["attempt"])
             if end is not None:
-                self._stop_mine(end)
+                self._stop_mine(end, sample=self._peer_hung(g, desired["attempt"]))
 
     def _launched(self, group: str, desired: dict[str, Any]) -> bool:
         act = self.active
@@ -308,6 +310,10 @@ class ClusterService:
                 what = rec.get("cause") or rec.get("status")
                 return f"group {group}: rank {rec['rank']} ({rec['node']}) {rec['status']} ({what})"
         return None
+
+    def _peer_hung(self, group: str, attempt: int) -> bool:
+        return any(r["node"] != self.node and r.get("status") == "hung"
+                   for r in self.rank_records(group, attempt))
 
     def _start(self, group: str, desired: dict[str, Any]) -> None:
         rank = desired["nodes"].index(self.node)
@@ -353,7 +359,7 @@ class ClusterService:
         act.record.update(status="crashed", cause=cause, evidence=[line], failed_at=time.time())
         self._dirty.set()
 
-    def _stop_mine(self, why: str) -> None:
+    def _stop_mine(self, why: str, sample: bool = False) -> None:
         act = self.active
         assert act is not None
         act.stopped_for = why
@@ -362,19 +368,36 @@ class ClusterService:
             act.record["failed_at"] = time.time()
         self._dirty.set()
         assert self._tg is not None
-        self._tg.start_soon(self._stop_run, act, why)
+        self._tg.start_soon(self._stop_run, act, why, sample)
 
-    async def _stop_run(self, act: Active, why: str) -> None:
+    async def _stop_run(self, act: Active, why: str, sample: bool) -> None:
         run = self.arbiter.current
         if run is None or run.reason != act.reason or run.settled.is_set():
             if act.record.get("status") in ACTIVE:
                 act.record["status"] = "stopped"
                 self._dirty.set()
             return
+        if sample and run.phase.value not in ("ready", "serving"):
+            await self._sample_parked(act, run)
         try:
             await self.arbiter.stop(why)
         except ArbiterError as exc:
             log.warning("stopping rank %s: %s", act.rank, exc.message)
+
+    async def _sample_parked(self, act: Active, run: Any) -> None:
+        """A peer hung: is this rank waiting for someone in a collective? One stack sample
+        before the stop, for the group's hang verdict (bounded by py-spy's own timeout)."""
+        try:
+            targets = await anyio.to_thread.run_sync(run.stack_targets)
+            act.parked = await anyio.to_thread.run_sync(where_parked, targets)
+        except Exception:  # a failed sample only weakens the verdict
+            log.exception("stack sample of rank %s", act.rank)
+            return
+        if act.parked is not None:
+            activity = dict(act.record.get("activity") or {})
+            activity["stuck"] = act.parked
+            act.record["activity"] = activity
+            self._dirty.set()
 
     # -- this rank's record -------------------------------------------------------------
     def _on_hub(self, kind: str, data: Any) -> None:
@@ -385,7 +408,8 @@ class ClusterService:
         rec = act.record
         new = {"status": data.get("status"), "phase": data.get("phase"),
                "cause": data.get("cause"), "pid": data.get("pid"), "run_id": data.get("id"),
-               "evidence": list(data.get("evidence") or [])[:5]}
+               "evidence": list(data.get("evidence") or [])[:5],
+               "activity": _activity(data.get("activity"), act.parked)}
         if new["status"] in ("stopping", "stopped") and act.stopped_for is None:
             self._own_stop(act, new)
         if all(rec.get(k) == v for k, v in new.items()):
@@ -534,6 +558,15 @@ class ClusterService:
             if self.node in ((view["desired"] or {}).get("nodes") or ()):
                 return g
         return None
+
+
+def _activity(data: Any, parked: str | None) -> dict[str, Any] | None:
+    """What the group's hang verdict compares across ranks: where the stack samples show the
+    rank parked, if anywhere (fields that change rarely: a put per change)."""
+    if not isinstance(data, dict):
+        return None
+    return {"state": data.get("state"), "stuck": data.get("stuck") or parked,
+            "stack_samples": data.get("stack_samples")}
 
 
 def _settled(view: dict[str, Any], attempt: int) -> bool:

@@ -62,6 +62,9 @@ class Group:
                                                            f"GNS_TEST_{node.upper()}": "1"}))
         self.write_profiles("grp")
         self.write_profiles("grp-crash", fault="crash:cuda_graph_capture:cuda_oom@GNS_TEST_N2")
+        # rank 2 silent in capture; ranks 0 and 1 spin in an all-reduce waiting for it
+        self.write_profiles("grp-hang", fault="hang:cuda_graph_capture@GNS_TEST_N2,"
+                            "spin:cuda_graph_capture@!GNS_TEST_N2")
         for d in self.daemons:
             d.start()
         # every member registered in etcd before the first launch
@@ -191,3 +194,17 @@ def test_operator_stop_and_clean_shutdown_are_not_failures_of_the_node(group: Gr
         2, 2, "n2", "stopped", "member_left")
     assert "n2 (rank 2) left the group: its daemon shut down" in v["evidence"][0]
     assert not any("lease" in e for e in v["evidence"])
+
+
+def test_hang_verdict_names_the_silent_rank_the_others_wait_for(group: Group) -> None:
+    d0, d1, d2 = group.daemons
+    res = d1.ctl("switch", "grp-hang", "--wait", "--timeout", "60", "--json")
+    assert res.returncode == 1, res.stdout + res.stderr
+    v = json.loads(res.stdout)["verdict"]
+    assert (v["rank"], v["node"], v["status"], v["phase"]) == (
+        2, "n2", "hung", "cuda_graph_capture")
+    assert v["evidence"][0].startswith("rank 2 (n2) is the one the group waits for: silent "
+                                       "in cuda_graph_capture")
+    assert any(e.startswith("rank 0: ") and "custom_all_reduce" in e for e in v["evidence"])
+    assert any(e.startswith("rank 1: ") and "custom_all_reduce" in e for e in v["evidence"])
+    assert sorted(c["rank"] for c in v["consequences"]) == [0, 1]
