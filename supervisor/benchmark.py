@@ -121,6 +121,19 @@ def summarize(results: list[dict[str, Any]], repeat: int, gpu: dict[str, Any]
 
 
 SAMPLE_KEYS = ("tokens_per_s", "ttft_ms", "tokens", "duration_s", "error")
+SERVING_SLACK_S = 1.5  # a sample is taken on the watch tick after the line that carries it
+
+
+def with_serving(result: dict[str, Any], serving: Any) -> dict[str, Any]:
+    """Add ``serving``: what the engine itself reported while the benchmark ran (mean and max
+    of each serving metric, e.g. accept length next to tok/s), from the run's serving stats
+    (``engines.serving_stats.ServingStats.observed``); None when it reported nothing then."""
+    started, took = result.get("started"), result.get("duration_s")
+    if serving is None or not _finite(started):
+        return result
+    end = float(started) + (float(took) if _finite(took) else 0.0) + SERVING_SLACK_S
+    result["serving"] = serving.observed(float(started), end)
+    return result
 
 
 def spread(values: list[float]) -> dict[str, Any] | None:

@@ -276,6 +276,20 @@ class ServingStats:
                    canary=self.canary, scraped=self.scraped, scrape_error=self.scrape_error)
         return out
 
+    def observed(self, t0: float, t1: float) -> dict[str, Any] | None:
+        """What the engine reported between wall times t0 and t1 (a benchmark's span): the
+        mean and max of each field over the samples taken then; None without any."""
+        rows = [r for r in self.series.since(t0) if r[0] <= t1]
+        if not rows:
+            return None
+        out: dict[str, Any] = {"samples": len(rows), "source": "log+metrics" if self.scraped
+                               is not None else "log"}
+        for i, key in enumerate(FIELDS, 1):
+            vals = [r[i] for r in rows if r[i] == r[i]]
+            if vals:
+                out[key] = {"mean": _num(sum(vals) / len(vals)), "max": _num(max(vals))}
+        return out
+
     def rows(self, since: float | None = None) -> list[dict[str, Any]]:
         """The series as dicts (``metrics``): time ``t`` plus the fields that had a value."""
         out = []

@@ -277,9 +277,10 @@ class Run:
 
     async def _run_benchmark(self) -> None:
         """The profile's [benchmark], once, right after ready; stored with the run."""
-        from ..benchmark import measure
+        from ..benchmark import measure, with_serving
 
-        result = await measure(self.profile, self.services.gpu_snapshot)
+        result = with_serving(await measure(self.profile, self.services.gpu_snapshot),
+                              self.serving)  # the engine's own metrics meanwhile
         self.benchmark = result
         self.store.update_run(self.id, benchmark=result)
         self.store.add_event("benchmark", result, self.id)

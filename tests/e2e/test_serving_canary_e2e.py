@@ -89,3 +89,19 @@ def test_engine_metrics_scraped_into_the_serving_samples(workdir: Path, make_dae
     m = d.ctl_json("metrics")
     assert any(r.get("gen_throughput", 0) > 0 for r in m["series"])
     assert done.wait(30), "the completion finishes"
+
+
+def test_benchmark_records_the_serving_metrics_seen_meanwhile(workdir: Path,
+                                                              make_daemon) -> None:
+    port = free_port()
+    write_profile(workdir, "benched", emulator_profile(
+        "benched", port=port, silence=SILENCE, env={"SGLANG_EMULATOR_TOKENS_PER_S": "200"},
+        extra='canary_interval = 0\n\n[benchmark]\nkind = "chat"\nmax_tokens = 400\n'))
+    d = make_daemon()
+    d.ctl("switch", "benched", "--wait", "--timeout", "60", check=True)
+    run = d.wait_run(lambda r: r.get("benchmark") is not None, 30, "the benchmark")
+    b = run["benchmark"]
+    assert b["complete"] and b["tokens_per_s"] > 0, b
+    s = b["serving"]
+    assert s["samples"] >= 1 and s["source"] == "log", s
+    assert s["gen_throughput"]["mean"] > 0 and s["running"]["max"] == 1
