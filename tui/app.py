@@ -317,12 +317,24 @@ class SupervisorApp(App[None]):
         elif kind == "verdict":
             self.post_message(VerdictReached(node, d))
         elif kind == "daemon":
-            self.daemon_info = d or self.daemon_info
+            self._daemon_news(d)
         elif kind == "dropped":
             count = fmt.num(d.get("count")) or 0
             total = fmt.num(d.get("total")) or 0
             self.post_message(EventsDropped(node, int(count), int(total)))
             await self._refresh_status(node, client)  # we may have missed a state change
+
+    def _daemon_news(self, d: dict[str, Any]) -> None:
+        """A ``daemon`` event: the daemon's own report, or news of a campaign step or a
+        profile reload (which are not the daemon's report and must not replace it)."""
+        if "campaign" in d:
+            from .screens.campaign import CampaignScreen
+
+            for screen in self.screen_stack:
+                if isinstance(screen, CampaignScreen):
+                    screen.action_reload()
+        elif "reload" not in d and d:
+            self.daemon_info = d
 
     # -- messages from the link -> screen state ---------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 from conftest import frozen_clock
-from fakedaemon import FakeState, gpu, hung_run
+from fakedaemon import FakeState, gpu, hung_run, serving_status
 from textual.pilot import Pilot
 
 from tui.app import SupervisorApp
@@ -111,3 +111,23 @@ def test_main_screen_disconnected_banner(snap_compare: Any) -> None:
     assert snap_compare(make_app(state), terminal_size=(80, 24), run_before=wait_banner)
 
 
+
+
+def test_main_screen_serving_at_80x24(snap_compare: Any) -> None:
+    """A ready server under load at 80×24: below the GPUs, the serving panel without its border,
+    one line each: tok/s climbing to "793 gen", run/queue "9 running · 1 queued", KV cache
+    "64% used · hit 42%", accept "2.60 tokens/step · 71%", GPU W/% "625W (45% of limit) util
+    38%", each with its sparkline next to the value; the log keeps a few lines above the
+    footer."""
+    from tui.widgets.serving_panel import ServingPanel
+
+    async def serving(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, SupervisorApp)
+        await settled(pilot)
+        panel = app.main.query_one(ServingPanel)
+        await settle(pilot, lambda: len(panel.rows) >= 30 and panel.has_class("-compact"),
+                     "the serving series")
+
+    assert snap_compare(make_app(FakeState(serving_status())), terminal_size=(80, 24),
+                        run_before=serving)

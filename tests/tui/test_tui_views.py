@@ -190,6 +190,25 @@ async def test_campaign_screen_shows_the_report_when_done_and_is_in_the_palette(
         assert "on success → end  ← taken (the plan has run to its end)" in tree
 
 
+async def test_a_campaign_step_event_refreshes_the_open_screen_at_once() -> None:
+    state = FakeState()
+    state.campaign = campaign_running()
+    async with attached(state) as (state, app, pilot):
+        screen = await open_campaign(app, pilot)
+        screen.poll_s = 3600.0  # no polling: only the event can bring the change
+        if screen._poll is not None:
+            screen._poll.stop()
+        state.campaign = campaign_done()
+        state.push("daemon", {"campaign": {"id": 3, "campaign": "seed", "status": "completed",
+                                           "current": None, "note": "the plan has run to its "
+                                                                    "end"}})
+        await wait_for(lambda: screen.query_one(Markdown).display, pilot, what="the report")
+        state.push("daemon", {"reload": {"added": [], "removed": [], "changed": []},
+                              "why": "SIGHUP"})
+        await pilot.pause(0.05)
+        assert app.daemon_info and app.daemon_info.get("version") == "0.1.0"
+
+
 async def test_campaign_screen_says_when_none_has_run() -> None:
     async with attached(FakeState()) as (state, app, pilot):
         await pilot.press("c")

@@ -23,6 +23,8 @@ Everything is in the **command palette** (`ctrl+p`): type a few letters of an ac
 | `p` | profiles: resolved view, diff, switch (with confirmation) |
 | `h` | history: runs side by side, phase timings, verdicts, benchmarks |
 | `b` | the handoff brief |
+| `c` | campaign: the plan as a tree, branches taken, results vs baseline, the report |
+| `g` | launch group: ranks side by side, the group's verdict, coordination |
 | `a` / `d` | add a checklist item / mark the selected one done |
 | `f` / `/` / `n` | filter the log / search (matches highlighted) / next match |
 | `l` | log level: all → info → warning → error |
@@ -41,6 +43,11 @@ activity) has got towards the hung verdict; `quiet` is no output while the proce
 processes use CPU or GPU, but stack samples show every one parked in the same wait (a
 collective that never completes); that counts towards the verdict like silence, and the
 `stuck:` row says where. `GPU 100% at 15% of power limit` is a GPU spinning, not computing.
+
+**Serving** (shown once the ready server logs its stats): a sparkline of the recent values and
+the value now for generation throughput, running vs queued requests, KV-cache use (and prefix
+cache hits), speculative accept length, and GPU power vs utilisation; `busy at low power` is the
+spin of a hung server. `⚠ hang sign` is the engine's own warning of a hang.
 
 **Checklist**: `·` pending, `▶` in progress, `✔` done, `✘` failed, `–` skipped;
 *auto* items are carried out by the daemon itself.
