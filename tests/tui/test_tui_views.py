@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from conftest import frozen_clock
 from fakedaemon import (
+    T0,
     FakeDaemon,
     FakeState,
     campaign_done,
@@ -25,9 +26,9 @@ from textual.widgets import Markdown, Static
 
 from tui.app import SupervisorApp
 from tui.connection import Target
-from tui.screens.campaign import CampaignScreen
-from tui.screens.group import GroupScreen
-from tui.widgets.serving_panel import ServingPanel
+from tui.screens.campaign import CampaignScreen, plan_tree
+from tui.screens.group import GroupScreen, group_view
+from tui.widgets.serving_panel import ServingPanel, serving_lines
 
 pytestmark = pytest.mark.anyio
 REPR_BITS = ("None", "null", "{", "[", "'", "nan")
@@ -287,3 +288,76 @@ async def test_group_view_at_80x24_wraps_ranks_and_keeps_the_verdict() -> None:
         cards = [ln for ln in text.splitlines() if "rank " in ln and "node-" in ln]
         assert len(cards) >= 2, "the rank cards wrap onto a second row rather than get cut"
         assert "rank 2 node-c · root" in text and "verdict CRASHED" in text
+
+
+# -- the real producers' output, as the views show it ---------------------------------------------
+
+def test_the_serving_panel_reads_the_real_trackers_output() -> None:
+    from supervisor.engines.serving_stats import ServingStats
+
+    stats = ServingStats("sglang")
+    stats.feed_chunk(b"[2025-10-22 10:27:57 TP0] Decode batch. #running-req: 3, #token: 108, "
+                     b"token usage: 0.25, accept len: 2.17, accept rate: 0.54, cuda graph: "
+                     b"True, gen throughput (token/s): 178.86, #queue-req: 2, \n")
+    assert stats.sample(T0)
+    text = "\n".join(plain(ln) for ln in serving_lines(stats.latest(), stats.rows(), [], 100))
+    assert "179 gen" in text and "3 running · 2 queued" in text and "25% used" in text
+    assert "2.17 tokens/step · 54%" in text
+    no_reprs(text)
+
+
+def test_the_campaign_tree_reads_the_real_plan_and_judge() -> None:
+    from supervisor.campaign import judge, new_state
+    from supervisor.campaign_plan import Experiment, Plan
+
+    fused = Experiment("fused", "demo-fused", ("nccl_fewchan", "flashinfer_fusion"),
+                       on_failure="nccl_only")
+    nccl = Experiment("nccl_only", "demo-fused", ("nccl_fewchan",), min_speedup=1.0)
+    plan = Plan("seed", "seed.toml", "demo-baseline", (fused, nccl),
+                by_name={"fused": fused, "nccl_only": nccl})
+    state = new_state(plan, 1)
+    state["baseline"] = {"profile": "demo-baseline", "run_id": 7, "verdict": None,
+                         "benchmark": {"tokens_per_s": 82.0, "ttft_ms": 140.0}, "samples": 1}
+    outcome = {"ok": False, "request": 3, "benchmark": None, "run_id": 8, "log": None,
+               "verdict": {"status": "hung", "phase": "cuda_graph_capture",
+                           "cause": "nccl_timeout", "evidence": []},
+               "culprits": ["flashinfer_fusion"], "changes": list(fused.changes or ()),
+               "attempts": [], "notes": []}
+    result = judge(fused, outcome, state["baseline"])
+    nxt, why = plan.next_after(fused, result["ok"])
+    result["branch"] = {"taken": "on_failure", "next": nxt, "why": why}
+    state["experiments"].append(result)
+    state["current"] = nxt
+    tree = plain(plan_tree(state, {"profile": "demo-fused", "id": 9, "status": "starting",
+                                   "phase": "launch"}))
+    assert "✘ fused" in tree and "hung in cuda_graph_capture (nccl_timeout)" in tree
+    assert "culprit flashinfer_fusion" in tree
+    assert "on failure → nccl_only  ← taken (on_failure = nccl_only)" in tree
+    assert "▶ nccl_only  demo-fused + nccl_fewchan  in progress: run #9 starting in launch" \
+        in tree
+    assert "success: ready, tok/s >= 1 x baseline" in tree
+    no_reprs(tree)
+
+
+def test_the_group_view_reads_the_real_verdict() -> None:
+    from supervisor.cluster.verdict import group_status, group_verdict
+
+    records = [
+        {"node": "a", "rank": 0, "status": "crashed", "phase": "cuda_graph_capture",
+         "cause": "nccl_timeout", "pid": 1, "failed_at": T0 + 40,
+         "evidence": ["Watchdog caught collective operation timeout"], "stopped_for": None},
+        {"node": "b", "rank": 1, "status": "hung", "phase": "cuda_graph_capture",
+         "cause": "watchdog_timeout", "pid": 2, "failed_at": T0 + 10,
+         "evidence": ["no output for 180 s"], "stopped_for": None}]
+    verdict = group_verdict(records)
+    view = {"group": "g", "profile": "p", "attempt": 1, "phase": "cuda_graph_capture",
+            "status": group_status(records, 2, verdict, False), "verdict": verdict,
+            "ranks": [{k: r[k] for k in ("node", "rank", "status", "phase", "cause", "pid")}
+                      for r in records],
+            "coordination": {"etcd": ["http://127.0.0.1:2379"], "node": "a", "state": "ok",
+                             "problem": None}}
+    text = plain(group_view(view))
+    assert "verdict HUNG — rank 1 (b) in cuda_graph_capture, cause watchdog_timeout" \
+        in text
+    assert "rank 1 b · root" in text and "rank 0 a · consequence" in text
+    assert "consequences: rank 0 nccl_timeout" in text
