@@ -70,16 +70,23 @@ def watch(run: Run, answers: list[ProbeResult], during=None) -> ServingWatch:
     return w
 
 
+async def ticks(w: ServingWatch, *times: float) -> list[Any]:
+    """check() at each time; a canary started is let finish in its thread before the next."""
+    out = []
+    for t in times:
+        out.append(await w.check(t))
+        if w.pending is not None:
+            w.pending.thread.join(5)
+    return out
+
+
 def test_interval_canary_retries_then_calls_a_stall() -> None:
     run = Run(canary_interval=5.0, canary_timeout=2.0, failures=2)
     w = watch(run, [ProbeResult(None, "no answer within 2 s")] * 2)
-
-    async def go() -> list[Any]:
-        return [await w.check(t) for t in (0.0, 4.9, 5.0, 5.1)]
-
-    out = anyio.run(go)
-    assert out[:3] == [None, None, None] and w.asked == [2.0, 2.0]  # due at 5, retried at once
-    stall = out[3]
+    out = anyio.run(ticks, w, 0.0, 4.9, 5.0, 5.1, 5.2, 5.3)
+    # due at 5; judged at 5.1 and retried at once; the retry judged at 5.3
+    assert out[:5] == [None] * 5 and w.asked == [2.0, 2.0]
+    stall = out[5]
     assert stall is not None and stall.cause == Cause.SERVING_STALL
     assert stall.evidence[0].startswith("2 canary generations in a row unanswered (every 5 s,")
     assert run.serving.canary["failures"] == 2 and run.serving.canary["ok"] is False
@@ -89,17 +96,17 @@ def test_interval_canary_that_waited_behind_progress_is_not_a_failure() -> None:
     run = Run(canary_interval=5.0, canary_timeout=2.0, failures=1)
     w = watch(run, [ProbeResult(None, "no answer within 2 s")],
               during=lambda: run.serving.feed_chunk(DECODE.encode()))
-    assert anyio.run(w.check, 0.0) is None and anyio.run(w.check, 5.0) is None
-    assert w.failed_in_row == 0 and w.next_interval is not None and w.next_interval > 5.0
+    assert anyio.run(ticks, w, 0.0, 5.0, 5.1) == [None] * 3
+    assert w.failed_in_row == 0 and w.next_interval == 10.1 and w.asked == [2.0]
 
 
 def test_a_healthy_canary_and_the_off_switch() -> None:
     run = Run(canary_interval=1.0, canary_timeout=2.0)
     w = watch(run, [ProbeResult(200)])
-    assert anyio.run(w.check, 0.0) is None and anyio.run(w.check, 1.0) is None
+    assert anyio.run(ticks, w, 0.0, 1.0, 1.1) == [None] * 3
     assert run.serving.canary["ok"] is True and run.serving.progress_m is not None
     off = watch(Run(canary_interval=0.0), [])
-    assert anyio.run(off.check, 0.0) is None and anyio.run(off.check, 1e6) is None
+    assert anyio.run(ticks, off, 0.0, 1e6) == [None, None]
     assert off.asked == []  # type: ignore[attr-defined]
 
 
@@ -162,3 +169,31 @@ def test_canary_keys_and_their_defaults() -> None:
                                              "engine_metrics": True}
     h = HealthSpec()
     assert (h.canary_interval, h.canary_timeout, h.engine_metrics) == (60.0, 30.0, False)
+
+
+def test_a_canary_that_never_answers_holds_up_nothing() -> None:
+    run = Run(canary_interval=1.0, canary_timeout=0.2, failures=1)
+    w = ServingWatch(run)  # type: ignore[arg-type]
+
+    async def hung(timeout: float) -> tuple[str, ProbeResult]:
+        await anyio.sleep(30)  # ignores its timeout: the thread is left behind
+        raise AssertionError("unreachable")
+
+    w.canary = hung  # type: ignore[method-assign]
+
+    async def go() -> Any:
+        assert await w.check(0.0) is None
+        t0 = time.monotonic()
+        assert await w.check(1.0) is None and w.pending is not None  # started, not awaited
+        assert await w.check(1.1) is None
+        assert time.monotonic() - t0 < 0.5
+        with anyio.fail_after(5):
+            while True:
+                stall = await w.check(2.0)
+                if stall is not None:
+                    return stall
+                await anyio.sleep(0.05)
+
+    stall = anyio.run(go)
+    assert stall.evidence[1].startswith("canary GET /health_generate at ")
+    assert stall.evidence[1].endswith(" -> no answer within 0.2 s")

@@ -25,8 +25,10 @@ run suspect after half the window instead of the whole.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -76,6 +78,7 @@ class ServingWatch:
         self.spin_since: float | None = None  # GPU busy at low power with requests in flight
         p = run.profile
         self.scraper = Scraper(p.host, p.port) if p.health.engine_metrics else None
+        self.pending: Pending | None = None   # the interval canary in flight
 
     async def check(self, now: float) -> Stall | None:
         stats = self.run.serving
@@ -90,7 +93,7 @@ class ServingWatch:
         if stats.load > 0:
             self.run.serving_seen()
         stall = await self._check_suspect(stats, now)
-        if stall is None and self._interval_due(now):
+        if stall is None:
             stall = await self._interval_canary(stats, now)
         return stall
 
@@ -153,23 +156,36 @@ class ServingWatch:
         return now >= self.next_interval
 
     async def _interval_canary(self, stats: ServingStats, now: float) -> Stall | None:
-        """The canary on the interval: ``failures`` unanswered in a row, with no token moving
-        in the log while they waited, is a stall."""
+        """The canary on the interval, waited for in its own thread (a hung server must not
+        hold up the health probe and the other checks for the canary's timeout): started when
+        due, judged on the tick after it answered or timed out."""
+        if self.pending is None:
+            if self._interval_due(now):
+                self.pending = Pending(self.canary, self.run.profile.health.canary_timeout,
+                                       self.canary_request())
+            return None
+        got = self.pending.poll()
+        if got is None:
+            return None
+        pending, self.pending = self.pending, None
+        return await self._judge_interval(stats, now, pending.began, *got)
+
+    async def _judge_interval(self, stats: ServingStats, now: float, began: float, what: str,
+                              result: ProbeResult) -> Stall | None:
+        """``failures`` unanswered in a row, with no token moving in the log while they
+        waited, is a stall."""
         health = self.run.profile.health
-        began = time.monotonic()
-        what, result = await self.canary(health.canary_timeout)
         self._record(stats, what, result)
         stats.catch_up()
         moved = stats.progress_m is not None and stats.progress_m >= began
         answered = result.status is not None and result.status != 503
-        after = now + (time.monotonic() - began)  # on the caller's clock
         if answered or moved:
             self.failed_in_row = 0
-            self.next_interval = after + health.canary_interval
+            self.next_interval = now + health.canary_interval
             return None
         self.failed_in_row += 1
         self._failed(stats)
-        self.next_interval = after  # retried at once: one miss can be bad luck
+        self.next_interval = now  # retried at once: one miss can be bad luck
         if self.failed_in_row < health.failures:
             return None
         head = (f"{self.failed_in_row} canary generations in a row unanswered (every "
@@ -194,14 +210,19 @@ class ServingWatch:
     def canary_timeout(self) -> float:
         return max(CANARY_MIN_TIMEOUT, self.run.profile.health.timeout)
 
+    def canary_request(self) -> str:
+        if self.run.engine_name == "vllm":
+            return "POST /v1/completions (max_tokens 1)"
+        return "GET /health_generate"
+
     async def canary(self, timeout: float) -> tuple[str, ProbeResult]:
         """One short generation; (what was asked, the answer)."""
         p = self.run.profile
         if self.run.engine_name == "vllm":
             body = {"model": served_model(p), "prompt": "Hello", "max_tokens": 1}
-            return ("POST /v1/completions (max_tokens 1)",
+            return (self.canary_request(),
                     await post(p.host, p.port, "/v1/completions", body, timeout))
-        return "GET /health_generate", await probe(p.host, p.port, "/health_generate", timeout)
+        return self.canary_request(), await probe(p.host, p.port, "/health_generate", timeout)
 
     def _quiet_line(self, stats: ServingStats, quiet: float, window: float) -> str:
         v = stats.values
@@ -239,6 +260,36 @@ class ServingWatch:
             line += (f" for {time.monotonic() - self.spin_since:.0f} s with requests in flight "
                      "and no tokens (spinning, not computing)")
         return line
+
+
+class Pending:
+    """One canary in a thread of its own (its own event loop): polled, never awaited."""
+
+    def __init__(self, canary: Callable[[float], Awaitable[tuple[str, ProbeResult]]],
+                 timeout: float, what: str) -> None:
+        self.began = time.monotonic()
+        self.what = what
+        self.timeout = timeout
+        self.got: tuple[str, ProbeResult] | None = None
+        self.thread = threading.Thread(target=self._go, args=(canary,), daemon=True,
+                                       name="serving-canary")
+        self.thread.start()
+
+    def _go(self, canary: Callable[[float], Awaitable[tuple[str, ProbeResult]]]) -> None:
+        async def ask() -> tuple[str, ProbeResult]:
+            return await canary(self.timeout)
+        try:
+            self.got = anyio.run(ask)
+        except Exception as exc:  # noqa: BLE001 - a canary's failure is a result, never a crash
+            self.got = (self.what, ProbeResult(None, f"{type(exc).__name__}: {exc}"))
+
+    def poll(self) -> tuple[str, ProbeResult] | None:
+        """The answer; a timeout of our own if the thread overran; None while waiting."""
+        if self.got is not None:
+            return self.got
+        if time.monotonic() - self.began > self.timeout + 1.0:
+            return (self.what, ProbeResult(None, f"no answer within {self.timeout:g} s"))
+        return None
 
 
 def _answer(result: ProbeResult) -> str:
