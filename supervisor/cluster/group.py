@@ -330,13 +330,14 @@ class ClusterService:
 
     async def _launch_rank(self, act: Active, desired: dict[str, Any]) -> None:
         try:
-            profile = self.arbiter.resolve(desired["profile"])
+            changes = desired.get("changes")
+            profile = self.arbiter.resolve(desired["profile"], changes=changes)
             problem = self._check_same(profile, desired)
             if problem is not None:
                 self._refuse(act, "invalid_config", problem)
                 return
             mine = rank_profile(profile, self.arbiter.profiles.resolve, act.rank, desired["addr"],
-                                self.address)
+                                self.address, changes)
             await self.arbiter.switch_to(mine, reason=act.reason)
         except ArbiterError as exc:
             self._refuse(act, "invalid_config", f"node {self.node} cannot launch "
@@ -463,11 +464,38 @@ class ClusterService:
             raise ArbiterError("unavailable", f"cannot launch group {group.name}: etcd "
                                f"unreachable ({exc}); nothing was started") from None
         if not wait:
+            if profile.fallback.strategy == "isolate" and self._tg is not None:
+                self._tg.start_soon(self._then_isolate, name, profile, desired, None, True)
             return {"request": None, "profile": name, "group": group.name,
                     "attempt": desired["attempt"], "run_id": None}
-        return await self._wait_settled(group.name, desired["attempt"], name, timeout)
+        return await self._then_isolate(name, profile, desired, timeout)
 
-    async def _publish(self, name: str, profile: ResolvedProfile) -> dict[str, Any]:
+    async def _then_isolate(self, name: str, profile: ResolvedProfile,
+                            desired: dict[str, Any], timeout: float | None,
+                            background: bool = False) -> dict[str, Any]:
+        """The launch's outcome; a failed profile with fallback = isolate has each candidate
+        subset of its changes run on every rank (group_isolate)."""
+        from .group_isolate import isolate_group
+
+        group = desired["nodes"] and "+".join(desired["nodes"])
+        try:
+            result = await self._wait_settled(group, desired["attempt"], name, timeout)
+            if result["ok"] or profile.fallback.strategy != "isolate":
+                return result
+            return await isolate_group(self, name, profile, result, timeout)
+        except (ArbiterError, EtcdError) as exc:
+            if not background:  # a waiting client gets the error; a background run logs it
+                raise
+            log.warning("group %s: %s", group, exc)
+            return {}
+
+    async def publish_changes(self, name: str, changes: list[str]) -> dict[str, Any]:
+        """A new attempt of the group with a subset of the profile's changes on every rank."""
+        profile = self.arbiter.resolve(name, changes=changes)
+        return await self._publish(name, profile, changes)
+
+    async def _publish(self, name: str, profile: ResolvedProfile,
+                       changes: list[str] | None = None) -> dict[str, Any]:
         group = profile.group
         assert group is not None
         kvs, _ = await self.etcd.get_prefix(self._key("members") + "/")
@@ -483,7 +511,8 @@ class ClusterService:
         attempt = (old.json().get("attempt", 0) if old is not None else 0) + 1
         desired = {"profile": name, "hash": profile.hash, "attempt": attempt,
                    "nodes": list(group.nodes), "addr": members[group.nodes[0]]["address"],
-                   "action": "run", "requested_by": self.node, "ts": time.time()}
+                   "action": "run", "requested_by": self.node, "ts": time.time(),
+                   "changes": changes}
         await self.etcd.put(key, json.dumps(desired))
         return desired
 

@@ -35,7 +35,7 @@ def rank_env(nnodes: int, rank: int, host: str, port: int) -> dict[str, str]:
 
 
 def rank_profile(profile: ResolvedProfile, extra_resolve: Any, rank: int, rank0_address: str,
-                 my_address: str) -> ResolvedProfile:
+                 my_address: str, changes: list[str] | None = None) -> ResolvedProfile:
     """The profile this node launches for ``rank``: the group's flags added as an unnamed
     change (it shows in argv, not in the list of changes); a loopback host becomes this node's
     address (other ranks and the group's probes must reach it); no per-node restart or
@@ -46,7 +46,7 @@ def rank_profile(profile: ResolvedProfile, extra_resolve: Any, rank: int, rank0_
     delta = Change(name="", args=rank_args(profile.engine, n, rank, rank0_address,
                                            group.dist_init_port),
                    env=rank_env(n, rank, rank0_address, group.dist_init_port))
-    resolved: ResolvedProfile = extra_resolve(profile.name, extra=[delta])
+    resolved: ResolvedProfile = extra_resolve(profile.name, changes=changes, extra=[delta])
     host = my_address if resolved.host.startswith(LOOPBACK) else resolved.host
     return replace(resolved, host=host, restart=RestartSpec(on_failure="none"),
                    fallback=FallbackSpec())

@@ -32,6 +32,18 @@ pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
 
 NODES = ("n0", "n1", "n2")
 TTL = 2
+ISO_CHANGES = """
+[fallback]
+strategy = "isolate"
+
+[[changes]]
+name = "good_env"
+env = { GNS_GOOD = "1" }
+
+[[changes]]
+name = "bad_env"
+env = { GNS_BAD = "1" }
+"""
 
 
 class Group:
@@ -42,9 +54,9 @@ class Group:
         self.port = free_port()
         self.dist_port = free_port()
 
-    def write_profiles(self, name: str, fault: str = "none") -> None:
+    def write_profiles(self, name: str, fault: str = "none", extra: str = "") -> None:
         nodes = ", ".join(f'"{n}"' for n in NODES)
-        text = emulator_profile(name, port=self.port, fault=fault, scale=0.01) + (
+        text = emulator_profile(name, port=self.port, fault=fault, scale=0.01) + extra + (
             f"\n[group]\nnodes = [{nodes}]\ndist_init_port = {self.dist_port}\n")
         for node in NODES:
             (self.root / node / "profiles" / f"{name}.toml").write_text(text)
@@ -62,6 +74,9 @@ class Group:
                                                            f"GNS_TEST_{node.upper()}": "1"}))
         self.write_profiles("grp")
         self.write_profiles("grp-crash", fault="crash:cuda_graph_capture:cuda_oom@GNS_TEST_N2")
+        # two changes, one of them (bad_env) crashes rank 2 in capture
+        self.write_profiles("grp-iso", fault="crash:cuda_graph_capture:cuda_oom@GNS_TEST_N2"
+                            "@GNS_BAD", extra=ISO_CHANGES)
         # rank 2 silent in capture; ranks 0 and 1 spin in an all-reduce waiting for it
         self.write_profiles("grp-hang", fault="hang:cuda_graph_capture@GNS_TEST_N2,"
                             "spin:cuda_graph_capture@!GNS_TEST_N2")
@@ -208,3 +223,21 @@ def test_hang_verdict_names_the_silent_rank_the_others_wait_for(group: Group) ->
     assert any(e.startswith("rank 0: ") and "custom_all_reduce" in e for e in v["evidence"])
     assert any(e.startswith("rank 1: ") and "custom_all_reduce" in e for e in v["evidence"])
     assert sorted(c["rank"] for c in v["consequences"]) == [0, 1]
+
+
+def test_group_isolation_runs_each_candidate_on_every_rank(group: Group) -> None:
+    d0, d1, d2 = group.daemons
+    res = d0.ctl("switch", "grp-iso", "--wait", "--timeout", "60", "--json", timeout=240)
+    assert res.returncode == 0, res.stdout + res.stderr
+    out = json.loads(res.stdout)
+    assert out["culprits"] == ["bad_env"]
+    assert (out["verdict"]["rank"], out["verdict"]["cause"]) == (2, "cuda_oom")
+    assert [(a["changes"], a["ok"]) for a in out["attempts"]] == [
+        (["good_env"], True), (["bad_env"], False), (["good_env"], True)]
+    assert out["attempts"][1]["verdict"]["rank"] == 2
+    assert out["serving"]["changes"] == ["good_env"]
+    st = status_of(d2)
+    assert st["status"] == "ready" and st["attempt"] == 4
+    for d in group.daemons:  # every rank runs parent + good_env
+        run = d.run()
+        assert run["status"] == "ready" and run["changes"] == ["good_env"], run
