@@ -71,6 +71,15 @@ class RunServices:
     on_log_problem: Callable[[Run, str | None], None] | None = None
 
 
+def _after_line(chunk: bytes, line: str | None) -> bytes:
+    """What ``chunk`` holds after the end of ``line`` (all of it if the line is not there)."""
+    at = chunk.find(line.encode()) if line else -1
+    if at < 0:
+        return chunk
+    end = chunk.find(b"\n", at)
+    return b"" if end < 0 else chunk[end + 1:]
+
+
 class Run:
     def __init__(self, *, run_id: int, token: str, profile: ResolvedProfile, run_dir: Path,
                  services: RunServices, request_id: int | None = None,
@@ -233,10 +242,16 @@ class Run:
             self.became_ready("ready line")
 
     def _on_chunk(self, chunk: bytes) -> None:
+        was_ready = self.ready_event.is_set()
+        ready_line: str | None = None
         for update in self.tracker.feed_chunk(chunk):
+            if update.ready and ready_line is None:
+                ready_line = update.line
             self._on_update(update)
         if self.serving is not None and self.ready_event.is_set():
-            self.serving.feed_chunk(chunk)  # the engine's batch/stats lines: watchdogs/serving
+            # the engine's batch/stats lines (watchdogs/serving); in the read that made the run
+            # ready, only what follows the ready line (the warmup request is not serving)
+            self.serving.feed_chunk(chunk if was_ready else _after_line(chunk, ready_line))
         # Access lines of our own health probes are not a sign of life: a server hung in
         # warmup still answers them (503) from its HTTP thread. Probes come one per interval,
         # so a read of more than a few lines is never all probes: only short reads are checked.
@@ -435,7 +450,9 @@ class Run:
                             else [])
             return
         verdict = await self.classify(exit_code=code)
-        if self.phase.rank < verdict.phase.rank < Phase.READY.rank:
+        if self.phase.rank < verdict.phase.rank:
+            # The log proves a later phase than its markers did (a traceback's frames, or
+            # serving implied by the cause: SGLang's watchdog only fires on a running batch).
             self._enter_phase(verdict.phase)
         evidence = list(verdict.evidence) or [f"process exited with code {code}",
                                               "no error line in the log"]
