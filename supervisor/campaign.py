@@ -9,10 +9,17 @@ State lives in the store's meta table (SQLite) after every step: a daemon killed
 at the experiment in progress. An operator's switch replaces the campaign's request: the
 campaign pauses and says so; ``campaign run NAME`` resumes it. Every ending writes one report,
 Markdown and JSON (campaign_report.py), into ``STATE/campaigns/``.
+
+The baseline is a reference only while it still stands for the machine: before an experiment
+it is re-measured when older than the plan's ``baseline_max_age``, and after one when the
+experiment ran under other GPU conditions (throttle reasons, SM clocks); a re-measure whose
+mean moved beyond the noise is flagged as drift. Rows compare means with their spread, and a
+difference within the noise is said to be so rather than read as a winner.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from pathlib import Path
@@ -20,9 +27,12 @@ from typing import Any
 
 import anyio
 
+from .benchmark import conditions_differ, noise, rate_of
 from .campaign_plan import Experiment, Plan, PlanError, load_plan
 from .campaign_report import write_report
 from .runtime.arbiter import Arbiter, ArbiterError, Request
+
+log = logging.getLogger(__name__)
 
 META = "campaign"
 ACTIVE = ("running",)
@@ -148,7 +158,12 @@ class Campaigns:
             exp = plan.by_name.get(state["current"])
             if exp is None:
                 raise PlanError(f"the plan has no experiment {state['current']!r} any more")
+            await self._fresh_baseline(plan, state)
             outcome = await self._experiment(plan, exp)
+            other = conditions_differ(state["baseline"]["benchmark"], outcome["benchmark"])
+            if other:
+                await self._remeasure(plan, state, f"{exp.name} ran under other GPU "
+                                                   f"conditions: {other}")
             result = judge(exp, outcome, state["baseline"])
             nxt, why = plan.next_after(exp, result["ok"])
             if nxt is not None and any(r["name"] == nxt for r in state["experiments"]):
@@ -183,9 +198,7 @@ class Campaigns:
     async def _baseline(self, plan: Plan, state: dict[str, Any]) -> None:
         outcome = await self._launch(plan.baseline, None, f"campaign {plan.name}: baseline")
         bench = outcome["benchmark"] or {}
-        state["baseline"] = {"profile": plan.baseline, "run_id": outcome["run_id"],
-                             "verdict": outcome["verdict"], "benchmark": bench,
-                             "measured_at": time.time(), "samples": 1 if bench else 0}
+        state["baseline"] = baseline_entry(plan, outcome)
         state["current"] = plan.experiments[0].name
         self._save()
         if not outcome["ok"] or bench.get("tokens_per_s") is None:
@@ -193,6 +206,35 @@ class Campaigns:
                    f"it has no benchmark rate ({_why_no_rate(bench)})")
             self._finish("failed", f"the baseline {plan.baseline} cannot be the reference: "
                                    f"{why}")
+
+    async def _fresh_baseline(self, plan: Plan, state: dict[str, Any]) -> None:
+        age = time.time() - float(state["baseline"].get("measured_at") or 0)
+        if age > plan.baseline_max_age:
+            await self._remeasure(plan, state, f"it was {age:.0f} s old (baseline_max_age = "
+                                               f"{plan.baseline_max_age:g} s)")
+
+    async def _remeasure(self, plan: Plan, state: dict[str, Any], why: str) -> None:
+        """Measure the baseline again; flag drift when its mean moved beyond the noise. A
+        re-measure that fails keeps the earlier baseline, and says so."""
+        old = state["baseline"]
+        self._note(f"re-measuring the baseline: {why}")
+        outcome = await self._launch(plan.baseline, None,
+                                     f"campaign {plan.name}: baseline re-measured")
+        bench = outcome["benchmark"] or {}
+        if not outcome["ok"] or rate_of(bench) is None:
+            failed = _why_no_rate(bench) if outcome["ok"] else "it did not become ready"
+            self._note(f"the baseline could not be re-measured ({failed}); comparisons keep "
+                       f"the one of run #{old.get('run_id')}")
+            return
+        entry = baseline_entry(plan, outcome)
+        entry["remeasured"] = why
+        entry["drift"] = drift(old.get("benchmark") or {}, bench)
+        entry["previous"] = [*old.get("previous", []), _summary(old)]
+        state["baseline"] = entry
+        self._save()
+        self._note(f"baseline re-measured: {bench.get('tokens_per_s')} tok/s "
+                   f"(was {(old.get('benchmark') or {}).get('tokens_per_s')}): "
+                   f"{entry['drift']['text']}")
 
     async def _launch(self, profile: str, changes: tuple[str, ...] | None, reason: str,
                       ) -> dict[str, Any]:
@@ -272,11 +314,17 @@ class Campaigns:
         state["ended"] = time.time()
         state["serving"] = self.arbiter.fallback_view()["serving"]
         self._note(why)
-        md, js, text = write_report(state, self.reports_dir)
-        state["report"] = text
-        state["files"] = {"markdown": str(md), "json": str(js)}
-        self._save()
-        js.write_text(_json(self.view()))
+        try:
+            md, js, text = write_report(state, self.reports_dir)
+            state["report"] = text
+            state["files"] = {"markdown": str(md), "json": str(js)}
+            self._save()
+            js.write_text(_json(self.view()))
+        except Exception as exc:   # a report that cannot be written must not end the daemon
+            log.exception("campaign report")
+            state["report"] = (f"the report could not be written to {self.reports_dir}: "
+                               f"{type(exc).__name__}: {exc} (the daemon's log has the trace)")
+            self._save()
 
 
 def new_state(plan: Plan, campaign_id: int) -> dict[str, Any]:
@@ -301,6 +349,7 @@ def judge(exp: Experiment, outcome: dict[str, Any], baseline: dict[str, Any]) ->
     else:
         verdict = (f"{verdict_info.get('status', 'failed')} in {verdict_info.get('phase')}"
                    + (f" ({verdict_info['cause']})" if verdict_info.get("cause") else ""))
+    gap = noise(bench, base)
     why = exp.criterion()
     ok = outcome["ok"]
     if not ok:
@@ -310,17 +359,48 @@ def judge(exp: Experiment, outcome: dict[str, Any], baseline: dict[str, Any]) ->
                           if speedup is not None else "no benchmark rate to compare")
     elif exp.max_ttft_ms is not None and (ttft is None or ttft > exp.max_ttft_ms):
         ok, why = False, f"TTFT {ttft} ms above {exp.max_ttft_ms:g} ms"
+    if outcome["ok"] and speedup is not None and gap["within_noise"]:
+        why += "; the difference from the baseline is within the noise: no winner"
     return {"name": exp.name, "profile": exp.profile, "changes": outcome["changes"],
             "verdict": verdict, "ok": ok, "why": why, "culprits": outcome["culprits"],
             "benchmark": {"tokens_per_s": tps, "ttft_ms": ttft, "vs_baseline": speedup,
                           "ttft_vs_baseline": round(ttft / base_ttft, 3)
                           if ttft and base_ttft else None,
-                          "samples": 1 if tps is not None else 0, "spread": None},
+                          "samples": len(bench.get("samples") or ()) if tps is not None else 0,
+                          "spread": (bench.get("spread") or {}).get("tokens_per_s"),
+                          "within_noise": gap["within_noise"] if speedup is not None else None,
+                          "noise": gap["noise"] if speedup is not None else None,
+                          "gpu": bench.get("gpu"), "baseline_run": baseline.get("run_id")},
             "run_id": outcome["run_id"], "request": outcome["request"],
             "evidence": {"log": outcome["log"],
                          "lines": list((verdict_info.get("evidence") or [])[:3])},
             "attempts": outcome["attempts"], "notes": outcome["notes"],
             "criterion": exp.criterion()}
+
+
+def baseline_entry(plan: Plan, outcome: dict[str, Any]) -> dict[str, Any]:
+    bench = outcome["benchmark"] or {}
+    return {"profile": plan.baseline, "run_id": outcome["run_id"], "verdict": outcome["verdict"],
+            "benchmark": bench, "measured_at": time.time(),
+            "samples": len(bench.get("samples") or ()) if bench.get("tokens_per_s") else 0}
+
+
+def drift(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Whether the baseline moved beyond its spread between two measures."""
+    gap = noise(old, new)
+    if gap["within_noise"] is None:
+        return {"drifted": None, "text": f"drift unknown: {gap['noise']}"}
+    if gap["within_noise"]:
+        return {"drifted": False, "text": f"no drift ({gap['noise']})"}
+    return {"drifted": True, "text": f"DRIFT: {old.get('tokens_per_s')} -> "
+                                     f"{new.get('tokens_per_s')} tok/s, {gap['noise']}"}
+
+
+def _summary(entry: dict[str, Any]) -> dict[str, Any]:
+    bench = entry.get("benchmark") or {}
+    return {"run_id": entry.get("run_id"), "measured_at": entry.get("measured_at"),
+            "tokens_per_s": bench.get("tokens_per_s"),
+            "spread": (bench.get("spread") or {}).get("tokens_per_s"), "gpu": bench.get("gpu")}
 
 
 def _why_no_rate(bench: dict[str, Any]) -> str:

@@ -4,6 +4,9 @@
 description = "The seed's plan"
 baseline = "demo-baseline"          # measured first: the reference of every comparison
 time_budget = 900                   # seconds for the whole campaign (default 3600)
+baseline_max_age = 600              # re-measure the baseline before an experiment when it is
+                                    # older (default 1800 s); also re-measured when an
+                                    # experiment ran under other GPU clocks / throttling
 stop = "end"                        # end | first_failure | first_success
 
 [[experiments]]                     # tried from the first, then as the branches say
@@ -36,7 +39,8 @@ from supervisor.profiles.files import read_profile_bytes
 CAMPAIGNS_DIR = "campaigns"
 STOP = "stop"
 STOP_WHEN = ("end", "first_failure", "first_success")
-TOP_KEYS = ("description", "baseline", "time_budget", "stop", "experiments")
+TOP_KEYS = ("description", "baseline", "time_budget", "baseline_max_age", "stop",
+            "experiments")
 EXPERIMENT_KEYS = ("name", "profile", "changes", "success", "on_success", "on_failure",
                    "timeout", "description")
 SUCCESS_KEYS = ("min_speedup", "max_ttft_ms")
@@ -84,6 +88,7 @@ class Plan:
     stop: str = "end"
     description: str = ""
     by_name: dict[str, Experiment] = field(default_factory=dict, compare=False)
+    baseline_max_age: float = 1800.0
 
     def next_after(self, exp: Experiment, ok: bool) -> tuple[str | None, str]:
         """The experiment that follows ``exp`` (None: the campaign ends) and why."""
@@ -103,6 +108,7 @@ class Plan:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "source": self.source, "baseline": self.baseline,
                 "time_budget": self.time_budget, "stop": self.stop,
+                "baseline_max_age": self.baseline_max_age,
                 "description": self.description,
                 "experiments": [e.to_dict() for e in self.experiments]}
 
@@ -148,6 +154,8 @@ def _plan(name: str, source: str, data: dict[str, Any], profiles: ProfileSet) ->
     if not isinstance(baseline, str) or baseline not in profiles:
         raise fail("baseline", f"must name a valid profile, got {baseline!r}")
     budget = _seconds(data.get("time_budget", 3600.0), lambda m: fail("time_budget", m))
+    max_age = _seconds(data.get("baseline_max_age", 1800.0),
+                       lambda m: fail("baseline_max_age", m))
     stop = data.get("stop", "end")
     if stop not in STOP_WHEN:
         raise fail("stop", f"must be one of {', '.join(STOP_WHEN)}, got {stop!r}")
@@ -170,7 +178,8 @@ def _plan(name: str, source: str, data: dict[str, Any], profiles: ProfileSet) ->
     description = data.get("description", "")
     if not isinstance(description, str):
         raise fail("description", "must be a string")
-    return Plan(name, source, baseline, experiments, budget, stop, description, by_name)
+    return Plan(name, source, baseline, experiments, budget, stop, description, by_name,
+                max_age)
 
 
 def _experiment(prefix: str, table: dict[str, Any], profiles: ProfileSet, fail: Any

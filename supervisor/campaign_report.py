@@ -35,9 +35,7 @@ def markdown(state: dict[str, Any]) -> str:
         lines.append(_row(i, row))
     if not state.get("experiments"):
         lines.append("| | (no experiment ran) | | | | | | | | |")
-    lines += ["", f"Serving at the end: {_serving(state.get('serving'))}", "",
-              "Numbers are one benchmark sample each: no spread was measured, so differences "
-              "of a few percent are not evidence of a winner."]
+    lines += ["", f"Serving at the end: {_serving(state.get('serving'))}", "", _how_read(state)]
     log = state.get("log") or []
     if log:
         lines += ["", "## Log", "", *[f"- {entry}" for entry in log[-40:]]]
@@ -48,9 +46,61 @@ def _baseline(base: dict[str, Any] | None) -> list[str]:
     if not base:
         return ["Baseline: not measured."]
     bench = base.get("benchmark") or {}
-    return [f"Baseline {base['profile']} (run #{base.get('run_id')}): "
-            f"{_num(bench.get('tokens_per_s'))} tok/s, TTFT {_num(bench.get('ttft_ms'))} ms "
-            f"({base.get('samples', 0)} sample, measured {_clock(base.get('measured_at'))})"]
+    lines = [f"Baseline {base['profile']} (run #{base.get('run_id')}): "
+             f"{_rate(bench)} tok/s, TTFT {_num(bench.get('ttft_ms'))} ms "
+             f"({_samples(base.get('samples', 0))}, measured {_clock(base.get('measured_at'))}; "
+             f"GPUs: {_gpu(bench.get('gpu'))})"]
+    for old in base.get("previous") or []:
+        lines.append(f"- earlier baseline run #{old.get('run_id')} "
+                     f"({_clock(old.get('measured_at'))}): {_rate(old)} tok/s; "
+                     f"GPUs: {_gpu(old.get('gpu'))}")
+    if base.get("remeasured"):
+        lines.append(f"- re-measured because {base['remeasured']}: "
+                     f"{(base.get('drift') or {}).get('text', '')}")
+    return lines
+
+
+def _rate(bench: dict[str, Any]) -> str:
+    """A mean with its spread: '82.1 +/- 0.4 (81.7-82.6)'; a lone sample as it is."""
+    spread = (bench.get("spread") or {})
+    spread = spread.get("tokens_per_s") if "tokens_per_s" in spread else spread
+    tps = _num(bench.get("tokens_per_s"))
+    if not spread or spread.get("stdev") is None:
+        return tps
+    return f"{tps} +/- {_num(spread.get('stdev'))} ({_num(spread['min'])}-{_num(spread['max'])})"
+
+
+def _count(bench: dict[str, Any]) -> int:
+    """Repetitions behind a rate: a row says how many, a benchmark lists them."""
+    samples = bench.get("samples")
+    return samples if isinstance(samples, int) else len(samples or ()) or 1
+
+
+def _samples(n: int) -> str:
+    return f"{n} sample" + ("" if n == 1 else "s")
+
+
+def _gpu(gpu: dict[str, Any] | None) -> str:
+    if not gpu or not gpu.get("samples"):
+        return "no telemetry"
+    clock = gpu.get("sm_clock_mhz") or {}
+    temp = gpu.get("temperature_c") or {}
+    throttle = ", ".join(gpu.get("throttle_reasons") or []) or "none"
+    return (f"SM {_num(clock.get('min'))}-{_num(clock.get('max'))} MHz, up to "
+            f"{_num(temp.get('max'))} C, throttling: {throttle}")
+
+
+def _how_read(state: dict[str, Any]) -> str:
+    benches = [(state.get("baseline") or {}).get("benchmark") or {}]
+    benches += [row.get("benchmark") or {} for row in state.get("experiments") or []]
+    n = [_count(b) for b in benches if b.get("tokens_per_s") is not None]
+    if any(k < 2 for k in n):
+        return ("Some numbers are one benchmark sample: no spread was measured for them, so "
+                "differences of a few percent are not evidence of a winner (set repeat = N in "
+                "the profiles' [benchmark]).")
+    return ("tok/s are means over each benchmark's repetitions, +/- their standard deviation "
+            "(min-max); a difference within the noise (overlapping ranges, or within twice "
+            "the larger deviation) is marked so and declares no winner.")
 
 
 def _row(i: int, row: dict[str, Any]) -> str:
@@ -61,7 +111,8 @@ def _row(i: int, row: dict[str, Any]) -> str:
     if (row.get("evidence") or {}).get("log"):
         evidence += f" [log]({row['evidence']['log']})"
     cells = [str(i), row["name"], what, row["verdict"], ", ".join(row.get("culprits") or []) or "-",
-             f"{_num(bench.get('tokens_per_s'))} ({_ratio(bench.get('vs_baseline'))})",
+             f"{_rate(bench)} ({_ratio(bench.get('vs_baseline'))}"
+             + (", within the noise" if bench.get("within_noise") else "") + ")",
              f"{_num(bench.get('ttft_ms'))} ({_ratio(bench.get('ttft_vs_baseline'))})",
              ("met" if row.get("ok") else "not met") + f": {row.get('why', '')}",
              f"{branch.get('taken', '')} -> {branch.get('next') or 'end'} "

@@ -1,6 +1,8 @@
 """End-to-end: campaign plans run by the daemon. The demo's campaign (the seed's plan) from the
 baseline to EAGLE-3 with its branches; a campaign whose daemon is SIGKILLed mid-way resumes and
-completes; an operator's switch pauses it."""
+completes; an operator's switch pauses it; an experiment past its timeout takes its failure
+branch; ``campaign stop`` ends a running campaign with its report; the baseline is measured again
+when it is too old or an experiment ran under other GPU conditions, and drift is flagged."""
 
 from __future__ import annotations
 
@@ -68,7 +70,7 @@ def small_plan(workdir: Path) -> None:
         "base", port=port, extra=BENCH, env={"SGLANG_EMULATOR_TOKENS_PER_S": "60"}))
     write_profile(workdir, "exp", emulator_profile("exp", port=port, extends="base")
                   .replace('description = "test profile exp"', 'description = "exp"'))
-    (workdir / "profiles" / "campaigns").mkdir()
+    (workdir / "profiles" / "campaigns").mkdir(exist_ok=True)
     (workdir / "profiles" / "campaigns" / "small.toml").write_text(
         'baseline = "base"\ntime_budget = 300\n'
         '[[experiments]]\nname = "one"\nprofile = "exp"\n'
@@ -114,3 +116,113 @@ def test_an_operator_switch_pauses_the_campaign(workdir: Path, make_daemon) -> N
     assert done["status"] == "completed" and [e["name"] for e in done["experiments"]] == [
         "one", "two"]
     assert d.ctl("campaign", "stop").returncode == 1  # nothing left to stop
+
+
+def plan_file(workdir: Path, name: str, text: str) -> None:
+    folder = workdir / "profiles" / "campaigns"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.toml").write_text(text)
+
+
+def hanging_plan(workdir: Path, timeout: str = "") -> None:
+    """base (benchmarked), and an experiment whose server hangs in weight loading (the silence
+    watchdog set far off, so only the campaign's own limits end it)."""
+    port = free_port()
+    write_profile(workdir, "base", emulator_profile(
+        "base", port=port, extra=BENCH, env={"SGLANG_EMULATOR_TOKENS_PER_S": "60"}))
+    write_profile(workdir, "stuck", emulator_profile(
+        "stuck", port=port, extends="base", fault="hang:weight_loading", silence=120))
+    plan_file(workdir, "hang", 'baseline = "base"\ntime_budget = 300\n'
+              f'[[experiments]]\nname = "stuck"\nprofile = "stuck"\non_failure = "two"\n{timeout}'
+              '[[experiments]]\nname = "two"\nprofile = "base"\n')
+
+
+def test_an_experiment_past_its_timeout_fails_and_takes_its_failure_branch(
+        workdir: Path, make_daemon) -> None:
+    hanging_plan(workdir, timeout="timeout = 3\n")
+    d = make_daemon()
+    res = d.ctl("campaign", "run", "hang", "--wait", "--timeout", "200", "--json", timeout=220)
+    assert res.returncode == 0, res.stdout + res.stderr
+    r = json.loads(res.stdout)
+    assert r["status"] == "completed", r["note"]
+    stuck, two = r["experiments"]
+    assert (stuck["name"], stuck["ok"]) == ("stuck", False)
+    assert stuck["verdict"] == "timed_out in the experiment", stuck
+    assert stuck["evidence"]["lines"] == ["not settled within its timeout (3 s)"]
+    assert stuck["branch"] == {"taken": "on_failure", "next": "two", "why": "on_failure = two"}
+    assert two["verdict"] == "ready" and r["serving"]["profile"] == "base"
+    assert "| 1 | stuck | stuck | timed_out in the experiment |" in r["report"]
+
+
+def test_campaign_stop_ends_a_running_campaign_with_its_report(workdir: Path,
+                                                               make_daemon) -> None:
+    hanging_plan(workdir)
+    d = make_daemon()
+    d.ctl_json("campaign", "run", "hang")
+    wait_until(lambda: status(d)["current"] == "stuck"
+               and (d.status()["run"] or {}).get("profile") == "stuck", 90,
+               "the hanging experiment launched")
+    res = d.ctl("campaign", "stop", check=True)
+    assert res.stdout.startswith("# Campaign hang: stopped"), res.stdout
+    s = status(d)
+    assert s["status"] == "stopped" and s["note"] == "stopped by request", s
+    assert s["experiments"] == [] and s["baseline"]["benchmark"]["tokens_per_s"] > 0
+    assert Path(s["files"]["markdown"]).read_text() == s["report"]
+    assert json.loads(Path(s["files"]["json"]).read_text())["status"] == "stopped"
+    again = d.ctl("campaign", "stop")
+    assert again.returncode == 1 and "no campaign is running or paused" in again.stderr
+    assert d.ctl_json("campaign", "run", "hang")["id"] == 2   # a stopped one starts anew
+
+
+def test_the_baseline_is_measured_again_under_other_gpu_conditions_and_drift_is_flagged(
+        workdir: Path, make_daemon) -> None:
+    port = free_port()
+    repeat = BENCH + "repeat = 2\n"
+    base = emulator_profile("base", port=port, extra=repeat,
+                            env={"SGLANG_EMULATOR_TOKENS_PER_S": "60"})
+    write_profile(workdir, "base", base)
+    # slower to launch: the throttle and the slower machine are in place before it measures
+    write_profile(workdir, "exp", emulator_profile("exp", port=port, extends="base", scale=0.05))
+    plan_file(workdir, "drift", 'baseline = "base"\nbaseline_max_age = 300\n'
+              '[[experiments]]\nname = "one"\nprofile = "exp"\n')
+    d = make_daemon()
+    d.ctl_json("campaign", "run", "drift")
+    wait_until(lambda: status(d)["current"] == "one", 60, "the baseline measured")
+    d.ctl("gpus", "--fault", "throttle:0:hw_thermal", check=True)
+    write_profile(workdir, "base", base.replace('TOKENS_PER_S = "60"', 'TOKENS_PER_S = "30"'))
+    d.proc.send_signal(signal.SIGHUP)   # re-read the profiles now
+    done = wait_until(lambda: (s := status(d))["status"] != "running" and s, 180,
+                      "the campaign's end")
+    assert done["status"] == "completed", done["note"]
+    row = done["experiments"][0]
+    assert row["benchmark"]["gpu"]["throttle_reasons"] == ["hw_thermal"]
+    base_now = done["baseline"]
+    assert base_now["remeasured"] == ("one ran under other GPU conditions: throttle reasons "
+                                      "differ (none then hw_thermal)")
+    assert base_now["benchmark"]["gpu"]["throttle_reasons"] == ["hw_thermal"]
+    earlier = base_now["previous"][0]
+    assert 45 <= earlier["tokens_per_s"] <= 75 and earlier["gpu"]["throttle_reasons"] == []
+    assert 20 <= base_now["benchmark"]["tokens_per_s"] <= 38
+    assert base_now["drift"]["drifted"] is True
+    assert base_now["drift"]["text"].startswith("DRIFT: "), base_now["drift"]
+    assert row["benchmark"]["baseline_run"] == base_now["run_id"]   # compared with the new one
+    assert "re-measured because one ran under other GPU conditions" in done["report"]
+    assert "re-measuring the baseline: one ran under other GPU" in "\n".join(done["log"])
+
+
+def test_a_baseline_older_than_its_max_age_is_measured_again(workdir: Path,
+                                                             make_daemon) -> None:
+    small_plan(workdir)   # experiment one takes seconds: the baseline is older before two
+    plan_file(workdir, "small", 'baseline = "base"\nbaseline_max_age = 1\n'
+              '[[experiments]]\nname = "one"\nprofile = "exp"\n'
+              '[[experiments]]\nname = "two"\nprofile = "exp"\n')
+    d = make_daemon()
+    res = d.ctl("campaign", "run", "small", "--wait", "--timeout", "150", "--json", timeout=170)
+    assert res.returncode == 0, res.stdout + res.stderr
+    r = json.loads(res.stdout)
+    base = r["baseline"]
+    assert "remeasured" in base, r["log"]
+    assert base["remeasured"].endswith(" s old (baseline_max_age = 1 s)"), base["remeasured"]
+    assert base["run_id"] > 1 and base["previous"][0]["run_id"] == 1
+    assert r["experiments"][1]["benchmark"]["baseline_run"] == base["run_id"]
+    assert "re-measuring the baseline: it was " in "\n".join(r["log"])
