@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-real check verify-unit bench clean
+.PHONY: demo test test-replay test-real check verify-unit bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -19,6 +19,11 @@ test: $(STAMP)
 	bash scripts/ensure-test-tools.sh
 	$(MAKE) --no-print-directory check
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
+
+# Live equals offline on every labelled log: each replayed through one real daemon ends with
+# diagnose's verdict (~50 s on 2 cores). `make test` replays one log per kind of verdict.
+test-replay: $(STAMP)
+	GNS_REPLAY_ALL=1 $(PY) -m pytest -q tests/e2e/test_replay_equals_diagnose_e2e.py $(PYTEST_ARGS)
 
 # The real-engine tier (tests/real): real vLLM (CPU build) and real SGLang under the daemon.
 # Engine venvs and tiny models are cached in ~/.cache/gpu-node-supervisor (GNS_REAL_CACHE);
