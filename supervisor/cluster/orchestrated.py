@@ -20,7 +20,7 @@ import anyio
 
 from ..config import Config
 from ..events import Hub
-from ..runtime.arbiter import Arbiter
+from ..runtime.arbiter import Arbiter, ArbiterError
 from .orchestrator import Placement, dist_port, placement
 from .ranks import placed_profile
 
@@ -53,7 +53,11 @@ class OrchestratedService:
         task_status.started()
         log.info("orchestrated launch: %s, profile %s", self.place.describe(), self.profile)
         if self.profile:
-            await self._launch(self.profile)
+            try:
+                await self._launch(self.profile)
+            except ArbiterError as exc:  # the rank cannot run: as much a failure as a crash
+                raise GroupVerdict(f"{self.place.describe()}: cannot launch profile "
+                                   f"{self.profile}: {exc.message}; exiting 1") from None
         await self._failed.wait()
         run = self.arbiter.current
         if run is not None:  # its record and logs written before the daemon goes

@@ -134,7 +134,7 @@ def _slurm(env: Mapping[str, str]) -> Placement:
         raise OrchestratorError(f"SLURM_NNODES={nnodes} but the node list {nodelist!r} has "
                                 f"{len(hosts)} host(s)")
     return Placement("slurm", _int(env, "SLURM_NODEID"), nnodes, hosts[0],
-                     f"job {env.get('SLURM_JOB_ID', '?')}")
+                     f"job {env['SLURM_JOB_ID']}" if env.get("SLURM_JOB_ID") else "the job")
 
 
 def dist_port(profile_port: int | None, env: Mapping[str, str]) -> int:
