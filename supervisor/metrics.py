@@ -24,7 +24,10 @@ Metrics (all prefixed ``gns_``):
   ``serving_prompt_throughput_tokens_per_second``, ``serving_running_requests``,
   ``serving_queued_requests``, ``serving_kv_cache_usage_ratio``, ``serving_cache_hit_ratio``,
   ``serving_spec_accept_length``, ``serving_spec_accept_rate``,
-  ``serving_last_progress_timestamp_seconds``.
+  ``serving_last_progress_timestamp_seconds``, ``serving_gpu_utilization_percent``,
+  ``serving_gpu_power_ratio``; from the engine's /metrics too when the profile scrapes it
+  (``[health] engine_metrics``); the canary's ``serving_canaries``, ``serving_canary_failures``,
+  ``serving_canary_ok``, ``serving_canary_timestamp_seconds``.
 - ``gpu_utilization_percent``, ``gpu_memory_used_bytes``, ``gpu_memory_total_bytes``,
   ``gpu_temperature_celsius``, ``gpu_power_watts`` by ``gpu``; ``gpu_health{gpu,level}``.
 - ``protocol_clients``, ``protocol_connections_total``, ``protocol_requests_total``,
@@ -268,6 +271,16 @@ _SERVING_GAUGES = (
     ("serving_spec_accept_rate", "Speculative decoding accept rate, 0-1", "accept_rate"),
     ("serving_last_progress_timestamp_seconds", "When tokens last moved (Unix time)",
      "last_progress"),
+    ("serving_gpu_utilization_percent", "GPU utilisation while serving (busiest GPU)",
+     "gpu_util"),
+    ("serving_gpu_power_ratio", "GPU power draw over its limit while serving, 0-1 (busy at low"
+     " power with no tokens: spinning)", "gpu_power_frac"),
+)
+_CANARY_GAUGES = (
+    ("serving_canaries", "Canary generations sent since ready", "count"),
+    ("serving_canary_failures", "Canary generations unanswered since ready", "failures"),
+    ("serving_canary_ok", "Whether the newest canary generation answered (1) or not (0)", "ok"),
+    ("serving_canary_timestamp_seconds", "When the newest canary was judged (Unix time)", "t"),
 )
 
 
@@ -279,6 +292,13 @@ def _serving_families(run: dict[str, Any] | None, gauge: Any) -> Any:
         fam = gauge(PREFIX + name, doc, labels=["engine", "profile"])
         value = srv.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            fam.add_metric(labels, float(value))
+        yield fam
+    canary = srv.get("canary") or {}
+    for name, doc, key in _CANARY_GAUGES:
+        fam = gauge(PREFIX + name, doc, labels=["engine", "profile"])
+        value = canary.get(key)
+        if isinstance(value, (int, float)):  # ok is a bool: 1 or 0
             fam.add_metric(labels, float(value))
         yield fam
 

@@ -124,13 +124,13 @@ class ServingWatch:
         timeout = self.canary_timeout()
         self.next_canary = now + max(window, timeout)
         what, result = await self.canary(timeout)
-        self._record(stats, what, result)
+        # an answer other than 503, if not with a token, is not a hang we can prove
+        self._record(stats, what, result, failed=result.status in (None, 503))
         if result.ok:
             stats.forget_load()    # the requests of the last line are gone
             return None
-        if result.status is not None and result.status != 503:
-            return None            # it answered, if not with a token: not a hang we can prove
-        self._failed(stats)
+        if result.status not in (None, 503):
+            return None
         head = self._quiet_line(stats, now - (since if stats.progress_m is None
                                               else stats.progress_m), window)
         return await self._verdict(stats, [head, f"canary {what} -> {_answer(result)}"])
@@ -175,16 +175,15 @@ class ServingWatch:
         """``failures`` unanswered in a row, with no token moving in the log while they
         waited, is a stall."""
         health = self.run.profile.health
-        self._record(stats, what, result)
         stats.catch_up()
         moved = stats.progress_m is not None and stats.progress_m >= began
-        answered = result.status is not None and result.status != 503
+        answered = result.status not in (None, 503)
+        self._record(stats, what, result, failed=not (answered or moved))
         if answered or moved:
             self.failed_in_row = 0
             self.next_interval = now + health.canary_interval
             return None
         self.failed_in_row += 1
-        self._failed(stats)
         self.next_interval = now  # retried at once: one miss can be bad luck
         if self.failed_in_row < health.failures:
             return None
@@ -193,19 +192,17 @@ class ServingWatch:
                 f" {health.failures}), no tokens generated in the log meanwhile")
         return await self._verdict(stats, [head, *(f"canary {r}" for r in self.results)])
 
-    def _failed(self, stats: ServingStats) -> None:
-        self.canary_failures += 1
-        if stats.canary is not None:
-            stats.canary["failures"] = self.canary_failures
-
-    def _record(self, stats: ServingStats, what: str, result: ProbeResult) -> None:
+    def _record(self, stats: ServingStats, what: str, result: ProbeResult, *,
+                failed: bool) -> None:
         self.canaries += 1
+        self.canary_failures += failed
         answer = _answer(result)
         self.results.append(f"{what} at {time.strftime('%H:%M:%S')} -> {answer}")
         if result.ok:
             stats.progressed()     # it generated: tokens move
         stats.canary = {"t": time.time(), "request": what, "ok": result.ok, "answer": answer,
                         "count": self.canaries, "failures": self.canary_failures}
+        self.run.publish()  # status and the Prometheus export show it
 
     def canary_timeout(self) -> float:
         return max(CANARY_MIN_TIMEOUT, self.run.profile.health.timeout)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from .conftest import write_profile
-from .harness import emulator_profile, free_port
+from .harness import emulator_profile, free_port, wait_until
+from .test_ops_e2e import _scrape, _value, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -57,8 +58,10 @@ def test_stall_before_any_request_is_caught_by_the_interval_canary(workdir: Path
 
 
 def test_healthy_server_passes_its_canaries(workdir: Path, make_daemon) -> None:
+    pytest.importorskip("prometheus_client")
     _profile(workdir, "fine")
-    d = make_daemon()
+    mport = free_port()
+    d = make_daemon(config=write_config(workdir, f"[metrics]\nmetrics_port = {mport}\n"))
     d.ctl("switch", "fine", "--wait", "--timeout", "60", check=True)
     run = d.wait_run(lambda r: ((r["serving"] or {}).get("canary") or {}).get("count", 0) >= 3,
                      20, "three canaries")
@@ -66,6 +69,12 @@ def test_healthy_server_passes_its_canaries(workdir: Path, make_daemon) -> None:
     assert (c["request"], c["ok"], c["answer"], c["failures"]) == (
         "GET /health_generate", True, "HTTP 200", 0)
     assert run["status"] == "ready" and run["cause"] is None
+    scraped = wait_until(lambda: (lambda x: x if (_value(x, "gns_serving_canaries",
+                                                          engine="sglang") or 0) >= 3 else None)(
+        _scrape(mport)), 10, "canary gauges on /metrics")
+    assert _value(scraped, "gns_serving_canaries", engine="sglang", profile="fine") >= 3
+    assert _value(scraped, "gns_serving_canary_ok", engine="sglang") == 1
+    assert _value(scraped, "gns_serving_canary_failures", engine="sglang") == 0
 
 
 def test_engine_metrics_scraped_into_the_serving_samples(workdir: Path, make_daemon) -> None:
