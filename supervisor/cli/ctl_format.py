@@ -334,7 +334,8 @@ _SERVING_COLS = (("gen_throughput", "gen tok/s", "{:.1f}"),
                  ("prompt_throughput", "prompt tok/s", "{:.1f}"),
                  ("running", "running", "{:.0f}"), ("queued", "queued", "{:.0f}"),
                  ("token_usage", "KV use", "{:.0%}"), ("cache_hit_rate", "cache hit", "{:.0%}"),
-                 ("accept_len", "accept len", "{:.2f}"), ("gpu_util", "GPU %", "{:.0f}"))
+                 ("accept_len", "accept len", "{:.2f}"), ("gpu_util", "GPU %", "{:.0f}"),
+                 ("gpu_power_frac", "GPU power", "{:.0%}"))
 _METRICS_ROWS = 30
 
 
@@ -359,6 +360,13 @@ def format_metrics(r: dict[str, Any]) -> str:
     out = [head, f"now:  {serving_line(srv)}"]
     for sign in srv.get("hang_signs") or []:
         out.append(f"engine warning: {sign}")
+    canary = srv.get("canary")
+    if canary:
+        out.append(f"canary: {canary.get('request')} -> {canary.get('answer')} "
+                   f"{_ago(canary.get('t'))} ago ({canary.get('count')} sent, "
+                   f"{canary.get('failures')} unanswered)")
+    if srv.get("scrape_error"):
+        out.append(f"engine /metrics: {srv['scrape_error']}")
     rows = r.get("series") or []
     cols = [c for c in _SERVING_COLS if any(c[0] in row for row in rows)]
     if not rows:

@@ -127,6 +127,7 @@ class ServingWatch:
         # an answer other than 503, if not with a token, is not a hang we can prove
         self._record(stats, what, result, failed=result.status in (None, 503))
         if result.ok:
+            stats.catch_up()
             stats.forget_load()    # the requests of the last line are gone
             return None
         if result.status not in (None, 503):
@@ -179,6 +180,8 @@ class ServingWatch:
         moved = stats.progress_m is not None and stats.progress_m >= began
         answered = result.status not in (None, 503)
         self._record(stats, what, result, failed=not (answered or moved))
+        if result.ok:
+            stats.forget_load()  # SGLang logs the canary's own prefill: not a request's load
         if answered or moved:
             self.failed_in_row = 0
             self.next_interval = now + health.canary_interval

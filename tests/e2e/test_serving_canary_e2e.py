@@ -69,6 +69,9 @@ def test_healthy_server_passes_its_canaries(workdir: Path, make_daemon) -> None:
     assert (c["request"], c["ok"], c["answer"], c["failures"]) == (
         "GET /health_generate", True, "HTTP 200", 0)
     assert run["status"] == "ready" and run["cause"] is None
+    human = d.ctl("metrics", check=True).stdout
+    assert "\ncanary: GET /health_generate -> HTTP 200 " in human, human
+    assert " sent, 0 unanswered)" in human
     scraped = wait_until(lambda: (lambda x: x if (_value(x, "gns_serving_canaries",
                                                           engine="sglang") or 0) >= 3 else None)(
         _scrape(mport)), 10, "canary gauges on /metrics")
