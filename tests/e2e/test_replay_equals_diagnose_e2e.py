@@ -9,8 +9,9 @@ the run ready or serving); ``hung`` after ``silence`` for a log that ends neithe
 crashed, which ``diagnose`` calls ``incomplete``. A failed run always has a cause (``unknown``
 where ``diagnose`` names none).
 
-The whole set (126 logs) takes about a minute on 2 cores: ``make test-replay`` (GNS_REPLAY_ALL=1)
-runs it, ``.ci/run`` with it; the normal suite replays one log per (outcome, phase, cause).
+The whole set (129 logs) takes 30-50 s on 2 cores: ``make test-replay`` (GNS_REPLAY_ALL=1)
+runs it, ``.ci/run`` with it; the normal suite replays a sample: every cause and every
+(engine, outcome, phase) at least once.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import pytest
 from supervisor.diagnosis.classifier import classify_text
 from supervisor.emulator.replay import DONE_TITLE
 from supervisor.protocol.client import DaemonClient, connect_unix
-from tests.test_classifier import ALL_LOGS, KNOWN_MISSES, split_fixture
+from tests.test_classifier import ALL_LOGS, split_fixture
 
 from .harness import RUN_VAR, Daemon, cleanup, free_port, kill_env_processes, short_tmpdir
 
@@ -47,6 +48,9 @@ LIVE_MISSES: dict[str, str] = {
     "29-vllm-v1-startup-kv-and-graph-capture-sm120.log": _API_UP,
     "c022-vllm-rtx5090-routes-then-started.log": _API_UP,
     "c067-vllm-084-lora-3h-graph-capture-then-up.log": _API_UP,
+    "c031-vllm-engine-exiting-then-shutdown-serving.log":
+        "a silent engine-core death: the file alone reads incomplete (a known miss of the "
+        "classifier, tests/test_classifier.py); live, the process's exit says crashed",
 }
 
 
@@ -59,20 +63,27 @@ def _offline(path: Path) -> dict[str, Any]:
     return classify_text(body).to_dict()
 
 
+# Logs on which the live path once disagreed, always in the sample: the warmup request and the
+# ready line in one read (not serving), a watchdog that implies serving, a fragment that starts
+# mid-run with traffic.
+ALWAYS = ("11-ready-tp1-docs-ci-2026-full-startup.log", "07-watchdog-timeout-tp8-killed.log",
+          "c019-vllm-v0-kserve-serving-metrics.log")
+
+
 def _sample(paths: list[Path]) -> list[Path]:
-    """One log per (engine, outcome, phase, cause): every kind of verdict, each once."""
+    """Every cause, and every (engine, outcome, phase), at least once."""
     seen: set[tuple[str, ...]] = set()
-    out = []
-    for p in paths:
+    out = [p for p in paths if p.name in ALWAYS]
+    for p in [*out, *(p for p in paths if p.name not in ALWAYS)]:
         d = _offline(p)
-        key = (d["engine"], d["outcome"], d["phase"], str(d["cause"]))
-        if key not in seen:
-            seen.add(key)
+        keys = {("cause", str(d["cause"])), (d["engine"], d["outcome"], d["phase"])}
+        if not keys <= seen and p not in out:
             out.append(p)
+        seen |= keys
     return out
 
 
-LIVE_LOGS = [p for p in ALL_LOGS if p.name not in KNOWN_MISSES]
+LIVE_LOGS = ALL_LOGS
 SELECTED = LIVE_LOGS if ALL else _sample(LIVE_LOGS)
 
 
