@@ -1,8 +1,9 @@
 """The demo: a real daemon on a temporary state dir, the demo profiles on the SGLang emulator
-and 8 fake GPUs, then the TUI attached to it (or `supervisor-ctl events -f` with --no-tui).
+and 8 fake GPUs, running the seed's campaign (profiles/demo/campaigns/seed.toml) unattended,
+with the TUI attached (or `supervisor-ctl events -f` with --no-tui, ending on the report).
 
-    make demo                # TUI
-    make demo ARGS=--no-tui  # plain event stream
+    make demo                # TUI; the report: supervisor-ctl campaign status
+    make demo ARGS=--no-tui  # plain event stream, then the campaign's report
 """
 
 from __future__ import annotations
@@ -38,24 +39,93 @@ def ctl_json(ctl: list[str], env: dict[str, str], say: Callable[[str], object],
         return {}
 
 
-def story(ctl: list[str], env: dict[str, str], say: Callable[[str], object]) -> None:
-    """Baseline up and benchmarked first (``switch --wait`` returns at ready, before the
-    benchmark), then the profile that hangs."""
-    say("demo: switching to demo-baseline")
-    ctl_json(ctl, env, say, "switch", "demo-baseline", "--wait", "--timeout", "120")
-    bench = None
-    deadline = time.monotonic() + 60
-    while bench is None and time.monotonic() < deadline:
-        run = ctl_json(ctl, env, say, "status").get("run") or {}
-        if run.get("status") not in ("starting", "ready"):
+CAMPAIGN = "seed"
+CAMPAIGN_WAIT_S = 900   # the plan's own time budget
+
+
+def story(ctl: list[str], env: dict[str, str], say: Callable[[str], object]) -> dict:
+    """The seed's campaign, run by the daemon: its progress as it goes (the baseline's
+    measure, each experiment's verdict and branch), then the campaign's final state."""
+    say(f"demo: running campaign {CAMPAIGN} (profiles/demo/campaigns/{CAMPAIGN}.toml) on the "
+        "daemon")
+    if not ctl_json(ctl, env, say, "campaign", "run", CAMPAIGN):
+        return {}
+    seen, measured = 0, False
+    deadline = time.monotonic() + CAMPAIGN_WAIT_S
+    state: dict = {}
+    while time.monotonic() < deadline:
+        state = ctl_json(ctl, env, say, "campaign", "status") or state
+        base = (state.get("baseline") or {}).get("benchmark") or {}
+        if not measured and base.get("tokens_per_s"):
+            measured = True
+            spread = (base.get("spread") or {}).get("tokens_per_s") or {}
+            say(f"demo: baseline measured: {base['tokens_per_s']} tok/s "
+                f"(+/- {spread.get('stdev')}, {spread.get('n', 1)} samples)")
+        log = state.get("log") or []
+        for entry in log[seen:]:
+            say(f"demo: campaign: {entry}")
+        seen = len(log)
+        if state.get("status") not in ("running", None):
             break
-        bench = run.get("benchmark")
         time.sleep(0.5)
-    tps = (bench or {}).get("tokens_per_s")
-    say(f"demo: baseline measured: {tps} tok/s" if tps else
-        f"demo: the baseline has no benchmark ({(bench or {}).get('error', 'none came')})")
-    say("demo: switching to demo-fewchan-fusion (nccl_fewchan + flashinfer_fusion)")
-    ctl_json(ctl, env, say, "switch", "demo-fewchan-fusion")
+    return state
+
+
+class EventRelay:
+    """``supervisor-ctl events -f``, relayed line by line. ``subscribed`` is set once the
+    stream is known to be live: until then the daemon is asked to re-read its profiles
+    (SIGHUP, a no-op here) and the stream's echo of that is swallowed, so nothing of the
+    campaign is lost to a follower that has not subscribed yet."""
+
+    PROBE = "profiles reloaded (SIGHUP)"
+
+    def __init__(self, ctl: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(ctl + ["events", "-f"], env=env, stdout=subprocess.PIPE,
+                                     text=True)
+        self.subscribed = threading.Event()
+        self.thread = threading.Thread(target=self._relay, daemon=True)
+        self.thread.start()
+
+    def _relay(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if not self.subscribed.is_set() and self.PROBE in line:
+                self.subscribed.set()
+                continue
+            print(line, end="", flush=True)
+
+    def wait_live(self, daemon: subprocess.Popen, timeout: float = 20) -> bool:
+        deadline = time.monotonic() + timeout
+        while not self.subscribed.is_set() and time.monotonic() < deadline:
+            daemon.send_signal(signal.SIGHUP)
+            self.subscribed.wait(0.5)
+        return self.subscribed.is_set()
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+        self.thread.join(5)
+
+
+def no_tui(ctl: list[str], env: dict[str, str], daemon: subprocess.Popen) -> int:
+    """The event stream while the campaign runs, then its report; the exit status is the
+    campaign's (0 completed)."""
+    events = EventRelay(ctl, env)
+    try:
+        if not events.wait_live(daemon):
+            print("demo: the event stream did not start (supervisor-ctl events -f); the "
+                  "campaign runs anyway")
+        state = story(ctl, env, print)
+    finally:
+        events.close()
+    if not state.get("report"):
+        print(f"demo: the campaign did not end with a report (status "
+              f"{state.get('status', 'unknown')}): supervisor-ctl campaign status")
+        return 1
+    print("demo: the campaign's report (also: supervisor-ctl campaign status; files: "
+          f"{(state.get('files') or {}).get('markdown')})\n")
+    print(state["report"].rstrip("\n"))
+    return 0 if state.get("status") == "completed" else 1
 
 
 def main() -> int:
@@ -82,14 +152,15 @@ def main() -> int:
             time.sleep(0.1)
         ctl = [sys.executable, "-m", "supervisor.cli.ctl", "--socket", str(sock)]
         print(f"daemon pid {daemon.pid}, socket {sock}, state {tmp / 'state'}")
-        print("story: the baseline is launched and measured (the reference of every 'vs "
-              "baseline'); then the two-change profile, which hangs in CUDA-graph capture; the "
-              "daemon isolates the culprit and falls back.")
-        # The story runs beside the viewer, so the baseline's launch is seen as it happens.
-        say = print if args.no_tui else (lambda *_: None)  # (a print would tear the TUI)
-        threading.Thread(target=story, args=(ctl, env, say), daemon=True).start()
+        print("story: the seed's campaign. The baseline is launched and measured (3 "
+              "repetitions: a mean and its spread); then NCCL 2 channels + the FlashInfer "
+              "fusion source patch, which hangs in CUDA-graph capture: the daemon isolates the "
+              "patch and serves NCCL alone; the campaign branches to EAGLE-3 with the new NCCL "
+              "settings and ends on its report.")
         if args.no_tui:
-            return subprocess.call(ctl + ["events", "-f"], env=env)
+            return no_tui(ctl, env, daemon)
+        # The campaign runs on the daemon; the TUI watches it (a print would tear the TUI).
+        threading.Thread(target=story, args=(ctl, env, lambda *_: None), daemon=True).start()
         return subprocess.call([sys.executable, "-m", "tui.app", "--socket", str(sock)], env=env)
     except KeyboardInterrupt:
         return 0
