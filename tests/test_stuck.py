@@ -127,3 +127,29 @@ def test_a_gpu_drawing_power_is_progress() -> None:
     a.stacks_stuck("whatever")  # compute power clears it at the next sample
     a.sample(TreeSample(9.0, 0.0, 0, 1), (95.0, 0.8))
     assert a.stuck is None and not a.is_hung(9.0, 5)
+
+
+def test_the_verdict_says_where_each_process_is_and_which_one_is_stopped(tmp_path) -> None:
+    import os
+    import signal
+
+    import anyio
+
+    from supervisor.runtime.stacks import dump_stacks, where
+
+    procs = [_start(SPIN), _start(LONG_CALL)]
+    os.kill(procs[1].pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # the stop is delivered asynchronously
+        with open(f"/proc/{procs[1].pid}/stat", "rb") as f:
+            if f.read().rsplit(b")", 1)[1].split()[0] == b"T":
+                break
+        time.sleep(0.01)
+    try:
+        files = anyio.run(dump_stacks, {p.pid for p in procs}, tmp_path)
+        line = where(sorted(files))
+    finally:
+        os.kill(procs[1].pid, signal.SIGCONT)
+        _stop(*procs)
+    assert line is not None and "in custom_all_reduce" in line, line
+    assert "stopped (signal)" in line, line

@@ -38,7 +38,8 @@ async def dump_stacks(pids: set[int], out_dir: Path) -> list[str]:
 
 
 async def _dump_one(pyspy: str | None, pid: int, info: dict[str, object], path: Path) -> None:
-    header = f"pid {pid}: {info.get('cmdline', '')}\nstatus {info.get('status')}\n\n"
+    cmdline = " ".join(str(info.get("cmdline", "")).split())  # one line, whatever argv holds
+    header = f"pid {pid}: {cmdline}\nstatus {info.get('status')}\n\n"
     def dump() -> None:
         body = _pyspy_dump(pyspy, pid) if pyspy else "py-spy not installed; kernel stack follows\n"
         path.write_text(header + body + _proc_wchan(pid))
@@ -65,3 +66,41 @@ def _proc_wchan(pid: int) -> str:
         except OSError:
             continue
     return "".join(parts)
+
+
+def where(files: list[str], limit: int = 8) -> str | None:
+    """One line naming where each dumped process is: its innermost Python frame (main thread
+    first), or that it is stopped. The verdict's evidence, so nobody has to open the files to
+    see which rank waits and which one is gone."""
+    parts = []
+    for path in files[:limit]:
+        try:
+            text = Path(path).read_text(errors="replace")
+        except OSError:
+            continue
+        parts.append(_where_one(text))
+    if not parts:
+        return None
+    more = f"; and {len(files) - limit} more" if len(files) > limit else ""
+    return "where each process is: " + "; ".join(parts) + more
+
+
+def _where_one(text: str) -> str:
+    lines = text.splitlines()
+    head = lines[0] if lines else ""
+    pid, _, cmd = head.partition(": ")
+    name = cmd.split(" ")[0].rsplit("/", 1)[-1] or pid
+    status = next((ln[7:].strip() for ln in lines if ln.startswith("status ")), "")
+    frame = None
+    in_thread = False
+    for ln in lines:
+        if ln.startswith("Thread "):
+            if frame is not None:
+                break
+            in_thread = True
+        elif in_thread and ln.startswith("    ") and frame is None:
+            frame = ln.strip()
+    if status in ("stopped", "tracing-stop"):
+        return f"{name} stopped (signal)" + (f", last in {frame}" if frame else "")
+    return f"{name} in {frame}" if frame else f"{name} ({status or 'no Python stack'})"
+

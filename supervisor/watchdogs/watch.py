@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import anyio
 
 from ..profiles import ResolvedProfile
+from ..runtime import stacks
 from ..runtime.process import TreeSample
 from ..states import Cause, Phase, Status
 from .activity import ActivityTracker
@@ -119,8 +120,18 @@ class RunWatch:
         stall = await self.serving.check(now_m)
         if stall is None:
             return False
-        await self.run.fail(Status.HUNG, stall.cause, stall.evidence)
+        await self.run.fail(Status.HUNG, stall.cause,
+                            stall.evidence + await self._stack_evidence())
         return True
+
+    async def _stack_evidence(self) -> list[str]:
+        """Dump every process's stacks before the run is touched; say where each one is."""
+        files = await self.run.dump_stacks()
+        if not files:
+            return []
+        summary = await anyio.to_thread.run_sync(stacks.where, files)
+        return ([summary] if summary else []) + [
+            f"stack dumps: {len(files)} files in {Path(files[0]).parent}"]
 
     def _probe_due(self) -> bool:
         run = self.run
@@ -182,9 +193,7 @@ class RunWatch:
                     f"(silence = {silence:g} s)")
         evidence = [head, *activity_evidence(run.activity), *run.log_evidence(3),
                     *verdict.evidence]
-        files = await run.dump_stacks()
-        if files:
-            evidence.append(f"stack dumps: {len(files)} files in {Path(files[0]).parent}")
+        evidence += await self._stack_evidence()
         cause = verdict.cause
         if cause in (None, Cause.UNKNOWN) and stuck is not None and self.collective:
             cause = Cause.COLLECTIVE_HANG
