@@ -144,7 +144,8 @@ def format_history(res: dict[str, Any]) -> str:
             rows.append(f"{_num(b.get('tokens_per_s')):>8} {_num(b.get('ttft_ms')):>8} "
                         f"{_num(b.get('baseline_tokens_per_s')):>10} "
                         f"{_num(b.get('vs_baseline')):>6}  "
-                        f"{with_changes(b['profile'], b.get('changes'))}{base}")
+                        f"{with_changes(b['profile'], b.get('changes'))}{base}"
+                        + ("  within the noise" if b.get("within_noise") else ""))
     return "\n".join(rows)
 
 
@@ -223,9 +224,17 @@ class EventStory:
                 for item_id, (st, title) in now.items() if before.get(item_id) != (st, title)]
 
     def _daemon(self, data: dict[str, Any]) -> list[str]:
+        if isinstance(data.get("campaign"), dict):
+            return self._campaign(data["campaign"])
         if "reload" not in data:
             return [f"daemon: {text(data)}"]
         return [f"profiles reloaded ({text(data.get('why'))}): {reload_summary(data['reload'])}"]
+
+    def _campaign(self, c: dict[str, Any]) -> list[str]:
+        """A campaign's step: its status, where it is, and its latest note (once each)."""
+        at = f", at {c['current']}" if c.get("current") else ""
+        return self._once("campaign", f"campaign {text(c.get('campaign'))}: "
+                                      f"{text(c.get('status'))}{at}: {text(c.get('note'))}")
 
     def _dropped(self, data: dict[str, Any]) -> list[str]:
         return [f"({text(data.get('count'))} events dropped: this client reads too slowly)"]

@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 
 from ..protocol.client import ConnectionLost, DaemonClient, DaemonError
+from .ctl_campaign import format_campaign
 from .ctl_format import (
     EventStory,
     format_history,
@@ -33,6 +34,8 @@ SWITCH_TIMEOUT_S = 600  # an agent's default wait: longer than any profile's sta
 ANSWER_GRACE_S = 30
 LOG_SCAN_LINES = 5000
 PROGRESS_TOPICS = ["run", "verdict", "fallback"]
+CAMPAIGN_TIMEOUT_S = 3600  # a plan's default time budget
+CAMPAIGN_TOPICS = [*PROGRESS_TOPICS, "daemon"]   # the campaign's steps come as daemon events
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,45 @@ async def _diagnose(call: Call, args: dict[str, Any]) -> Answer:
     return Answer("\n".join(lines + [f"  {e}" for e in res["evidence"]]), res)
 
 
+async def _campaign_status(call: Call, args: dict[str, Any]) -> Answer:
+    res = await call.link.request("campaign", action="status")
+    return Answer(format_campaign(res), res)
+
+
+async def _campaign_run(call: Call, args: dict[str, Any]) -> Answer:
+    """campaign run NAME; with wait, until it ends, its steps and the runs' phases reported
+    as progress meanwhile. A campaign that ends failed or out of time is an answer."""
+    name = args["name"]
+    if not args.get("wait", True):
+        res = await call.link.request("campaign", action="run", name=name)
+        return Answer(format_campaign(res), res)
+    timeout = args.get("timeout", CAMPAIGN_TIMEOUT_S)
+    outcome: list[Any] = []
+    async with call.link.connect() as client:
+        await client.request("subscribe", topics=CAMPAIGN_TOPICS)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_follow, client, call)
+            try:
+                with anyio.fail_after(timeout + ANSWER_GRACE_S):
+                    outcome.append(await client.request("campaign", action="run", name=name,
+                                                        wait=True, timeout=timeout))
+            except (DaemonError, ConnectionLost, TimeoutError) as exc:
+                outcome.append(exc)
+            tg.cancel_scope.cancel()
+    result = outcome[0]
+    if isinstance(result, DaemonError) and result.code == "timeout":
+        raise ToolError(f"{result.code}: {result.message}")
+    if isinstance(result, TimeoutError):
+        raise ToolError(f"the daemon at {call.link.path} did not answer campaign run within "
+                        f"{timeout + ANSWER_GRACE_S:g} s; call campaign_status to see where it "
+                        "stands")
+    if isinstance(result, DaemonError):
+        raise ToolError(f"{result.code}: {result.message}")
+    if isinstance(result, Exception):
+        raise result
+    return Answer(format_campaign(result), dict(result))
+
+
 # -- the catalogue ------------------------------------------------------------------------------
 _PROFILE = {"type": "string", "minLength": 1,
             "description": "a profile name, as the profiles tool lists them"}
@@ -327,6 +369,37 @@ TOOLS = [
          _schema({"since_hours": {"type": "number", "exclusiveMinimum": 0,
                                   "description": "only the last N hours (default: all)"}}),
          _brief),
+    Tool("campaign_run", "Run a campaign plan and wait for its report",
+         "Run the campaign plan NAME (PROFILES/campaigns/NAME.toml: a baseline profile and "
+         "experiments, each a profile with changes, a success criterion and branches) on the "
+         "daemon, unattended: the baseline is launched and benchmarked, then each experiment "
+         "is launched (a failed one goes through its profile's fallback, e.g. isolation), "
+         "benchmarked, judged against the baseline and the plan's branch picks the next. A "
+         "paused campaign of that name (an operator's switch replaced its request) resumes. "
+         "With wait (the default) the call returns when the campaign ends, with progress "
+         "notifications for each step and phase meanwhile; do not poll. Returns {campaign, "
+         "status (completed, failed, timeout, stopped), baseline {benchmark {tokens_per_s "
+         "(mean), spread, gpu}}, experiments [{name, profile, changes, verdict, ok, why, "
+         "culprits, benchmark {tokens_per_s, vs_baseline, within_noise}, branch {taken, next, "
+         "why}}], serving, report (Markdown)}. A difference within_noise is no winner. If "
+         "timeout seconds pass first the call fails while the campaign goes on: follow it "
+         "with campaign_status. Without wait it returns at once.",
+         _schema({"name": {"type": "string", "minLength": 1,
+                           "description": "the campaign's file stem in PROFILES/campaigns"},
+                  "wait": {"type": "boolean", "default": True,
+                           "description": "return only once the campaign has ended"},
+                  "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 7 * 86400,
+                              "default": CAMPAIGN_TIMEOUT_S,
+                              "description": "seconds to wait at most (with wait)"}},
+                 ("name",)),
+         _campaign_run, mutating=True, read_only=False),
+    Tool("campaign_status", "The campaign's state or report",
+         "The daemon's campaign (one at a time): while it runs or is paused, its status, the "
+         "experiment in progress, its latest note, the baseline and the results so far; once "
+         "it has ended, its report (Markdown: a table of experiments with verdict, culprit, "
+         "tok/s and TTFT against the baseline with their spread, the branch taken and why, "
+         "and what serves at the end). The JSON has every field; campaign null when none ran.",
+         _schema(), _campaign_status),
 ]
 BY_NAME = {t.name: t for t in TOOLS}
 

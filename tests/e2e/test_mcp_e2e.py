@@ -33,8 +33,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 NOBODY = 65534
 ALL_TOOLS = {"status", "profiles", "show_profile", "switch", "stop", "history", "logs",
-             "checklist", "stacks", "gpus", "diagnose", "brief"}
-MUTATING = {"switch", "stop", "stacks"}
+             "checklist", "stacks", "gpus", "diagnose", "brief", "campaign_run",
+             "campaign_status"}
+MUTATING = {"switch", "stop", "stacks", "campaign_run"}
 
 
 @pytest.fixture
@@ -280,3 +281,36 @@ def test_mcp_without_the_sdk_says_how_to_install_it(tmp_path: Path) -> None:
                          stdin=subprocess.DEVNULL)
     assert res.returncode == 2, res
     assert "pip install 'gpu-node-supervisor[mcp]'" in res.stderr
+
+
+async def test_campaign_run_waits_for_the_report_with_progress(workdir: Path,
+                                                              make_daemon) -> None:
+    port = free_port()
+    write_profile(workdir, "base", emulator_profile(
+        "base", port=port, extra='\n[benchmark]\nkind = "chat"\nmax_tokens = 48\nrepeat = 2\n',
+        env={"SGLANG_EMULATOR_TOKENS_PER_S": "60"}))
+    write_profile(workdir, "exp", emulator_profile("exp", port=port, extends="base"))
+    (workdir / "profiles" / "campaigns").mkdir()
+    (workdir / "profiles" / "campaigns" / "small.toml").write_text(
+        'baseline = "base"\ntime_budget = 300\n[[experiments]]\nname = "one"\nprofile = "exp"\n')
+    d = make_daemon()
+    async with mcp_session(d.sock) as client:
+        err, text, st = await call(client, "campaign_status")
+        assert not err and st["campaign"] is None and text.startswith("no campaign has run")
+        err, text, _ = await call(client, "campaign_run", {"name": "nope"})
+        assert err and text.startswith("bad_request: no campaign 'nope'"), text
+        progress: list[tuple[float, str]] = []
+        err, text, st = await call(client, "campaign_run", {"name": "small", "timeout": 150},
+                                   progress=progress)
+        assert not err, text
+        assert st["status"] == "completed" and [e["name"] for e in st["experiments"]] == ["one"]
+        assert st["baseline"]["benchmark"]["spread"]["tokens_per_s"]["n"] == 2
+        assert text.startswith("# Campaign small: completed") and "| 1 | one | exp |" in text
+        said = [m for _, m in progress]
+        assert any("run #1 base: ready" in m for m in said), said
+        assert any(m.endswith("campaign small: running, at baseline: started") for m in said)
+        assert any(m.endswith("campaign small: completed: the plan has run to its end")
+                   for m in said), said
+        assert [v for v, _ in progress] == sorted(v for v, _ in progress)
+        err, again, st2 = await call(client, "campaign_status")
+        assert not err and again == text and st2["report"] == st["report"]
