@@ -33,12 +33,6 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
-    "c042-sglang-2603-mooncake-store-startup-cut.log":
-        "phase: SGLang's tracker (engines/sglang.py) takes max_total_num_tokens= for warmup; "
-        "2026 builds print it before HiCache setup and graph capture",
-    "c066-vllm-s390x-cpu-slow-warmup-shm-broadcast.log":
-        "phase: vLLM's tracker (engines/vllm.py) files the CPU build's 'Warming up model' "
-        "under kv_cache_alloc; labelled warmup from the words",
     # held-out part (seen only after its score was recorded)
     "c031-vllm-engine-exiting-then-shutdown-serving.log":
         "a silent engine-core death mid-serving: only DEBUG 'EngineCore exiting.' and the API "

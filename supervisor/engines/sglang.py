@@ -35,11 +35,13 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     (_C(r"server_args[=(]|Init torch distributed|sglang is using nccl"), Phase.LAUNCH),
     (_C(r"Load weight begin|Loading \w+ checkpoint shards|Multi-thread loading shards"
         r"|Beginning to load weights|Loading model from"), Phase.WEIGHT_LOADING),
-    (_C(r"Load weight end|Cache is allocated|Memory pool end|SWAKVPool mem usage"),
-     Phase.KV_CACHE_ALLOC),
+    # max_total_num_tokens= is the scheduler reporting its KV pool once its model runner is set
+    # up: after a graph capture it also means the capture is over (_special).
+    (_C(r"Load weight end|Cache is allocated|Memory pool end|SWAKVPool mem usage"
+        r"|max_total_num_tokens="), Phase.KV_CACHE_ALLOC),
     (_C(r"Capture\b.*?(?i:graph) (?:begin|end)|Capture cuda graph bs|Capturing batches"
         r"|Registering \d+ cuda graph addresses"), Phase.CUDA_GRAPH_CAPTURE),
-    (_C(r"max_total_num_tokens=|Uvicorn running on|INFO:\s+Started server process"
+    (_C(r"Uvicorn running on|INFO:\s+Started server process"
         r"|Start of pd disaggregation warmup"), Phase.WARMUP),
     (_C(r"The server is fired up and ready to roll"), Phase.READY),
 )
@@ -67,6 +69,11 @@ class SGLangTracker(MarkerTracker):
         changed = False
         if "shards" in line:
             changed = self._shard_progress(line) or changed
+        if self.phase is Phase.CUDA_GRAPH_CAPTURE and "max_total_num_tokens=" in line:
+            # 0.4/0.5 builds capture inside the model runner's init and report the pool after
+            # it: the capture is over, the HTTP server is next (warmup). 2026 builds report it
+            # before HiCache setup and graph capture: there it stays kv_cache_alloc (MARKERS).
+            changed = self._advance(Phase.WARMUP) or changed
         if "apturing batches" in line or "graph bs" in line or "%|" in line:
             changed = self._capture_progress(line) or changed
         if " batch" in line:

@@ -45,14 +45,25 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
 )
 
 _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took")
+# The KV cache has been sized: what follows is "warmup model" of init engine's "(profile, create kv
+# cache, warmup model)".
+_KV_SIZED_RE = _C(r"KV cache size: [\d,]+ tokens|# GPU blocks: \d")
 _GRAPH_BAR_RE = _C(r"(?i:capturing cuda ?graph)[^:]*:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 _RUNNING_RE = _C(r"Running: ([1-9]\d*) reqs")
 
 
 class VLLMTracker(MarkerTracker):
-    __slots__ = ()
+    """``Warming up model`` means what comes before it: the CPU build (0.32) compiles and
+    profiles the model with it before sizing the KV cache (kv_cache_alloc); builds that size the
+    KV cache first (s390x, 2026) print it for the model warmup that follows (warmup)."""
+
+    __slots__ = ("kv_sized",)
     PREFILTER = _PREFILTER
     MARKERS = _MARKERS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kv_sized = False
 
     def feed(self, line: str) -> PhaseUpdate | None:
         first = None
@@ -67,6 +78,10 @@ class VLLMTracker(MarkerTracker):
         changed = False
         if "shards" in line:
             changed = self._shard_progress(line) or changed
+        if not self.kv_sized and ("KV cache" in line or "GPU blocks" in line):
+            self.kv_sized = _KV_SIZED_RE.search(line) is not None
+        elif self.kv_sized and "Warming up model" in line:
+            changed = self._advance(Phase.WARMUP) or changed
         if "%|" in line:
             m = _GRAPH_BAR_RE.search(line)
             if m:

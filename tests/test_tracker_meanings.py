@@ -1,0 +1,75 @@
+"""Phase markers read for what they mean, where builds print the same line at different points
+of the startup; and a log that starts mid-run, for the live trackers as for the classifier."""
+
+from __future__ import annotations
+
+import pytest
+
+from supervisor.engines import get_engine
+from supervisor.states import Phase
+
+TS = "[2026-03-25 09:32:19]"
+POOL = (f"{TS} max_total_num_tokens=105600, chunked_prefill_size=4096, max_prefill_tokens=16384,"
+        " max_running_requests=2048, context_len=40960, available_gpu_mem=21.09 GB")
+
+
+def _walk(engine: str, lines: list[str]) -> Phase:
+    tracker = get_engine(engine).new_tracker()
+    for line in lines:
+        tracker.feed(line)
+    return tracker.phase
+
+
+def test_sglang_pool_report_before_capture_is_kv_cache_alloc() -> None:
+    """2026 builds report the KV pool, then set up HiCache and capture graphs."""
+    lines = [f"{TS} Load weight end. elapsed=2.01 s, type=Qwen3ForCausalLM, avail mem=36.61 GB",
+             f"{TS} KV Cache is allocated. #tokens: 105600, K size: 7.26 GB, V size: 7.26 GB",
+             POOL, f"{TS} Allocating 15.58 GB host memory for hierarchical KV cache."]
+    assert _walk("sglang", lines) is Phase.KV_CACHE_ALLOC
+    capture = f"{TS} Capture cuda graph begin. This can take up to several minutes."
+    assert _walk("sglang", [*lines, capture]) is Phase.CUDA_GRAPH_CAPTURE
+
+
+def test_sglang_pool_report_after_capture_is_warmup() -> None:
+    """0.4/0.5 builds capture inside the model runner's init and report the pool after it."""
+    lines = [f"{TS} Memory pool end. avail mem=21.66 GB",
+             f"{TS} Capture cuda graph begin. This can take up to several minutes.",
+             f"{TS} Capture cuda graph end. Time elapsed: 1.01 s. mem usage=0.07 GB.", POOL]
+    assert _walk("sglang", lines) is Phase.WARMUP
+
+
+VLLM_KV = ("(EngineCore pid=127) INFO 04-15 13:41:18 [kv_cache_utils.py:1319] GPU KV cache size: "
+           "1,126,400 tokens")
+VLLM_WARM = ("(Worker pid=185) INFO 04-15 13:41:24 [cpu_model_runner.py:116] Warming up model "
+             "for the compilation...")
+
+
+def test_vllm_warming_up_after_the_kv_cache_is_sized_is_warmup() -> None:
+    """A build that sizes the KV cache first warms the model up after it (s390x, 2026)."""
+    assert _walk("vllm", [VLLM_KV, VLLM_WARM]) is Phase.WARMUP
+
+
+def test_vllm_warming_up_before_the_kv_cache_is_sized_profiles_the_model() -> None:
+    """The 0.32 CPU build compiles and profiles with it, then sizes the KV cache."""
+    assert _walk("vllm", [VLLM_WARM]) is Phase.KV_CACHE_ALLOC
+    assert _walk("vllm", [VLLM_WARM, VLLM_KV]) is Phase.KV_CACHE_ALLOC
+
+
+@pytest.mark.parametrize("engine,line", [
+    ("sglang", '[2025-01-01 10:00:00] INFO:     10.0.0.7:5000 - "POST /generate HTTP/1.1" 200 OK'),
+    ("vllm", 'INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK'),
+    ("vllm", "INFO 08-01 10:00:00 [loggers.py:123] Engine 000: Avg prompt throughput: 1.0 "
+             "tokens/s, Running: 3 reqs, Waiting: 0 reqs"),
+])
+def test_a_log_that_starts_with_traffic_is_ready_and_serving(engine: str, line: str) -> None:
+    tracker = get_engine(engine).new_tracker()
+    update = tracker.feed(line)
+    assert update is not None and update.ready
+    assert tracker.ready and tracker.phase.rank >= Phase.READY.rank
+
+
+def test_our_own_health_probe_before_any_marker_is_not_traffic() -> None:
+    for engine in ("sglang", "vllm"):
+        tracker = get_engine(engine).new_tracker()
+        tracker.feed('INFO:     127.0.0.1:5000 - "GET /health HTTP/1.1" 200 OK')
+        assert not tracker.ready and tracker.phase.rank < Phase.READY.rank
