@@ -164,7 +164,7 @@ def noise(a: Any, b: Any, key: str = "tokens_per_s") -> dict[str, Any]:
                                             f"{sb['min']:g}-{sb['max']:g} apart)"}
 
 
-def _spread_of(bench: Any, key: str) -> dict[str, Any] | None:
+def _spread_of(bench: Any, key: str) -> Mapping[str, Any] | None:
     if not isinstance(bench, Mapping):
         return None
     s = (bench.get("spread") or {}).get(key)
@@ -433,7 +433,8 @@ def compare(rows: list[dict[str, Any]], root_of: Any) -> list[dict[str, Any]]:
                "spread": (b.get("spread") or {}).get("tokens_per_s"),
                "baseline": root_of(profile), "baseline_tokens_per_s": base_tps,
                "vs_baseline": round(tps / base_tps, 3) if tps and base_tps else None}
-        if row["vs_baseline"] is not None and (profile, changes) != (root_of(profile), ()):
+        if base is not None and row["vs_baseline"] is not None \
+                and (profile, changes) != (root_of(profile), ()):
             row.update(noise(b, base["benchmark"]))
         out.append(row)
     return out

@@ -30,7 +30,8 @@ import anyio
 from .benchmark import conditions_differ, noise, rate_of
 from .campaign_plan import Experiment, Plan, PlanError, load_plan
 from .campaign_report import write_report
-from .runtime.arbiter import Arbiter, ArbiterError, Request
+from .runtime.arbiter import Arbiter, ArbiterError
+from .runtime.requests import Request
 
 log = logging.getLogger(__name__)
 

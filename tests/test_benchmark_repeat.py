@@ -11,6 +11,8 @@ import anyio
 import pytest
 
 from supervisor.benchmark import compare, conditions_differ, measure, noise
+from supervisor.cli.ctl_campaign import format_campaign
+from supervisor.cli.ctl_format import format_history
 from supervisor.gpu.fake import FakeBackend
 from supervisor.gpu.monitor import GpuMonitor
 from supervisor.profiles import ProfileSet
@@ -86,6 +88,23 @@ def test_a_difference_within_the_noise_is_not_a_winner() -> None:
     out = {b["profile"]: b for b in compare(rows, lambda p: "base")}
     assert out["trial"]["within_noise"] is True and out["trial"]["noise"].startswith("within")
     assert out["fast"]["within_noise"] is False and "within_noise" not in out["base"]
+    table = format_history({"runs": [], "benchmarks": list(out.values())}).splitlines()
+    trial = next(ln for ln in table if "  trial + c" in ln)
+    fast = next(ln for ln in table if "  fast" in ln)
+    assert trial.endswith("(vs base)  within the noise"), table
+    assert fast.endswith("(vs base)"), table
+
+
+def test_a_running_campaign_shows_the_baselines_spread_and_rows_within_the_noise() -> None:
+    state = {"campaign": "c", "status": "running", "current": "two", "note": "n",
+             "baseline": {"profile": "base", "benchmark": bench(82, 80, 84, 1.5),
+                          "drift": {"text": "no drift (within the noise)"}},
+             "experiments": [{"name": "one", "verdict": "ready", "culprits": [],
+                              "benchmark": {"tokens_per_s": 83, "within_noise": True},
+                              "branch": {"next": "two"}}]}
+    lines = format_campaign(state).splitlines()
+    assert lines[2] == "  baseline base: 82 +/- 1.5 tok/s (no drift (within the noise))"
+    assert lines[3] == "  one: ready, 83 tok/s, within the noise -> two"
 
 
 def test_different_throttling_or_clocks_are_different_conditions() -> None:

@@ -46,11 +46,16 @@ def format_campaign(r: dict[str, Any]) -> str:
     base = r.get("baseline") or {}
     if base:
         bench = base.get("benchmark") or {}
-        lines.append(f"  baseline {base['profile']}: {bench.get('tokens_per_s', '-')} tok/s")
+        spread = (bench.get("spread") or {}).get("tokens_per_s") or {}
+        sd = f" +/- {spread['stdev']}" if spread.get("stdev") is not None else ""
+        lines.append(f"  baseline {base['profile']}: {bench.get('tokens_per_s', '-')}{sd} tok/s"
+                     + (f" ({base['drift']['text']})" if base.get("drift") else ""))
     for row in r.get("experiments") or []:
         rate = (row.get("benchmark") or {}).get("tokens_per_s")
         lines.append(f"  {row['name']}: {row['verdict']}"
                      + (f", {rate} tok/s" if rate is not None else "")
+                     + (", within the noise" if (row.get("benchmark") or {}).get("within_noise")
+                        else "")
                      + (f", culprit {', '.join(row['culprits'])}" if row.get("culprits") else "")
                      + f" -> {(row.get('branch') or {}).get('next') or 'end'}")
     return "\n".join(lines)
