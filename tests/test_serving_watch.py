@@ -82,14 +82,19 @@ async def ticks(w: ServingWatch, *times: float) -> list[Any]:
 
 def test_interval_canary_retries_then_calls_a_stall() -> None:
     run = Run(canary_interval=5.0, canary_timeout=2.0, failures=2)
-    w = watch(run, [ProbeResult(None, "no answer within 2 s")] * 2)
-    out = anyio.run(ticks, w, 0.0, 4.9, 5.0, 5.1, 5.2, 5.3)
-    # due at 5; judged at 5.1 and retried at once; the retry judged at 5.3
-    assert out[:5] == [None] * 5 and w.asked == [2.0, 2.0]
-    stall = out[5]
+    w = watch(run, [ProbeResult(200)] + [ProbeResult(None, "no answer within 2 s")] * 2)
+    out = anyio.run(ticks, w, 0.0, 4.9, 5.0, 5.1, 10.1, 10.2, 10.3, 10.4)
+    # due at 5 (answered at 5.1), at 10.1; failed at 10.2, retried on the next tick (10.3),
+    # which failed too (10.4)
+    assert out[:7] == [None] * 7 and w.asked == [2.0, 2.0, 2.0]
+    stall = out[7]
     assert stall is not None and stall.cause == Cause.SERVING_STALL
     assert stall.evidence[0].startswith("2 canary generations in a row unanswered (every 5 s,")
+    canaries = [e for e in stall.evidence if e.startswith("canary ")]
+    assert len(canaries) == 2 and all(e.endswith("-> no answer within 2 s") for e in canaries)
+    assert stall.evidence[3] == "GET /health -> 200 (the HTTP layer answers, generation does not)"
     assert run.serving.canary["failures"] == 2 and run.serving.canary["ok"] is False
+    assert run.serving.canary["count"] == 3
 
 
 def test_interval_canary_that_waited_behind_progress_is_not_a_failure() -> None:

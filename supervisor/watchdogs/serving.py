@@ -193,7 +193,8 @@ class ServingWatch:
         head = (f"{self.failed_in_row} canary generations in a row unanswered (every "
                 f"{health.canary_interval:g} s, timeout {health.canary_timeout:g} s; failures ="
                 f" {health.failures}), no tokens generated in the log meanwhile")
-        return await self._verdict(stats, [head, *(f"canary {r}" for r in self.results)])
+        failed = list(self.results)[-self.failed_in_row:]  # the ones in a row, not older
+        return await self._verdict(stats, [head, *(f"canary {r}" for r in failed)])
 
     def _record(self, stats: ServingStats, what: str, result: ProbeResult, *,
                 failed: bool) -> None:
