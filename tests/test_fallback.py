@@ -217,6 +217,37 @@ def test_remedies_step_mem_fraction_then_serve(tmp_path: Path) -> None:
     assert req.checklist["req1:start"]["status"] == "done"
 
 
+def test_a_memory_reservation_refused_at_launch_is_retried_smaller(tmp_path: Path) -> None:
+    """vLLM refuses to start when free memory is below gpu-memory-utilization (the real log
+    tests/fixtures/real-engines/r02: cuda_oom in launch); a weight that does not fit (cuda_oom
+    in weight_loading) is not something a smaller reservation fixes."""
+    (tmp_path / "v.toml").write_text(textwrap.dedent("""\
+        engine = "vllm"
+        [launch]
+        model = "/m"
+        args = { gpu-memory-utilization = 0.92 }
+        [fallback]
+        strategy = "remedies"
+        remedies = ["lower_mem_fraction", "disable_cuda_graph"]
+        max_attempts = 4
+        """))
+    pset = ProfileSet.load_dir(tmp_path)
+
+    def outcome(p: ResolvedProfile) -> tuple:
+        util = p.args_dict()["gpu-memory-utilization"]
+        return (util <= 0.87, None if util <= 0.87 else "cuda_oom", "launch")
+
+    launched, reasons, _ = _drive(pset, "v", outcome)
+    assert [p.args_dict()["gpu-memory-utilization"] for p in launched] == [0.87]
+    assert reasons == ["remedy lower_mem_fraction (cause cuda_oom)"]
+
+    def weights(p: ResolvedProfile) -> tuple:
+        return (False, "cuda_oom", "weight_loading")
+
+    launched, _, req = _drive(pset, "v", weights)
+    assert launched == [] and any("remed" in n for n in req.notes), req.notes
+
+
 def test_remedies_floor_then_disable_cuda_graph_then_chain(tmp_path: Path) -> None:
     pset = _profiles(tmp_path, ARGS + textwrap.dedent("""\
         [fallback]

@@ -77,8 +77,12 @@ def is_relevant(remedy: str, cause: str | None, phase: str | None = None,
     kind = failure_kind(cause, phase, status)
     if kind in UNFIXABLE:
         return False
-    if kind == "cuda_oom" and phase in ("launch", "weight_loading"):
+    if kind == "cuda_oom" and phase == "weight_loading":
         return False  # the weights do not fit: a larger TP or quantization, not these flags
+    if kind == "cuda_oom" and phase == "launch":
+        # Refused before any weight: the memory reservation itself (vLLM's "Free memory on
+        # device ... is less than desired GPU memory utilization"). A smaller one is the fix.
+        return remedy == "lower_mem_fraction"
     return kind in RELEVANT.get(remedy, frozenset())
 
 
