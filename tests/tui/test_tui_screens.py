@@ -155,3 +155,21 @@ def test_words_for_every_value_shape() -> None:
           "serving": {"profile": "demo-fused", "changes": ["nccl_fewchan"]}}
     line = plain(fmt.run_lines(hung_run(), fb, None, T0 + 100)[-1])
     assert line.strip() == "fallback isolate · 1 attempt · serving demo-fused + nccl_fewchan"
+
+
+async def test_a_following_log_stays_at_its_end_when_the_panels_above_grow() -> None:
+    state = FakeState()
+    state.logs = [f"[2023-11-14 22:13:{i % 60:02d}] INFO demo line {i}" for i in range(200)]
+    async with attached(state) as (state, app, pilot):
+        log = app.main.log_panel.query_one(Log)
+        await wait_for(lambda: log.line_count == 200 and log.max_scroll_y > 0
+                       and log.scroll_y == log.max_scroll_y, pilot, what="log at its end")
+        height = log.size.height
+        # a hung run with evidence and a fallback line: the run panel grows, the log shrinks
+        state.push("run", hung_run())
+        state.push("fallback", {"strategy": "isolate", "attempts": [{}, {}],
+                                "culprits": ["flashinfer_fusion"], "serving": None})
+        await wait_for(lambda: log.size.height < height, pilot, what="a shorter log")
+        await wait_for(lambda: log.scroll_y == log.max_scroll_y, pilot, timeout=3,
+                       what="the log scrolled to its new end")
+        assert app.main.log_panel.following

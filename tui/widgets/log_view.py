@@ -94,6 +94,12 @@ class LogPanel(Vertical):
         self.watch(self.query_one(Log), "scroll_y", self._scrolled, init=False)
         self._update_bar()
 
+    def on_resize(self) -> None:
+        """The panels above grew or shrank: a following log stays at its end (a relayout
+        changes the end without a scroll event)."""
+        if self.following:
+            self.query_one(Log).scroll_end(animate=False)
+
     def _scrolled(self, old: float, new: float) -> None:
         """Scrolling up pauses; reaching the end again follows."""
         log = self.query_one(Log)
