@@ -157,7 +157,10 @@ def campaign_running() -> dict[str, Any]:
              "benchmark": {"tokens_per_s": None, "ttft_ms": None, "vs_baseline": None,
                            "ttft_vs_baseline": None, "samples": 0, "spread": None},
              "branch": {"taken": "on_failure", "next": "nccl_only",
-                        "why": "on_failure = nccl_only"}, "run_id": 8},
+                        "why": "on_failure = nccl_only"}, "run_id": 8,
+             "evidence": {"log": "/var/lib/gpu-node-supervisor/runs/8/run.log",
+                          "lines": ["[rank3] Watchdog caught collective operation timeout: "
+                                    "WorkNCCL(SeqNum=3)"]}},
             {"name": "nccl_only", "profile": "demo-fused", "changes": ["nccl_fewchan"],
              "verdict": "ready", "ok": True, "why": "ready, tok/s >= 1 x baseline",
              "culprits": [],

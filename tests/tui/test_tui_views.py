@@ -158,6 +158,7 @@ async def test_campaign_screen_shows_the_plan_branches_current_phase_and_results
         assert ("✘ fused  demo-fused + nccl_fewchan, flashinfer_fusion  hung in "
                 "cuda_graph_capture (nccl_timeout) · culprit flashinfer_fusion") in tree
         assert "on failure → nccl_only  ← taken (on_failure = nccl_only)" in tree
+        assert "evidence: [rank3] Watchdog caught collective operation timeout" in tree
         assert ("✔ nccl_only  demo-fused + nccl_fewchan  ready · 84.3 tok/s · 1.03× "
                 "baseline") in tree
         assert "▶ eagle3  demo-eagle3 + nccl_fewchan  in progress: run #12 starting in " \
@@ -168,7 +169,7 @@ async def test_campaign_screen_shows_the_plan_branches_current_phase_and_results
         assert "nccl_only ready 84.3 1.03× 131 ms – eagle3" in rows
         assert "serving now: demo-fused + nccl_fewchan" in rows
         assert not app.screen.query_one(Markdown).display  # no report while it runs
-        no_reprs(head + tree + results)
+        no_reprs((head + tree + results).replace("[rank3]", ""))
         # the phase follows the run as it moves on
         state.push("run", run | {"phase": "cuda_graph_capture"})
         await wait_for(lambda: "starting in graphs" in screen_text(app, "#campaign-head"),
@@ -361,3 +362,13 @@ def test_the_group_view_reads_the_real_verdict() -> None:
         in text
     assert "rank 1 b · root" in text and "rank 0 a · consequence" in text
     assert "consequences: rank 0 nccl_timeout" in text
+
+
+def test_a_missed_criterion_says_why() -> None:
+    state = campaign_running()
+    row = state["experiments"][1]
+    row.update(ok=False, why="80.1 tok/s is 0.976x the baseline, below 1x",
+               branch={"taken": "on_failure", "next": None, "why": "on_failure = stop"})
+    tree = plain(plan_tree(state, {}))
+    assert "missed: 80.1 tok/s is 0.976x the baseline, below 1x" in tree
+    assert "on failure → end  ← taken (on_failure = stop)" in tree

@@ -141,6 +141,12 @@ def _experiment_node(exp: dict[str, Any], result: dict[str, Any] | None, current
         label.append("  not reached", "dim")
     node = Tree(label)
     node.add(Text(f"success: {fmt.text(exp.get('success'))}", "dim"))
+    if result and result.get("ok") is not True:
+        why = fmt.text(result.get("why"), "")
+        if why and not why.startswith("not ready"):  # a criterion missed, not a failure
+            node.add(Text(f"missed: {why}", "yellow"))
+        for line in fmt.str_list(fmt.as_dict(result.get("evidence")).get("lines"))[:2]:
+            node.add(Text(f"evidence: {line}", "dim"))
     taken = fmt.as_dict(fmt.as_dict(result).get("branch"))
     for key, word in (("on_failure", "on failure"), ("on_success", "on success")):
         target = exp.get(key) or _default_next(state, exp)
