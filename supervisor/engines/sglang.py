@@ -14,7 +14,6 @@ from .base import (
     PLAIN_BAR_RE,
     Engine,
     MarkerTracker,
-    PhaseUpdate,
     literal_prefilter,
     parse_version,
 )
@@ -59,14 +58,10 @@ class SGLangTracker(MarkerTracker):
     PREFILTER = _PREFILTER
     MARKERS = _MARKERS
 
-    def feed(self, line: str) -> PhaseUpdate | None:
-        if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
-            first = self.mark_ready(line)  # a log that starts mid-run (engines/midrun.py)
-            return super().feed(line) or first
-        return super().feed(line)
-
     def _special(self, line: str) -> bool:
         changed = False
+        if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
+            changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
         if "shards" in line:
             changed = self._shard_progress(line) or changed
         if self.phase is Phase.CUDA_GRAPH_CAPTURE and "max_total_num_tokens=" in line:

@@ -66,16 +66,15 @@ class VLLMTracker(MarkerTracker):
         self.kv_sized = False
 
     def feed(self, line: str) -> PhaseUpdate | None:
-        first = None
-        if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
-            first = self.mark_ready(line)  # a log that starts mid-run (engines/midrun.py)
-        update = super().feed(line) or first
+        update = super().feed(line)
         if not self.started and "init engine" in line and _ENGINE_UP_RE.search(line):
             self.started = True
         return update
 
     def _special(self, line: str) -> bool:
         changed = False
+        if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
+            changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
         if "shards" in line:
             changed = self._shard_progress(line) or changed
         if not self.kv_sized and ("KV cache" in line or "GPU blocks" in line):
