@@ -44,27 +44,16 @@ CAMPAIGN_WAIT_S = 900   # the plan's own time budget
 
 
 def story(ctl: list[str], env: dict[str, str], say: Callable[[str], object]) -> dict:
-    """The seed's campaign, run by the daemon: its progress as it goes (the baseline's
-    measure, each experiment's verdict and branch), then the campaign's final state."""
+    """The seed's campaign, run by the daemon (its steps are in the event stream, as the
+    daemon's campaign notes): started, then followed until it ends; its final state."""
     say(f"demo: running campaign {CAMPAIGN} (profiles/demo/campaigns/{CAMPAIGN}.toml) on the "
         "daemon")
     if not ctl_json(ctl, env, say, "campaign", "run", CAMPAIGN):
         return {}
-    seen, measured = 0, False
     deadline = time.monotonic() + CAMPAIGN_WAIT_S
     state: dict = {}
     while time.monotonic() < deadline:
         state = ctl_json(ctl, env, say, "campaign", "status") or state
-        base = (state.get("baseline") or {}).get("benchmark") or {}
-        if not measured and base.get("tokens_per_s"):
-            measured = True
-            spread = (base.get("spread") or {}).get("tokens_per_s") or {}
-            say(f"demo: baseline measured: {base['tokens_per_s']} tok/s "
-                f"(+/- {spread.get('stdev')}, {spread.get('n', 1)} samples)")
-        log = state.get("log") or []
-        for entry in log[seen:]:
-            say(f"demo: campaign: {entry}")
-        seen = len(log)
         if state.get("status") not in ("running", None):
             break
         time.sleep(0.5)
@@ -156,7 +145,8 @@ def main() -> int:
               "repetitions: a mean and its spread); then NCCL 2 channels + the FlashInfer "
               "fusion source patch, which hangs in CUDA-graph capture: the daemon isolates the "
               "patch and serves NCCL alone; the campaign branches to EAGLE-3 with the new NCCL "
-              "settings and ends on its report.")
+              "settings and ends on its report (any time: supervisor-ctl --socket "
+              f"{sock} campaign status).")
         if args.no_tui:
             return no_tui(ctl, env, daemon)
         # The campaign runs on the daemon; the TUI watches it (a print would tear the TUI).

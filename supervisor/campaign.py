@@ -174,7 +174,6 @@ class Campaigns:
             state["experiments"].append(result)
             state["current"] = nxt
             state["serving"] = self.arbiter.fallback_view()["serving"]
-            self._save()
             self._note(f"{exp.name}: {result['verdict']}; next: {nxt or 'end'} ({why})")
             stops = why in ("on_failure = stop", "stop = first_failure")
             if nxt is None and not result["ok"] and stops:
@@ -201,12 +200,13 @@ class Campaigns:
         bench = outcome["benchmark"] or {}
         state["baseline"] = baseline_entry(plan, outcome)
         state["current"] = plan.experiments[0].name
-        self._save()
         if not outcome["ok"] or bench.get("tokens_per_s") is None:
             why = ("it did not become ready" if not outcome["ok"] else
                    f"it has no benchmark rate ({_why_no_rate(bench)})")
             self._finish("failed", f"the baseline {plan.baseline} cannot be the reference: "
                                    f"{why}")
+            return
+        self._note(f"baseline {plan.baseline} measured: {_measured(bench)}")
 
     async def _fresh_baseline(self, plan: Plan, state: dict[str, Any]) -> None:
         age = time.time() - float(state["baseline"].get("measured_at") or 0)
@@ -232,10 +232,8 @@ class Campaigns:
         entry["drift"] = drift(old.get("benchmark") or {}, bench)
         entry["previous"] = [*old.get("previous", []), _summary(old)]
         state["baseline"] = entry
-        self._save()
-        self._note(f"baseline re-measured: {bench.get('tokens_per_s')} tok/s "
-                   f"(was {(old.get('benchmark') or {}).get('tokens_per_s')}): "
-                   f"{entry['drift']['text']}")
+        self._note(f"baseline re-measured: {_measured(bench)}, was "
+                   f"{_measured(old.get('benchmark') or {})}: {entry['drift']['text']}")
 
     async def _launch(self, profile: str, changes: tuple[str, ...] | None, reason: str,
                       ) -> dict[str, Any]:
@@ -402,6 +400,14 @@ def _summary(entry: dict[str, Any]) -> dict[str, Any]:
     return {"run_id": entry.get("run_id"), "measured_at": entry.get("measured_at"),
             "tokens_per_s": bench.get("tokens_per_s"),
             "spread": (bench.get("spread") or {}).get("tokens_per_s"), "gpu": bench.get("gpu")}
+
+
+def _measured(bench: dict[str, Any]) -> str:
+    """'82.01 +/- 0.13 tok/s (3 samples)': a rate with its spread, in a note."""
+    spread = (bench.get("spread") or {}).get("tokens_per_s") or {}
+    sd = f" +/- {spread['stdev']:g}" if spread.get("stdev") is not None else ""
+    n = spread.get("n") or 1
+    return f"{bench.get('tokens_per_s')}{sd} tok/s ({n} sample{'s' if n != 1 else ''})"
 
 
 def _why_no_rate(bench: dict[str, Any]) -> str:

@@ -69,14 +69,18 @@ def test_the_demo_runs_the_seeds_campaign_and_ends_on_its_report() -> None:
         # The launch as it happens, not after the baseline is up.
         out.wait_for(r"run #1 demo-baseline: starting / launch", 30)
         out.wait_for(r"run #1 demo-baseline: ready", 60)
-        out.wait_for(r"demo: baseline measured: [\d.]+ tok/s \(\+/- [\d.]+, 3 samples\)", 60)
+        # The campaign's steps, as the daemon's notes in the event stream.
+        measured = (r"campaign seed: running, at fewchan_fusion: baseline demo-baseline "
+                    r"measured: [\d.]+ \+/- [\d.]+ tok/s \(3 samples\)")
+        out.wait_for(measured, 60)
         out.wait_for(r"run #2 demo-fewchan-fusion", 30)
         assert out.index(r"starting / launch") < out.index(r"run #1 demo-baseline: ready")
-        assert out.index(r"baseline measured") < out.index(r"run #2 demo-fewchan-fusion")
+        assert out.index(measured) < out.index(r"run #2 demo-fewchan-fusion")
         out.wait_for(r"serving demo-fewchan-fusion \+ nccl_fewchan", 120)
-        out.wait_for(r"demo: campaign: .* fewchan_fusion: hung in cuda_graph_capture "
-                     r"\(collective_hang\); next: nccl_alone", 60)
-        out.wait_for(r"demo: campaign: .* nccl_alone: ready; next: eagle3_fewchan", 60)
+        out.wait_for(r"campaign seed: running, at nccl_alone: fewchan_fusion: hung in "
+                     r"cuda_graph_capture \(collective_hang\); next: nccl_alone", 60)
+        out.wait_for(r"campaign seed: running, at eagle3_fewchan: nccl_alone: ready; next: "
+                     r"eagle3_fewchan", 60)
         out.wait_for(r"run #\d+ demo-eagle3-fewchan \+ nccl_fewchan: ready", 60)
         # It ends on the report: what a person reads last.
         out.wait_for(r"^# Campaign seed: completed$", 90)
