@@ -162,14 +162,20 @@ class ServingWatch:
         due, judged on the tick after it answered or timed out."""
         if self.pending is None:
             if self._interval_due(now):
-                self.pending = Pending(self.canary, self.run.profile.health.canary_timeout,
-                                       self.canary_request())
+                self._start_canary()
             return None
         got = self.pending.poll()
         if got is None:
             return None
         pending, self.pending = self.pending, None
-        return await self._judge_interval(stats, now, pending.began, *got)
+        stall = await self._judge_interval(stats, now, pending.began, *got)
+        if stall is None and self.failed_in_row and self._interval_due(now):
+            self._start_canary()  # the retry, on this tick: a stall is called sooner
+        return stall
+
+    def _start_canary(self) -> None:
+        self.pending = Pending(self.canary, self.run.profile.health.canary_timeout,
+                               self.canary_request())
 
     async def _judge_interval(self, stats: ServingStats, now: float, began: float, what: str,
                               result: ProbeResult) -> Stall | None:
