@@ -74,9 +74,12 @@ def _health(port: int) -> int:
 def test_vllm_serving_metrics_and_stopped_worker_is_hung_in_serving(
         workdir: Path, make_daemon, vllm_python, tiny_model) -> None:
     port = free_port()
+    # A liveness canary on an interval: once the worker is stopped, vLLM logs no more stats
+    # lines (they come with the engine's outputs), so only a generation can tell.
     write_profile(workdir, "serve", vllm_profile(vllm_python, tiny_model, port,
                                                  silence=SILENCE, env=STATS_ENV,
-                                                 extra=NO_RESTART))
+                                                 extra=NO_RESTART).replace(
+        "failures = 3\n", "failures = 3\ncanary_interval = 2\ncanary_timeout = 4\n"))
     d = make_daemon()
     code, res = switch_wait(d, "serve")
     assert code == 0, res
@@ -104,18 +107,28 @@ def test_vllm_serving_metrics_and_stopped_worker_is_hung_in_serving(
     assert any(row.get("gen_throughput", 0) > 0 and row.get("running", 0) >= 1
                for row in series), series
 
-    # a streamed request in flight, then the worker stopped: no token, /health still 200
+    # the worker stopped, then a request: accepted and scheduled, no token ever comes, and
+    # /health still answers 200. (Stopping it mid-stream raced the stream's end on a fast
+    # host: 220 tokens of this model can be done before the signal lands.)
     titles = _titles(d.run()["pid"])
     # the process that runs the model: vLLM's worker, or its engine core when that runs it
     stopped = [pid for pid, t in titles.items() if "Worker" in t] or [
         pid for pid, t in titles.items() if "EngineCore" in t]
     assert stopped, titles
-    conn, resp = _request(port, tiny_model, 220, stream=True)
-    first = resp.read(6)  # the first event of the stream: it is generating
-    assert first == b"data: ", first
     for pid in stopped:
         os.kill(pid, signal.SIGSTOP)
     t_stop = time.monotonic()
+    held: dict[str, object] = {}
+
+    def ask() -> None:  # never answered while the worker is stopped
+        try:
+            held["conn"], resp = _request(port, tiny_model, 220, stream=True,
+                                          timeout=SILENCE + 90)
+            resp.read(6)
+        except Exception:  # the connection is closed under it at the end: that is all
+            pass
+
+    threading.Thread(target=ask, daemon=True).start()
     try:
         assert _health(port) == 200
         run = d.wait_run(lambda r: r["status"] != "ready", SILENCE + 40, "the serving verdict")
@@ -126,14 +139,16 @@ def test_vllm_serving_metrics_and_stopped_worker_is_hung_in_serving(
                 os.kill(pid, signal.SIGCONT)
             except OSError:
                 pass
-        conn.close()
+        conn = held.get("conn")
+        if isinstance(conn, http.client.HTTPConnection):
+            conn.close()
     save_log(d, "vllm-serving-worker-sigstop")
     assert (run["status"], run["phase"], run["cause"]) == ("hung", "serving", "serving_stall"), \
         run["evidence"]
     ev = run["evidence"]
-    assert ev[0].startswith("no tokens generated for"), ev
-    assert ev[1].startswith("canary POST /v1/completions (max_tokens 1) -> no answer"), ev
-    assert ev[2].startswith("GET /health -> 200"), ev
-    # one stats line after the stop (the last step's), the window, the canary, the evidence
-    assert took <= 1 + SILENCE + 5 + 5 + 3, took
+    assert any(e.startswith("canary POST /v1/completions (max_tokens 1)") and
+               ("no answer" in e or "unanswered" in e or "timed out" in e) for e in ev), ev
+    assert any(e.startswith("GET /health -> 200") for e in ev), ev
+    # up to an interval, three canaries of 4 s, the ticks, on a host vLLM keeps busy
+    assert took <= 2 + 3 * 4 + 10, took
     wait_until(lambda: not d.run_processes(), 60, "every vLLM process to be gone")
