@@ -354,3 +354,27 @@ def test_plan_respects_time_budget(tmp_path: Path) -> None:
                               started=time.time() - 120)
     assert launched == []
     assert any("time budget of 60 s" in n for n in req.notes)
+
+
+def test_a_collective_hang_tries_the_changes_that_touch_all_reduce_first(tmp_path: Path) -> None:
+    changes = ('[[changes]]\nname = "bigger_batch"\nargs = { max-running-requests = 64 }\n'
+               '[[changes]]\nname = "longer_ctx"\nargs = { context-length = 8192 }\n'
+               '[[changes]]\nname = "fusion"\n'
+               'args = { enable-flashinfer-allreduce-fusion = true }\n')
+    pset = _profiles(tmp_path, changes + '[fallback]\nstrategy = "isolate"\nmax_attempts = 12\n')
+
+    def outcome(p: ResolvedProfile) -> tuple:
+        bad = "fusion" in p.changes
+        return (not bad, "collective_hang" if bad else None, "cuda_graph_capture")
+
+    launched, _, req = _drive(pset, "p", outcome)
+    assert launched[0].changes == ("fusion",), [p.changes for p in launched]
+    assert req.culprits == ["fusion"]
+    assert any("all-reduce/NCCL are tried first" in n for n in req.notes), req.notes
+
+    def crash(p: ResolvedProfile) -> tuple:  # another cause: the profile's order stands
+        bad = "fusion" in p.changes
+        return (not bad, "cuda_oom" if bad else None, "cuda_graph_capture")
+
+    launched, _, _ = _drive(pset, "p", crash)
+    assert launched[0].changes == ("bigger_batch",)

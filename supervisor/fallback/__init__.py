@@ -14,8 +14,9 @@ seconds since the request started. Every decision becomes a checklist item with 
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -169,6 +170,10 @@ class _Plan:
                                                      " config, is at fault"],
                       "Isolate the culprit change(s)")
             return
+        names = suspects_first(names, first.own_changes, kind)
+        if names and _touches_collectives(_change(first.own_changes, names[0])) and \
+                kind in COLLECTIVE_KINDS:
+            req.notes.append(f"{kind}: changes that touch all-reduce/NCCL are tried first")
         steps = isolate_steps(names)
         known: dict[frozenset[str], bool] = {frozenset(names): True}
         log = [f"{'+'.join(names)} (requested): failed, {_describe(self.failed_run)}"]
@@ -312,6 +317,37 @@ class _Plan:
         except ProfileError as exc:
             self.req.notes.append(f"cannot resolve {self.first.name} {kw}: {exc}")
             return None
+
+
+# Failures that point at the collectives: a hang in a collective (seen in the stacks), a hang
+# in graph capture (where all-reduce fusion and custom all-reduce are captured), NCCL errors.
+COLLECTIVE_KINDS = frozenset({"collective_hang", "capture_hang", "nccl_timeout", "nccl_error",
+                              "custom_allreduce_error"})
+_COLLECTIVE_WORDS = re.compile(
+    r"all.?reduce|allgather|all.?gather|nccl|fusion|custom.?ar|p2p|comm|collective", re.I)
+
+
+def suspects_first(names: list[str], changes: Sequence[Change], kind: str) -> list[str]:
+    """For a collective-looking failure, the changes that touch all-reduce or NCCL are
+    tested first (a stable order otherwise): with a budget of launches, the likely culprit
+    is named sooner."""
+    if kind not in COLLECTIVE_KINDS:
+        return names
+    return sorted(names, key=lambda n: not _touches_collectives(_change(changes, n)))
+
+
+def _change(changes: Sequence[Change], name: str) -> Change | None:
+    return next((c for c in changes if c.name == name), None)
+
+
+def _touches_collectives(change: Change | None) -> bool:
+    if change is None:
+        return False
+    words = [change.name, change.description, *(k for k, _ in change.env),
+             *(str(k) for k, _ in change.args)]
+    if change.patch is not None:
+        words.append(change.patch.text)
+    return any(_COLLECTIVE_WORDS.search(w) for w in words)
 
 
 def _cause_phase_status(run: Any) -> tuple[str | None, str | None, str | None]:
