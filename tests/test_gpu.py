@@ -583,6 +583,7 @@ def _reference_snapshot(mon: GpuMonitor) -> list[dict[str, Any]]:
     """The snapshot as built before caching (field by field): the cache must equal it."""
     from dataclasses import fields
 
+    from supervisor.gpu.monitor import SHOWN_HISTORY
     from supervisor.gpu.types import json_safe
 
     out = []
@@ -592,7 +593,8 @@ def _reference_snapshot(mon: GpuMonitor) -> list[dict[str, Any]]:
         h = mon._health.get(i)
         d["health"] = h.to_dict() if h else {"level": "unknown", "flags": [], "action": None}
         d["processes"] = [p.to_dict() for p in mon._procs.get(i, [])]
-        d["history"] = {k: list(dq) for k, dq in mon._hist.get(i, {}).items()}
+        d["history"] = {k: list(dq) for k, dq in mon._hist.get(i, {}).items()
+                        if k in SHOWN_HISTORY}
         d["xids"] = [e.to_dict() for e in mon._xids.get(i, ())]
         d["capabilities"] = dict(mon._caps.get(i, {}))
         d["stale"] = i in mon._telemetry
@@ -745,3 +747,26 @@ def test_monitor_with_the_default_long_xid_wait_stops_promptly() -> None:
 
     t0 = anyio.run(main)
     assert time.monotonic() - t0 < 1.0  # includes the worker threads finishing
+
+
+@pytest.mark.anyio
+async def test_bytes_over_the_link_are_reported_and_a_spinning_gpu_moves_none(tmp_path) -> None:
+    """activity() gives utilisation, power fraction and the PCIe byte rate: a GPU that
+    computes moves data; one that spins on a flag (as a rank reports it) moves none."""
+    import os
+
+    backend = FakeBackend(2)
+    mon = GpuMonitor(backend, gauge_interval=0.05, slow_interval=3600, xid_poll=0.05)
+    async with anyio.create_task_group() as tg:
+        with anyio.fail_after(5):
+            await tg.start(mon.run)
+        await mon.inject("busy:0:90")
+        await wait_for(lambda: (mon.activity([0]) or (0, 0, 0))[2] or 0)
+        util, frac, link = mon.activity([0])
+        assert util >= 85 and frac is not None and frac > 0.5 and link > 0
+        with open(os.path.join(backend.report_dir, "gpu1"), "w") as f:
+            f.write(f"100 0.15 {time.time() + 3600}")
+        await wait_for(lambda: (mon.activity([1]) or (0,))[0] >= 99)
+        util, frac, link = mon.activity([1])
+        assert frac is not None and frac < 0.3 and link == 0
+        tg.cancel_scope.cancel()

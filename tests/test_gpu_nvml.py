@@ -31,6 +31,7 @@ class ScriptedNvml:
         self.procs: dict[int, list[Any]] = {0: [], 1: []}
         self.registered: list[int] = []
         self.ecc = 0
+        self.link = [0, 0]  # PCIe bytes counted per GPU (each of TX and RX)
         nv = pynvml
 
         def idx(h: Any) -> int:
@@ -77,7 +78,9 @@ class ScriptedNvml:
             "nvmlDeviceGetFieldValues": dev(
                 "fields",
                 lambda i, ids: [
-                    SimpleNamespace(nvmlReturn=nv.NVML_SUCCESS, value=SimpleNamespace(uiVal=0))
+                    SimpleNamespace(nvmlReturn=nv.NVML_SUCCESS,
+                                    value=SimpleNamespace(uiVal=0, ullVal=self.link[i]))
+                    for _ in ids
                 ],
             ),
             "nvmlDeviceGetComputeRunningProcesses": dev("procs", lambda i: self.procs[i]),
@@ -272,3 +275,14 @@ def test_long_xid_wait_is_one_call_and_shutdown_ends_it(nvml: ScriptedNvml) -> N
     t.join(2.0)
     assert not t.is_alive() and got[1] == []
     assert time.monotonic() - t0 < 1.5
+
+
+def test_pcie_byte_counters_are_read_from_field_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    nv = ScriptedNvml(monkeypatch)
+    b = NvmlBackend()
+    b.init()
+    nv.link[0] = 5_000
+    assert b.probe(0)["link_bytes"] is True
+    assert b.sample(0).link_bytes == 10_000  # TX + RX
+    nv.fail[(0, "fields")] = pynvml.NVML_ERROR_NOT_SUPPORTED
+    assert b.probe(0)["link_bytes"] is False and b.sample(0).link_bytes is NA

@@ -153,3 +153,16 @@ def test_the_verdict_says_where_each_process_is_and_which_one_is_stopped(tmp_pat
         _stop(*procs)
     assert line is not None and "in custom_all_reduce" in line, line
     assert "stopped (signal)" in line, line
+
+
+def test_bytes_moving_over_the_gpu_link_are_progress() -> None:
+    from supervisor.runtime.process import TreeSample
+
+    a = ActivityTracker(started=0.0)
+    a.sample(TreeSample(0.0, 0.0, 0, 1), (100.0, 0.12, 0.0))
+    a.sample(TreeSample(8.0, 8.0, 0, 1), (100.0, 0.12, 0.0))
+    a.stacks_stuck("2 processes in all_reduce")
+    assert a.is_hung(8.0, 5)  # busy at low power, stuck, nothing moving
+    a.sample(TreeSample(9.0, 9.0, 0, 1), (100.0, 0.12, 200 * 2**20))
+    assert a.stuck is None and not a.is_hung(9.0, 5)
+    assert any("GPU link 200 MB/s" in r for r in a.reasons)

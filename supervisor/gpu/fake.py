@@ -31,6 +31,7 @@ BASE_MEMORY_MIB = 0.0
 # REPORT_TTL_S is ignored (the reporter died). The daemon exports the folder to its runs.
 REPORT_DIR_VAR = "GNS_FAKE_GPU_DIR"
 REPORT_TTL_S = 2.0
+LINK_BYTES_PER_UTIL = 2**20  # per sample and % of utilisation: a busy GPU moves data
 
 INJECT_HELP = (
     "fault specs: xid:<gpu>:<code>, ecc:<gpu>:<count>, temp:<gpu>:<celsius>, "
@@ -71,6 +72,7 @@ class FakeBackend:
             for i in range(count)
         ]
         self._ticks = 0
+        self._link: dict[int, int] = {}  # PCIe bytes moved so far, per GPU
         self.report_dir = tempfile.mkdtemp(prefix="gns-fake-gpus-")
         weakref.finalize(self, shutil.rmtree, self.report_dir, True)
 
@@ -126,6 +128,8 @@ class FakeBackend:
             if reported is not None:  # a rank spinning on it: busy, at low power
                 util, frac = reported
                 power = max(IDLE_POWER_W, POWER_LIMIT_W * frac)
+            else:  # compute moves data over the link; a spin moves none
+                self._link[index] = self._link.get(index, 0) + int(util * LINK_BYTES_PER_UTIL)
             reasons = set(g.throttle)
             if util == 0 and not reasons:
                 reasons.add("gpu_idle")
@@ -161,6 +165,7 @@ class FakeBackend:
                 sm_clock_mhz=1980.0 if util > 0 else 345.0,
                 max_sm_clock_mhz=1980.0,
                 throttle_reasons=ordered,
+                link_bytes=self._link.get(index, 0),
                 **kw,  # type: ignore[arg-type]
             )
 

@@ -55,7 +55,9 @@ HISTORY_FIELDS = {
     "mem": "memory_used_mib",
     "temp": "temperature_c",
     "power": "power_w",
+    "link": "link_bytes",
 }
+SHOWN_HISTORY = frozenset({"util", "mem", "temp", "power"})  # in snapshots (TUI sparklines)
 #: "Recent" for utilization(): this many seconds of gauge samples.
 UTIL_WINDOW_S = 5.0
 #: A single backend call slower than this is a telemetry warning (reference row 33).
@@ -429,7 +431,9 @@ class GpuMonitor:
         h = self._health.get(i)
         d["health"] = h.to_dict() if h else {"level": "unknown", "flags": [], "action": None}
         d["processes"] = [p.to_dict() for p in self._procs.get(i, [])]
-        d["history"] = {k: list(dq) for k, dq in self._hist.get(i, {}).items()}
+        # The link counter is for activity(), not for display: kept out of the snapshot.
+        d["history"] = {k: list(dq) for k, dq in self._hist.get(i, {}).items()
+                        if k in SHOWN_HISTORY}
         d["xids"] = [e.to_dict() for e in self._xids.get(i, ())]
         d["capabilities"] = dict(self._caps.get(i, {}))
         d["stale"] = i in self._telemetry
@@ -460,10 +464,12 @@ class GpuMonitor:
                     best = float(v)
         return best
 
-    def activity(self, indices: Sequence[int] | None = None) -> tuple[float, float | None] | None:
-        """(utilisation %, power as a fraction of the limit) of the busiest of those GPUs over
-        the last few seconds; None = no signal. High utilisation at low power is a GPU spinning
-        on a flag (a collective waiting for a peer), not computing."""
+    def activity(self, indices: Sequence[int] | None = None,
+                 ) -> tuple[float, float | None, float | None] | None:
+        """(utilisation %, power as a fraction of the limit, PCIe bytes/s) of the busiest of
+        those GPUs over the last few seconds; None = no signal. High utilisation at low power
+        is a GPU spinning on a flag (a collective waiting for a peer), not computing; bytes
+        moving over the link are work (None where the driver does not count them)."""
         util = self.utilization(indices)
         if util is None:
             return None
@@ -479,7 +485,19 @@ class GpuMonitor:
             if max((u for u in utils if u is not None), default=-1.0) >= util:
                 watts = [p for p in powers if p is not None]
                 frac = max(watts) / limit if watts else None
-        return util, frac
+        return util, frac, self._link_rate(indices, n)
+
+    def _link_rate(self, indices: Sequence[int] | None, n: int) -> float | None:
+        """The fastest of those GPUs' PCIe byte rates over the window, from the counters."""
+        best: float | None = None
+        for i in self._pick(indices):
+            moved = [b for b in list(self._hist.get(i, {}).get("link") or [])[-n:]
+                     if b is not None]
+            if len(moved) >= 2:  # samples come one gauge interval apart
+                rate = max(0.0, (moved[-1] - moved[0]) / ((len(moved) - 1)
+                                                         * self._gauge_interval))
+                best = rate if best is None else max(best, rate)
+        return best
 
     async def foreign_processes(
         self, indices: Sequence[int] | None, our_pids: set[int]

@@ -220,6 +220,7 @@ class NvmlBackend:
             "retired_pages": s.retired_pages_pending is not NA,
             "pcie_replay": s.pcie_replay_counter is not NA,
             "pcie_link": s.pcie_link_width is not NA,
+            "link_bytes": s.link_bytes is not NA,
             "recovery_action": s.recovery_action is not NA,
             "processes": procs is not NA,
             "xid_events": bool(self._xid_registered.get(index, False)),
@@ -298,11 +299,29 @@ class NvmlBackend:
             r = q(i, fn, h)
             if r is not NA:
                 v["throttle_reasons"] = decode_throttle(int(r))
+        if c(i, "link_bytes"):
+            moved = self._link_bytes(i, h)
+            if moved is not NA:
+                v["link_bytes"] = moved
         if counters:
             v.update(self._counters(i, h))
         if i in self._reset_required and not v.get("recovery_action"):
             v["recovery_action"] = 1  # NVMLError_ResetRequired: GPU reset needed (row 3)
         return GpuSample(index=i, uuid=st["uuid"], name=st["name"], timestamp=now, **v)
+
+    def _link_bytes(self, i: int, h: Any) -> Any:
+        """PCIe bytes moved (TX + RX), one cheap field-values call (Hopper-era drivers): bytes
+        that keep moving are work going on (weights to the GPU, NCCL over PCIe); a collective
+        waiting for a peer moves none."""
+        nv = self._nv
+        ids = [getattr(nv, "NVML_FI_DEV_PCIE_COUNT_TX_BYTES", 197),
+               getattr(nv, "NVML_FI_DEV_PCIE_COUNT_RX_BYTES", 198)]
+        r = self._q(i, nv.nvmlDeviceGetFieldValues, h, ids)
+        if r is NA or len(r) != 2:
+            return NA
+        if any(f.nvmlReturn != nv.NVML_SUCCESS for f in r):
+            return NA
+        return int(r[0].value.ullVal) + int(r[1].value.ullVal)
 
     def _counters(self, i: int, h: Any) -> dict[str, Any]:
         nv = self._nv

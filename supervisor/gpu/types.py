@@ -133,6 +133,7 @@ class GpuSample:
     sm_clock_mhz: Maybe[float] = NA
     max_sm_clock_mhz: Maybe[float] = NA
     throttle_reasons: Maybe[tuple[str, ...]] = NA  # () = none active; NA = unsupported
+    link_bytes: Maybe[int] = NA  # PCIe bytes sent + received since the driver loaded
     # counters (slow loop)
     ecc_volatile_uncorrected: Maybe[int] = NA
     ecc_aggregate_uncorrected: Maybe[int] = NA
@@ -233,6 +234,7 @@ PROBE_GROUPS = (
     "retired_pages",
     "pcie_replay",
     "pcie_link",
+    "link_bytes",
     "recovery_action",
     "processes",
     "xid_events",

@@ -62,7 +62,7 @@ class RunServices:
 
     store: Store
     hub: Hub
-    gpu_activity: Callable[[], tuple[float, float | None] | None] = lambda: None
+    gpu_activity: Callable[[], tuple[float, float | None, float | None] | None] = lambda: None
     gpu_snapshot: Callable[[], list[dict[str, Any]]] = lambda: []   # sampled by benchmarks
     log_max_bytes: int = 256 * 2**20
     state_dir: str = ""
@@ -512,7 +512,7 @@ class Run:
         """Worker thread: the run's processes (cached scan) and their counters, in one call."""
         return proc_mod.sample_tree(self.scanner.scan(self.pgid))
 
-    def gpu_activity(self) -> tuple[float, float | None] | None:
+    def gpu_activity(self) -> tuple[float, float | None, float | None] | None:
         return self.services.gpu_activity()
 
     def stack_targets(self) -> dict[int, str]:

@@ -28,6 +28,9 @@ GPU_ACTIVE_PERCENT = 5.0
 # a flag, not computing. Not yet calibrated on real GPUs (an H200 idles near 10 % of its
 # 700 W; dense compute at full utilisation draws well over half): per-model figures go here.
 SPIN_POWER_FRACTION = 0.30
+# Bytes moving over a GPU's PCIe link (NVML's counters, where the driver has them) at this
+# rate or more are data going somewhere: weights, or a collective that is not stuck.
+LINK_ACTIVE_BPS = 16 * 2**20
 # When to look at stacks: after this fraction of the silence window without progress.
 STACK_AFTER_FRACTION = 0.5
 
@@ -42,6 +45,7 @@ class ActivityTracker:
     read_mb_s: float = 0.0
     gpu_util: float | None = None
     gpu_power_frac: float | None = None
+    gpu_link_mb_s: float | None = None
     reasons: list[str] = field(default_factory=list)
     stuck: str | None = None           # where stack samples show the busy processes parked
     stack_samples: int = 0             # taken for this run so far, and their wall time:
@@ -66,12 +70,14 @@ class ActivityTracker:
         """Every busy process sits in the same wait across samples."""
         self.stuck = where
 
-    def sample(self, tree: TreeSample, gpu: tuple[float, float | None] | float | None) -> None:
-        """Feed one tree sample (cumulative counters) and the GPUs' recent utilisation and
-        power fraction (a bare number: utilisation with no power reading)."""
+    def sample(self, tree: TreeSample, gpu: tuple[float | None, ...] | float | None) -> None:
+        """Feed one tree sample (cumulative counters) and the GPUs' recent utilisation, power
+        fraction and PCIe byte rate (a bare number: utilisation with no other reading)."""
         prev, self._prev = self._prev, tree
-        util, frac = gpu if isinstance(gpu, tuple) else (gpu, None)
-        self.gpu_util, self.gpu_power_frac = util, frac
+        util, frac, link = (tuple(gpu) + (None, None))[:3] if isinstance(gpu, tuple) else (
+            gpu, None, None)
+        self.gpu_util, self.gpu_power_frac, self.gpu_link_mb_s = util, frac, (
+            None if link is None else round(link / 2**20, 1))
         self.reasons = []
         busy = progress = False
         if prev is not None and tree.when > prev.when:
@@ -93,6 +99,9 @@ class ActivityTracker:
             else:
                 self.reasons.append(f"GPU {util:.0f}%")
                 progress = True
+        if link is not None and link >= LINK_ACTIVE_BPS:
+            self.reasons.append(f"GPU link {link / 2**20:.0f} MB/s")
+            progress = True
         if progress:
             self.last_progress = tree.when
             self.stuck = None
@@ -139,6 +148,7 @@ class ActivityTracker:
             "gpu_util": self.gpu_util,
             "gpu_power_frac": (None if self.gpu_power_frac is None
                                else round(self.gpu_power_frac, 3)),
+            "gpu_link_mb_s": self.gpu_link_mb_s,
             "signs": list(self.reasons),
             "stuck": self.stuck,
             "stack_samples": self.stack_samples,
