@@ -753,8 +753,6 @@ def test_monitor_with_the_default_long_xid_wait_stops_promptly() -> None:
 async def test_bytes_over_the_link_are_reported_and_a_spinning_gpu_moves_none(tmp_path) -> None:
     """activity() gives utilisation, power fraction and the PCIe byte rate: a GPU that
     computes moves data; one that spins on a flag (as a rank reports it) moves none."""
-    import os
-
     backend = FakeBackend(2)
     mon = GpuMonitor(backend, gauge_interval=0.05, slow_interval=3600, xid_poll=0.05)
     async with anyio.create_task_group() as tg:
@@ -764,8 +762,7 @@ async def test_bytes_over_the_link_are_reported_and_a_spinning_gpu_moves_none(tm
         await wait_for(lambda: (mon.activity([0]) or (0, 0, 0))[2] or 0)
         util, frac, link = mon.activity([0])
         assert util >= 85 and frac is not None and frac > 0.5 and link > 0
-        with open(os.path.join(backend.report_dir, "gpu1"), "w") as f:
-            f.write(f"100 0.15 {time.time() + 3600}")
+        await anyio.Path(backend.report_dir, "gpu1").write_text(f"100 0.15 {time.time() + 3600}")
         await wait_for(lambda: (mon.activity([1]) or (0,))[0] >= 99)
         util, frac, link = mon.activity([1])
         assert frac is not None and frac < 0.3 and link == 0
