@@ -48,6 +48,21 @@ matmul_kernel()
 """
 
 
+WORK_THEN_POLL = """
+import select, time
+def work():
+    end = time.perf_counter() + 0.008
+    while time.perf_counter() < end:
+        pass
+def poll_pipe():
+    select.select([], [], [], 0.03)
+print("go", flush=True)
+while True:
+    work()
+    poll_pipe()
+"""
+
+
 def _stop(*procs: subprocess.Popen[bytes]) -> None:
     for p in procs:
         p.kill()
@@ -166,3 +181,14 @@ def test_bytes_moving_over_the_gpu_link_are_progress() -> None:
     a.sample(TreeSample(9.0, 9.0, 0, 1), (100.0, 0.12, 200 * 2**20))
     assert a.stuck is None and not a.is_hung(9.0, 5)
     assert any("GPU link 200 MB/s" in r for r in a.reasons)
+
+
+def test_busy_between_blocking_polls_is_not_stuck() -> None:
+    """An event loop or a compile that polls its pipe: CPU busy, and most samples land in the
+    poll. A blocking wait uses no CPU, so busy + always seen in one is not a stuck spin."""
+    procs = [_start(WORK_THEN_POLL)]
+    try:
+        verdict = _probe(procs).verdict()
+    finally:
+        _stop(*procs)
+    assert verdict is not None and verdict.stuck is None, verdict

@@ -33,12 +33,16 @@ MAX_PROCS = 16        # processes sampled each time (ranks first: the busiest)
 PYSPY_TIMEOUT = 5.0
 TOP = 3               # innermost frames that make a stack's signature
 
-# Innermost frames that mean "waiting for something" (collectives, synchronisation, locks,
-# queues, sockets). Matched on the function name, case-insensitively.
+# Innermost frames of a *spinning* wait: a collective, a synchronize, a flag poll. A process
+# that burns CPU while parked in one of these across samples is stuck. Blocking waits (select,
+# poll, recv, sleep, a lock) are not on the list: they use no CPU, so a busy process seen in
+# one every time is alternating work with waiting (an event loop, a compile that polls its
+# pipe), not stuck; an idle hang is the silence watchdog's to call.
 WAIT_RE = re.compile(
     r"all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|broadcast|barrier|"
-    r"nccl|gloo|collective|synchroni[sz]e|wait|recv|acquire|poll|select|epoll|"
-    r"queue|get$|sleep|spin|join|lock|flag", re.I)
+    r"nccl|gloo|collective|synchroni[sz]e|spin|flag|busy_?wait", re.I)
+# A bare "wait" is a spinning wait only in distributed or communication code (c10d Work.wait).
+_COMM_FILE_RE = re.compile(r"distributed|c10d|nccl|comm|collective", re.I)
 COLLECTIVE_RE = re.compile(
     r"all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|broadcast|barrier|nccl|gloo|"
     r"collective", re.I)
@@ -147,7 +151,7 @@ class StackProbe:
             return StackVerdict(moved=True, stuck=None)
         latest = self.samples[-1][1]
         frames = {latest[p].innermost for p in busy}
-        if not all(f is not None and WAIT_RE.search(f[0]) for f in frames):
+        if not all(_spinning_wait(f) for f in frames):
             return StackVerdict(moved=False, stuck=None)   # busy in something long, not a wait
         # Name every process parked where the busy ones are (a rank that spins less, or
         # blocks, in the same collective is the same story), not only the busiest.
@@ -162,6 +166,14 @@ class StackProbe:
         first, last = self.samples[0][1], self.samples[-1][1]
         need = BUSY_CPU_FRACTION * max(span, 1e-3)
         return {p for p in pids if last[p].cpu_s - first[p].cpu_s >= need}
+
+
+def _spinning_wait(frame: Frame | None) -> bool:
+    if frame is None:
+        return False
+    func, file = frame
+    return bool(WAIT_RE.search(func)) or (
+        func.endswith("wait") and bool(_COMM_FILE_RE.search(file)))
 
 
 def describe(stacks: dict[int, ProcStack], pids: set[int], span: float) -> str:
