@@ -116,7 +116,8 @@ def test_stall_is_hung_in_serving_while_health_answers(workdir: Path, make_daemo
     d = make_daemon()
     d.ctl("switch", "stall", "--wait", "--timeout", "60", check=True)
     _in_background(port, 50, 60)
-    run = d.wait_run(lambda r: (r["serving"] or {}).get("last_line") == "Prefill batch", 10,
+    # A wait for an event, generous for a loaded CI host (a full-suite run once took >10 s).
+    run = d.wait_run(lambda r: (r["serving"] or {}).get("last_line") == "Prefill batch", 30,
                      "the request's prefill line")
     t0 = time.monotonic()
     assert _health(port) == 200, "/health answers while nothing is generated"
