@@ -286,6 +286,8 @@ def format_stored_event(ev: dict[str, Any], runs: dict[Any, str] | None = None) 
     if kind == "status":
         cause = f" (cause {data['cause']})" if data.get("cause") else ""
         return f"{stamp} {who}{text(data.get('status'))}{cause}"
+    if kind == "ready" and data.get("how"):
+        return f"{stamp} {who}ready because of the {text(data['how'])}"
     return f"{stamp} {who}{kind}" + (f": {text(data)}" if data else "")
 
 

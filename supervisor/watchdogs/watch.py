@@ -191,8 +191,10 @@ class RunWatch:
             head = (f"no output for {quiet:.0f} s in phase {run.phase.value} and no CPU, disk "
                     f"or GPU activity for {run.activity.still_for(now_m):.0f} s "
                     f"(silence = {silence:g} s)")
-        evidence = [head, *activity_evidence(run.activity), *run.log_evidence(3),
-                    *verdict.evidence]
+        tail = run.log_evidence(3)
+        shown = {line.removeprefix("last line: ") for line in tail}
+        evidence = [head, *activity_evidence(run.activity), *tail,
+                    *(e for e in verdict.evidence if e[:300] not in shown)]
         evidence += await self._stack_evidence()
         cause = verdict.cause
         if cause in (None, Cause.UNKNOWN) and stuck is not None and self.collective:
