@@ -11,6 +11,8 @@ import sys
 import urllib.request
 from pathlib import Path
 
+from supervisor.diagnosis import classify_text
+from supervisor.emulator.vllm_mode import _memory_refusal
 from supervisor.engines.base import SHARD_BAR_RE
 from supervisor.engines.vllm import _MARKERS
 from tests.e2e.harness import free_port, wait_until
@@ -97,3 +99,46 @@ def test_marker_lines_see_a_missing_or_reordered_marker() -> None:
     swapped[kv], swapped[init] = swapped[init], swapped[kv]
     assert marker_lines(swapped) != marker_lines(real)
     assert marker_lines(real[:kv] + real[kv + 1:]) != marker_lines(real)
+
+
+REAL_REFUSED = REAL.parent / "r02-vllm-cpu-memory-utilisation-above-free.log"
+# an exception's own line (`ValueError: ...`, `Exception: ...`) or a process saying it failed
+_FAILURE = re.compile(r"^(?:\w*(?:Error|Exception): |\w+ failed to start\.|Process \w+:$)")
+
+
+def failure_lines(lines: list[str]) -> list[tuple[str, str]]:
+    """(process, the failure line with numbers and paths blanked) of each exception or
+    'failed to start' line, in order: the shape of a startup crash, not its numbers."""
+    out: list[tuple[str, str]] = []
+    for line in lines:
+        h = _HEADER.search(line)
+        proc = h["proc"].replace("Vllm", "") if h else ""
+        msg = line[h.end():].strip() if h else line.strip()
+        if _FAILURE.match(msg):
+            out.append((proc, re.sub(r"\d+(?:\.\d+)?", "#", msg)))
+    return out
+
+
+def test_vllm_mode_refuses_memory_it_lacks_as_the_real_worker_did() -> None:
+    real = REAL_REFUSED.read_text().splitlines()
+    body = real[real.index("") + 1:]
+    proc = subprocess.run(
+        [sys.executable, "-m", "supervisor.emulator.vllm_mode", "--model", "/models/tiny",
+         "--host", "127.0.0.1", "--port", str(free_port()), "--gpu-memory-utilization", "0.99"],
+        capture_output=True, text=True, timeout=30,
+        env={**child_env(), "SGLANG_EMULATOR_TIME_SCALE": "0.01",
+             "VLLM_EMULATOR_MEMORY": "8.35/10.46"})
+    out = (proc.stdout + proc.stderr).splitlines()
+    assert proc.returncode == 1
+    assert failure_lines(out) == failure_lines(body)
+    assert any("ValueError: Available memory on node 0 (8.35/10.46 GiB)" in ln for ln in out)
+    # the same verdict from both logs
+    ours, theirs = classify_text("\n".join(out)), classify_text("\n".join(body))
+    assert (ours.outcome, ours.phase, ours.cause) == (theirs.outcome, theirs.phase, theirs.cause)
+    assert str(ours.cause) == "cuda_oom"
+
+
+def test_vllm_mode_starts_when_the_requested_memory_is_free(monkeypatch) -> None:
+    monkeypatch.setenv("VLLM_EMULATOR_MEMORY", "7/10")
+    assert _memory_refusal(0.69) is None
+    assert "(0.71, 7.10 GiB)" in (_memory_refusal(0.71) or "")

@@ -15,7 +15,7 @@ import pytest
 
 from supervisor.fallback import plan_attempts
 from supervisor.fallback.isolate import ddmin, run_isolation
-from supervisor.fallback.remedies import build_remedy, is_relevant, next_remedy
+from supervisor.fallback.remedies import build_remedy, is_relevant, next_remedy, reported_fit
 from supervisor.profiles import ProfileSet, ResolvedProfile
 from supervisor.states import Cause, Phase, Status
 
@@ -246,6 +246,53 @@ def test_a_memory_reservation_refused_at_launch_is_retried_smaller(tmp_path: Pat
 
     launched, _, req = _drive(pset, "v", weights)
     assert launched == [] and any("remed" in n for n in req.notes), req.notes
+
+
+# vLLM's refusal lines as the CPU build (real log r02) and the GPU build print them
+CPU_REFUSAL = ("(VllmWorker-0 pid=20773) ERROR 12-01 15:47:16 [multiproc_executor.py:953] "
+               "ValueError: Available memory on node 0 (8.35/10.46 GiB) on startup is less than "
+               "desired CPU memory utilization (0.99, 10.36 GiB). On the CPU backend, ...")
+GPU_REFUSAL = ("ValueError: Free memory on device (62.3/79.19 GiB) on startup is less than "
+               "desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory "
+               "utilization or reduce GPU memory used by other processes.")
+
+
+def test_the_fraction_that_fits_is_read_from_the_engines_refusal() -> None:
+    assert reported_fit([CPU_REFUSAL]) == 0.77          # 8.35/10.46 = 0.798, less 0.02
+    assert reported_fit(["boom", GPU_REFUSAL]) == 0.76  # 62.3/79.19 = 0.787, less 0.02
+    assert reported_fit(["CUDA out of memory. Tried to allocate 2.00 GiB"]) is None
+    assert reported_fit([]) is None
+
+
+def test_a_reported_free_memory_is_fitted_in_one_launch(tmp_path: Path) -> None:
+    """Stepping 0.05 from 0.99 to a free 0.80 takes four launches (minutes each on a GPU); the
+    engine said what is free, so one launch at the fit is enough. A step below the blind floor
+    is taken only when the engine's numbers call for it."""
+    (tmp_path / "v.toml").write_text(textwrap.dedent("""\
+        engine = "vllm"
+        [launch]
+        model = "/m"
+        args = { gpu-memory-utilization = 0.99 }
+        [fallback]
+        strategy = "remedies"
+        remedies = ["lower_mem_fraction"]
+        max_attempts = 6
+        """))
+    pset = ProfileSet.load_dir(tmp_path)
+    p = pset.resolve("v")
+    pick = next_remedy(["lower_mem_fraction"], [], p, "cuda_oom", "launch", "crashed",
+                       [CPU_REFUSAL])
+    assert pick is not None and pick[1].args_dict() == {"gpu-memory-utilization": 0.77}
+    # without the engine's numbers: one blind step
+    blind = next_remedy(["lower_mem_fraction"], [], p, "cuda_oom", "launch", "crashed", ["x"])
+    assert blind is not None and blind[1].args_dict() == {"gpu-memory-utilization": 0.94}
+    low = CPU_REFUSAL.replace("8.35/10.46", "3.10/10.46")
+    pick = next_remedy(["lower_mem_fraction"], [], p, "cuda_oom", "launch", "crashed", [low])
+    assert pick is not None and pick[1].args_dict() == {"gpu-memory-utilization": 0.27}
+    # nothing left to fit into
+    none = CPU_REFUSAL.replace("8.35/10.46", "0.20/10.46")
+    assert next_remedy(["lower_mem_fraction"], [], p, "cuda_oom", "launch", "crashed",
+                       [none]) is None
 
 
 def test_remedies_floor_then_disable_cuda_graph_then_chain(tmp_path: Path) -> None:

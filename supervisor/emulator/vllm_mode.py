@@ -6,6 +6,11 @@ files, in the same order), phase by phase, then serves ``/health``, ``/v1/models
 ``/v1/completions`` that answers at once, with uvicorn's access lines, until SIGTERM.
 ``SGLANG_EMULATOR_TIME_SCALE`` shortens the phases as for the SGLang emulator. A test
 (tests/test_emulator_vllm.py) holds these lines to the real log, so the two cannot drift apart.
+
+``VLLM_EMULATOR_MEMORY="FREE/TOTAL"`` (GiB) is the memory the worker finds at startup: when
+``--gpu-memory-utilization`` (default 0.92) asks for more than is free, the worker refuses to
+start and the engine dies as the real one did (tests/fixtures/real-engines/r02), held to that
+log by the same test. Unset, everything fits.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from supervisor.emulator import logfmt
 
 VERSION = "0.32.0"
+DEFAULT_UTILIZATION = 0.92
+SITE = "/usr/local/lib/python3.12/site-packages/vllm"
 # seconds per phase at scale 1 (the real run on 2 cores: launch 13 s, compile warmup 18 s)
 PHASE_S = {"launch": 3.0, "weight_loading": 1.0, "kv_cache_alloc": 4.0, "warmup": 1.0}
 SHARDS = 4
@@ -36,7 +43,8 @@ class _Log:
 
     def __init__(self) -> None:
         pid = os.getpid()
-        self.pids = {"APIServer": pid, "EngineCore": pid + 107, "Worker": pid + 288}
+        self.pids = {"APIServer": pid, "EngineCore": pid + 107, "Worker": pid + 288,
+                     "VllmWorker-0": pid + 288}
 
     def __call__(self, proc: str, where: str, msg: str, level: str = "INFO") -> None:
         logfmt.emit(f"({proc} pid={self.pids[proc]}) {level} {_stamp()} [{where}] {msg}")
@@ -54,6 +62,9 @@ def _startup(log: _Log, a: argparse.Namespace, scale: float) -> None:
     log("EngineCore", "core.py:133", f"Initializing a V1 LLM engine (v{VERSION}) with config: "
         f"model='{a.model}', speculative_config=None, tokenizer='{a.model}', "
         "skip_tokenizer_init=False, dtype=torch.bfloat16, max_seq_len=2048, device_config=cpu")
+    refusal = _memory_refusal(a.gpu_memory_utilization)
+    if refusal:
+        _die_at_worker_init(log, refusal)
     log("Worker", "cpu_model_runner.py:68", f"Starting to load model {a.model}...")
     for k in range(SHARDS + 1):
         if k == 0 or k == SHARDS:
@@ -78,6 +89,60 @@ def _startup(log: _Log, a: argparse.Namespace, scale: float) -> None:
     for route, methods in (("/health", "GET"), ("/v1/models", "GET"),
                            ("/v1/completions", "POST")):
         log("APIServer", "launcher.py:195", f"Route: {route}, Methods: {methods}")
+
+
+def _memory_refusal(utilization: float) -> str | None:
+    """vLLM's CPU worker check at init: the requested fraction of the node's memory must be
+    free now. The message is the real one (cpu_worker.py), numbers from VLLM_EMULATOR_MEMORY."""
+    spec = os.environ.get("VLLM_EMULATOR_MEMORY", "")
+    try:
+        free, total = (float(x) for x in spec.split("/"))
+    except ValueError:
+        return None
+    wanted = total * utilization
+    if wanted <= free:
+        return None
+    return (f"Available memory on node 0 ({free:.2f}/{total:.2f} GiB) on startup is less than "
+            f"desired CPU memory utilization ({utilization}, {wanted:.2f} GiB). On the CPU "
+            "backend, the `--gpu-memory-utilization` flag controls the fraction of CPU memory "
+            "reserved (despite its name). To resolve: decrease `--gpu-memory-utilization` (e.g. "
+            "`--gpu-memory-utilization 0.5`) or reduce CPU memory used by other processes.")
+
+
+def _traceback(frames: list[tuple[str, int, str, str]], last: str) -> list[str]:
+    out = ["Traceback (most recent call last):"]
+    for path, lineno, func, code in frames:
+        out += [f'  File "{SITE}/{path}", line {lineno}, in {func}', f"    {code}"]
+    return out + [last]
+
+
+def _die_at_worker_init(log: _Log, refusal: str) -> None:
+    """The real sequence: the worker's traceback, the engine core's, the API server's, exit 1."""
+    worker = _traceback([("v1/executor/multiproc_executor.py", 920, "worker_main",
+                          "worker = WorkerProc(*args, **kwargs)"),
+                         ("v1/worker/worker_base.py", 338, "init_worker",
+                          "self.worker = worker_class(**kwargs)"),
+                         ("v1/worker/cpu_worker.py", 83, "__init__", "raise ValueError(")],
+                        f"ValueError: {refusal}")
+    for text in ["WorkerProc failed to start.", *worker]:
+        log("VllmWorker-0", "multiproc_executor.py:953", text, level="ERROR")
+    log("EngineCore", "multiproc_executor.py:479",
+        "[shutdown] Executor: waiting for worker exit count=1")
+    core_exc = ("Exception: WorkerProc initialization failed due to an exception in a "
+                "background process. See stack trace for root cause.")
+    core = _traceback([("v1/engine/core.py", 1482, "run_engine_core",
+                        "engine_core = EngineCoreProc(*args, engine_index=dp_rank, **kwargs)"),
+                       ("v1/executor/multiproc_executor.py", 815, "wait_for_ready",
+                        "raise e from None")], core_exc)
+    for text in ["EngineCore failed to start.", *core]:
+        log("EngineCore", "core.py:1510", text, level="ERROR")
+    logfmt.emit("Process EngineCore:", *core)
+    api = _traceback([("v1/engine/utils.py", 1431, "wait_for_engine_startup",
+                       "raise RuntimeError(")],
+                     "RuntimeError: Engine core initialization failed. See root cause above. "
+                     "Failed core proc(s): {}")
+    logfmt.emit(*api)
+    os._exit(1)
 
 
 class _Api(BaseHTTPRequestHandler):
@@ -130,6 +195,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--model", default="facebook/opt-125m")
     p.add_argument("--host", default="0.0.0.0")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--gpu-memory-utilization", type=float, default=DEFAULT_UTILIZATION)
     args, _unknown = p.parse_known_args(argv)
     return args
 

@@ -264,7 +264,8 @@ class _Plan:
                 self.item("remedies", S.SKIPPED, [f"cause {kind}: environment problem"],
                           "Remedies")
                 return
-            pick = next_remedy(allowed, applied, profile, cause, phase, status)
+            pick = next_remedy(allowed, applied, profile, cause, phase, status,
+                               getattr(run, "evidence", ()))
             if pick is None:
                 msg = (f"no {'further ' if applied else ''}remedy in {allowed} fits cause "
                        f"{kind} (phase {phase})")

@@ -7,6 +7,11 @@ in the sources is cumulative in spirit (a lower mem fraction *and* a smaller gra
 CUDA graph), a fixed remedy usually uncovers the next problem rather than undoing the first, and
 a one-at-a-time search would spend the budget on combinations that cannot help.
 
+When the engine said how much memory is free (vLLM refuses a ``--gpu-memory-utilization`` above
+it at worker init, naming free and total), ``lower_mem_fraction`` goes straight to the fraction
+that fits, less a small headroom, instead of stepping down one launch at a time: on a GPU each
+of those launches costs minutes.
+
 Order: the profile's ``remedies`` list, filtered to those relevant to the cause and that change
 something, each once, with ``disable_cuda_graph`` (a huge performance loss) moved last; once
 all were tried, ``lower_mem_fraction`` may take further 0.05 steps (down to 0.5).
@@ -14,6 +19,8 @@ all were tried, ``lower_mem_fraction`` may take further 0.05 steps (down to 0.5)
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +31,8 @@ from ..states import Cause
 MEM_STEP = 0.05
 MEM_MIN = 0.5
 MEM_DEFAULT_START = 0.85   # when the profile leaves mem-fraction-static to the engine
+MEM_FIT_HEADROOM = 0.02   # of total: what else starts on the device between two launches
+MEM_FIT_MIN = 0.05        # a fit below this leaves nothing for the model: no remedy
 GRAPH_BS = 16
 LAST = "disable_cuda_graph"
 
@@ -63,6 +72,24 @@ RELEVANT: dict[str, frozenset[str]] = {
 }
 
 
+# vLLM's reservation check, GPU ("Free memory on device (F/T GiB) on startup is less than desired
+# GPU memory utilization (U, R GiB)") and CPU build ("Available memory on node 0 (F/T GiB) ...").
+_RESERVATION_REFUSED = re.compile(
+    r"(?:Free|Available) memory on (?:device|node)\b[^(]*\((?P<free>\d+(?:\.\d+)?)/"
+    r"(?P<total>\d+(?:\.\d+)?) GiB\) on startup is less than desired")
+
+
+def reported_fit(evidence: Sequence[str]) -> float | None:
+    """The memory fraction that fits what the engine reported free at startup (two decimals,
+    rounded down, less the headroom), or None when no evidence line reports it."""
+    for line in evidence:
+        m = _RESERVATION_REFUSED.search(line)
+        if m and float(m["total"]) > 0:
+            fit = float(m["free"]) / float(m["total"]) - MEM_FIT_HEADROOM
+            return math.floor(round(fit * 100, 6)) / 100
+    return None
+
+
 def failure_kind(cause: str | None, phase: str | None, status: str | None) -> str:
     """The key the ladder is chosen by: the cause, or ``capture_hang`` for a hang/timeout in
     graph capture whose log names no cause."""
@@ -98,9 +125,11 @@ def _flag(profile: ResolvedProfile, logical: str) -> str | None:
     return engine.flag(logical, profile.version)
 
 
-def build_remedy(remedy: str, profile: ResolvedProfile) -> Change | None:
+def build_remedy(remedy: str, profile: ResolvedProfile, fit: float | None = None,
+                 ) -> Change | None:
     """The change that applies ``remedy`` to ``profile`` (already carrying earlier remedies),
-    or None when the remedy cannot change anything (no such flag, already in effect, floor)."""
+    or None when the remedy cannot change anything (no such flag, already in effect, floor).
+    ``fit``: the memory fraction the engine reported as available (see ``reported_fit``)."""
     args = profile.args_dict()
     env = profile.env_dict()
 
@@ -119,18 +148,7 @@ def build_remedy(remedy: str, profile: ResolvedProfile) -> Change | None:
             return None
         return Change(name=remedy, args={flag: True})
     if remedy == "lower_mem_fraction":
-        flag = _flag(profile, "mem_fraction_static")
-        if flag is None:
-            return None
-        current = args.get(flag)
-        try:
-            value = float(current) - MEM_STEP if current is not None else MEM_DEFAULT_START
-        except (TypeError, ValueError):
-            return None
-        value = round(value, 2)
-        if value < MEM_MIN - 1e-9:
-            return None
-        return Change(name=remedy, args={flag: value})
+        return _lower_mem_fraction(profile, args, fit)
     if remedy == "smaller_cuda_graph_bs":
         flag = _flag(profile, "cuda_graph_max_bs")
         if flag is None:
@@ -165,17 +183,43 @@ def build_remedy(remedy: str, profile: ResolvedProfile) -> Change | None:
     return None
 
 
+def _lower_mem_fraction(profile: ResolvedProfile, args: dict[str, Any],
+                        fit: float | None) -> Change | None:
+    """One step down (to the floor) or, when the engine reported what is free, to the fit."""
+    flag = _flag(profile, "mem_fraction_static")
+    if flag is None:
+        return None
+    current = args.get(flag)
+    try:
+        value = float(current) - MEM_STEP if current is not None else MEM_DEFAULT_START
+    except (TypeError, ValueError):
+        return None
+    value = round(value, 2)
+    if fit is not None:
+        # the engine's own numbers beat the blind floor: below it only if that is what fits
+        if fit < MEM_FIT_MIN - 1e-9:
+            return None
+        value = min(value, fit)
+    elif value < MEM_MIN - 1e-9:
+        return None
+    return Change(name="lower_mem_fraction", args={flag: value})
+
+
 def next_remedy(allowed: Sequence[str], applied: Sequence[str], profile: ResolvedProfile,
                 cause: str | None, phase: str | None = None, status: str | None = None,
+                evidence: Sequence[str] = (),
                 ) -> tuple[str, Change] | None:
     """The next remedy to add on top of ``profile`` (which carries ``applied`` already):
     the first relevant, effective, not yet applied one in ``allowed`` order with
     ``disable_cuda_graph`` moved last (SGLang's own hint order); once each was tried, further
-    ``lower_mem_fraction`` steps while the floor allows."""
+    ``lower_mem_fraction`` steps while the floor allows. ``evidence``: the failure's lines,
+    read for the free memory the engine reported."""
+    fit = reported_fit(evidence)
+
     def effective(name: str) -> Change | None:
         if not is_relevant(name, cause, phase, status):
             return None
-        return build_remedy(name, profile)
+        return build_remedy(name, profile, fit)
 
     for name in [*(n for n in allowed if n != LAST), *(n for n in allowed if n == LAST)]:
         if name in applied:

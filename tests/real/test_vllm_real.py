@@ -17,6 +17,7 @@ import pytest
 from e2e.harness import free_port, wait_until
 
 from supervisor.benchmark import run_benchmark
+from supervisor.fallback.remedies import reported_fit
 
 from .conftest import EventFollower, vllm_profile, write_profile
 
@@ -126,6 +127,10 @@ def test_vllm_memory_utilisation_above_free_crashes_in_launch(workdir: Path, mak
     assert v["cause"] == "cuda_oom", v
     assert "ValueError" in v["evidence"][0] and "memory" in v["evidence"][0], v["evidence"]
     assert all(len(line) <= 310 for line in v["evidence"]), v["evidence"]
+    # the remedy reads what the real engine said is free (the emulator e2e runs the remedy:
+    # a real one here would reserve and zero nearly all of this host's memory)
+    fit = reported_fit(v["evidence"])
+    assert fit is not None and 0 < fit < 0.99, v["evidence"]
     all_gone(d, d.run()["pid"])
 
 
