@@ -28,18 +28,16 @@ from typing import Any
 import anyio
 
 from .benchmark import conditions_differ, noise, rate_of
+from .campaign_launch import Launcher, Preempted, choose
 from .campaign_plan import Experiment, Plan, PlanError, load_plan
 from .campaign_report import write_report
 from .runtime.arbiter import Arbiter, ArbiterError
-from .runtime.requests import Request
 
 log = logging.getLogger(__name__)
 
 META = "campaign"
 ACTIVE = ("running",)
 ENDED = ("completed", "failed", "timeout", "stopped")
-CANCELLED_NOTE = "cancelled by a newer request"   # what the arbiter notes on a replaced request
-BENCHMARK_WAIT = 300.0   # a benchmark that has not come this long after ready is recorded missing
 
 
 class CampaignError(Exception):
@@ -49,22 +47,20 @@ class CampaignError(Exception):
         self.message = message
 
 
-class Preempted(Exception):
-    """Another request (an operator's switch) replaced the campaign's."""
-
-
 class Campaigns:
     """The daemon's one campaign at a time: started, resumed, paused, stopped, reported."""
 
-    def __init__(self, arbiter: Arbiter) -> None:
+    def __init__(self, arbiter: Arbiter, cluster: Any = None) -> None:
         self.arbiter = arbiter
+        self.cluster = cluster   # the etcd ClusterService: group profiles launch through it
         self.store = arbiter.store
         self.hub = arbiter.hub
         self.reports_dir = arbiter.config.state_dir / "campaigns"
         self.state: dict[str, Any] | None = arbiter.store.get_meta(META)
         self._tg: Any = None
         self._scope: anyio.CancelScope | None = None
-        self._last: Request | None = None   # the campaign's latest request in this drive
+        self._launchers: dict[str, Launcher] = {}
+        self._last: Launcher | None = None   # the launcher of the latest step in this drive
         self.finished = anyio.Event()
 
     # -- service ------------------------------------------------------------------------------
@@ -139,7 +135,9 @@ class Campaigns:
             except PlanError as exc:
                 self._finish("failed", f"the plan cannot be run any more: {exc}")
             except Preempted as exc:
-                self._pause(str(exc))
+                self._pause(f"paused: {exc} replaced the campaign's request; supervisor-ctl "
+                            f"campaign run {state['campaign']} resumes it at "
+                            f"{state.get('current')}")
             except TimeoutError:
                 self._finish("timeout", f"the time budget ({state['plan']['time_budget']:g} s) "
                                         f"ran out during {state.get('current') or 'the end'}")
@@ -173,7 +171,7 @@ class Campaigns:
                                 "next": nxt, "why": why}
             state["experiments"].append(result)
             state["current"] = nxt
-            state["serving"] = self.arbiter.fallback_view()["serving"]
+            state["serving"] = self._serving()
             self._note(f"{exp.name}: {result['verdict']}; next: {nxt or 'end'} ({why})")
             stops = why in ("on_failure = stop", "stop = first_failure")
             if nxt is None and not result["ok"] and stops:
@@ -185,15 +183,10 @@ class Campaigns:
         with anyio.move_on_after(exp.timeout if exp.timeout is not None else math.inf) as scope:
             return await self._launch(exp.profile, exp.changes,
                                       f"campaign {plan.name}: {exp.name}")
-        assert scope.cancelled_caught
-        req = self.arbiter.request
-        return {"ok": False, "request": req.id if req else None,
-                "verdict": {"status": "timed_out", "phase": "the experiment",
-                            "cause": None, "evidence": [f"not settled within its timeout "
-                                                        f"({exp.timeout:g} s)"]},
-                "culprits": list(req.culprits) if req else [], "benchmark": None,
-                "run_id": None, "changes": list(exp.changes or ()), "attempts": [],
-                "log": None, "notes": []}
+        assert scope.cancelled_caught and exp.timeout is not None and self._last is not None
+        outcome = {**self._last.timed_out(exp.timeout), "changes": list(exp.changes or ())}
+        self._record(outcome)
+        return outcome
 
     async def _baseline(self, plan: Plan, state: dict[str, Any]) -> None:
         outcome = await self._launch(plan.baseline, None, f"campaign {plan.name}: baseline")
@@ -237,50 +230,29 @@ class Campaigns:
 
     async def _launch(self, profile: str, changes: tuple[str, ...] | None, reason: str,
                       ) -> dict[str, Any]:
-        """Switch, wait until the request settles and its benchmark is in."""
+        """Launch one step with the launcher its profile needs (this node, or every rank of
+        a launch group), wait until it settles and its benchmark is in."""
         if self._last is not None:  # an operator may have switched between two steps
-            self._check_ours(self._last)
-        req = self._last = await self.arbiter.switch(profile, reason=reason,
-                                        changes=list(changes) if changes is not None else None)
-        assert self.state is not None
-        self.state.setdefault("requests", []).append(req.id)
-        self._save()
-        await req.done.wait()
-        self._check_ours(req)
-        run = self.arbiter.current
-        bench = None
-        if req.ok and run is not None and run.profile.benchmark is not None:
-            with anyio.move_on_after(BENCHMARK_WAIT):
-                async with anyio.create_task_group() as tg:
-                    async def first(event: anyio.Event) -> None:
-                        await event.wait()
-                        tg.cancel_scope.cancel()
-                    tg.start_soon(first, run.benchmark_done)
-                    tg.start_soon(first, run.settled)
-            self._check_ours(req)
-            bench = run.benchmark
-        first_run = req.attempts[0] if req.attempts else None
-        return {"ok": bool(req.ok), "request": req.id, "verdict": req.verdict,
-                "culprits": list(req.culprits), "benchmark": bench,
-                "run_id": run.id if run is not None and req.ok else
-                (first_run.run_id if first_run else None),
-                "changes": first_run.changes if first_run else [],
-                "attempts": [a.to_dict() for a in req.attempts],
-                "log": str(self.arbiter.runs_dir / str(first_run.run_id) / "run.log")
-                if first_run else None,
-                "notes": list(req.notes)}
+            self._last.check()
+        launcher = self._last = choose(self.arbiter, self.cluster, profile, self._launchers)
+        outcome = await launcher.launch(profile, changes, reason)
+        self._record(outcome)
+        return outcome
 
-    def _check_ours(self, req: Request) -> None:
-        """Preempted when a newer request replaced ``req`` (the arbiter notes the cancel
-        before the newer request is in place)."""
-        newer = self.arbiter.request
-        if (newer is not None and newer is not req) or CANCELLED_NOTE in req.notes:
-            who = (f"request #{newer.id} for {newer.profile}"
-                   if newer is not None and newer is not req else "a newer request")
-            state = self.state or {}
-            raise Preempted(f"paused: {who} (an operator's switch) replaced the campaign's "
-                            f"request; supervisor-ctl campaign run {state.get('campaign')} "
-                            f"resumes it at {state.get('current')}")
+    def _record(self, outcome: dict[str, Any]) -> None:
+        assert self.state is not None
+        if outcome.get("request") is not None:
+            self.state.setdefault("requests", []).append(outcome["request"])
+        if outcome.get("group"):
+            self.state.setdefault("group_attempts", []).append(
+                {"group": outcome["group"]["group"], "attempt": outcome["group"]["attempt"]})
+        self._save()
+
+    def _serving(self) -> dict[str, Any] | None:
+        if self._last is not None:
+            return self._last.serving()
+        serving: dict[str, Any] | None = self.arbiter.fallback_view()["serving"]
+        return serving
 
     # -- state ----------------------------------------------------------------------------------
     def _next_id(self) -> int:
@@ -311,7 +283,7 @@ class Campaigns:
         assert state is not None
         state["status"] = status
         state["ended"] = time.time()
-        state["serving"] = self.arbiter.fallback_view()["serving"]
+        state["serving"] = self._serving()
         self._note(why)
         try:
             md, js, text = write_report(state, self.reports_dir)
@@ -347,7 +319,8 @@ def judge(exp: Experiment, outcome: dict[str, Any], baseline: dict[str, Any]) ->
         verdict = "ready"
     else:
         verdict = (f"{verdict_info.get('status', 'failed')} in {verdict_info.get('phase')}"
-                   + (f" ({verdict_info['cause']})" if verdict_info.get("cause") else ""))
+                   + (f" ({verdict_info['cause']})" if verdict_info.get("cause") else "")
+                   + _on_rank(verdict_info))
     gap = noise(bench, base)
     why = exp.criterion()
     ok = outcome["ok"]
@@ -374,14 +347,28 @@ def judge(exp: Experiment, outcome: dict[str, Any], baseline: dict[str, Any]) ->
             "evidence": {"log": outcome["log"],
                          "lines": list((verdict_info.get("evidence") or [])[:3])},
             "attempts": outcome["attempts"], "notes": outcome["notes"],
-            "criterion": exp.criterion()}
+            "criterion": exp.criterion(), **_group_of(outcome)}
+
+
+def _on_rank(verdict: dict[str, Any]) -> str:
+    """A group's verdict names its root rank: ' on rank 2 (gpu-c)'."""
+    if verdict.get("rank") is None:
+        return ""
+    return f" on rank {verdict['rank']} ({verdict.get('node')})"
+
+
+def _group_of(outcome: dict[str, Any]) -> dict[str, Any]:
+    """A group step's record: {group: {group, attempt, status, ranks, verdict}} (the verdict
+    with its root rank, cause and consequences); nothing for a step on this node alone."""
+    return {"group": outcome["group"]} if outcome.get("group") else {}
 
 
 def baseline_entry(plan: Plan, outcome: dict[str, Any]) -> dict[str, Any]:
     bench = outcome["benchmark"] or {}
     return {"profile": plan.baseline, "run_id": outcome["run_id"], "verdict": outcome["verdict"],
             "benchmark": bench, "measured_at": time.time(),
-            "samples": len(bench.get("samples") or ()) if bench.get("tokens_per_s") else 0}
+            "samples": len(bench.get("samples") or ()) if bench.get("tokens_per_s") else 0,
+            **_group_of(outcome)}
 
 
 def drift(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

@@ -201,7 +201,7 @@ async def _start_campaigns(tg: Any, daemon: Daemon) -> None:
     from . import campaign_commands  # noqa: F401  registers the 'campaign' command
     from .campaign import Campaigns
 
-    daemon.campaigns = Campaigns(daemon.arbiter)
+    daemon.campaigns = Campaigns(daemon.arbiter, cluster=daemon.cluster)  # group profiles
     await tg.start(daemon.campaigns.serve)
 
 

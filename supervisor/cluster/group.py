@@ -410,7 +410,8 @@ class ClusterService:
         new = {"status": data.get("status"), "phase": data.get("phase"),
                "cause": data.get("cause"), "pid": data.get("pid"), "run_id": data.get("id"),
                "evidence": list(data.get("evidence") or [])[:5],
-               "activity": _activity(data.get("activity"), act.parked)}
+               "activity": _activity(data.get("activity"), act.parked),
+               "benchmark": data.get("benchmark")}  # rank 0's: what a campaign measures
         if new["status"] in ("stopping", "stopped") and act.stopped_for is None:
             self._own_stop(act, new)
         if all(rec.get(k) == v for k, v in new.items()):
@@ -451,7 +452,10 @@ class ClusterService:
 
     # -- requests -----------------------------------------------------------------------
     async def switch(self, name: str, profile: ResolvedProfile, wait: bool,
-                     timeout: float | None) -> dict[str, Any]:
+                     timeout: float | None, changes: list[str] | None = None,
+                     ) -> dict[str, Any]:
+        """Launch ``name`` on every rank (``profile`` resolved with ``changes``, the subset a
+        campaign's experiment names; None: all of the profile's)."""
         group = profile.group
         assert group is not None
         if self.node not in group.nodes:
@@ -459,7 +463,7 @@ class ClusterService:
                                f"{', '.join(group.nodes)}; this daemon is node {self.node} "
                                "([cluster] node): switch it from one of its nodes")
         try:
-            desired = await self._publish(name, profile)
+            desired = await self._publish(name, profile, changes)
         except EtcdError as exc:
             raise ArbiterError("unavailable", f"cannot launch group {group.name}: etcd "
                                f"unreachable ({exc}); nothing was started") from None
@@ -515,6 +519,24 @@ class ClusterService:
                    "changes": changes}
         await self.etcd.put(key, json.dumps(desired))
         return desired
+
+    async def stop_group(self, group: str, why: str) -> None:
+        """Every rank of the group's current attempt stops (a campaign's step cancelled)."""
+        key = self._key("groups", group, "desired")
+        old = await self.etcd.get(key)
+        if old is None or old.json().get("action") != "run":
+            return
+        await self.etcd.put(key, json.dumps({**old.json(), "action": "stop", "why": why,
+                                             "ts": time.time()}))
+
+    def desired(self, group: str) -> dict[str, Any] | None:
+        """The group's launch as this node's watch last saw it."""
+        desired: dict[str, Any] | None = self.groups.get(group, {}).get("desired")
+        return desired
+
+    async def changed(self) -> None:
+        """Returns at the next change of the view (a watch event, coordination state)."""
+        await self._changed.wait()
 
     async def _wait_settled(self, group: str, attempt: int, name: str,
                             timeout: float | None) -> dict[str, Any]:

@@ -39,7 +39,8 @@ def rank_profile(profile: ResolvedProfile, extra_resolve: Any, rank: int, rank0_
     """The profile this node launches for ``rank``: the group's flags added as an unnamed
     change (it shows in argv, not in the list of changes); a loopback host becomes this node's
     address (other ranks and the group's probes must reach it); no per-node restart or
-    fallback (the group decides, together)."""
+    fallback (the group decides, together); the [benchmark] on rank 0 alone, the rank that
+    serves the API (a headless vLLM rank has none)."""
     group = profile.group
     assert group is not None
     n = len(group.nodes)
@@ -49,7 +50,8 @@ def rank_profile(profile: ResolvedProfile, extra_resolve: Any, rank: int, rank0_
     resolved: ResolvedProfile = extra_resolve(profile.name, changes=changes, extra=[delta])
     host = my_address if resolved.host.startswith(LOOPBACK) else resolved.host
     return replace(resolved, host=host, restart=RestartSpec(on_failure="none"),
-                   fallback=FallbackSpec())
+                   fallback=FallbackSpec(),
+                   benchmark=resolved.benchmark if rank == 0 else None)  # rank 0 serves
 
 
 def placed_profile(profile: ResolvedProfile, extra_resolve: Any, nnodes: int, rank: int,

@@ -1,0 +1,123 @@
+"""Campaign plans on a launch group, end to end: a real etcd and three real daemons on one
+machine as nodes n0, n1, n2. The campaign runs on n1 (not rank 0): every step launches on all
+ranks through etcd, a step's outcome is the group's, its benchmark is rank 0's."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.etcd_server import EtcdServer, etcd_binary
+
+from .harness import cleanup, emulator_profile, short_tmpdir
+from .test_group_e2e import NODES, Group
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
+    etcd_binary() is None, reason="etcd not installed (scripts/ensure-test-tools.sh installs "
+    "etcd-server as root)")]
+
+BENCH = '\n[benchmark]\nkind = "chat"\nmax_tokens = 48\n'
+RATE = {"SGLANG_EMULATOR_TOKENS_PER_S": "60"}
+# bad_env crashes rank 2 in graph capture; good_env is harmless
+CHANGES = """
+[[changes]]
+name = "good_env"
+env = { GNS_GOOD = "1" }
+
+[[changes]]
+name = "bad_env"
+env = { GNS_BAD = "1" }
+"""
+PLAN = """baseline = "gbase"
+time_budget = 400
+
+[[experiments]]
+name = "fatal"
+profile = "gexp"
+changes = ["bad_env"]
+on_failure = "good"
+
+[[experiments]]
+name = "good"
+profile = "gexp"
+changes = ["good_env"]
+"""
+
+
+class CampaignGroup(Group):
+    def start(self) -> None:
+        for node in NODES:
+            (self.root / node / "profiles" / "campaigns").mkdir(parents=True)
+            (self.root / node / "profiles" / "campaigns" / "gc.toml").write_text(PLAN)
+        self.write_bench("gbase")
+        self.write_bench("gexp", fault="crash:cuda_graph_capture:cuda_oom@GNS_TEST_N2@GNS_BAD",
+                         extra=CHANGES)
+        super().start()
+
+    def write_bench(self, name: str, fault: str = "none", extra: str = "") -> None:
+        """A group profile with a [benchmark] (the emulator at 60 tok/s)."""
+        nodes = ", ".join(f'"{n}"' for n in NODES)
+        text = emulator_profile(name, port=self.port, fault=fault, env=RATE) + BENCH + \
+            extra + f"\n[group]\nnodes = [{nodes}]\ndist_init_port = {self.dist_port}\n"
+        for node in NODES:
+            (self.root / node / "profiles" / f"{name}.toml").write_text(text)
+
+
+@pytest.fixture
+def group() -> Iterator[CampaignGroup]:
+    root = short_tmpdir()
+    etcd = EtcdServer().start()
+    g = CampaignGroup(root, etcd)
+    try:
+        g.start()
+        yield g
+    finally:
+        g.close()
+        etcd.close()
+        if not os.environ.get("GNS_KEEP_TMP"):
+            cleanup(root)
+
+
+def test_a_campaign_on_a_group_profile_runs_every_step_on_every_rank(
+        group: CampaignGroup) -> None:
+    d0, d1, d2 = group.daemons
+    res = d1.ctl("campaign", "run", "gc", "--wait", "--timeout", "300", "--json", timeout=330)
+    assert res.returncode == 0, res.stdout + res.stderr
+    r = json.loads(res.stdout)
+    assert r["status"] == "completed", r["note"]
+    # the baseline is rank 0's benchmark of the group, measured once every rank was ready
+    base = r["baseline"]
+    assert base["benchmark"]["tokens_per_s"] > 0, base
+    assert base["group"]["group"] == "n0+n1+n2" and base["group"]["status"] == "ready"
+
+    fatal, good = r["experiments"]
+    assert (fatal["name"], fatal["ok"]) == ("fatal", False)
+    assert fatal["verdict"] == "crashed in cuda_graph_capture (cuda_oom) on rank 2 (n2)", fatal
+    v = fatal["group"]["verdict"]
+    assert (v["rank"], v["node"], v["cause"]) == (2, "n2", "cuda_oom")
+    assert sorted(c["rank"] for c in v["consequences"]) == [0, 1]
+    assert fatal["evidence"]["lines"], fatal
+    assert fatal["branch"]["next"] == "good"
+    assert "| fatal |" in r["report"] and "on rank 2 (n2)" in r["report"]
+
+    assert (good["name"], good["verdict"], good["ok"]) == ("good", "ready", True), good
+    assert good["changes"] == ["good_env"]
+    assert good["benchmark"]["tokens_per_s"] > 0 and good["benchmark"]["vs_baseline"]
+    assert good["group"]["status"] == "ready"
+    assert r["serving"]["profile"] == "gexp" and r["serving"]["changes"] == ["good_env"]
+    assert r["serving"]["group"] == "n0+n1+n2"
+
+    # the group is left serving the best, on every rank
+    st = d0.ctl_json("group", "status")
+    assert (st["profile"], st["status"]) == ("gexp", "ready"), st
+    for d in group.daemons:
+        run = d.run()
+        assert run["status"] == "ready" and run["changes"] == ["good_env"], run
+    # every rank saw each launch: baseline, fatal, good, in that order
+    for d in group.daemons:
+        runs = d.ctl_json("history")["runs"]
+        seen = [(x["profile"], list(x.get("changes") or [])) for x in runs]
+        assert seen == [("gbase", []), ("gexp", ["bad_env"]), ("gexp", ["good_env"])], seen
