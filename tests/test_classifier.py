@@ -32,18 +32,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     REAL.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
-KNOWN_MISSES: dict[str, str] = {
-    # held-out part (seen only after its score was recorded)
-    "c031-vllm-engine-exiting-then-shutdown-serving.log":
-        "a silent engine-core death mid-serving: only DEBUG 'EngineCore exiting.' and the API "
-        "server shutting down, no error, no traffic line the classifier counts",
-    "c052-vllm-v06-k8s-boxed-execute-model.log":
-        "phase: only execute_model frames, which the profiling run (kv_cache_alloc) also has",
-    "c094-vllm-011-eagle3-drafter-workerproc-failed.log":
-        "phase: vLLM's tracker has no marker for 'Loading drafter model...'",
-    "c095-vllm-ascend-eagle-fatal-error-dump.log":
-        "phase: serving shows only in the dump of the failing step's scheduler output",
-}
+KNOWN_MISSES: dict[str, str] = {}
 
 
 def split_fixture(path: Path) -> tuple[dict[str, str], str]:
@@ -626,3 +615,64 @@ def test_live_verdict_path_equals_diagnose(path: Path):
     live = classify_lines(verdict_lines(lines, keep_last=10), engine=offline.engine)
     assert (live.outcome, live.phase, live.cause) == (
         offline.outcome, offline.phase, offline.cause)
+
+
+# --- vLLM: what traffic, frames and lifecycle lines say -------------------------------------
+
+VL = "/usr/local/lib/python3.12/dist-packages/vllm"
+VCORE = "(EngineCore_0 pid=9) ERROR 09-01 03:23:11 [core.py:714]"
+
+
+def test_vllm_request_log_at_the_start_of_a_fragment_is_serving():
+    """A fragment whose first lines are vLLM's request log (--enable-log-requests): the API
+    server was up and taking requests."""
+    v = verdict(["INFO 12-18 18:27:36 [async_llm.py:252] Added request chatcmpl-0a1b.",
+                 "INFO 12-18 18:27:37 [logger.py:39] Received request cmpl-2c3d: prompt: 'hi'"])
+    assert (v.engine, v.outcome, v.phase, v.cause) == ("vllm", Outcome.READY, Phase.SERVING,
+                                                        None)
+
+
+def test_vllm_engine_core_exiting_is_a_stop_and_a_fatal_error_is_not():
+    """The engine core logs 'EngineCore exiting.' only when its SIGTERM/SIGINT handler made it
+    exit: what follows is shutdown, not a failure."""
+    load = "INFO 12-18 18:20:00 [gpu_model_runner.py:1] Starting to load model /m..."
+    stop = "DEBUG 12-18 18:27:34 [core.py:392] EngineCore exiting."
+    cut = ["Traceback (most recent call last):",
+           *frames((f"{VL}/v1/engine/core.py", "run_engine_core")), "SystemExit"]
+    v = verdict([load, stop, *cut])
+    assert (v.outcome, v.phase, v.cause) == (Outcome.INCOMPLETE, Phase.WEIGHT_LOADING, None)
+    v = verdict([load, f"{VCORE} EngineCore encountered a fatal error.", *cut])
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.UNKNOWN)
+
+
+@pytest.mark.parametrize("frame,phase", [
+    # the engine's step calls the executor: serving (V0 and V1)
+    ((f"{VL}/executor/distributed_gpu_executor.py", "_driver_execute_model"), Phase.SERVING),
+    ((f"{VL}/v1/executor/multiproc_executor.py", "execute_model"), Phase.SERVING),
+    # the profiling run calls the model runner's own execute_model: KV sizing
+    ((f"{VL}/worker/worker.py", "determine_num_available_blocks"), Phase.KV_CACHE_ALLOC),
+])
+def test_vllm_traceback_fragment_phase_from_executor_frames(frame, phase):
+    v = verdict([*frames(frame, (f"{VL}/worker/model_runner.py", "execute_model")),
+                 "RuntimeError: CUDA error: an unknown error"], engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, phase)
+
+
+def test_vllm_dump_of_the_failing_step_is_serving_and_never_evidence():
+    dump = (f"{VCORE.replace('core.py:714', 'dump_input.py:76')} Dumping scheduler output for "
+            "model execution: SchedulerOutput(scheduled_new_reqs=[NewRequestData(req_id=0,"
+            "prompt_token_ids_len=38, sampling_params=SamplingParams(n=1, temperature=0.8))])")
+    v = verdict([dump, f"{VCORE} EngineCore encountered a fatal error.",
+                 f"{VCORE} Traceback (most recent call last):"])
+    assert (v.engine, v.outcome, v.phase, v.cause) == ("vllm", Outcome.CRASHED, Phase.SERVING,
+                                                        Cause.UNKNOWN)
+    assert not any("SchedulerOutput" in e for e in v.evidence)
+
+
+def test_vllm_loading_the_draft_model_is_weight_loading():
+    v = verdict([
+        "(Worker_TP1 pid=5) INFO 10-06 18:54:29 [gpu_model_runner.py:2641] Loading drafter "
+        "model...",
+        "(Worker_TP1 pid=5) ERROR 10-06 18:54:30 [multiproc_executor.py:597] WorkerProc failed "
+        "to start."])
+    assert (v.engine, v.outcome, v.phase) == ("vllm", Outcome.CRASHED, Phase.WEIGHT_LOADING)

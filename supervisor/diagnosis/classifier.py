@@ -89,6 +89,7 @@ class _Scan:
     spec_line: int | None = None
     slow_load: int | None = None
     seq_nums: list[tuple[int, int]] = field(default_factory=list)
+    step_dumps: list[int] = field(default_factory=list)  # vLLM's dump of a failing step
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
     stop_at: int | None = None         # the run was asked to stop (SIGTERM, Ctrl-C, shutdown)
@@ -246,6 +247,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             m = S.SEQ_NUM.search(msg)
             if m:
                 scan.seq_nums.append((i, int(m[1])))
+        if S.STEP_DUMP in msg:
+            scan.step_dumps.append(i)
         if "shards" in msg and scan.slow_load is None:
             _check_slow_load(scan, i, msg)
 
@@ -347,7 +350,8 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
 
     start = after + 1 if outcome is Outcome.CRASHED else 0
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
-    phase = _phase(tracker_phase, scan, region_frames, ready is not None)
+    stepped = any(i >= start for i in scan.step_dumps)
+    phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped)
 
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
                         engine)
@@ -406,7 +410,12 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
 
 
 def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
-           was_ready: bool) -> Phase:
+           was_ready: bool, stepped: bool = False) -> Phase:
+    """The latest of the markers' phase and what the failure shows: its frames, or a dump of
+    the step of real requests that failed (serving, whatever the markers reached: a fragment
+    that starts at the failure has none)."""
+    if stepped:
+        return Phase.SERVING
     fp = _frame_phase(frames)
     if fp is None:
         return tracker_phase

@@ -298,9 +298,13 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
 
 # (phase, regex on 'file:function'); the latest phase among a traceback's frames wins.
 FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
+    # the engine loops; and vLLM's executor running a step of scheduled requests: only the
+    # engine's step calls the executor's execute_model (V0 and V1; profiling, KV sizing and
+    # warmup call the workers' own methods), so a traceback fragment through it was serving
     (Phase.SERVING, _C(r":(?:event_loop_\w+|forward_thread_func_?|run_busy_loop"
                        r"|step_with_batch_queue|_process_engine_step|run_engine_loop"
-                       r"|engine_step|step_async|run_engine_loop_\w+)$")),
+                       r"|engine_step|step_async|run_engine_loop_\w+)$"
+                       r"|/executor/[\w/]+\.py:(?:_driver_)?execute_model$")),
     (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|compile_or_warm_up_model"
                       r"|warmup_server)$")),
     (Phase.CUDA_GRAPH_CAPTURE, _C(r":\w*capture\w*$|:init_cuda_graphs?$|:init_device_graphs$"
@@ -411,17 +415,25 @@ ARGS_DUMP = _C(r"server_args[=(]|ServerArgs\(|non-default args"
 _LIFECYCLE_LITERALS = (
     "SIGTERM", "SIGINT", "sigterm", "Signal Received", "signal 15", "KeyboardInterrupt",
     "Killing local vLLM", "leaked", "before program exit", "interpreter shutdown",
-    "runtime state")
+    "runtime state", "EngineCore exiting")
 LIFECYCLE_GATE = _literals(*_LIFECYCLE_LITERALS)
 # either of the two (one search per line instead of two)
 RARE_GATE = _literals(*_FATAL_LITERALS, *_LIFECYCLE_LITERALS)
 STOP_REQUEST = _C(
     r"\b(?:received|caught|got|handling) (?:signal )?(?:SIGTERM|SIGINT|signal 15)\b"
     r"|\bSIG(?:TERM|INT) (?:received|caught)|Received sigterm|Signal Received: (?:15|2)\b"
-    r"|^KeyboardInterrupt\b|Killing local vLLM worker processes", _I)
+    r"|^KeyboardInterrupt\b|Killing local vLLM worker processes"
+    # vLLM V1's engine core says this only on SystemExit, which its SIGTERM/SIGINT handler
+    # raises: the engine was stopped by a signal, it did not fail (a failure says "EngineCore
+    # encountered a fatal error" / "failed to start")
+    r"|^EngineCore exiting\.", _I)
 EXIT_NOISE = _C(
     r"resource_tracker: There appear to be \d+ leaked|was not called before program exit"
     r"|Fatal Python error: .*at interpreter shutdown|^Python runtime state: finaliz")
+
+# vLLM V1 dumps the scheduler output of the step that failed: a batch of real requests was
+# executing, so the engine was serving (profiling and warmup run dummy batches, never dumped).
+STEP_DUMP = "Dumping scheduler output for model execution"
 
 # vLLM's API server lists its routes once the engine core is up.
 ROUTE_LISTED = "Route: /"

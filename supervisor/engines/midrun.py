@@ -3,7 +3,8 @@
 A fragment pasted from a long run, the tail of a run the daemon adopted after a restart, or a
 log whose startup lines were rotated away begins with serving output. Real requests seen before
 any phase marker can only come from a server that was already ready: a completed API request
-(an OpenAI route, or any request from another host), or vLLM's stats with requests running.
+(an OpenAI route, or any request from another host), vLLM's stats with requests running, or
+vLLM's request log (``Received request X`` / ``Added request X``, with ``--enable-log-requests``).
 The live trackers and the offline classifier apply this one rule, so both reach the same phase.
 """
 
@@ -14,6 +15,7 @@ import re
 from .base import is_loopback, parse_access
 
 _RUNNING_REQS = re.compile(r"\bRunning: [1-9]\d* reqs")
+_REQUEST_LOG = re.compile(r"\b(?:Added|Received) request \S")
 
 
 def is_serving_traffic(line: str) -> bool:
@@ -22,4 +24,11 @@ def is_serving_traffic(line: str) -> bool:
         access = parse_access(line)
         return access is not None and '" 2' in line and (
             access[2].startswith("/v1/") or not is_loopback(access[0]))
-    return "Running: " in line and _RUNNING_REQS.search(line) is not None
+    if "Running: " in line:
+        return _RUNNING_REQS.search(line) is not None
+    return is_request_log(line)
+
+
+def is_request_log(line: str) -> bool:
+    """vLLM logging a request it accepted: the API server is up and taking requests."""
+    return " request " in line and _REQUEST_LOG.search(line) is not None

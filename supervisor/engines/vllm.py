@@ -12,7 +12,7 @@ import re
 
 from ..states import Phase
 from .base import Engine, MarkerTracker, PhaseUpdate, literal_prefilter
-from .midrun import is_serving_traffic
+from .midrun import is_request_log, is_serving_traffic
 from .sglang import normalize_logical
 
 _C = re.compile
@@ -24,13 +24,15 @@ _PREFILTER = literal_prefilter(
     "Dynamo bytecode",
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
     "Graph capturing", "init engine", "Starting vLLM", "Started server process",
-    "pplication startup", "Running: ", "HTTP/", "%|",
+    "pplication startup", "Running: ", "HTTP/", "%|", "Loading drafter", "d request ",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     (_C(r"vLLM API server version|non-default args|Initializing an? (?:V1 )?LLM engine"
         r"|Resolved architecture|Using max model len"), Phase.LAUNCH),
+    # the model runner loads the target model, then a speculative decoder's draft model
     (_C(r"Starting to load model|Loading model from scratch|Loading weights took"
+        r"|Loading drafter model"
         r"|Loading \w+ checkpoint shards"), Phase.WEIGHT_LOADING),
     (_C(r"Model loading took|Memory profiling takes|Available KV cache memory|GPU KV cache size"
         r"|Maximum concurrency for|# GPU blocks|Dynamo bytecode transform|torch\.compile takes"
@@ -91,6 +93,9 @@ class VLLMTracker(MarkerTracker):
         if "HTTP/" in line:
             changed = self._access(line) or changed
         if self.ready and "Running: " in line and _RUNNING_RE.search(line):
+            self.requests_seen = max(self.requests_seen, 1)
+            changed = self._advance(Phase.SERVING) or changed
+        elif self.ready and is_request_log(line):  # a request accepted: serving
             self.requests_seen = max(self.requests_seen, 1)
             changed = self._advance(Phase.SERVING) or changed
         return changed

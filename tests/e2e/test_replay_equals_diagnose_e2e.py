@@ -49,9 +49,6 @@ LIVE_MISSES: dict[str, str] = {
     "29-vllm-v1-startup-kv-and-graph-capture-sm120.log": _API_UP,
     "c022-vllm-rtx5090-routes-then-started.log": _API_UP,
     "c067-vllm-084-lora-3h-graph-capture-then-up.log": _API_UP,
-    "c031-vllm-engine-exiting-then-shutdown-serving.log":
-        "a silent engine-core death: the file alone reads incomplete (a known miss of the "
-        "classifier, tests/test_classifier.py); live, the process's exit says crashed",
 }
 
 
