@@ -6,9 +6,9 @@
     python bench/corpus_score.py --cost          # also the classifier's cost per line
 
 Parts: ``sglang-logs`` (the logs the classifier was built on), ``corpus`` (tuning part of the
-public corpus), ``heldout`` (the part never looked at while tuning: tests/fixtures/corpus/heldout,
-chosen by a hash of the file name before any verdict was seen) and ``real-engines`` (runs made
-here). A label ``hung``/``timeout``/``incomplete`` expects ``incomplete`` offline; ``stopped``
+public corpus), ``heldout`` (tests/fixtures/corpus/heldout, chosen by a hash of the file name
+before any verdict was seen; measured blind once, tuning data since) and ``real-engines`` (runs
+made here). A label ``hung``/``timeout``/``incomplete`` expects ``incomplete`` offline; ``stopped``
 (a run stopped on request) expects ``ready`` if it had reached ready, else ``incomplete``.
 """
 
@@ -168,7 +168,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", type=Path, help="a folder holding another supervisor/ package")
     ap.add_argument("--show", choices=["none", "tune", "all"], default="none",
-                    help="list the misses (tune: every part but heldout)")
+                    help="list the misses (tune: every part but the old held-out one)")
     ap.add_argument("--cost", action="store_true", help="measure µs per classified line")
     args = ap.parse_args()
     sys.path.insert(0, str(args.src.resolve() if args.src else REPO))
