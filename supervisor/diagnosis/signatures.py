@@ -217,6 +217,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"(?:recvValue|sendBytes|recvBytes) failed on SocketImpl",
            r"Connection was likely closed\. Did the remote server shutdown or crash",
            r"TCP client failed to connect",
+           # torch c10d's socket layer waiting on the store's peer (`[c10d] waitForInput:
+           # socket ... timed out after 1800000ms`, recv/connect timeouts of the same socket)
+           r"\[c10d\] \w+: socket .{0,200}timed out",
            r"Timed out after \d+ seconds waiting for clients",
            r"RendezvousTimeoutError|RendezvousConnectionError",
            r"dist[-_]init[-_]addr.{0,80}(?:refused|unreachable|timed out|failed)",
@@ -237,7 +240,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Watchdog caught collective operation timeout", r"collective operation timeout",
            r"ran for \d+ milliseconds before timing out",
            r"ProcessGroupNCCL's watchdog got stuck",
-           r"NCCL (?:communicator )?(?:operation )?tim(?:ed|e) ?out", flags=_I, fatal=True)
+           r"NCCL (?:communicator )?(?:operation )?tim(?:ed|e) ?out",
+           # torch 2.5+ ProcessGroupNCCL watchdog wording (it then aborts the process)
+           r"Timeout at NCCL work: \d+", r"Some NCCL operations have failed or timed out",
+           flags=_I, fatal=True)
+    # The same watchdog reporting a collective that failed or hung without saying which (torch
+    # 2.5+: `failure detected by watchdog at work sequence id`, `Exception (either an error or
+    # timeout) detected by watchdog`); below NCCL_ERROR, so a named NCCL error wins.
+    + _sig(Cause.NCCL_TIMEOUT, 38,
+           r"(?:failure|exception \(either an error or timeout\)) detected by watchdog at work",
+           flags=_I, fatal=True)
     # SGLang's own scheduler watchdog: a running batch made no progress.
     + _sig(Cause.WATCHDOG_TIMEOUT, 45,
            # the hard watchdog only: 2026 builds also print a soft one (self.soft=True) that

@@ -91,6 +91,20 @@ def is_loopback(client: str) -> bool:
     return client.startswith(LOOPBACK_PREFIXES)
 
 
+# Routes that health checkers, load balancers and metrics scrapers poll whatever the server's
+# state: a poll answered proves the HTTP server is up, not that startup is over (SGLang answers
+# them during its warmup). Used by the mid-run rule (midrun.py).
+PROBE_PATHS = frozenset({
+    "/health", "/healthz", "/health_generate", "/ready", "/readiness", "/ping", "/metrics",
+    "/v1/models", "/get_model_info", "/get_server_info", "/model_info", "/server_info",
+    "/version", "/favicon.ico"})
+
+
+def is_probe(method: str, path: str) -> bool:
+    """A read of a route that pollers use (health, metrics, model list)."""
+    return method in ("GET", "HEAD") and path.partition("?")[0].rstrip("/") in PROBE_PATHS
+
+
 def is_traffic(method: str, client: str) -> bool:
     """Whether an access line is real traffic rather than a local readiness/health probe.
 

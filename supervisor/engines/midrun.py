@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .base import is_loopback, parse_access
+from .base import is_loopback, is_probe, parse_access
 
 _RUNNING_REQS = re.compile(r"\bRunning: [1-9]\d* reqs")
 _REQUEST_LOG = re.compile(r"\b(?:Added|Received) request \S")
@@ -22,8 +22,9 @@ def is_serving_traffic(line: str) -> bool:
     """A line only a serving engine prints (SGLang's decode batches already mean serving)."""
     if "HTTP/" in line:
         access = parse_access(line)
-        return access is not None and '" 2' in line and (
-            access[2].startswith("/v1/") or not is_loopback(access[0]))
+        # a poll of /health or /metrics (from a load balancer or a scraper) is not a request
+        return access is not None and '" 2' in line and not is_probe(access[1], access[2]) \
+            and (access[2].startswith("/v1/") or not is_loopback(access[0]))
     if "Running: " in line:
         return _RUNNING_REQS.search(line) is not None
     return is_request_log(line)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..states import Phase
-from .base import Engine, MarkerTracker, PhaseUpdate, literal_prefilter
+from .base import Engine, MarkerTracker, PhaseUpdate, literal_prefilter, parse_access
 from .midrun import is_request_log, is_serving_traffic
 from .sglang import normalize_logical
 
@@ -34,7 +34,9 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     (_C(r"Starting to load model|Loading model from scratch|Loading weights took"
         r"|Loading drafter model"
         r"|Loading \w+ checkpoint shards"), Phase.WEIGHT_LOADING),
-    (_C(r"Model loading took|Memory profiling takes|Available KV cache memory|GPU KV cache size"
+    # the model is loaded (V1 `Model loading took`, V0 0.4-0.6 `Loading model weights took X GB`):
+    # what follows is the profiling run that sizes the KV cache
+    (_C(r"Model loading took|Loading model weights took|Memory profiling takes|Available KV cache memory|GPU KV cache size"
         r"|Maximum concurrency for|# GPU blocks|Dynamo bytecode transform|torch\.compile takes"
         r"|Compiling a graph for"
         # the CPU build: compile and profile the model, then size the KV cache from host memory
@@ -77,6 +79,11 @@ class VLLMTracker(MarkerTracker):
         changed = False
         if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
+        elif not self.ready and self.markers_seen == 0 and "HTTP/" in line and \
+                _answered(line):
+            # vLLM's API server only starts once the engine core is up: a fragment that starts
+            # with any request answered (a load balancer's /health poll too) was ready
+            changed = self.mark_ready(line) is not None
         if "shards" in line:
             changed = self._shard_progress(line) or changed
         if not self.kv_sized and ("KV cache" in line or "GPU blocks" in line):
@@ -99,6 +106,10 @@ class VLLMTracker(MarkerTracker):
             self.requests_seen = max(self.requests_seen, 1)
             changed = self._advance(Phase.SERVING) or changed
         return changed
+
+
+def _answered(line: str) -> bool:
+    return parse_access(line) is not None and '" 2' in line
 
 
 _FLAGS: dict[str, str] = {
