@@ -283,6 +283,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Model architectures? \[[^\]]*\] (?:are|is) not supported",
            r"you should provide the model as a positional argument",
            r"Invalid (?:value|choice) for (?:--|argument )",
+           # settings the engine cannot combine, raised as a ValueError wherever the check sits
+           # (argument resolution, the KV-cache layout of a hybrid model, ...)
+           r"^(?:\w+\.)*ValueError: .{0,160}\b(?:is (?:disabled|enabled|set) but"
+           r"|cannot be (?:used|enabled|combined) (?:together )?with"
+           r"|is (?:not supported|incompatible|not compatible) (?:together )?with)\b",
            scope="error", flags=_I, implies=Phase.LAUNCH)
     # Speculative decoding (EAGLE/EAGLE3/NEXTN draft model, its graphs, its KV pool).
     + _sig(Cause.SPECULATIVE_DECODING_ERROR, 33,
@@ -325,12 +330,21 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               r"|determine_available_memory|initialize_kv_cache\w*|profile_run"
                               r"|_?check_enough_kv_cache_memory|get_kv_cache_config\w*"
                               r"|init_cache_engine|initialize_cache"
-                              r"|determine_num_available_blocks)$|(?:kv_cache_configurator|pool_configurator)"
+                              r"|determine_num_available_blocks"
+                              # vLLM V1 laying out the KV cache (groups of layer specs)
+                              r"|get_kv_cache_groups|unify_\w*kv_cache_specs?"
+                              r"|get_kv_cache_specs?)$|(?:kv_cache_configurator|pool_configurator)"
                               r"\.py:|memory_pool\.py:(?:__init__|_create_buffers)$")),
     (Phase.WEIGHT_LOADING, _C(r":(?:load_model|load_weights|_load_weights|\w*weight_loader"
                               r"|load_weights_and_postprocess|\w*weights_iterator"
                               r"|download_weights_from_hf|process_weights_after_loading"
-                              r"|\w+_repack)$|model_loader/|weight_utils\.py:")),
+                              r"|\w+_repack)$|model_loader/|weight_utils\.py:"
+                              # building the model before its weights are read (vLLM and SGLang
+                              # construct every layer in the loader): a layer's or a model's
+                              # constructor, rotary tables computed at construction
+                              r"|/(?:model_executor|srt)/(?:layers|models)/[\w/]+\.py:"
+                              r"(?:__init__|_compute_inv_freq|_compute_cos_sin_cache"
+                              r"|create_weights)$")),
 )
 
 # --- structure of a failure -------------------------------------------------------------------
