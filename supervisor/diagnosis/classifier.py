@@ -90,6 +90,7 @@ class _Scan:
     slow_load: int | None = None
     seq_nums: list[tuple[int, int]] = field(default_factory=list)
     step_dumps: list[int] = field(default_factory=list)  # vLLM's dump of a failing step
+    self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
     stop_at: int | None = None         # the run was asked to stop (SIGTERM, Ctrl-C, shutdown)
@@ -240,6 +241,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         is_exc = S.is_exception_line(msg)
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
+            if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
+                scan.self_timeouts.append(i)
         if "xit code" in msg:
             for m in S.EXIT_CODE_LINE.finditer(msg):
                 scan.exit_codes.append((i, int(m[1])))
@@ -361,6 +364,10 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
     if best and phase is Phase.LAUNCH and scan.last_marker is None and not _frame_phase(
             region_frames):
         phase = _implied_phase(best, scan) or phase
+    if best and best.cause is Cause.WARMUP_FAILED and phase.rank < Phase.WARMUP.rank:
+        # the warmup request is only sent once the server is up: whatever markers the log
+        # shows, startup had got that far (the lines in between were trimmed)
+        phase = Phase.WARMUP
 
     evidence = _failure_evidence(raw, scan, start, best, fatal_after, outcome) or _last_line(raw)
     return Verdict(engine, outcome, phase, cause, evidence)
@@ -483,6 +490,13 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         if phase is Phase.CUDA_GRAPH_CAPTURE and not visible_root and scan.capture_started \
                 and scan.batches_captured == 0:
             cands.append(_Candidate(Cause.UNSUPPORTED_ARCH, 10, anchor))
+        # SGLang's own warmup request to its local address timed out (the "warmup error" line
+        # itself trimmed away): the warmup failed. Below any message signature: a root error
+        # shown elsewhere (a peer's NCCL failure) wins.
+        if engine == "sglang":
+            timeouts = [i for i in scan.self_timeouts if i >= start]
+            if timeouts:
+                cands.append(_Candidate(Cause.WARMUP_FAILED, 24, timeouts[0], Phase.WARMUP))
         # uvicorn exits 1 without a traceback when it cannot bind.
         if exit_code == 1 and phase is Phase.WARMUP and not scan.exceptions:
             cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))

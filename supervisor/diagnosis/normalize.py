@@ -29,6 +29,9 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     # Python logging of a wrapper process: `... - __main__ - INFO - `, `[Info] `
     r"- [\w.]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - ",
     r"\[(?:Info|Debug|Warn|Warning|Error|Trace)\] ",
+    # Python logging with `%(levelname)s %(process)d [%(filename)s:%(lineno)d] ` after a date
+    # stamp (the stamp is the ISO wrapper above): `ERROR 228 [http_server.py:734] `
+    r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d+ \[[\w.\-]+\.py:\d+\] ?",
     # mpirun --tag-output: `Thu Jan 23 11:55:50 2025[1,1]<stderr>:`
     r"(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?\[\d+,\d+\]<std(?:out|err)>:",
     # torch's C++ logging: `[rank0]:`, `[W514 11:29:56.613774080 ProcessGroupNCCL.cpp:1496] `

@@ -461,6 +461,12 @@ EXIT_NOISE = _C(
 # executing, so the engine was serving (profiling and warmup run dummy batches, never dumped).
 STEP_DUMP = "Dumping scheduler output for model execution"
 
+# An HTTP request to the server's own address that was accepted and never answered: before
+# ready, only SGLang's warmup request does that (a client of a serving server is not in the log
+# before ready). urllib3 / requests wording.
+SELF_REQUEST_TIMEOUT = _C(r"HTTPConnectionPool\(host='(?:0\.0\.0\.0|127\.0\.0\.1|localhost)', "
+                          r"port=\d+\): Read timed out")
+
 # vLLM's API server lists its routes once the engine core is up.
 ROUTE_LISTED = "Route: /"
 # Banners (vLLM's ASCII-art logo) are never evidence.
