@@ -12,12 +12,12 @@ import pytest
 
 from tests.etcd_server import EtcdServer, etcd_binary
 
-from .harness import cleanup, emulator_profile, short_tmpdir
+from .harness import cleanup, emulator_profile, free_port, short_tmpdir, wait_until
 from .test_group_e2e import NODES, Group
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
-    etcd_binary() is None, reason="etcd not installed (scripts/ensure-test-tools.sh installs "
-    "etcd-server as root)")]
+pytestmark = pytest.mark.e2e
+needs_etcd = pytest.mark.skipif(etcd_binary() is None, reason="etcd not installed "
+                                "(scripts/ensure-test-tools.sh installs etcd-server as root)")
 
 BENCH = '\n[benchmark]\nkind = "chat"\nmax_tokens = 48\n'
 RATE = {"SGLANG_EMULATOR_TOKENS_PER_S": "60"}
@@ -30,6 +30,13 @@ env = { GNS_GOOD = "1" }
 [[changes]]
 name = "bad_env"
 env = { GNS_BAD = "1" }
+"""
+HANG_PLAN = """baseline = "gbase"
+time_budget = 400
+
+[[experiments]]
+name = "stuck"
+profile = "ghang"
 """
 PLAN = """baseline = "gbase"
 time_budget = 400
@@ -52,15 +59,21 @@ class CampaignGroup(Group):
         for node in NODES:
             (self.root / node / "profiles" / "campaigns").mkdir(parents=True)
             (self.root / node / "profiles" / "campaigns" / "gc.toml").write_text(PLAN)
+            (self.root / node / "profiles" / "campaigns" / "gh.toml").write_text(HANG_PLAN)
         self.write_bench("gbase")
         self.write_bench("gexp", fault="crash:cuda_graph_capture:cuda_oom@GNS_TEST_N2@GNS_BAD",
                          extra=CHANGES)
+        # rank 2 silent in graph capture, its silence watchdog far off: only the campaign
+        # (its stop, an operator's switch) ends this experiment
+        self.write_bench("ghang", fault="hang:cuda_graph_capture@GNS_TEST_N2", silence=120)
         super().start()
 
-    def write_bench(self, name: str, fault: str = "none", extra: str = "") -> None:
+    def write_bench(self, name: str, fault: str = "none", extra: str = "",
+                    silence: float = 3) -> None:
         """A group profile with a [benchmark] (the emulator at 60 tok/s)."""
         nodes = ", ".join(f'"{n}"' for n in NODES)
-        text = emulator_profile(name, port=self.port, fault=fault, env=RATE) + BENCH + \
+        text = emulator_profile(name, port=self.port, fault=fault, env=RATE,
+                                silence=silence) + BENCH + \
             extra + f"\n[group]\nnodes = [{nodes}]\ndist_init_port = {self.dist_port}\n"
         for node in NODES:
             (self.root / node / "profiles" / f"{name}.toml").write_text(text)
@@ -81,6 +94,7 @@ def group() -> Iterator[CampaignGroup]:
             cleanup(root)
 
 
+@needs_etcd
 def test_a_campaign_on_a_group_profile_runs_every_step_on_every_rank(
         group: CampaignGroup) -> None:
     d0, d1, d2 = group.daemons
@@ -121,3 +135,49 @@ def test_a_campaign_on_a_group_profile_runs_every_step_on_every_rank(
         runs = d.ctl_json("history")["runs"]
         seen = [(x["profile"], list(x.get("changes") or [])) for x in runs]
         assert seen == [("gbase", []), ("gexp", ["bad_env"]), ("gexp", ["good_env"])], seen
+
+
+def stuck_on_every_rank(group: CampaignGroup) -> None:
+    for d in group.daemons:
+        d.wait_run(lambda r: r["profile"] == "ghang", 60, "the hanging experiment on a rank")
+
+
+@needs_etcd
+def test_campaign_stop_stops_the_group_and_a_switch_elsewhere_pauses_it(
+        group: CampaignGroup) -> None:
+    d0, d1, d2 = group.daemons
+    assert d1.ctl_json("campaign", "run", "gh")["status"] == "running"
+    stuck_on_every_rank(group)
+    res = d1.ctl("campaign", "stop", check=True)
+    assert res.stdout.startswith("# Campaign gh: stopped"), res.stdout
+    for d in group.daemons:   # the campaign's step is stopped on every rank
+        d.wait_run(lambda r: r["status"] == "stopped", 15, "the rank stopped")
+    assert d0.ctl_json("group", "status")["status"] == "stopped"
+
+    assert d1.ctl_json("campaign", "run", "gh")["status"] == "running"
+    stuck_on_every_rank(group)
+    assert d0.ctl("switch", "grp", "--wait", "--timeout", "30").returncode == 0
+    st = wait_until(lambda: (s := d1.ctl_json("campaign", "status"))["status"] == "paused"
+                    and s, 30, "the campaign paused")
+    assert "group n0+n1+n2 attempt" in st["note"] and "for grp (switched from node n0)" in \
+        st["note"], st["note"]
+    assert "campaign run gh resumes it at stuck" in st["note"]
+    assert d2.ctl_json("group", "status")["profile"] == "grp"   # the operator's, untouched
+
+
+def test_a_group_campaign_on_a_daemon_without_cluster_fails_and_says_why(
+        workdir, make_daemon) -> None:
+    text = emulator_profile("g", port=free_port()) + \
+        '\n[group]\nnodes = ["a", "b"]\ndist_init_port = 5000\n'
+    (workdir / "profiles" / "g.toml").write_text(text)
+    (workdir / "profiles" / "campaigns").mkdir()
+    (workdir / "profiles" / "campaigns" / "c.toml").write_text(
+        'baseline = "g"\n[[experiments]]\nname = "one"\nprofile = "g"\n')
+    d = make_daemon()
+    res = d.ctl("campaign", "run", "c", "--wait", "--timeout", "30", "--json")
+    r = json.loads(res.stdout)
+    assert r["status"] == "failed", r
+    assert r["note"] == ("baseline: profile g is a launch group (nodes a, b) but this daemon "
+                         "has no [cluster] etcd in its config; add it (docs/multi-node.md) or "
+                         "use a profile without [group]"), r["note"]
+    assert d.run() is None   # nothing was launched
