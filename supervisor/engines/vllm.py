@@ -82,7 +82,9 @@ class VLLMTracker(MarkerTracker):
         elif not self.ready and self.markers_seen == 0 and "HTTP/" in line and \
                 _answered(line):
             # vLLM's API server only starts once the engine core is up: a fragment that starts
-            # with any request answered (a load balancer's /health poll too) was ready
+            # with any request answered, whatever the status (a load balancer's /health poll, a
+            # completion failing with 500 as the engine dies), was ready; a request that
+            # writes then means serving (`_access` below)
             changed = self.mark_ready(line) is not None
         if "shards" in line:
             changed = self._shard_progress(line) or changed
@@ -109,7 +111,7 @@ class VLLMTracker(MarkerTracker):
 
 
 def _answered(line: str) -> bool:
-    return parse_access(line) is not None and '" 2' in line
+    return parse_access(line) is not None
 
 
 _FLAGS: dict[str, str] = {
