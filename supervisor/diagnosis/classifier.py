@@ -484,11 +484,13 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         visible_root = any(i >= start and not w for i, w in scan.exceptions)
         if phase is Phase.KV_CACHE_ALLOC and not visible_root and engine == "sglang":
             cands.append(_Candidate(Cause.KV_CACHE_OOM, 12, anchor))
-        # Died in CUDA-graph capture at its very first batch, the error text cut off: a kernel
-        # that cannot launch at all on this GPU (no kernel image for its architecture) fails
-        # there, before anything was captured; an OOM would have printed its message.
+        # SGLang died in CUDA-graph capture at its very first batch, the error text cut off: a
+        # kernel that cannot launch at all on this GPU (no kernel image for its architecture)
+        # fails there, at SGLang's first forward pass; an OOM would have printed its message.
+        # (vLLM runs the model to profile memory before capturing: such a kernel fails there,
+        # so its capture dying says nothing of the architecture.)
         if phase is Phase.CUDA_GRAPH_CAPTURE and not visible_root and scan.capture_started \
-                and scan.batches_captured == 0:
+                and scan.batches_captured == 0 and engine == "sglang":
             cands.append(_Candidate(Cause.UNSUPPORTED_ARCH, 10, anchor))
         # SGLang's own warmup request to its local address timed out (the "warmup error" line
         # itself trimmed away): the warmup failed. Below any message signature: a root error
