@@ -54,7 +54,7 @@ def membership_text(view: dict[str, Any] | None) -> Text:
     if view is None or not view.get("group"):
         return Text("no group", "dim")
     coord = fmt.as_dict(view.get("coordination"))
-    me = next((r for r in fmt.as_list(view.get("ranks"))
+    me: Any = next((r for r in fmt.as_list(view.get("ranks"))
                if fmt.as_dict(r).get("node") == coord.get("node")), {})
     ranks = coord.get("nnodes") or len(fmt.as_list(view.get("ranks"))) or "?"
     rank = fmt.as_dict(me).get("rank")
