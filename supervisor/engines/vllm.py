@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..states import Phase
-from .base import Engine, MarkerTracker, PhaseUpdate, literal_prefilter, parse_access
+from .base import Engine, MarkerTracker, PhaseUpdate, is_traffic, literal_prefilter, parse_access
 from .midrun import is_request_log, is_serving_traffic
 from .sglang import normalize_logical
 
@@ -82,9 +82,9 @@ class VLLMTracker(MarkerTracker):
         elif not self.ready and self.markers_seen == 0 and "HTTP/" in line and \
                 _answered(line):
             # vLLM's API server only starts once the engine core is up: a fragment that starts
-            # with any request answered, whatever the status (a load balancer's /health poll, a
-            # completion failing with 500 as the engine dies), was ready; a request that
-            # writes then means serving (`_access` below)
+            # with a request answered, whatever the status (a load balancer's /health poll, a
+            # completion failing with 500 as the engine dies), was ready; traffic then means
+            # serving (`_access` below). A local read is a probe (ours too): it proves nothing.
             changed = self.mark_ready(line) is not None
         if "shards" in line:
             changed = self._shard_progress(line) or changed
@@ -111,7 +111,8 @@ class VLLMTracker(MarkerTracker):
 
 
 def _answered(line: str) -> bool:
-    return parse_access(line) is not None
+    access = parse_access(line)
+    return access is not None and is_traffic(access[1], access[0])
 
 
 _FLAGS: dict[str, str] = {
