@@ -147,7 +147,8 @@ class GroupLauncher:
                     tg.cancel_scope.cancel()
 
                 async def watch() -> None:
-                    box["preempted"] = await self._replaced(profile, before)
+                    box["preempted"] = await self._replaced(
+                        profile, before, resolved.fallback.strategy == "isolate")
                     tg.cancel_scope.cancel()
                 tg.start_soon(settle)
                 tg.start_soon(watch)
@@ -164,14 +165,17 @@ class GroupLauncher:
         bench = await self._benchmark(resolved, view) if result["ok"] else None
         return self._outcome(result, bench, list(resolved.changes))
 
-    async def _replaced(self, profile: str, before: int) -> str:
-        """Returns once a newer launch of the group came from elsewhere: another node, or
-        another profile (an operator's switch)."""
+    async def _replaced(self, profile: str, before: int, isolating: bool) -> str:
+        """Returns once a newer launch of the group came from elsewhere: another node,
+        another profile, or a second attempt where no isolation makes one (an operator's
+        switch)."""
         while True:
             d = self.cluster.desired(self.group) or {}
-            if d.get("attempt", 0) > before and (
-                    d.get("requested_by") != self.cluster.node or d.get("profile") != profile):
-                return (f"group {self.group} attempt {d.get('attempt')} for "
+            attempt = d.get("attempt", 0)
+            if attempt > before and (
+                    d.get("requested_by") != self.cluster.node or d.get("profile") != profile
+                    or (attempt > before + 1 and not isolating)):
+                return (f"group {self.group} attempt {attempt} for "
                         f"{d.get('profile')} (switched from node {d.get('requested_by')})")
             await self.cluster.changed()
 
