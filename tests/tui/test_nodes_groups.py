@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+import anyio
 import pytest
 from fakedaemon import wait_for
 from textual.widgets import OptionList
@@ -78,9 +79,10 @@ async def test_the_node_list_shows_group_membership(fleet: tuple[Group, Daemon])
         assert ready[3].endswith("no group"), ready
 
         group.etcd.stop()   # the ranks keep serving; every node says coordination is degraded
-        for d in group.daemons:
-            wait_until(lambda d=d: d.ctl_json("group", "status")["coordination"]["state"]
-                       == "degraded", 20, "coordination degraded")
+        for d in group.daemons:   # in a thread: the app under test shares this event loop
+            await anyio.to_thread.run_sync(
+                wait_until, lambda d=d: d.ctl_json("group", "status")["coordination"]["state"]
+                == "degraded", 20, "coordination degraded")
         degraded = await open_nodes(app, pilot, "degraded")
         for line in degraded[:3]:
             assert line.endswith(" · ready · coordination degraded"), degraded
