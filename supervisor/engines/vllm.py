@@ -36,7 +36,8 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|Loading \w+ checkpoint shards"), Phase.WEIGHT_LOADING),
     # the model is loaded (V1 `Model loading took`, V0 0.4-0.6 `Loading model weights took X GB`):
     # what follows is the profiling run that sizes the KV cache
-    (_C(r"Model loading took|Loading model weights took|Memory profiling takes|Available KV cache memory|GPU KV cache size"
+    (_C(r"Model loading took|Loading model weights took|Memory profiling takes"
+        r"|Available KV cache memory|GPU KV cache size"
         r"|Maximum concurrency for|# GPU blocks|Dynamo bytecode transform|torch\.compile takes"
         r"|Compiling a graph for"
         # the CPU build: compile and profile the model, then size the KV cache from host memory
