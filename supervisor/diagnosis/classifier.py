@@ -146,7 +146,10 @@ def strip_comment_header(text: str) -> str:
 _VLLM_HINTS = re.compile("|".join(re.escape(k) for k in (
     "vllm", "vLLM", "VLLM", "EngineCore", "Loading weights took", "Model loading took",
     "GPU KV cache size", "Available KV cache memory", "init engine (profile",
-    "Graph capturing finished", "Avg prompt throughput", "gpu_memory_utilization")))
+    "Graph capturing finished", "Avg prompt throughput", "gpu_memory_utilization",
+    # V1's capture bar, `Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 61%|...`:
+    # a fragment cut inside the capture has nothing else (SGLang's says "Capturing batches")
+    "Capturing CUDA graphs (")))
 # vLLM's own logger header, `[file.py:N]` (2025 on) or `file.py:N]` (2024); old SGLang builds
 # print a few vLLM-style lines too, which is why a log is vLLM only if these dominate.
 _VLLM_HEADER = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d "
@@ -564,7 +567,8 @@ def _evidence(lines: Iterable[str]) -> tuple[str, ...]:
 def _is_dump(msg: str) -> bool:
     if len(msg) > 160 and S.ARGS_GATE.search(msg) and S.ARGS_DUMP.search(msg):
         return True  # a short args line (`non-default args: {'model': 'x'}`) says no harm
-    return not msg.isascii() and S.BANNER.search(msg) is not None
+    # a tqdm bar's blocks are not a banner: a log that hangs inside a bar ends on it
+    return not msg.isascii() and "%|" not in msg and S.BANNER.search(msg) is not None
 
 
 # "ImportError: " with its message on the following lines: the message is the evidence.

@@ -37,6 +37,9 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     # torch's C++ logging: `[rank0]:`, `[W514 11:29:56.613774080 ProcessGroupNCCL.cpp:1496] `
     r"\[rank\d+\]: ?",
     r"\[[IWEF]\d{3,4} \d\d:\d\d:\d\d\.\d+ [\w.]+:\d+\] ?",
+    # ANSI colour codes whose ESC byte a paste lost (`[1;36m(EngineCore_DP0 pid=9)[0;0m `):
+    # web log viewers and copies from a terminal
+    r"\[\d+(?:;\d+)*m ?",
     # a log viewer's box around each line (k9s, lens)
     r"│ ?",
     # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `

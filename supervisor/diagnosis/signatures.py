@@ -99,6 +99,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Head size \d+ is not supported", flags=_I)
     + _sig(Cause.UNSUPPORTED_ARCH, 55,
            r"PTX was compiled with an unsupported toolchain|unsupported PTX version", flags=_I)
+    # Ascend NPU builds: an operator the model needs is missing from the installed CANN
+    # operator library (`aclnnX ... not in libopapi.so`) - no kernel for this chip/toolkit.
+    + _sig(Cause.UNSUPPORTED_ARCH, 60, r"\baclnn\w+\b.{0,80}\bnot in libopapi\.so")
     # SIGBUS: a mmap'd file (safetensors, /dev/shm) went away or shm is too small.
     + _sig(Cause.BUS_ERROR, 88,
            r"Fatal Python error: Bus error", r"\bBus error\b", r"\bSIGBUS\b",
@@ -262,6 +265,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"InvalidArgument)Error\b", r"unhandled (?:system|cuda) error",
            r"NCCL WARN", r"remote process exited or there was a network error",
            r"DistBackendError", r"Gloo connectFullMesh failed", r"NET/IB : .*(?:error|fail)",
+           # NVSHMEM (DeepEP's transport across nodes) failing to bootstrap or connect
+           r"nvshmem setup connections failed", r"nvshmemi?_\w*init failed",
+           r"NVSHMEM API called before NVSHMEM initialization",
            flags=_I)
     # SGLang's /health probe got nothing from the detokenizer.
     + _sig(Cause.HEALTH_CHECK_FAILED, 35,
@@ -283,6 +289,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Model architectures? \[[^\]]*\] (?:are|is) not supported",
            r"you should provide the model as a positional argument",
            r"Invalid (?:value|choice) for (?:--|argument )",
+           # a socket of an address family the host does not have (an IPv6-only setting on
+           # a host without IPv6, e.g. a transfer engine's bind in PD disaggregation)
+           r"Address family not supported by protocol",
            # settings the engine cannot combine, raised as a ValueError wherever the check sits
            # (argument resolution, the KV-cache layout of a hybrid model, ...)
            r"^(?:\w+\.)*ValueError: .{0,160}\b(?:is (?:disabled|enabled|set) but"
@@ -446,7 +455,8 @@ LIFECYCLE_GATE = _literals(*_LIFECYCLE_LITERALS)
 # either of the two (one search per line instead of two)
 RARE_GATE = _literals(*_FATAL_LITERALS, *_LIFECYCLE_LITERALS)
 STOP_REQUEST = _C(
-    r"\b(?:received|caught|got|handling) (?:signal )?(?:SIGTERM|SIGINT|signal 15)\b"
+    # (2026 vLLM's shutdown lines: "trigger received signal=SIGINT")
+    r"\b(?:received|caught|got|handling) (?:signal[ =])?(?:SIGTERM|SIGINT|signal 15)\b"
     r"|\bSIG(?:TERM|INT) (?:received|caught)|Received sigterm|Signal Received: (?:15|2)\b"
     r"|^KeyboardInterrupt\b|Killing local vLLM worker processes"
     # vLLM V1's engine core says this only on SystemExit, which its SIGTERM/SIGINT handler

@@ -25,6 +25,7 @@ _PREFILTER = literal_prefilter(
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
     "Graph capturing", "init engine", "Starting vLLM", "Started server process",
     "pplication startup", "Running: ", "HTTP/", "%|", "Loading drafter", "d request ",
+    "API server: ",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -55,6 +56,9 @@ _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took
 _KV_SIZED_RE = _C(r"KV cache size: [\d,]+ tokens|# GPU blocks: \d")
 _GRAPH_BAR_RE = _C(r"(?i:capturing cuda ?graph)[^:]*:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 _RUNNING_RE = _C(r"Running: ([1-9]\d*) reqs")
+# 2026 builds' shutdown sequence: the API server's launcher (serve_http, which runs only once
+# the engine client is up) shutting down or draining its engine client.
+_API_SHUTDOWN_RE = _C(r"\bAPI server: (?:shutdown triggered|stopping engine client)")
 
 
 class VLLMTracker(MarkerTracker):
@@ -86,6 +90,10 @@ class VLLMTracker(MarkerTracker):
             # with a request answered, whatever the status (a load balancer's /health poll, a
             # completion failing with 500 as the engine dies), was ready; traffic then means
             # serving (`_access` below). A local read is a probe (ours too): it proves nothing.
+            changed = self.mark_ready(line) is not None
+        elif not self.ready and self.markers_seen == 0 and "API server: " in line and \
+                _API_SHUTDOWN_RE.search(line):
+            # a fragment that starts at a stop: the API server being shut down had been up
             changed = self.mark_ready(line) is not None
         if "shards" in line:
             changed = self._shard_progress(line) or changed
