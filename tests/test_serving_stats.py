@@ -117,6 +117,18 @@ def test_series_is_bounded_and_sampled_only_when_new_values_came() -> None:
     assert len(ring) == 2 and [r[0] for r in ring.since(None)] == [2.0, 3.0]
 
 
+def test_series_keeps_one_row_a_second_and_the_news_for_the_next() -> None:
+    """The watch loop ticks several times a second; the series promises one row a second at
+    most (an hour in SERIES_LEN rows). Values that came between two rows reach the next."""
+    s = ServingStats("vllm")
+    s.feed_chunk((VL_V1.replace("Running: 18", "Running: 1") + "\n").encode())
+    assert s.sample(10.0)
+    s.feed_chunk((VL_V1.replace("Running: 18", "Running: 2") + "\n").encode())
+    assert not s.sample(10.4) and not s.sample(10.9), "within the second: no row"
+    assert s.sample(11.0), "the news waited for the next row"
+    assert [(r["t"], r["running"]) for r in s.rows()] == [(10.0, 1), (11.0, 2)]
+
+
 def test_throttle_looks_at_the_newest_skipped_chunk_on_the_next_sample(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(serving_stats, "SCAN_GAP", 3600.0)

@@ -33,6 +33,7 @@ FIELDS = ("gen_throughput", "prompt_throughput", "running", "queued", "token_usa
           "tokens", "cache_hit_rate", "accept_len", "accept_rate", "retracted", "gpu_util",
           "gpu_power_frac")
 SERIES_LEN = 3600        # one sample a second at most: an hour
+ROW_EVERY_S = 1.0        # the series' resolution: the watch loop ticks faster than this
 SCAN_GAP = 0.2           # seconds between two chunks looked at
 _SIGNS_KEPT = 3
 
@@ -130,6 +131,9 @@ class Ring:
 
     def append(self, row: tuple[float, ...]) -> None:
         self._rows.append(row)
+
+    def last_time(self) -> float | None:
+        return self._rows[-1][0] if self._rows else None
 
     def since(self, t: float | None) -> Iterator[tuple[float, ...]]:
         """Rows whose first item (the time) is >= t, oldest first."""
@@ -259,6 +263,9 @@ class ServingStats:
             self.values["gpu_power_frac"] = gpu_power_frac
         if not self._fresh:
             return False
+        last = self.series.last_time()
+        if last is not None and now - last < ROW_EVERY_S:
+            return False   # keep the news for the next row: the latest values still show it
         self._fresh = False
         self.series.append((now, *(self.values.get(k, float("nan")) for k in FIELDS)))
         return True
