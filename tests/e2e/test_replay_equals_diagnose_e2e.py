@@ -55,10 +55,6 @@ LIVE_MISSES: dict[str, str] = {
     "f217-vllm-ray-multinode-request-raylet-stack-then-uvicorn-exit.log":
         "labelled crashed, diagnose says incomplete (a known classifier miss); live, the "
         "replay's exit status 1 says crashed",
-    # found when fresh/heldout joined the labelled logs; not yet explained
-    "f204-vllm-xpu-arc-compose-worker-died-after-health.log":
-        "diagnose says cause unknown; the live replay ends with cause port_in_use (a line of "
-        "the replay run, not of the log, read as a bind failure?) - not yet investigated",
 }
 
 
