@@ -906,3 +906,14 @@ def test_vllm_capture_bar_fragment_is_vllm_in_capture_with_the_bar_as_evidence()
     assert (v.engine, v.outcome, v.phase) == ("vllm", Outcome.INCOMPLETE,
                                              Phase.CUDA_GRAPH_CAPTURE)
     assert v.evidence and "Capturing CUDA graphs" in v.evidence[0]
+
+
+def test_exit_1_in_warmup_is_a_bind_failure_only_without_a_traceback_or_fatal_line() -> None:
+    """uvicorn exits 1 without a word when its port is taken; an exit 1 after a traceback (even
+    one cut before its error line) is that error, which the log does not name."""
+    quiet = [*UP[:2], f"{MAIN} INFO:     Waiting for application startup."]
+    assert verdict(quiet, exit_code=1).cause is Cause.PORT_IN_USE
+    cut = [*quiet, f"{MAIN} Scheduler hit an exception: Traceback (most recent call last):",
+           '  File "/sglang/srt/managers/scheduler.py", line 10, in event_loop_normal']
+    v = verdict(cut, exit_code=1)
+    assert v.outcome is Outcome.CRASHED and v.cause is not Cause.PORT_IN_USE, v
