@@ -50,12 +50,6 @@ KNOWN_MISSES: dict[str, str] = {
     "f114-vllm-013-h20-double-spaced-oom-in-executor-init.log":
         "CUDA OOM raised in the executor's construction (_init_executor), no loader frame or "
         "marker in the trimmed paste: launch, labelled weight_loading from the issue title",
-    "f118-sglang-2026-h20-dsa-mooncake-l3-segfault-serving.log":
-        "'Prefill batch' lines with no ready line before them are read as the warmup "
-        "request's batches; queued requests in them are not taken as traffic (labelled serving)",
-    "f204-vllm-xpu-arc-compose-worker-died-after-health.log":
-        "a /health 200 from a non-local client after startup markers is read as a probe, not "
-        "as traffic: the worker death is put in warmup (labelled serving)",
     "f208-vllm-v1-tpu-precompile-sampling-exception.log":
         "TPU's precompile of input shapes ('Compiling sampling with different input shapes') "
         "is not read as the capture step: kv_cache_alloc (labelled cuda_graph_capture)",
@@ -917,3 +911,53 @@ def test_exit_1_in_warmup_is_a_bind_failure_only_without_a_traceback_or_fatal_li
            '  File "/sglang/srt/managers/scheduler.py", line 10, in event_loop_normal']
     v = verdict(cut, exit_code=1)
     assert v.outcome is Outcome.CRASHED and v.cause is not Cause.PORT_IN_USE, v
+
+
+# --- phase of fragments -------------------------------------------------------------------------
+
+VLOOP = frames(("/vllm/v1/engine/core.py", "run_engine_core"),
+               ("/vllm/v1/engine/core.py", "run_busy_loop"),
+               ("/vllm/v1/engine/core.py", "_process_input_queue"))
+
+
+@pytest.mark.parametrize("poll", [
+    'INFO:     127.0.0.1:48802 - "GET /health HTTP/1.1" 200 OK',
+    'app  | INFO:     127.0.0.1:48802 - "GET /metrics HTTP/1.1" 200 OK',
+])
+def test_a_local_poll_atop_a_fragment_does_not_cap_the_frames_phase(poll):
+    """A fragment of a long run that starts with a local poll, then the engine's loop dies: the
+    poll says the HTTP server was up, not that startup was going on, so the loop's frames
+    (serving) stand; only startup markers cap a loop's frames at warmup."""
+    v = verdict([poll, f"{VCORE} EngineCore encountered a fatal error.",
+                 f"{VCORE} Traceback (most recent call last):", *VLOOP,
+                 "RuntimeError: worker died"], engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+def test_startup_markers_still_cap_an_event_loop_at_warmup():
+    """With startup markers and no ready line, SGLang's event loop was running the warmup."""
+    v = verdict([*UP, f"{MAIN} Scheduler hit an exception: Traceback (most recent call last):",
+                 *frames(("/sglang/srt/managers/scheduler.py", "event_loop_normal")),
+                 "RuntimeError: boom"], engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WARMUP), v
+
+
+BATCH = ("[2026-04-14 04:46:04 DP5 TP5] Prefill batch, #new-seq: 1, #new-token: 1280, "
+         "#cached-token: 0, token usage: 0.01, #running-req: {r}, #queue-req: {q}, ")
+
+
+@pytest.mark.parametrize("r,q", [(0, 1), (3, 0)])
+def test_sglang_fragment_starting_with_a_busy_prefill_batch_is_serving(r, q):
+    """SGLang's warmup is one request: a prefill batch with others running or queued, before
+    any startup marker, is a fragment of a serving run (then a segfault kills it there)."""
+    v = verdict([BATCH.format(r=r, q=q), "Fatal Python error: Segmentation fault", "",
+                 "Thread 0x00007f3173ff16c0 (most recent call first):",
+                 '  File "/sglang/srt/utils/watchdog.py", line 147 in _watchdog_once'],
+                engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+def test_sglang_lone_prefill_batch_before_markers_is_still_the_warmup():
+    v = verdict([BATCH.format(r=0, q=0), "Fatal Python error: Segmentation fault"],
+                engine="sglang")
+    assert v.phase is Phase.WARMUP, v

@@ -429,8 +429,11 @@ def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
     fp = _frame_phase(frames)
     if fp is None:
         return tracker_phase
-    if scan.phase_lines and not was_ready and fp.rank > Phase.WARMUP.rank:
-        fp = Phase.WARMUP  # markers say startup was not over: the event loop ran the warmup
+    if scan.last_marker is not None and not was_ready and fp.rank > Phase.WARMUP.rank:
+        # startup markers say startup was not over: the event loop ran the warmup. Only a
+        # marker counts: an access line alone (a local /health poll at the top of a fragment,
+        # which any long run prints) says the HTTP server was up, not that startup was going on
+        fp = Phase.WARMUP
     return fp if fp.rank > tracker_phase.rank else tracker_phase
 
 

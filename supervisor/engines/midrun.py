@@ -4,7 +4,8 @@ A fragment pasted from a long run, the tail of a run the daemon adopted after a 
 log whose startup lines were rotated away begins with serving output. Real requests seen before
 any phase marker can only come from a server that was already ready: a completed API request
 (an OpenAI route, or any request from another host), vLLM's stats with requests running, or
-vLLM's request log (``Received request X`` / ``Added request X``, with ``--enable-log-requests``).
+vLLM's request log (``Received request X`` / ``Added request X``, with ``--enable-log-requests``),
+or an SGLang prefill batch with other requests running or queued (its warmup sends one request).
 The live trackers and the offline classifier apply this one rule, so both reach the same phase.
 """
 
@@ -16,6 +17,9 @@ from .base import is_loopback, is_probe, parse_access
 
 _RUNNING_REQS = re.compile(r"\bRunning: [1-9]\d* reqs")
 _REQUEST_LOG = re.compile(r"\b(?:Added|Received) request \S")
+# SGLang's batch statistics: its warmup is one short request, so a prefill batch with requests
+# already running or waiting in the queue is traffic (DP-attention ranks log one line each).
+_BUSY_BATCH = re.compile(r"Prefill batch\b.*#(?:running-req|queue-req): [1-9]")
 
 
 def is_serving_traffic(line: str) -> bool:
@@ -27,6 +31,8 @@ def is_serving_traffic(line: str) -> bool:
             and (access[2].startswith("/v1/") or not is_loopback(access[0]))
     if "Running: " in line:
         return _RUNNING_REQS.search(line) is not None
+    if "-req: " in line:
+        return _BUSY_BATCH.search(line) is not None
     return is_request_log(line)
 
 
