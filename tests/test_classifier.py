@@ -43,10 +43,6 @@ KNOWN_MISSES: dict[str, str] = {
         "uvicorn's shutdown, then the RPC client's health-check TimeoutError while generating: "
         "no rule reads a failed health RPC as a health-check failure after ready (cause), and "
         "nothing before it says the API server was up (phase launch, labelled serving)",
-    "f111-sglang-2node-deepep-nvshmem-init-terminated-255.log":
-        "the parent starts the HTTP server ('Started server process', read as warmup) after "
-        "every scheduler terminated with 255: markers after the ranks died still advance "
-        "the phase (labelled launch)",
     "f114-vllm-013-h20-double-spaced-oom-in-executor-init.log":
         "CUDA OOM raised in the executor's construction (_init_executor), no loader frame or "
         "marker in the trimmed paste: launch, labelled weight_loading from the issue title",
@@ -961,3 +957,25 @@ def test_sglang_lone_prefill_batch_before_markers_is_still_the_warmup():
     v = verdict([BATCH.format(r=0, q=0), "Fatal Python error: Segmentation fault"],
                 engine="sglang")
     assert v.phase is Phase.WARMUP, v
+
+
+LAUNCHER = "[2026-02-25 15:04:37] Scheduler or DataParallelController {pid} terminated with {rc}"
+
+
+def test_markers_after_the_ranks_died_do_not_move_the_crash():
+    """SGLang's launcher starts the HTTP server after every scheduler has exited: its markers
+    come after the death and the crash stays in the phase the ranks died in."""
+    v = verdict([f"{MAIN} Load weight begin. avail mem=70.00 GB",
+                 LAUNCHER.format(pid=848536, rc=255), LAUNCHER.format(pid=848537, rc=255),
+                 f"{MAIN} INFO:     Started server process [848143]",
+                 f"{MAIN} INFO:     Waiting for application startup.",
+                 f"{MAIN} ERROR:    Traceback (most recent call last):",
+                 *frames(("/sglang/srt/entrypoints/http_server.py", "lifespan")),
+                 "AttributeError: 'NoneType' object has no attribute 'server_args'",
+                 f"{MAIN} ERROR:    Application startup failed. Exiting."], engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WEIGHT_LOADING), v
+
+
+def test_a_child_that_exited_with_status_0_is_not_a_death():
+    v = verdict([*UP, LAUNCHER.format(pid=848334, rc=0)], engine="sglang")
+    assert v.outcome is Outcome.INCOMPLETE, v

@@ -72,6 +72,7 @@ class _Scan:
     """What one pass over the lines found (indices into the line list)."""
 
     phase_lines: list[int] = field(default_factory=list)        # a marker advanced the phase
+    phases: list[Phase] = field(default_factory=list)           # the phase each one reached
     capture_started: bool = False      # a CUDA-graph capture progress bar was seen
     batches_captured: int = 0          # how many batch sizes it had captured
     last_update: int | None = None
@@ -205,6 +206,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.activity.append(i)
             if update.changed_phase:
                 scan.phase_lines.append(i)
+                scan.phases.append(tracker.phase)
         if scan.ready_index is None and (tracker.ready or tracker.started
                                          or msg.startswith(S.ROUTE_LISTED)):
             scan.ready_index = i  # vLLM lists its routes only once the engine core is up
@@ -346,6 +348,9 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
         outcome = Outcome.CRASHED
 
     tracker_phase = scan.final_phase
+    deaths = [i for i, consequence in fatal_after if consequence]
+    if deaths:
+        tracker_phase = _phase_at(scan, deaths[0])
     if stopped and outcome is Outcome.INCOMPLETE:
         # stopped on request before it was ready: neither a failure nor a success
         ev = [raw[i] for i in (scan.stop_at, scan.last_marker) if i is not None]
@@ -374,6 +379,20 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
 
     evidence = _failure_evidence(raw, scan, start, best, fatal_after, outcome) or _last_line(raw)
     return Verdict(engine, outcome, phase, cause, evidence)
+
+
+def _phase_at(scan: _Scan, index: int) -> Phase:
+    """The markers' phase when the first report of a dead process was printed (a consequence
+    line: a root error's header may head a paste whose earlier lines follow it, so it does not
+    date the death). What a launcher prints after its ranks died (SGLang's parent starting the
+    HTTP server once every scheduler has exited, a wrapper's teardown) is not progress of the
+    run that died: a late marker does not move the crash past the phase it happened in."""
+    phase = Phase.LAUNCH
+    for i, p in zip(scan.phase_lines, scan.phases):
+        if i > index:
+            break
+        phase = p
+    return phase
 
 
 def _last_line(raw: list[str]) -> tuple[str, ...]:

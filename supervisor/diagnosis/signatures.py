@@ -366,6 +366,9 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"Initialization failed\."), True),
     (_C(r"Rank \d+ scheduler (?:is dead|died)"), True),
     (_C(r"Subprocess \S+ \(pid=\d+\) crashed with exit code"), True),
+    # SGLang's launcher reporting a child's exit status (multi-node and DP runs print one line
+    # per rank): a non-zero status is a rank that died
+    (_C(r"Scheduler or DataParallelController \d+ terminated with -?(?!0\b)\d+"), True),
     (_C(r"terminate called after throwing"), True),
     (_C(r"Fatal Python error:"), False),
     (_C(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):"), False),
@@ -429,7 +432,8 @@ SIGNATURE_GATE = _literals(
 # Cheap literal gates in front of the structural regexes below (case-sensitive).
 _FATAL_LITERALS = (
     "hit an exception", "sigquit", "SIGQUIT", "Initialization failed", "scheduler is dead",
-    "scheduler died", "crashed with exit code", "terminate called", "Fatal Python error",
+    "scheduler died", "crashed with exit code", "terminated with", "terminate called",
+    "Fatal Python error",
     "most recent call first", "Capture cuda graph failed", "EngineCore failed",
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",
