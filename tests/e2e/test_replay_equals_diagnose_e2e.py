@@ -55,6 +55,13 @@ LIVE_MISSES: dict[str, str] = {
     "f217-vllm-ray-multinode-request-raylet-stack-then-uvicorn-exit.log":
         "labelled crashed, diagnose says incomplete (a known classifier miss); live, the "
         "replay's exit status 1 says crashed",
+    # the live run's phase only moves forward: its tracker reached warmup at the launcher's
+    # 'Started server process' printed after every scheduler had exited with 255; diagnose
+    # dates the crash at the first dead rank (launch), which the live run cannot go back to
+    "f111-sglang-2node-deepep-nvshmem-init-terminated-255.log":
+        "diagnose says launch (the phase when the ranks died); live, the run's phase had "
+        "already moved to warmup at the launcher's later 'Started server process' and a run's "
+        "phase never moves back",
 }
 
 
