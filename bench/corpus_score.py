@@ -31,9 +31,10 @@ PARTS = {
     "real-engines": FIXTURES / "real-engines",
     "fresh": FIXTURES / "corpus" / "fresh",
     "fresh-heldout": FIXTURES / "corpus" / "fresh" / "heldout",
+    "fresh2": FIXTURES / "corpus" / "fresh2",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
-UNTOUCHED = ("heldout", "fresh-heldout")
+UNTOUCHED = ("heldout", "fresh-heldout", "fresh2")
 FIELDS = ("outcome", "phase", "cause")
 
 
@@ -179,11 +180,12 @@ def main() -> None:
     results = score(list(PARTS))
     print(table(results))
     public = (results["corpus"] + results["heldout"] + results["fresh"]
-              + results["fresh-heldout"])
+              + results["fresh-heldout"] + results["fresh2"])
     print("\nCauses, tuning part (corpus):\n" + confusion(results["corpus"]))
     print("\nCauses, held-out part:\n" + confusion(results["heldout"]))
     print("\nCauses, fresh part (tuning):\n" + confusion(results["fresh"]))
     print("\nCauses, fresh held-out part:\n" + confusion(results["fresh-heldout"]))
+    print("\nCauses, third batch (fresh2):\n" + confusion(results["fresh2"]))
     print("\nCauses, all labelled logs:\n" + confusion(
         public + results["sglang-logs"] + results["real-engines"]))
     if args.show != "none":
