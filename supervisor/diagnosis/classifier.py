@@ -91,6 +91,7 @@ class _Scan:
     slow_load: int | None = None
     seq_nums: list[tuple[int, int]] = field(default_factory=list)
     step_dumps: list[int] = field(default_factory=list)  # vLLM's dump of a failing step
+    named_phases: list[tuple[int, Phase]] = field(default_factory=list)  # S.PHASE_MESSAGES
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
@@ -293,6 +294,9 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
             break
     if msg.startswith("Fatal Python error:"):
         scan.fatal_python.append((i, msg))
+    for phase, rx in S.PHASE_MESSAGES:
+        if rx.search(msg):
+            scan.named_phases.append((i, phase))
     if S.RANK_DEAD.search(msg):
         scan.rank_dead.append(i)
     return current
@@ -362,7 +366,8 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
     start = after + 1 if outcome is Outcome.CRASHED else 0
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
     stepped = any(i >= start for i in scan.step_dumps)
-    phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped)
+    named = [p for i, p in scan.named_phases if i >= start]
+    phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named)
 
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
                         engine)
@@ -439,13 +444,14 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
 
 
 def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
-           was_ready: bool, stepped: bool = False) -> Phase:
-    """The latest of the markers' phase and what the failure shows: its frames, or a dump of
-    the step of real requests that failed (serving, whatever the markers reached: a fragment
-    that starts at the failure has none)."""
+           was_ready: bool, stepped: bool = False, named: list[Phase] | None = None) -> Phase:
+    """The latest of the markers' phase and what the failure shows: its frames, a message
+    raised in one phase only (``named``), or a dump of the step of real requests that failed
+    (serving, whatever the markers reached: a fragment that starts at the failure has none)."""
     if stepped:
         return Phase.SERVING
-    fp = _frame_phase(frames)
+    fp = max([p for p in [_frame_phase(frames), *(named or ())] if p is not None],
+             key=lambda p: p.rank, default=None)
     if fp is None:
         return tracker_phase
     if scan.last_marker is not None and not was_ready and fp.rank > Phase.WARMUP.rank:

@@ -167,6 +167,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Insufficient memory for (?:the )?KV cache", r"KV cache (?:is )?too small",
            r"max_total_num_tokens.{0,30}(?:<= ?0|too small|must be positive)",
            flags=_I, implies=Phase.KV_CACHE_ALLOC)
+    # SGLang's token allocator refusing a running batch (`Decode out of memory. Try to lower
+    # your batch size.`, `Prefill ...`): the KV pool ran out under real requests, so a fragment
+    # that shows only this was serving.
+    + _sig(Cause.KV_CACHE_OOM, 80, r"(?:Decode|Prefill) out of memory\. Try to lower your batch",
+           flags=_I, implies=Phase.SERVING)
     # CUDA allocator OOM (weights, activations, graph capture).
     + _sig(Cause.CUDA_OOM, 70,
            r"CUDA out of memory", r"OutOfMemoryError", r"CUDA error: out of memory",
@@ -190,7 +195,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Error building extension", r"ninja: build stopped",
            r"Command '\['ninja'", r"nvcc fatal", r"flashinfer\S*: .*(?:error|failed)",
            r"FlashInfer.{0,60}(?:error|failed|not supported)",
-           r"cuda_fp8\.h: No such file", flags=_I)
+           r"cuda_fp8\.h: No such file",
+           # a flashinfer kernel's own check (`Error in function 'VariableLengthMergeStates' at
+           # .../flashinfer/attention/cascade.cuh:697: Unsupported head_dim`)
+           r"Error in function '\w+' at \S*/flashinfer/", flags=_I)
     + _sig(Cause.FLASHINFER_ERROR, 45,
            r"fatal error: [\w/.]+\.(?:h|cuh|hpp): No such file or directory", r"^FAILED: .*\.o\b",
            r"CUDA_HOME environment variable is not set|nvcc: not found|could not find nvcc",
@@ -323,6 +331,13 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
 )
 
 # (phase, regex on 'file:function'); the latest phase among a traceback's frames wins.
+# Failure messages raised in one phase only, which date a fragment like a frame does: SGLang's
+# graph runner wraps any error of its capture in `Capture cuda graph failed: ...` (a fragment of
+# only that exception and its advice was in capture). Searched on fatal-marker lines only.
+PHASE_MESSAGES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
+    (Phase.CUDA_GRAPH_CAPTURE, _C(r"Capture cuda graph failed")),
+)
+
 FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     # the engine loops; and vLLM's executor running a step of scheduled requests: only the
     # engine's step calls the executor's execute_model (V0 and V1; profiling, KV sizing and
