@@ -238,6 +238,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
            r"waiting for (?:all )?(?:other )?(?:nodes|ranks) to (?:connect|join|finish)",
            flags=_I, implies=Phase.LAUNCH)
+    # NCCL's bootstrap giving up on the root rank's socket (`connect to 10.0.0.1<58525>
+    # returned Connection refused, exceeded error retry count after 35 attempts`): nothing
+    # listens on the peer node, so the other node's ranks never came up or died; the NCCL
+    # errors every local rank raises next are the consequence. Above NCCL_ERROR.
+    + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
+           r"returned Connection refused, exceeded error retry count", flags=_I)
     # Custom all-reduce (SGLang/vLLM's P2P/IPC all-reduce) failing, often silently in capture.
     + _sig(Cause.CUSTOM_ALLREDUCE_ERROR, 56,
            r"Registering 0 cuda graph addresses", implies=Phase.CUDA_GRAPH_CAPTURE)
@@ -295,6 +301,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Unknown quantization method", r"Found unknown quantization",
            r"validation errors? for (?:\w*Config|EngineArgs|ServerArgs)\b",
            r"Model architectures? \[[^\]]*\] (?:are|is) not supported",
+           # a model config whose model type the installed Transformers does not know
+           r"model type `[^`]+` but Transformers does not recognize this architecture",
+           # a device index outside what the host shows (Ascend's `set device=1, valid device
+           # range is [0, 1)`): the launch asks for more devices than it was given
+           r"valid device range is \[",
            r"you should provide the model as a positional argument",
            r"Invalid (?:value|choice) for (?:--|argument )",
            # a socket of an address family the host does not have (an IPv6-only setting on
