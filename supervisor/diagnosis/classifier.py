@@ -433,13 +433,19 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
 
 def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
     best: Phase | None = None
+    container = False
     for _, where in frames:
         if where.endswith(":<module>"):  # an import chain: module code says nothing of the
             continue                     # phase (a loader imported while parsing arguments)
+        if "warm_up" in where and S.WARMUP_CONTAINER.search(where):
+            container = True   # capture, then warmup: what it was doing is in deeper frames
+            continue
         for phase, rx in S.FRAME_PHASES:
             if (best is None or phase.rank > best.rank) and rx.search(where):
                 best = phase
                 break
+    if container and (best is None or best.rank < Phase.CUDA_GRAPH_CAPTURE.rank):
+        return Phase.WARMUP
     return best
 
 

@@ -342,6 +342,10 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
 )
 
 # (phase, regex on 'file:function'); the latest phase among a traceback's frames wins.
+# vLLM's worker `compile_or_warm_up_model` captures the graphs and then warms up (NVIDIA, Ascend
+# ACL graphs, ...): under it a capture frame is the capture, and without one it is the warmup.
+WARMUP_CONTAINER = _C(r":compile_or_warm_up_model$")
+
 # Failure messages raised in one phase only, which date a fragment like a frame does: SGLang's
 # graph runner wraps any error of its capture in `Capture cuda graph failed: ...` (a fragment of
 # only that exception and its advice was in capture). Searched on fatal-marker lines only.
@@ -357,8 +361,7 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                        r"|step_with_batch_queue|_process_engine_step|run_engine_loop"
                        r"|engine_step|step_async|run_engine_loop_\w+)$"
                        r"|/executor/[\w/]+\.py:(?:_driver_)?execute_model$")),
-    (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|compile_or_warm_up_model"
-                      r"|warmup_server)$")),
+    (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|warmup_server)$")),
     (Phase.CUDA_GRAPH_CAPTURE, _C(r":\w*capture\w*$|:init_cuda_graphs?$|:init_device_graphs$"
                                   r"|graph_runner\.py:__init__$|cuda_graph_setup\.py:")),
     (Phase.KV_CACHE_ALLOC, _C(r":(?:init_memory_pool|profile_max_num_token|_initialize_kv_caches"
