@@ -247,6 +247,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         is_exc = S.is_exception_line(msg)
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
+            for phase, rx in S.PHASE_MESSAGES:
+                if rx.search(msg):
+                    scan.named_phases.append((i, phase))
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
                 scan.self_timeouts.append(i)
         if "xit code" in msg:
@@ -294,9 +297,6 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
             break
     if msg.startswith("Fatal Python error:"):
         scan.fatal_python.append((i, msg))
-    for phase, rx in S.PHASE_MESSAGES:
-        if rx.search(msg):
-            scan.named_phases.append((i, phase))
     if S.RANK_DEAD.search(msg):
         scan.rank_dead.append(i)
     return current

@@ -348,9 +348,13 @@ WARMUP_CONTAINER = _C(r":compile_or_warm_up_model$")
 
 # Failure messages raised in one phase only, which date a fragment like a frame does: SGLang's
 # graph runner wraps any error of its capture in `Capture cuda graph failed: ...` (a fragment of
-# only that exception and its advice was in capture). Searched on fatal-marker lines only.
+# only that exception and its advice was in capture); a KeyError naming a checkpoint tensor
+# (`KeyError: 'model.layers.11.self_attn.wkv.weight_scale'`) is a model's load_weights not
+# mapping a name of the checkpoint. Searched on exception lines only.
 PHASE_MESSAGES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.CUDA_GRAPH_CAPTURE, _C(r"Capture cuda graph failed")),
+    (Phase.WEIGHT_LOADING, _C(r"KeyError: '(?:[\w]+\.)*layers\.\d+\.[\w.]*"
+                              r"(?:weight|bias|scale|qweight|qzeros)\w*'")),
 )
 
 FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
