@@ -28,10 +28,13 @@ HELDOUT = CORPUS / "heldout"
 REAL = Path(__file__).parent / "fixtures" / "real-engines"
 FRESH = CORPUS / "fresh"
 FRESH_HELDOUT = FRESH / "heldout"  # measured blind twice, tuning data since
+FRESH2 = CORPUS / "fresh2"  # the third batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
-# held-out part), the real engine runs made here and the fresh corpus (both parts).
+# held-out part), the real engine runs made here, the fresh corpus (both parts) and the third
+# batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
-    REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log"))
+    REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
+    sorted(FRESH2.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -49,6 +52,37 @@ KNOWN_MISSES: dict[str, str] = {
     "f208-vllm-v1-tpu-precompile-sampling-exception.log":
         "TPU's precompile of input shapes ('Compiling sampling with different input shapes') "
         "is not read as the capture step: kv_cache_alloc (labelled cuda_graph_capture)",
+    # the third batch (fresh2)
+    "g102-sglang-2601-warmup-502-killed-zh.log":
+        "a busy Prefill batch line (#running-req: 6) at the top makes the fragment serving; "
+        "the warmup error after it is labelled warmup (the launcher kills a server whose "
+        "warmup failed, traffic or not)",
+    "g112-sglang-2502-docker-desktop-3090-ready.log":
+        "the warmup's own POST /generate, logged just after the ready line, is read as a "
+        "request (serving); labelled ready (no client traffic)",
+    "g203-vllm-ascend-2025-offline-generate-shm-broadcast-stall.log":
+        "offline LLM.generate's 'Processed prompts' bar and vLLM's 'No available shared "
+        "memory broadcast block' stall: no rule reads either as serving; hung, undated: launch",
+    "g204-vllm-omni-2026-14h-video-polls-shm-warning-still-200.log":
+        "a fragment of a local client polling GET /v1/videos/<id> ends ready, not serving "
+        "(labelled serving: the polls are a client's job, 14 hours in)",
+    "g205-vllm-llmd-pd-decode-waiting-for-remote-kvs.log":
+        "vLLM's 'cmpl-... is still in WAITING_FOR_REMOTE_KVS state' (a request waiting on a "
+        "PD transfer) is not read as traffic; hung, undated: launch (labelled serving)",
+    "g208-sglang-pd-prefill-bootstrap-timeout-after-hang.log":
+        "SGLang PD's 'Prefill bootstrap failed for request' names a client's request: the "
+        "fragment is read as ready (mid-run traffic) and nothing after it says the server "
+        "stalled; labelled hung in serving (a file cannot time a stall)",
+    "g210-vllm-gaudi-2024-hpu-warmup-prompt-buckets-slow.log":
+        "the Gaudi fork's '[Warmup][Prompt][k/N]' lines are no marker of the vLLM tracker: "
+        "launch (labelled warmup)",
+    "g212-sglang-2026-pd-decode-dp32-capture-soft-watchdog-stack.log":
+        "a soft watchdog (self.soft=True only warns) and a py-spy stack in capture, no "
+        "traceback: hung, and a hung log's phase is the markers' (none: launch); labelled "
+        "cuda_graph_capture / watchdog_timeout",
+    "g216-vllm-llama-swap-2025-proxy-requests-then-graceful-stop.log":
+        "llama-swap's own '[llama-swap] ... HTTP/1.1 200' access lines are not parsed as "
+        "traffic, so the graceful stop reads as a stop before ready (labelled stopped/serving)",
 }
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.

@@ -5,7 +5,8 @@ log whose startup lines were rotated away begins with serving output. Real reque
 any phase marker can only come from a server that was already ready: a completed API request
 (an OpenAI route, or any request from another host), vLLM's stats with requests running, or
 vLLM's request log (``Received request X`` / ``Added request X``, with ``--enable-log-requests``),
-or an SGLang prefill batch with other requests running or queued (its warmup sends one request).
+or an SGLang prefill batch with other requests running or queued (its warmup sends one request),
+or an SGLang PD transfer or bootstrap failing for a request.
 The live trackers and the offline classifier apply this one rule, so both reach the same phase.
 """
 
@@ -20,6 +21,10 @@ _REQUEST_LOG = re.compile(r"\b(?:Added|Received) request \S")
 # SGLang's batch statistics: its warmup is one short request, so a prefill batch with requests
 # already running or waiting in the queue is traffic (DP-attention ranks log one line each).
 _BUSY_BATCH = re.compile(r"Prefill batch\b.*#(?:running-req|queue-req): [1-9]")
+# SGLang PD disaggregation failing one request's KV transfer or bootstrap (`Prefill transfer
+# failed for request rank=0 req.rid='...'`, `Decode transfer failed ...`, `Prefill bootstrap
+# failed for request ...`): such a line names a client's request, so the server was taking them.
+_PD_REQUEST_FAILURE = re.compile(r"\b(?:Prefill|Decode) (?:transfer|bootstrap) failed for request ")
 
 
 def is_serving_traffic(line: str) -> bool:
@@ -33,6 +38,8 @@ def is_serving_traffic(line: str) -> bool:
         return _RUNNING_REQS.search(line) is not None
     if "-req: " in line:
         return _BUSY_BATCH.search(line) is not None
+    if "failed for request " in line:
+        return _PD_REQUEST_FAILURE.search(line) is not None
     return is_request_log(line)
 
 

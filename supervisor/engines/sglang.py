@@ -27,7 +27,7 @@ _PREFILTER = literal_prefilter(
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "fired up and ready",
-    " batch", "HTTP/", "%|",
+    " batch", "HTTP/", "%|", "failed for request ",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
