@@ -1013,3 +1013,85 @@ def test_markers_after_the_ranks_died_do_not_move_the_crash():
 def test_a_child_that_exited_with_status_0_is_not_a_death():
     v = verdict([*UP, LAUNCHER.format(pid=848334, rc=0)], engine="sglang")
     assert v.outcome is Outcome.INCOMPLETE, v
+
+
+# --- the third batch's kinds of log (fresh2): synthetic lines, one test per rule ---------------
+
+
+def test_capture_cuda_graph_failed_alone_dates_the_fragment_as_capture():
+    """SGLang wraps any error of its graph capture in 'Capture cuda graph failed': a fragment
+    of only that exception was in capture; a flashinfer kernel's own check is flashinfer's."""
+    v = verdict(["Exception: Capture cuda graph failed: Error in function 'MergeStates' at "
+                 "/x/site-packages/flashinfer/data/include/flashinfer/attention/cascade.cuh:697: "
+                 "Unsupported head_dim: 106",
+                 "Possible solutions:", "1. set --mem-fraction-static to a smaller value"],
+                engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (
+        Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE, Cause.FLASHINFER_ERROR), v
+
+
+def test_sglang_decode_out_of_memory_is_kv_cache_oom_while_serving():
+    v = verdict(["RuntimeError: Decode out of memory. Try to lower your batch size.",
+                 "Try to allocate 148 tokens.", "Avaliable tokens: 2048"], engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING,
+                                             Cause.KV_CACHE_OOM), v
+
+
+def test_nccl_bootstrap_refused_after_every_retry_is_the_peer_node():
+    warn = ("host:1:1 [3] os/linux.cc:200 NCCL WARN ncclOsSocketPollConnect: connect to "
+            "10.0.0.1<58525> returned Connection refused, exceeded error retry count after 35 "
+            "attempts")
+    v = verdict([warn, "[2026-02-27 15:27:13 TP11] Scheduler hit an exception: Traceback (most "
+                 "recent call last):",
+                 "RuntimeError: NCCL error: remote process exited or there was a network error"],
+                engine="sglang")
+    assert v.cause is Cause.MULTINODE_RANK_FAILURE, v
+
+
+@pytest.mark.parametrize("error", [
+    "ValueError: The checkpoint you are trying to load has model type `glm_moe_dsa` but "
+    "Transformers does not recognize this architecture.",
+    "EE1001: The argument is invalid.Reason: Set device failed, invalid device, set device=1, "
+    "valid device range is [0, 1)",
+])
+def test_configurations_the_host_or_library_cannot_take_are_invalid_config(error):
+    v = verdict(["WARNING Failed to import from vllm._C with ModuleNotFoundError(\"No module "
+                 "named 'vllm._C'\")", "Traceback (most recent call last):", error],
+                engine="vllm")
+    assert v.cause is Cause.INVALID_CONFIG, v
+
+
+_WARM = ('  File "/w/worker_v1.py", line 264, in compile_or_warm_up_model\n'
+         '    self.model_runner.capture_model()\n'
+         '  File "/w/model_runner_v1.py", line 2931, in capture_model\n'
+         '    self._capture_model()\n')
+
+
+def test_a_capture_frame_under_compile_or_warm_up_model_is_capture():
+    v = classify_text("Traceback (most recent call last):\n" + _WARM
+                      + "AttributeError: 'x' object has no attribute 'weak_ref_tensor'\n",
+                      engine="vllm")
+    assert v.phase is Phase.CUDA_GRAPH_CAPTURE, v
+
+
+def test_compile_or_warm_up_model_alone_is_still_the_warmup():
+    v = classify_text("Traceback (most recent call last):\n" + _WARM.split("\n")[0]
+                      + "\n    self._dummy_sampler_run()\nRuntimeError: boom\n", engine="vllm")
+    assert v.phase is Phase.WARMUP, v
+
+
+def test_a_keyerror_naming_a_checkpoint_tensor_is_weight_loading():
+    v = verdict(["(Worker_PP0_TP1 pid=119) ERROR 07-22 09:47:27 [multiproc_executor.py:888] "
+                 "KeyError: 'model.layers.11.self_attn.wkv.weight_scale'",
+                 "(Worker_PP0_TP3 pid=121) ERROR 07-22 09:47:28 [multiproc_executor.py:888] "
+                 "WorkerProc failed to start."], engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WEIGHT_LOADING), v
+
+
+def test_a_pd_transfer_failing_for_a_request_is_mid_run_traffic():
+    v = verdict(["RuntimeError: PD Disaggregation does NOT support this yet.",
+                 "Prefill transfer failed for request rank=0 req.rid='5b02' with exception x",
+                 'INFO: 10.60.17.27:54838 - "POST /v1/completions HTTP/1.1" 500 Internal Server '
+                 "Error"], engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.READY, None), v
+    assert v.phase in (Phase.READY, Phase.SERVING), v
