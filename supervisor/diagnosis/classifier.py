@@ -351,6 +351,13 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
     if outcome is not Outcome.CRASHED and exit_code is not None and exit_code not in _STOP_CODES:
         outcome = Outcome.CRASHED
 
+    # A log with no marker, no traffic, no dating frame or message stays in LAUNCH, fragment or
+    # not. Live that is exact (the run is seen from its first line). Offline, most such files
+    # are fragments without a run's beginning, yet of the 210 labelled logs the undated ones
+    # are launch four times in five: what gets pasted is the error of a launch that failed
+    # (argparse, imports, rendezvous, engine init). Defaulting fragments to serving turned 52
+    # of them wrong for 7 right; even guarded by launch evidence it was 7 wrong for 6. A later
+    # phase comes only from evidence: frames, PHASE_MESSAGES, causes that imply one, traffic.
     tracker_phase = scan.final_phase
     deaths = [i for i, consequence in fatal_after if consequence]
     if deaths:
