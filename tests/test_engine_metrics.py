@@ -96,3 +96,17 @@ def test_a_scrape_of_the_emulators_page(monkeypatch: pytest.MonkeyPatch) -> None
         else:
             assert values == {} and scraper.error == "GET /metrics: HTTP 404"
     assert engine_metrics.SCRAPE_GAP > 0
+
+
+def test_a_scrape_that_gets_no_answer_says_so_in_words() -> None:
+    """A listener that accepts and never answers: the error names the wait, not an empty
+    exception text (str(TimeoutError()) is '')."""
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        scraper = Scraper("127.0.0.1", listener.getsockname()[1])
+        values, moved = anyio.run(scraper.scrape, 0.0, 0.2)
+    assert values == {} and not moved
+    assert scraper.error == "GET /metrics: no answer within 0.2 s"

@@ -103,8 +103,11 @@ class Scraper:
         self.next_m = now_m + SCRAPE_GAP
         try:
             text = await fetch(self.host, self.port, self.path, timeout)
-        except (OSError, TimeoutError, ValueError, anyio.BrokenResourceError) as exc:
-            self.error = f"GET {self.path}: {exc or type(exc).__name__}"
+        except TimeoutError:
+            self.error = f"GET {self.path}: no answer within {timeout:g} s"
+            return {}, False
+        except (OSError, ValueError, anyio.BrokenResourceError) as exc:
+            self.error = f"GET {self.path}: {str(exc) or type(exc).__name__}"
             return {}, False
         self.error = None
         values, counters = parse(text)
