@@ -170,3 +170,42 @@ async def test_a_launch_cancelled_before_its_spawn_settles_stopped(
     row = history.get_run(run.id)
     history.close()
     assert row["status"] == "stopped" and row["pid"] is None and row["ended"] is not None
+
+
+async def test_a_bug_while_watching_one_run_ends_that_run_not_the_daemon(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """The watch loop raising (a parser meeting a line it cannot take, say) used to escape into
+    the arbiter's task group and take every service down; now that run ends, crashed, with
+    nothing left of it, and the next switch works."""
+    from supervisor.watchdogs import watch
+
+    _web(tmp_path)
+    real_loop = watch.RunWatch.loop
+    armed = {"on": True}
+
+    async def failing_loop(self: Any) -> None:
+        if armed["on"]:
+            await anyio.sleep(0.2)   # the server is up by then, its watch fails
+            raise RuntimeError("boom in the watch loop")
+        await real_loop(self)
+
+    monkeypatch.setattr(watch.RunWatch, "loop", failing_loop)
+    async with running_arbiter(tmp_path, monkeypatch) as kit:
+        arb = kit.arbiter
+        with anyio.fail_after(20):
+            req = await arb.switch("web")
+            await req.done.wait()
+            run = arb.current
+            assert run is not None
+            await run.settled.wait()
+        assert run.status == Status.CRASHED and run.cause is not None
+        assert run.evidence[0] == ("the supervisor failed while watching this run: "
+                                   "RuntimeError: boom in the watch loop"), run.evidence
+        assert not live_pids(run) and run.pid is not None and not alive(run.pid)
+        assert any("boom in the watch loop" in p for p in arb.problems), arb.problems
+        armed["on"] = False
+        with anyio.fail_after(20):
+            again = await arb.switch("web")
+            await again.done.wait()
+        assert again.ok is True and arb.current is not None
+        assert arb.current.status == Status.READY

@@ -7,9 +7,11 @@ launches a second server while one is alive, and answers ``status``.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import shutil
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -31,6 +33,11 @@ from .adopt import AdoptedRun
 from .requests import AttemptRecord, Request
 from .restart import RestartPolicy
 from .run import Run, RunServices, executed_argv
+
+if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
+    from exceptiongroup import BaseExceptionGroup
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -273,11 +280,13 @@ class Arbiter:
     async def _campaign(self, req: Request, first: ResolvedProfile, reason: str, *,
                         task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Launch the requested profile; on failure, let its fallback try what it allows."""
+        started = False
         with anyio.CancelScope() as scope:
             req.scope = scope
             try:
                 run = await self._launch(first, req, reason)
                 task_status.started()
+                started = True
                 ok = await self._wait_outcome(run)
                 req.ok = ok
                 if ok:
@@ -286,6 +295,12 @@ class Arbiter:
                 async for attempt in plan_attempts(self, req, first, run):
                     run = await self._launch(attempt.profile, req, attempt.reason)
                     attempt.result = await self._wait_outcome(run)
+            except Exception as exc:  # after the first launch nobody awaits this: say it here
+                if not started:  # the switch that awaits the start gets it
+                    raise
+                log.exception("request %s: fallback failed", req.id)
+                req.notes.append(f"the fallback stopped: {exc}")
+                self.problems.append(f"request {req.id}: the fallback stopped ({exc})")
             finally:
                 req.done.set()
                 self.publish_fallback()
@@ -320,13 +335,29 @@ class Arbiter:
                 run.refuse(cause, evidence)
             else:
                 assert self._tg is not None
-                await self._tg.start(run.supervise)
+                await self._tg.start(self._supervised, run)
         except BaseException:  # cancelled (a newer request): the run must not stay `starting`
             with anyio.CancelScope(shield=True):
                 await run.stop("cancelled by a newer request before it was up")
             raise
         self.publish_fallback()
         return run
+
+    async def _supervised(self, run: Run, *,
+                          task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        """One run's supervision, fenced off from the daemon: a bug while watching one run
+        (a parser meeting a line it cannot take, say) ends that run, not every service.
+        `supervise` has already killed its processes and settled it by the time this sees
+        the error; the run is marked crashed with the error as its evidence."""
+        try:
+            await run.supervise(task_status=task_status)
+        except Exception as exc:  # cancellation (shutdown) is not an Exception: it goes on
+            root = _first_leaf(exc)
+            what = f"{type(root).__name__}: {root}"
+            log.exception("run %s: supervision failed", run.id)
+            self.problems.append(f"run {run.id}: the daemon failed while watching it ({what}); "
+                                 "its processes were killed, the daemon carries on")
+            run.internal_error(what)
 
     def on_xid(self, event: Any) -> None:
         """An XID from the driver: evidence for the run, an item on the checklist."""
@@ -563,3 +594,9 @@ def _version() -> str:
     from .. import __version__
     return __version__
 
+
+def _first_leaf(exc: BaseException) -> BaseException:
+    """The error inside task-group wrappers (what a person needs to read)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc

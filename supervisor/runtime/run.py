@@ -493,6 +493,15 @@ class Run:
         if self.services.on_end is not None:
             self.services.on_end(self)
 
+    def internal_error(self, what: str) -> None:
+        """The daemon's own code failed while watching this run (supervise has killed and
+        settled it): say so as the verdict, unless the run had already ended with one."""
+        if self.status in FINAL_STATUSES:
+            return
+        evidence = [f"the supervisor failed while watching this run: {what}",
+                    "its processes were killed; see the daemon's log"]
+        self.transition(Status.CRASHED, cause=Cause.UNKNOWN, evidence=evidence)
+
     async def stop(self, reason: str = "stopped by request") -> None:
         """Stop the run (SIGTERM, grace, SIGKILL of everything) and wait until it is gone."""
         if self.settled.is_set():
