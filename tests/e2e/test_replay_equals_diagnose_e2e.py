@@ -28,7 +28,7 @@ import pytest
 
 from supervisor.diagnosis.classifier import classify_text
 from supervisor.emulator.replay import DONE_TITLE
-from supervisor.protocol.client import DaemonClient, connect_unix
+from supervisor.protocol.client import ConnectionLost, DaemonClient, DaemonError, connect_unix
 from tests.test_classifier import ALL_LOGS, split_fixture
 
 from .harness import RUN_VAR, Daemon, cleanup, free_port, kill_env_processes, short_tmpdir
@@ -193,7 +193,13 @@ def test_replay_ends_as_diagnose_says(replay_daemon: Daemon, path: Path) -> None
             return await _live(client, _name(path), _last_line(body))
 
     t0 = time.monotonic()
-    run = anyio.run(go)
+    try:
+        run = anyio.run(go)
+    except (OSError, DaemonError, ConnectionLost) as exc:
+        # the daemon itself is in question: what it logged says why (a crash, a signal)
+        tail = replay_daemon.log.read_text(errors="replace").splitlines()[-40:]
+        raise AssertionError(f"{exc}; daemon exit status {replay_daemon.proc.poll()}; its "
+                             "log ends:\n" + "\n".join(tail)) from exc
     took = time.monotonic() - t0
     want_cause = offline["cause"] or "unknown" if offline["outcome"] != "ready" else None
     want = (offline["outcome"], offline["phase"], want_cause)
