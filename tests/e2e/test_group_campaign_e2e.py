@@ -5,15 +5,14 @@ ranks through etcd, a step's outcome is the group's, its benchmark is rank 0's."
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 
 import pytest
 
-from tests.etcd_server import EtcdServer, etcd_binary
+from tests.etcd_server import etcd_binary
 
-from .harness import cleanup, emulator_profile, free_port, short_tmpdir, wait_until
-from .test_group_e2e import NODES, Group
+from .harness import emulator_profile, free_port, wait_until
+from .test_group_e2e import NODES, Group, running_group
 
 pytestmark = pytest.mark.e2e
 needs_etcd = pytest.mark.skipif(etcd_binary() is None, reason="etcd not installed "
@@ -81,17 +80,8 @@ class CampaignGroup(Group):
 
 @pytest.fixture
 def group() -> Iterator[CampaignGroup]:
-    root = short_tmpdir()
-    etcd = EtcdServer().start()
-    g = CampaignGroup(root, etcd)
-    try:
-        g.start()
+    with running_group(CampaignGroup) as g:
         yield g
-    finally:
-        g.close()
-        etcd.close()
-        if not os.environ.get("GNS_KEEP_TMP"):
-            cleanup(root)
 
 
 @needs_etcd

@@ -9,7 +9,9 @@ import os
 import signal
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -44,6 +46,9 @@ env = { GNS_GOOD = "1" }
 name = "bad_env"
 env = { GNS_BAD = "1" }
 """
+
+
+G = TypeVar("G", bound="Group")
 
 
 class Group:
@@ -96,11 +101,13 @@ class Group:
             kill_env_processes(RUN_VAR, marker=d.marker)
 
 
-@pytest.fixture
-def group() -> Iterator[Group]:
+@contextmanager
+def running_group(kind: type[G]) -> Iterator[G]:
+    """A real etcd and the group's daemons, all gone at the end (the tmp folder too, unless
+    GNS_KEEP_TMP is set)."""
     root = short_tmpdir()
     etcd = EtcdServer().start()
-    g = Group(root, etcd)
+    g = kind(root, etcd)
     try:
         g.start()
         yield g
@@ -109,6 +116,12 @@ def group() -> Iterator[Group]:
         etcd.close()
         if not os.environ.get("GNS_KEEP_TMP"):
             cleanup(root)
+
+
+@pytest.fixture
+def group() -> Iterator[Group]:
+    with running_group(Group) as g:
+        yield g
 
 
 def status_of(d: Daemon) -> dict:
