@@ -54,13 +54,16 @@ def lines(app: SupervisorApp) -> list[str]:
     return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
 
 
-async def open_nodes(app: SupervisorApp, pilot, want: str) -> list[str]:
+async def open_nodes(app: SupervisorApp, pilot) -> None:
     app.action_nodes()
     await wait_for(lambda: isinstance(app.screen, NodesScreen), pilot, what="the node list")
+
+
+async def shown(app: SupervisorApp, pilot, want: str) -> list[str]:
+    """The node list's lines once every node has answered and `want` is among them."""
     got = await wait_for(lambda: (ls := lines(app)) and not any("asking" in x for x in ls)
-                         and want in "\n".join(ls) and ls, pilot, timeout=20,
+                         and want in "\n".join(ls) and ls, pilot, timeout=25,
                          what=f"{want!r} in the node list")
-    await pilot.press("escape")
     return list(got)
 
 
@@ -72,18 +75,23 @@ async def test_the_node_list_shows_group_membership(fleet: tuple[Group, Daemon])
     app = SupervisorApp(targets, reconnect_delays=(0.05,))
     async with app.run_test(size=(140, 36)) as pilot:
         await wait_for(lambda: app.connected, pilot, what="the first node")
-        ready = await open_nodes(app, pilot, "rank 2/3")
+        await open_nodes(app, pilot)
+        ready = await shown(app, pilot, "rank 2/3")
         assert ready[0].endswith("group n0+n1+n2 · rank 0/3 · ready"), ready
         assert ready[1].endswith("group n0+n1+n2 · rank 1/3 · ready"), ready
         assert ready[2].endswith("group n0+n1+n2 · rank 2/3 · ready"), ready
         assert ready[3].endswith("no group"), ready
 
+        # the list stays open: it asks again while open, so what changes now shows in it
         group.etcd.stop()   # the ranks keep serving; every node says coordination is degraded
         for d in group.daemons:   # in a thread: the app under test shares this event loop
             await anyio.to_thread.run_sync(
                 wait_until, lambda d=d: d.ctl_json("group", "status")["coordination"]["state"]
                 == "degraded", 20, "coordination degraded")
-        degraded = await open_nodes(app, pilot, "degraded")
+        degraded = await wait_for(
+            lambda: (ls := lines(app)) and sum("degraded" in x for x in ls) == 3 and ls,
+            pilot, timeout=25, what="three degraded nodes in the open list")
+        assert isinstance(app.screen, NodesScreen)
         for line in degraded[:3]:
             assert line.endswith(" · ready · coordination degraded"), degraded
         assert degraded[3].endswith("no group"), degraded

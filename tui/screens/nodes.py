@@ -1,9 +1,10 @@
 """The node list of a fleet view: pick which node the main screen shows.
 
 Each node's line also says the launch group it is in (``group status`` of that node's daemon,
-asked once when the list opens, every node at once): the group's name, this node's rank of N,
-the group's status, and "coordination degraded" while etcd does not answer. A daemon without
-[cluster] is in no group; one that cannot be reached says so.
+every node at once, asked when the list opens and again every REFRESH_S while it is open, so a
+group that forms, fails or loses etcd shows without reopening): the group's name, this node's
+rank of N, the group's status, and "coordination degraded" while etcd does not answer. A daemon
+without [cluster] is in no group; one that cannot be reached says so.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from supervisor.protocol.client import DaemonError
 from .. import formatting as fmt
 
 ASK_S = 5.0   # a node that has not answered by then is shown as not answering
+REFRESH_S = 2.0   # between two rounds of asking while the list is open
 
 Membership = Callable[[int], Awaitable[dict[str, Any] | None]]
 """Node index -> its daemon's ``group status`` (None: a daemon without [cluster])."""
@@ -106,6 +108,13 @@ class NodesScreen(ModalScreen["int | None"]):
 
     @work(exclusive=True, group="nodes-groups", exit_on_error=False)
     async def ask_groups(self, ask: Membership) -> None:
+        """Every node at once, then again after REFRESH_S, until the list closes (the worker is
+        cancelled with the screen). A line keeps its last answer until the next one arrives."""
+        while True:
+            await self._ask_round(ask)
+            await anyio.sleep(REFRESH_S)
+
+    async def _ask_round(self, ask: Membership) -> None:
         async def one(index: int) -> None:
             try:
                 with anyio.fail_after(ASK_S):
