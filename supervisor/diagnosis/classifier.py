@@ -92,6 +92,7 @@ class _Scan:
     seq_nums: list[tuple[int, int]] = field(default_factory=list)
     step_dumps: list[int] = field(default_factory=list)  # vLLM's dump of a failing step
     named_phases: list[tuple[int, Phase]] = field(default_factory=list)  # S.PHASE_MESSAGES
+    config_rejections: list[int] = field(default_factory=list)  # raised by a config check
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
@@ -250,6 +251,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             for phase, rx in S.PHASE_MESSAGES:
                 if rx.search(msg):
                     scan.named_phases.append((i, phase))
+            if _raised_by_config_check(scan, i, msg):
+                scan.config_rejections.append(i)
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
                 scan.self_timeouts.append(i)
         if "xit code" in msg:
@@ -282,6 +285,18 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                     scan.fatal.append((i, False))
     scan.final_phase = tracker.phase
     return scan
+
+
+def _raised_by_config_check(scan: _Scan, i: int, msg: str) -> bool:
+    """The exception line ``msg`` ends a traceback whose innermost frame (a few lines up: its
+    source line and carets between) is a configuration check (S.CONFIG_FRAME)."""
+    for idx, where in reversed(scan.frames):
+        if i - idx > 4:
+            return False
+        if not where.startswith("<call>:"):
+            return S.CONFIG_FRAME.search(where) is not None and \
+                S.CONFIG_REJECTION.match(msg) is not None
+    return False
 
 
 def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
@@ -494,6 +509,8 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
             if rx.search(where):
                 cands.append(_Candidate(cause, prio, i))
                 break
+    cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
+                 for i in scan.config_rejections if i >= start)
     if outcome is Outcome.INCOMPLETE:
         if scan.slow_load is not None:
             cands.append(_Candidate(Cause.SLOW_WEIGHT_LOADING, 5, scan.slow_load))

@@ -167,6 +167,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Insufficient memory for (?:the )?KV cache", r"KV cache (?:is )?too small",
            r"max_total_num_tokens.{0,30}(?:<= ?0|too small|must be positive)",
            flags=_I, implies=Phase.KV_CACHE_ALLOC)
+    # vLLM V1 fitting max_model_len to the KV cache (kv_cache_utils, auto-fit when max_model_len
+    # is -1 / auto) found no room for a single token: the KV-cache sizing failed.
+    + _sig(Cause.KV_CACHE_OOM, 80, r"Cannot auto-fit max_model_len: not enough (?:GPU )?memory",
+           fatal=True, flags=_I, implies=Phase.KV_CACHE_ALLOC)
     # SGLang's token allocator refusing a running batch (`Decode out of memory. Try to lower
     # your batch size.`, `Prefill ...`): the KV pool ran out under real requests, so a fragment
     # that shows only this was serving.
@@ -317,6 +321,33 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"|cannot be (?:used|enabled|combined) (?:together )?with"
            r"|is (?:not supported|incompatible|not compatible) (?:together )?with)\b",
            scope="error", flags=_I, implies=Phase.LAUNCH)
+    # Rules read from the engines' own source (vLLM 0.x-0.32, SGLang 0.4-0.5.23), for pasted
+    # fragments that show only the exception. Configuration checks of argument resolution,
+    # before any model work: vLLM's ModelConfig.verify_with_parallel_config (vllm/config/
+    # model.py; vllm/config.py before 0.10) rejects a head / layer count the parallel size does
+    # not divide; vLLM's max-model-len check (ModelConfig, _get_and_verify_max_len) and SGLang's
+    # context-length check (configs/model_config.py) reject a context longer than the model's
+    # - anchored on the exception (ValueError, pydantic's `Value error,`), since both engines
+    # also log the same words as a warning when the override is allowed; vLLM's
+    # ModelConfig._verify_quantization and SGLang's ModelConfig reject a --quantization that
+    # contradicts the checkpoint's.
+    + _sig(Cause.INVALID_CONFIG, 61,
+           r"Total number of [\w -]{1,40} \(\d+\) must be divisible by (?:tensor|pipeline) "
+           r"parallel size",
+           r"(?:ValueError:|Value error,) User-specified (?:max_model_len|context_length) "
+           r"\(\d+\) is greater than the derived",
+           r"Quantization method specified in the model config \(\w+\) does not match the "
+           r"quantization method",
+           scope="error", flags=_I, implies=Phase.LAUNCH)
+    # A tensor-parallel size the quantized checkpoint cannot be split into: raised while the
+    # model's layers create their weights (vLLM's and SGLang's quantization utils, Marlin's
+    # verify_marlin_supports_shape, fp8 validate_fp8_block_shape, from create_weights), so the
+    # model was being built: weight loading. `Weight input_size_per_partition = 3696 is not
+    # divisible by min_thread_k = 128`.
+    + _sig(Cause.INVALID_CONFIG, 61,
+           r"Weight (?:input|output)_(?:size_per_partition|partition_size) = \d+ is not "
+           r"divisible by",
+           scope="error", flags=_I, implies=Phase.WEIGHT_LOADING)
     # Speculative decoding (EAGLE/EAGLE3/NEXTN draft model, its graphs, its KV pool).
     + _sig(Cause.SPECULATIVE_DECODING_ERROR, 33,
            r"\bspeculative\b", r"\bdraft[ _](?:model|worker|token)", r"\bEAGLE3?\b",
@@ -341,6 +372,18 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     (Cause.NCCL_ERROR, _C(r"pynccl|:ncclCommInitRank$|:NCCL_CHECK$"), 22),
 )
 
+# A configuration check that refused the launch, known by where it was raised rather than by
+# its wording (which changes with every release): a ValueError / AssertionError /
+# NotImplementedError whose innermost frame is in vLLM's config package (vllm/config/*.py,
+# vllm/config.py before 0.10) or EngineArgs.create_engine_config (engine/arg_utils.py), or in
+# SGLang's ServerArgs (srt/server_args.py) or ModelConfig (srt/configs/model_config.py). For
+# pasted tracebacks of argument resolution whose message no signature knows: invalid_config,
+# launch; below every message signature and frame hint.
+CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_utils\.py:"
+                  r"|/srt/server_args\.py:|/srt/configs/model_config\.py:")
+CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError)\b")
+CONFIG_REJECTION_PRIORITY = 20
+
 # (phase, regex on 'file:function'); the latest phase among a traceback's frames wins.
 # vLLM's worker `compile_or_warm_up_model` captures the graphs and then warms up (NVIDIA, Ascend
 # ACL graphs, ...): under it a capture frame is the capture, and without one it is the warmup.
@@ -351,10 +394,29 @@ WARMUP_CONTAINER = _C(r":compile_or_warm_up_model$")
 # only that exception and its advice was in capture); a KeyError naming a checkpoint tensor
 # (`KeyError: 'model.layers.11.self_attn.wkv.weight_scale'`) is a model's load_weights not
 # mapping a name of the checkpoint. Searched on exception lines only.
+#
+# From the engines' source, each raised at one place of one phase:
+# - SGLang's graph runners name the runner (0.5.x: `Capture prefill CUDA graph failed`,
+#   `Capture CPU graph failed`, `Capture frozen-KV MTP cuda graph failed`): capture;
+# - vLLM's worker checks its memory profile (determine_available_memory, V0's
+#   determine_num_available_blocks: `Error in memory profiling. Initial free memory ...`):
+#   KV-cache sizing;
+# - vLLM's weight loaders reject a checkpoint tensor they cannot place: AutoWeightsLoader
+#   (models/utils.py, `There is no module or parameter named 'x' in Y`), DefaultModelLoader's
+#   check after loading (`Following weights were not initialized from checkpoint`),
+#   default_weight_loader's shape check (`Attempted to load weight (torch.Size(..)) into
+#   parameter`): weight loading (a mapping or shape problem, not necessarily a damaged file, so
+#   no cause);
+# - vLLM V0's AsyncLLMEngine refusing a request once its engine loop died (`AsyncEngineDeadError:
+#   Background loop has errored already`): only a request gets it, so serving.
 PHASE_MESSAGES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
-    (Phase.CUDA_GRAPH_CAPTURE, _C(r"Capture cuda graph failed")),
+    (Phase.CUDA_GRAPH_CAPTURE, _C(r"Capture (?:[\w-]+ ){0,3}(?i:cuda|cpu|npu) graph failed")),
     (Phase.WEIGHT_LOADING, _C(r"KeyError: '(?:[\w]+\.)*layers\.\d+\.[\w.]*"
                               r"(?:weight|bias|scale|qweight|qzeros)\w*'")),
+    (Phase.KV_CACHE_ALLOC, _C(r"Error in memory profiling\. Initial free memory")),
+    (Phase.WEIGHT_LOADING, _C(r"There is no module or parameter named '|Following weights were "
+                              r"not initialized from checkpoint|Attempted to load weight \(")),
+    (Phase.SERVING, _C(r"Background loop has errored already")),
 )
 
 FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
@@ -364,19 +426,29 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.SERVING, _C(r":(?:event_loop_\w+|forward_thread_func_?|run_busy_loop"
                        r"|step_with_batch_queue|_process_engine_step|run_engine_loop"
                        r"|engine_step|step_async|run_engine_loop_\w+)$"
-                       r"|/executor/[\w/]+\.py:(?:_driver_)?execute_model$")),
+                       r"|/executor/[\w/]+\.py:(?:_driver_)?execute_model$"
+                       # vLLM V1's front end: AsyncLLM starts its output handler at the first
+                       # request (v1/engine/async_llm.py), and generate/add_request are requests
+                       r"|/v1/engine/async_llm\.py:(?:output_handler|generate|add_request)$")),
     (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|warmup_server)$")),
     (Phase.CUDA_GRAPH_CAPTURE, _C(r":\w*capture\w*$|:init_cuda_graphs?$|:init_device_graphs$"
                                   r"|graph_runner\.py:__init__$|cuda_graph_setup\.py:")),
     (Phase.KV_CACHE_ALLOC, _C(r":(?:init_memory_pool|profile_max_num_token|_initialize_kv_caches"
                               r"|determine_available_memory|initialize_kv_cache\w*|profile_run"
                               r"|_?check_enough_kv_cache_memory|get_kv_cache_config\w*"
-                              r"|init_cache_engine|initialize_cache"
+                              r"|_?init_cache_engine|initialize_cache"
+                              # vLLM's KV allocation: V0's CacheEngine._allocate_kv_cache, V1's
+                              # profiling cache (_init_minimal_kv_cache_for_profiling)
+                              r"|_allocate_kv_cache\w*|_init_minimal_kv_cache\w*"
                               r"|determine_num_available_blocks"
                               # vLLM V1 laying out the KV cache (groups of layer specs)
                               r"|get_kv_cache_groups|unify_\w*kv_cache_specs?"
                               r"|get_kv_cache_specs?)$|(?:kv_cache_configurator|pool_configurator)"
-                              r"\.py:|memory_pool\.py:(?:__init__|_create_buffers)$")),
+                              r"\.py:|memory_pool\.py:(?:__init__|_create_buffers)$"
+                              # vLLM V1's worker allocating the KV cache from the sized config
+                              # (gpu_worker.py / worker_base.py; the executor's method of that
+                              # name also runs the warmup, so only a worker's frame)
+                              r"|worker\w*\.py:initialize_from_config$")),
     (Phase.WEIGHT_LOADING, _C(r":(?:load_model|load_weights|_load_weights|\w*weight_loader"
                               r"|load_weights_and_postprocess|\w*weights_iterator"
                               r"|download_weights_from_hf|process_weights_after_loading"
@@ -460,7 +532,8 @@ SIGNATURE_GATE = _literals(
     "speculative", "draft", "eagle", "health check", "warmup", "warm-up", "cuda-capable",
     "busy", "exited", "max_total_num_tokens", "to serve at least", "insufficient",
     "huggingface", "unrecognized model", "gated", "usage: ", "incomplete", "tokenizer file",
-    "unknown quantization", "positional argument", "likely closed")
+    "unknown quantization", "positional argument", "likely closed", "divisible",
+    "does not match the quantization", "auto-fit")
 
 # Cheap literal gates in front of the structural regexes below (case-sensitive).
 _FATAL_LITERALS = (
