@@ -51,6 +51,10 @@ def check(text: str, engine: str, phase: Phase, cause: Cause) -> None:
     # vLLM ModelConfig._verify_quantization
     "ValueError: Quantization method specified in the model config (fp8) does not match the "
     "quantization method specified in the `quantization` argument (awq).",
+    # vLLM's platform check of the dtype (check_if_supports_dtype)
+    "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+    "Your Tesla T4 GPU has compute capability 7.5. You can use float16 instead by explicitly "
+    "setting the `dtype` flag in CLI, for example: --dtype=half.",
 ])
 def test_configuration_checks_are_invalid_config_at_launch(error):
     text = tb((f"{VL}/engine/arg_utils.py", "create_model_config",
@@ -205,3 +209,13 @@ def test_an_exception_below_a_config_frame_is_not_the_config_check():
               ("/usr/lib/python3/dist-packages/transformers/configuration_utils.py",
                "get_config_dict", "raise ValueError("), error="ValueError: boom")
     check(text, "vllm", Phase.LAUNCH, Cause.UNKNOWN)
+
+
+def test_vllm_finding_no_platform_is_the_no_device_family():
+    text = tb((f"{VL}/engine/arg_utils.py", "create_engine_config",
+               "device_config = DeviceConfig(device=cast(Device, current_platform.device_type))"),
+              (f"{VL}/config/device.py", "__post_init__", "raise RuntimeError("),
+              error="RuntimeError: Failed to infer device type, please set the environment "
+              "variable `VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the "
+              "issue.")
+    check(text, "vllm", Phase.LAUNCH, Cause.GPU_FAULT)

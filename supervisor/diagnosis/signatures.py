@@ -75,7 +75,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"\bXid\b", flags=_I)
     + _sig(Cause.GPU_FAULT, 52,
            r"no CUDA-capable device is detected|CUDA-capable device\(s\) is/are busy or "
-           r"unavailable|cudaErrorDevicesUnavailable|CUDA_ERROR_NO_DEVICE", flags=_I)
+           r"unavailable|cudaErrorDevicesUnavailable|CUDA_ERROR_NO_DEVICE",
+           # vLLM found no platform at all (vllm/config/device.py, DeviceConfig with
+           # device=auto): no GPU visible to the process, the same family
+           r"Failed to infer device type", flags=_I)
     # A port taken: uvicorn's bind, SGLang's internal ports, ZMQ, the torch TCPStore.
     + _sig(Cause.PORT_IN_USE, 92,
            r"address already in use", r"\[Errno 98\]", r"Port is already in use",
@@ -338,6 +341,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"\(\d+\) is greater than the derived",
            r"Quantization method specified in the model config \(\w+\) does not match the "
            r"quantization method",
+           # a dtype this GPU cannot compute in: vLLM's platform check at worker start
+           # (platforms/cuda.py and rocm.py check_if_supports_dtype; the fix is --dtype half)
+           r"Bfloat16 is only supported on GPUs with compute capability of at least",
            scope="error", flags=_I, implies=Phase.LAUNCH)
     # A tensor-parallel size the quantized checkpoint cannot be split into: raised while the
     # model's layers create their weights (vLLM's and SGLang's quantization utils, Marlin's
@@ -533,7 +539,7 @@ SIGNATURE_GATE = _literals(
     "busy", "exited", "max_total_num_tokens", "to serve at least", "insufficient",
     "huggingface", "unrecognized model", "gated", "usage: ", "incomplete", "tokenizer file",
     "unknown quantization", "positional argument", "likely closed", "divisible",
-    "does not match the quantization", "auto-fit")
+    "does not match the quantization", "auto-fit", "infer device", "only supported on")
 
 # Cheap literal gates in front of the structural regexes below (case-sensitive).
 _FATAL_LITERALS = (
