@@ -57,9 +57,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a busy Prefill batch line (#running-req: 6) at the top makes the fragment serving; "
         "the warmup error after it is labelled warmup (the launcher kills a server whose "
         "warmup failed, traffic or not)",
-    "g112-sglang-2502-docker-desktop-3090-ready.log":
-        "the warmup's own POST /generate, logged just after the ready line, is read as a "
-        "request (serving); labelled ready (no client traffic)",
     "g203-vllm-ascend-2025-offline-generate-shm-broadcast-stall.log":
         "offline LLM.generate's 'Processed prompts' bar and vLLM's 'No available shared "
         "memory broadcast block' stall: no rule reads either as serving; hung, undated: launch",
@@ -73,20 +70,14 @@ KNOWN_MISSES: dict[str, str] = {
         "SGLang PD's 'Prefill bootstrap failed for request' names a client's request: the "
         "fragment is read as ready (mid-run traffic) and nothing after it says the server "
         "stalled; labelled hung in serving (a file cannot time a stall)",
-    "g210-vllm-gaudi-2024-hpu-warmup-prompt-buckets-slow.log":
-        "the Gaudi fork's '[Warmup][Prompt][k/N]' lines are no marker of the vLLM tracker: "
-        "launch (labelled warmup)",
-    "g212-sglang-2026-pd-decode-dp32-capture-soft-watchdog-stack.log":
-        "a soft watchdog (self.soft=True only warns) and a py-spy stack in capture, no "
-        "traceback: hung, and a hung log's phase is the markers' (none: launch); labelled "
-        "cuda_graph_capture / watchdog_timeout",
-    "g216-vllm-llama-swap-2025-proxy-requests-then-graceful-stop.log":
-        "llama-swap's own '[llama-swap] ... HTTP/1.1 200' access lines are not parsed as "
-        "traffic, so the graceful stop reads as a stop before ready (labelled stopped/serving)",
 }
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    "g212-sglang-2026-pd-decode-dp32-capture-soft-watchdog-stack.log":
+        "a soft watchdog (self.soft=True only warns) with a py-spy stack in capture: the "
+        "tracker dates it (cuda_graph_capture), but no cause signature takes a soft watchdog "
+        "(cause unknown, labelled watchdog_timeout)",
 }
 
 

@@ -37,11 +37,22 @@ class PhaseUpdate:
 _ACCESS_TAIL = re.compile(r' - "([A-Z]+) (\S+) HTTP/[\d.]+" (\d{3})')
 
 
+# A proxy's access line in Common Log Format, logged into the engine's output by a proxy that
+# runs it (llama-swap: `[llama-swap] 10.0.0.7 [2025-01-30 18:39:03] "GET /x HTTP/1.1" 200 ...`)
+# or shares its log (nginx: `10.0.0.7 - - [30/Jan/2025:18:39:03 +0000] "POST /v1/... HTTP/1.1"
+# 200 ...`): a request that the proxy passed to the engine.
+_CLF_ACCESS = re.compile(r'(\S+)(?: \S+ \S+)? \[[^\]]*\] "([A-Z]+) (\S+) HTTP/[\d.]+" \d{3}\b')
+
+
 def parse_access(line: str) -> tuple[str, str, str] | None:
-    """(client host, method, path) of a uvicorn access line, anywhere in the line."""
+    """(client host, method, path) of a uvicorn access line, anywhere in the line, or of a
+    proxy's access line in Common Log Format."""
     j = line.find(' - "')
     if j <= 0:
-        return None
+        if '] "' not in line:
+            return None
+        m = _CLF_ACCESS.search(line)
+        return (m[1], m[2], m[3]) if m else None
     m = _ACCESS_TAIL.match(line, j)
     if m is None:
         return None

@@ -16,7 +16,11 @@ import re
 
 from .base import is_loopback, is_probe, parse_access
 
-_RUNNING_REQS = re.compile(r"\bRunning: [1-9]\d* reqs")
+# vLLM's periodic stats (V1 `Avg prompt throughput: 0.0 tokens/s, ..., Running: 0 reqs, Waiting:
+# 2 reqs`; V0 `..., Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs`): requests running or
+# queued, or tokens processed since the last line, are a client's (V1 logs them only when busy).
+_BUSY_STATS = re.compile(r"\b(?:Running|Waiting|Pending): [1-9]\d* reqs"
+                         r"|throughput: (?:[1-9]|0\.\d*[1-9])")
 _REQUEST_LOG = re.compile(r"\b(?:Added|Received) request \S")
 # SGLang's batch statistics: its warmup is one short request, so a prefill batch with requests
 # already running or waiting in the queue is traffic (DP-attention ranks log one line each).
@@ -34,12 +38,18 @@ def is_serving_traffic(line: str) -> bool:
         # a poll of /health or /metrics (from a load balancer or a scraper) is not a request
         return access is not None and '" 2' in line and not is_probe(access[1], access[2]) \
             and (access[2].startswith("/v1/") or not is_loopback(access[0]))
-    if "Running: " in line:
-        return _RUNNING_REQS.search(line) is not None
     if "-req: " in line:
         return _BUSY_BATCH.search(line) is not None
     if "failed for request " in line:
         return _PD_REQUEST_FAILURE.search(line) is not None
+    return is_engine_traffic(line)
+
+
+def is_engine_traffic(line: str) -> bool:
+    """A line of vLLM's engine working on requests (busy stats, the request log): before any
+    marker the server was up; after ready, it is serving."""
+    if "Running: " in line or "throughput: " in line:
+        return _BUSY_STATS.search(line) is not None
     return is_request_log(line)
 
 

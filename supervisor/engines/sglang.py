@@ -14,7 +14,9 @@ from .base import (
     PLAIN_BAR_RE,
     Engine,
     MarkerTracker,
+    is_loopback,
     literal_prefilter,
+    parse_access,
     parse_version,
 )
 from .midrun import is_serving_traffic
@@ -27,7 +29,7 @@ _PREFILTER = literal_prefilter(
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "fired up and ready",
-    " batch", "HTTP/", "%|", "failed for request ",
+    " batch", "HTTP/", "%|", "failed for request ", "_runner.py:", "cuda_graph_setup.py:",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -39,7 +41,14 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     (_C(r"Load weight end|Cache is allocated|Memory pool end|SWAKVPool mem usage"
         r"|max_total_num_tokens="), Phase.KV_CACHE_ALLOC),
     (_C(r"Capture\b.*?(?i:graph) (?:begin|end)|Capture cuda graph bs|Capturing batches"
-        r"|Registering \d+ cuda graph addresses"), Phase.CUDA_GRAPH_CAPTURE),
+        r"|Registering \d+ cuda graph addresses"
+        # A stack dump's frame in the capture: SGLang's watchdogs (the soft one only warns)
+        # print a py-spy dump of the stuck scheduler, one `function (file.py:line)` a line,
+        # innermost first (`capture (cuda_graph_runner.py:867)`, `init_device_graphs
+        # (model_runner.py:2776)`). Only startup captures graphs (serving replays them), so a
+        # hang dumped there is dated to the capture even when the log has no marker.
+        r"|\b(?:capture\w*|_capture_graph\w*|init_(?:cuda|device)_graphs) \((?:\S*/)?"
+        r"(?:\w*graph_runner|model_runner|cuda_graph_setup)\.py:\d+\)"), Phase.CUDA_GRAPH_CAPTURE),
     (_C(r"Uvicorn running on|INFO:\s+Started server process"
         r"|Start of pd disaggregation warmup"), Phase.WARMUP),
     (_C(r"The server is fired up and ready to roll"), Phase.READY),
@@ -51,12 +60,21 @@ _BATCH_RE = _C(r"(Decode|Prefill) batch(?: \[\d+\])?[.,]")
 # SGLang's /health runs a 1-token generation (input_ids=[0]): a prefill of exactly one new token
 # after ready is our own probe, not a user's request.
 _PROBE_PREFILL_RE = _C(r"#new-seq: 1, #new-token: 1,")
+# The routes of the server's own warmup request (_execute_server_warmup: /generate, or /encode
+# for an embedding model), sent to its local address.
+_WARMUP_ROUTES = ("/generate", "/encode")
 
 
 class SGLangTracker(MarkerTracker):
-    __slots__ = ()
+    """``warmup_answered``: the access line of the server's own warmup request was seen."""
+
+    __slots__ = ("warmup_answered",)
     PREFILTER = _PREFILTER
     MARKERS = _MARKERS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.warmup_answered = False
 
     def _special(self, line: str) -> bool:
         changed = False
@@ -73,9 +91,24 @@ class SGLangTracker(MarkerTracker):
             changed = self._capture_progress(line) or changed
         if " batch" in line:
             changed = self._batch(line) or changed
-        if "HTTP/" in line:
+        if "HTTP/" in line and not self._warmup_access(line):
             changed = self._access(line) or changed
         return changed
+
+    def _warmup_access(self, line: str) -> bool:
+        """The access line of the warmup's own request (a local POST /generate). uvicorn
+        writes it when the response is sent, which races SGLang's ready line printed once the
+        same response arrives: it can come just after the ready line, and is not a client's.
+        Only for a run whose startup was seen and only once; a batch after ready (a client's
+        prefill) has already moved the run to serving."""
+        if self.warmup_answered or self.markers_seen == 0:
+            return False
+        access = parse_access(line)
+        if access is None or access[1] != "POST" or not is_loopback(access[0]) or \
+                access[2].partition("?")[0] not in _WARMUP_ROUTES:
+            return False
+        self.warmup_answered = True
+        return self.ready and self.phase is Phase.READY  # before ready it proves HTTP is up
 
     def _capture_progress(self, line: str) -> bool:
         m = _CAPTURE_BS_RE.search(line)

@@ -12,7 +12,7 @@ import re
 
 from ..states import Phase
 from .base import Engine, MarkerTracker, PhaseUpdate, is_traffic, literal_prefilter, parse_access
-from .midrun import is_request_log, is_serving_traffic
+from .midrun import is_engine_traffic, is_serving_traffic
 from .sglang import normalize_logical
 
 _C = re.compile
@@ -25,7 +25,8 @@ _PREFILTER = literal_prefilter(
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
     "Graph capturing", "init engine", "Starting vLLM", "Started server process",
     "pplication startup", "Running: ", "HTTP/", "%|", "Loading drafter", "d request ",
-    "API server: ",
+    "API server: ", "PU blocks", "[Warmup][", "Warmup finished", "Shutting down FastAPI",
+    "throughput: ",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -39,26 +40,37 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     # what follows is the profiling run that sizes the KV cache
     (_C(r"Model loading took|Loading model weights took|Memory profiling takes"
         r"|Available KV cache memory|GPU KV cache size"
-        r"|Maximum concurrency for|# GPU blocks|Dynamo bytecode transform|torch\.compile takes"
+        # `# GPU blocks` and the forks' `# HPU blocks` (Gaudi), `# NPU blocks`, `# XPU blocks`
+        r"|Maximum concurrency for|# [CGHNX]PU blocks|Dynamo bytecode transform"
+        r"|torch\.compile takes"
         r"|Compiling a graph for"
         # the CPU build: compile and profile the model, then size the KV cache from host memory
         r"|Warming up model for the compilation|GiB for KV cache on node|CPU KV cache size"),
      Phase.KV_CACHE_ALLOC),
     (_C(r"(?i:capturing cuda ?graph)|Graph capturing finished"), Phase.CUDA_GRAPH_CAPTURE),
     (_C(r"init engine \(profile, create kv cache, warmup model\) took|Starting vLLM API server"
-        r"|Started server process|Waiting for application startup"), Phase.WARMUP),
+        r"|Started server process|Waiting for application startup"
+        # The Gaudi (HPU) fork's warmup_model, once the KV cache is allocated: a forward pass of
+        # dummy data per prompt and decode bucket shape (`[Warmup][Prompt][k/N] batch_size:..
+        # seq_len:..`, `[Warmup][Decode][k/N]`), which compiles each shape's graph, then the HPU
+        # graph capture of those buckets (`[Warmup][Graph/Prompt][k/N]`), then `Warmup finished
+        # in N secs` and the API server. Like the CPU build's `Warming up model` after KV sizing
+        # it is the engine's warmup, one step: its graph capture comes after the per-shape
+        # warmup, so it cannot be a phase of its own (a run's phase never moves back).
+        r"|\[Warmup\]\[[\w/]+\]\[\d+/\d+\]|Warmup finished in \d+ secs"), Phase.WARMUP),
     (_C(r"Application startup complete"), Phase.READY),
 )
 
 _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took")
 # The KV cache has been sized: what follows is "warmup model" of init engine's "(profile, create kv
 # cache, warmup model)".
-_KV_SIZED_RE = _C(r"KV cache size: [\d,]+ tokens|# GPU blocks: \d")
+_KV_SIZED_RE = _C(r"KV cache size: [\d,]+ tokens|# [CGHNX]PU blocks: \d")
 _GRAPH_BAR_RE = _C(r"(?i:capturing cuda ?graph)[^:]*:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
-_RUNNING_RE = _C(r"Running: ([1-9]\d*) reqs")
 # 2026 builds' shutdown sequence: the API server's launcher (serve_http, which runs only once
 # the engine client is up) shutting down or draining its engine client.
-_API_SHUTDOWN_RE = _C(r"\bAPI server: (?:shutdown triggered|stopping engine client)")
+# V0 builds' launcher (serve_http, likewise): `Shutting down FastAPI HTTP server.`
+_API_SHUTDOWN_RE = _C(r"\bAPI server: (?:shutdown triggered|stopping engine client)"
+                      r"|Shutting down FastAPI HTTP server")
 
 
 class VLLMTracker(MarkerTracker):
@@ -91,13 +103,14 @@ class VLLMTracker(MarkerTracker):
             # completion failing with 500 as the engine dies), was ready; traffic then means
             # serving (`_access` below). A local read is a probe (ours too): it proves nothing.
             changed = self.mark_ready(line) is not None
-        elif not self.ready and self.markers_seen == 0 and "API server: " in line and \
+        elif not self.ready and self.markers_seen == 0 and ("API server: " in line or
+                                                          "FastAPI" in line) and \
                 _API_SHUTDOWN_RE.search(line):
             # a fragment that starts at a stop: the API server being shut down had been up
             changed = self.mark_ready(line) is not None
         if "shards" in line:
             changed = self._shard_progress(line) or changed
-        if not self.kv_sized and ("KV cache" in line or "GPU blocks" in line):
+        if not self.kv_sized and ("KV cache" in line or "PU blocks" in line):
             self.kv_sized = _KV_SIZED_RE.search(line) is not None
         elif self.kv_sized and "Warming up model" in line:
             changed = self._advance(Phase.WARMUP) or changed
@@ -110,10 +123,8 @@ class VLLMTracker(MarkerTracker):
                                      "total": int(m[2])}
         if "HTTP/" in line:
             changed = self._access(line) or changed
-        if self.ready and "Running: " in line and _RUNNING_RE.search(line):
-            self.requests_seen = max(self.requests_seen, 1)
-            changed = self._advance(Phase.SERVING) or changed
-        elif self.ready and is_request_log(line):  # a request accepted: serving
+        if self.ready and is_engine_traffic(line):
+            # busy stats or a request accepted: serving
             self.requests_seen = max(self.requests_seen, 1)
             changed = self._advance(Phase.SERVING) or changed
         return changed

@@ -1,0 +1,167 @@
+"""Traffic and hangs in the live trackers: which engine lines are requests (a fragment that
+starts with them was up; after ready they mean serving), and which fork startup lines and stack
+dumps date a run. Synthetic lines in each engine's format (the installed engines' sources)."""
+
+from __future__ import annotations
+
+import pytest
+
+from supervisor.engines import get_engine
+from supervisor.engines.base import parse_access
+from supervisor.states import Phase
+
+VLLM_UP = ("(EngineCore_DP0 pid=3) INFO 12-09 11:24:40 [core.py:210] init engine (profile, create "
+           "kv cache, warmup model) took 41.20 seconds")
+VLLM_READY = "(APIServer pid=1) INFO:     Application startup complete."
+SG_TS = "[2025-02-04 05:29:20]"
+SG_STARTUP = [f"{SG_TS} TP0] Load weight begin. avail mem=22.76 GB",
+              f"{SG_TS} TP0] Capture cuda graph begin. This can take up to several minutes.",
+              f"{SG_TS} INFO:     Uvicorn running on http://0.0.0.0:30000",
+              f"{SG_TS} TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, "
+              "token usage: 0.00, #running-req: 0, #queue-req: 0",
+              f"{SG_TS} The server is fired up and ready to roll!"]
+
+
+def _walk(engine: str, lines: list[str]):
+    tracker = get_engine(engine).new_tracker()
+    for line in lines:
+        tracker.feed(line)
+    return tracker
+
+
+# --- vLLM: lines of an engine working on requests -------------------------------------------
+
+V1_WAITING = ("(APIServer pid=1) INFO 08-01 10:00:00 [loggers.py:123] Engine 000: Avg prompt "
+              "throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 0 reqs, "
+              "Waiting: 2 reqs, GPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%")
+V0_PENDING = ("INFO 08-20 02:39:37 metrics.py:411] Avg prompt throughput: 0.0 tokens/s, Avg "
+              "generation throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 3 "
+              "reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%.")
+V0_TOKENS = ("INFO 08-20 02:39:47 metrics.py:411] Avg prompt throughput: 0.4 tokens/s, Avg "
+             "generation throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 "
+             "reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%.")
+IDLE_STATS = ("INFO 08-20 02:39:57 metrics.py:411] Avg prompt throughput: 0.0 tokens/s, Avg "
+              "generation throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 "
+              "reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%.")
+
+
+@pytest.mark.parametrize("line", [V1_WAITING, V0_PENDING, V0_TOKENS],
+                         ids=["v1-waiting", "v0-pending", "v0-prompt-tokens"])
+def test_vllm_fragment_starting_with_engine_traffic_is_serving(line: str) -> None:
+    tracker = _walk("vllm", [line])
+    assert tracker.ready and tracker.phase is Phase.SERVING
+
+
+@pytest.mark.parametrize("line", [V1_WAITING, V0_TOKENS], ids=["v1-waiting", "v0-tokens"])
+def test_vllm_engine_traffic_after_ready_is_serving(line: str) -> None:
+    tracker = _walk("vllm", [VLLM_UP, VLLM_READY])
+    assert tracker.phase is Phase.READY
+    tracker.feed(line)
+    assert tracker.phase is Phase.SERVING
+
+
+def test_vllm_idle_stats_are_not_traffic() -> None:
+    assert not _walk("vllm", [IDLE_STATS]).ready
+    assert _walk("vllm", [VLLM_UP, VLLM_READY, IDLE_STATS]).phase is Phase.READY
+
+
+def test_vllm_shm_broadcast_wait_alone_dates_nothing() -> None:
+    """The message queue's long wait is printed in startup (compilation) as in serving."""
+    line = ("(EngineCore_DP0 pid=3) INFO 12-09 11:25:53 [shm_broadcast.py:466] No available shared "
+            "memory broadcast block found in 60 seconds. This typically happens when some "
+            "processes are hanging or doing some time-consuming work (e.g. compilation).")
+    tracker = _walk("vllm", [line])
+    assert tracker.phase is Phase.LAUNCH and not tracker.ready
+
+
+def test_vllm_v0_api_server_shutdown_atop_a_fragment_had_been_ready() -> None:
+    tracker = _walk("vllm", ["INFO 01-30 18:39:18 launcher.py:57] Shutting down FastAPI HTTP "
+                             "server."])
+    assert tracker.ready
+
+
+# --- proxies' access lines -------------------------------------------------------------------
+
+LLAMA_SWAP = ('[llama-swap] 192.168.0.11 [2025-01-30 18:39:03] "POST /v1/chat/completions '
+              'HTTP/1.1" 200 15406 "Mozilla/5.0 (Windows NT 10.0; Win64; x64)" 3m47.157146088s')
+NGINX = ('10.0.0.7 - - [30/Jan/2025:18:39:03 +0000] "GET /favicon.ico HTTP/1.1" 200 512 "-" '
+         '"curl/8.5.0"')
+
+
+def test_proxy_access_lines_in_common_log_format_are_parsed() -> None:
+    assert parse_access(LLAMA_SWAP) == ("192.168.0.11", "POST", "/v1/chat/completions")
+    assert parse_access(NGINX) == ("10.0.0.7", "GET", "/favicon.ico")
+    assert parse_access("INFO 01-30 18:39:18 [x.py:1] loaded [a] \"b\" 200") is None
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_a_fragment_starting_with_a_proxied_request_is_serving(engine: str) -> None:
+    tracker = _walk(engine, [LLAMA_SWAP])
+    assert tracker.ready and tracker.phase is Phase.SERVING
+
+
+def test_a_proxied_request_from_another_host_after_ready_is_serving() -> None:
+    assert _walk("vllm", [VLLM_UP, VLLM_READY, NGINX]).phase is Phase.SERVING
+
+
+# --- fork startup lines ----------------------------------------------------------------------
+
+HPU_BLOCKS = "INFO 08-26 07:31:00 habana_executor.py:85] # HPU blocks: 2048, # CPU blocks: 256"
+HPU_WARMUP = ("INFO 08-26 07:31:47 habana_model_runner.py:1192] [Warmup][Prompt][1/56] "
+              "batch_size:64 seq_len:1024 free_mem:13.93 GiB")
+HPU_GRAPH = ("INFO 08-26 08:31:47 habana_model_runner.py:1192] [Warmup][Graph/Decode][3/20] "
+             "batch_size:32 seq_len:128 free_mem:9.12 GiB")
+
+
+def test_gaudi_kv_blocks_then_bucket_warmup() -> None:
+    assert _walk("vllm", [HPU_BLOCKS]).phase is Phase.KV_CACHE_ALLOC
+    assert _walk("vllm", [HPU_BLOCKS, HPU_WARMUP]).phase is Phase.WARMUP
+    assert _walk("vllm", [HPU_WARMUP]).phase is Phase.WARMUP
+
+
+def test_gaudi_graph_capture_of_the_buckets_is_still_the_warmup() -> None:
+    assert _walk("vllm", [HPU_GRAPH]).phase is Phase.WARMUP
+    assert _walk("vllm", [HPU_WARMUP, HPU_GRAPH]).phase is Phase.WARMUP
+
+
+# --- SGLang: stack dumps and the warmup's own request ----------------------------------------
+
+SOFT = ("[2026-05-22 23:27:33 DP2 TP2 EP2] Scheduler watchdog timeout "
+        "(self.watchdog_timeout=300, self.soft=True)")
+
+
+def test_sglang_stack_dump_in_the_capture_dates_the_hang() -> None:
+    tracker = _walk("sglang", [SOFT, "", "capture (cuda_graph_runner.py:867)",
+                               "init_device_graphs (model_runner.py:2776)"])
+    assert tracker.phase is Phase.CUDA_GRAPH_CAPTURE
+    pyspy = ["Thread 4242 (active): \"MainThread\"",
+             "    capture_one_shape (sglang/srt/model_executor/runner/"
+             "decode_cuda_graph_runner.py:1368)"]
+    assert _walk("sglang", pyspy).phase is Phase.CUDA_GRAPH_CAPTURE
+
+
+@pytest.mark.parametrize("frame", [
+    "    replay (sglang/srt/model_executor/cuda_graph_runner.py:700)",
+    "    capture (sglang/srt/model_executor/runner_utils/deepep_adapter.py:30)",
+    "    event_loop_overlap (sglang/srt/managers/scheduler.py:1012)",
+])
+def test_sglang_stack_frames_of_serving_date_nothing(frame: str) -> None:
+    assert _walk("sglang", [frame]).phase is Phase.LAUNCH
+
+
+WARMUP_POST = f'{SG_TS} INFO:     127.0.0.1:35348 - "POST /generate HTTP/1.1" 200 OK'
+
+
+def test_sglang_warmup_request_logged_after_the_ready_line_is_not_traffic() -> None:
+    tracker = _walk("sglang", [*SG_STARTUP, WARMUP_POST])
+    assert tracker.phase is Phase.READY
+    tracker.feed(WARMUP_POST)  # a second one is a client's
+    assert tracker.phase is Phase.SERVING
+
+
+def test_sglang_warmup_request_logged_before_the_ready_line_then_a_client() -> None:
+    lines = [*SG_STARTUP[:-1], WARMUP_POST, SG_STARTUP[-1]]
+    tracker = _walk("sglang", lines)
+    assert tracker.phase is Phase.READY
+    tracker.feed(WARMUP_POST)
+    assert tracker.phase is Phase.SERVING
