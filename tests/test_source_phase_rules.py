@@ -45,9 +45,10 @@ def check(text: str, engine: str, phase: Phase, cause: Cause) -> None:
     "max_model_len (max_position_embeddings=32768 or model_max_length=None in model's "
     "config.json). To allow overriding this maximum, set the env var "
     "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.",
-    # SGLang ModelConfig's context-length check
-    "ValueError: User-specified context_length (200000) is greater than the derived "
-    "context_length (163840). This may lead to incorrect model outputs or CUDA errors.",
+    # SGLang ModelConfig's context-length check (its message starts with "Warning:")
+    "ValueError: Warning: User-specified context_length (200000) is greater than the derived "
+    "context_length (163840). This may lead to incorrect model outputs or CUDA errors. To "
+    "allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
     # vLLM ModelConfig._verify_quantization
     "ValueError: Quantization method specified in the model config (fp8) does not match the "
     "quantization method specified in the `quantization` argument (awq).",

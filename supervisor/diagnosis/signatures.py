@@ -329,16 +329,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # before any model work: vLLM's ModelConfig.verify_with_parallel_config (vllm/config/
     # model.py; vllm/config.py before 0.10) rejects a head / layer count the parallel size does
     # not divide; vLLM's max-model-len check (ModelConfig, _get_and_verify_max_len) and SGLang's
-    # context-length check (configs/model_config.py) reject a context longer than the model's
-    # - anchored on the exception (ValueError, pydantic's `Value error,`), since both engines
-    # also log the same words as a warning when the override is allowed; vLLM's
-    # ModelConfig._verify_quantization and SGLang's ModelConfig reject a --quantization that
-    # contradicts the checkpoint's.
+    # context-length check (ModelConfig._derive_context_length) reject a context longer than
+    # the model's - anchored on the exception (ValueError, pydantic's `Value error,`; SGLang's
+    # message itself begins `Warning:`), since both engines log the same words as a warning
+    # when the override is allowed; vLLM's ModelConfig._verify_quantization and SGLang's
+    # ModelConfig reject a --quantization that contradicts the checkpoint's.
     + _sig(Cause.INVALID_CONFIG, 61,
            r"Total number of [\w -]{1,40} \(\d+\) must be divisible by (?:tensor|pipeline) "
            r"parallel size",
-           r"(?:ValueError:|Value error,) User-specified (?:max_model_len|context_length) "
-           r"\(\d+\) is greater than the derived",
+           r"(?:ValueError:|Value error,) (?:Warning: )?(?:User-specified|Target model's) "
+           r"(?:max_model_len|context_length) \(\d+\) is greater than the derived",
            r"Quantization method specified in the model config \(\w+\) does not match the "
            r"quantization method",
            # a dtype this GPU cannot compute in: vLLM's platform check at worker start
