@@ -29,7 +29,8 @@ _PREFILTER = literal_prefilter(
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "fired up and ready",
-    " batch", "HTTP/", "%|", "failed for request ", "_runner.py:", "cuda_graph_setup.py:",
+    " batch", "HTTP/", "%|", "failed for request ", "graph_runner.py:", "_graphs (",
+    "cuda_graph_setup.py:",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -41,19 +42,19 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     (_C(r"Load weight end|Cache is allocated|Memory pool end|SWAKVPool mem usage"
         r"|max_total_num_tokens="), Phase.KV_CACHE_ALLOC),
     (_C(r"Capture\b.*?(?i:graph) (?:begin|end)|Capture cuda graph bs|Capturing batches"
-        r"|Registering \d+ cuda graph addresses"
-        # A stack dump's frame in the capture: SGLang's watchdogs (the soft one only warns)
-        # print a py-spy dump of the stuck scheduler, one `function (file.py:line)` a line,
-        # innermost first (`capture (cuda_graph_runner.py:867)`, `init_device_graphs
-        # (model_runner.py:2776)`). Only startup captures graphs (serving replays them), so a
-        # hang dumped there is dated to the capture even when the log has no marker.
-        r"|\b(?:capture\w*|_capture_graph\w*|init_(?:cuda|device)_graphs) \((?:\S*/)?"
-        r"(?:\w*graph_runner|model_runner|cuda_graph_setup)\.py:\d+\)"), Phase.CUDA_GRAPH_CAPTURE),
+        r"|Registering \d+ cuda graph addresses"), Phase.CUDA_GRAPH_CAPTURE),
     (_C(r"Uvicorn running on|INFO:\s+Started server process"
         r"|Start of pd disaggregation warmup"), Phase.WARMUP),
     (_C(r"The server is fired up and ready to roll"), Phase.READY),
 )
 
+# A stack dump's frame in the capture: SGLang's watchdogs (the soft one only warns) print a
+# py-spy dump of the stuck scheduler, one `function (file.py:line)` a line, innermost first
+# (`capture (cuda_graph_runner.py:867)`, `init_device_graphs (model_runner.py:2776)`). Only
+# startup captures graphs (serving replays them), so a hang dumped there is dated to the capture
+# even when the log has no marker. A marker, checked in _special behind its own literals.
+_CAPTURE_FRAME_RE = _C(r"\b(?:capture\w*|_capture_graph\w*|init_(?:cuda|device)_graphs) "
+                       r"\((?:\S*/)?(?:\w*graph_runner|model_runner|cuda_graph_setup)\.py:\d+\)")
 _CAPTURE_BS_RE = _C(r"Capture cuda graph bs \[([^\]]*)\]")
 _CAPTURE_BAR_RE = _C(r"Capturing batches[^:]*:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 _BATCH_RE = _C(r"(Decode|Prefill) batch(?: \[\d+\])?[.,]")
@@ -82,6 +83,11 @@ class SGLangTracker(MarkerTracker):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
         if "shards" in line:
             changed = self._shard_progress(line) or changed
+        if ".py:" in line and ("graph_runner.py:" in line or "_graphs (" in line
+                               or "cuda_graph_setup.py:" in line) and \
+                _CAPTURE_FRAME_RE.search(line):
+            self.markers_seen += 1
+            changed = self._advance(Phase.CUDA_GRAPH_CAPTURE) or changed
         if self.phase is Phase.CUDA_GRAPH_CAPTURE and "max_total_num_tokens=" in line:
             # 0.4/0.5 builds capture inside the model runner's init and report the pool after
             # it: the capture is over, the HTTP server is next (warmup). 2026 builds report it
@@ -101,7 +107,7 @@ class SGLangTracker(MarkerTracker):
         same response arrives: it can come just after the ready line, and is not a client's.
         Only for a run whose startup was seen and only once; a batch after ready (a client's
         prefill) has already moved the run to serving."""
-        if self.warmup_answered or self.markers_seen == 0:
+        if self.warmup_answered or self.markers_seen == 0 or '"POST /' not in line:
             return False
         access = parse_access(line)
         if access is None or access[1] != "POST" or not is_loopback(access[0]) or \

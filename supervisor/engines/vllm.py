@@ -49,18 +49,18 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
      Phase.KV_CACHE_ALLOC),
     (_C(r"(?i:capturing cuda ?graph)|Graph capturing finished"), Phase.CUDA_GRAPH_CAPTURE),
     (_C(r"init engine \(profile, create kv cache, warmup model\) took|Starting vLLM API server"
-        r"|Started server process|Waiting for application startup"
-        # The Gaudi (HPU) fork's warmup_model, once the KV cache is allocated: a forward pass of
-        # dummy data per prompt and decode bucket shape (`[Warmup][Prompt][k/N] batch_size:..
-        # seq_len:..`, `[Warmup][Decode][k/N]`), which compiles each shape's graph, then the HPU
-        # graph capture of those buckets (`[Warmup][Graph/Prompt][k/N]`), then `Warmup finished
-        # in N secs` and the API server. Like the CPU build's `Warming up model` after KV sizing
-        # it is the engine's warmup, one step: its graph capture comes after the per-shape
-        # warmup, so it cannot be a phase of its own (a run's phase never moves back).
-        r"|\[Warmup\]\[[\w/]+\]\[\d+/\d+\]|Warmup finished in \d+ secs"), Phase.WARMUP),
+        r"|Started server process|Waiting for application startup"), Phase.WARMUP),
     (_C(r"Application startup complete"), Phase.READY),
 )
 
+# The Gaudi (HPU) fork's warmup_model, once the KV cache is allocated: a forward pass of dummy
+# data per prompt and decode bucket shape (`[Warmup][Prompt][k/N] batch_size:.. seq_len:..`,
+# `[Warmup][Decode][k/N]`), which compiles each shape's graph, then the HPU graph capture of
+# those buckets (`[Warmup][Graph/Prompt][k/N]`), then `Warmup finished in N secs` and the API
+# server. Like the CPU build's `Warming up model` after KV sizing it is the engine's warmup, one
+# step: its graph capture comes after the per-shape warmup, so it cannot be a phase of its own
+# (a run's phase never moves back). A marker, checked in _special behind its literals.
+_HPU_WARMUP_RE = _C(r"\[Warmup\]\[[\w/]+\]\[\d+/\d+\]|Warmup finished in \d+ secs")
 _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took")
 # The KV cache has been sized: what follows is "warmup model" of init engine's "(profile, create kv
 # cache, warmup model)".
@@ -110,6 +110,9 @@ class VLLMTracker(MarkerTracker):
             changed = self.mark_ready(line) is not None
         if "shards" in line:
             changed = self._shard_progress(line) or changed
+        if "Warmup" in line and _HPU_WARMUP_RE.search(line):
+            self.markers_seen += 1
+            changed = self._advance(Phase.WARMUP) or changed
         if not self.kv_sized and ("KV cache" in line or "PU blocks" in line):
             self.kv_sized = _KV_SIZED_RE.search(line) is not None
         elif self.kv_sized and "Warming up model" in line:
