@@ -60,9 +60,6 @@ KNOWN_MISSES: dict[str, str] = {
     "g203-vllm-ascend-2025-offline-generate-shm-broadcast-stall.log":
         "offline LLM.generate's 'Processed prompts' bar and vLLM's 'No available shared "
         "memory broadcast block' stall: no rule reads either as serving; hung, undated: launch",
-    "g204-vllm-omni-2026-14h-video-polls-shm-warning-still-200.log":
-        "a fragment of a local client polling GET /v1/videos/<id> ends ready, not serving "
-        "(labelled serving: the polls are a client's job, 14 hours in)",
     "g205-vllm-llmd-pd-decode-waiting-for-remote-kvs.log":
         "vLLM's 'cmpl-... is still in WAITING_FOR_REMOTE_KVS state' (a request waiting on a "
         "PD transfer) is not read as traffic; hung, undated: launch (labelled serving)",

@@ -165,3 +165,23 @@ def test_sglang_warmup_request_logged_before_the_ready_line_then_a_client() -> N
     assert tracker.phase is Phase.READY
     tracker.feed(WARMUP_POST)
     assert tracker.phase is Phase.SERVING
+
+
+# --- local reads of API resources ------------------------------------------------------------
+
+def _local_get(path: str) -> str:
+    return f'(APIServer pid=1) INFO:     127.0.0.1:56038 - "GET {path} HTTP/1.1" 200 OK'
+
+
+def test_a_local_client_polling_its_job_after_ready_is_serving() -> None:
+    tracker = _walk("vllm", [VLLM_UP, VLLM_READY, _local_get("/v1/videos/video_gen_de25")])
+    assert tracker.phase is Phase.SERVING and tracker.requests_seen == 1
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+@pytest.mark.parametrize("path", ["/v1/models", "/health", "/metrics", "/get_model_info"])
+def test_local_reads_of_probe_routes_after_ready_are_not_traffic(engine: str, path: str) -> None:
+    tracker = get_engine(engine).new_tracker()
+    tracker.mark_ready()
+    tracker.feed(_local_get(path))
+    assert tracker.phase is Phase.READY and tracker.requests_seen == 0

@@ -116,15 +116,17 @@ def is_probe(method: str, path: str) -> bool:
     return method in ("GET", "HEAD") and path.partition("?")[0].rstrip("/") in PROBE_PATHS
 
 
-def is_traffic(method: str, client: str) -> bool:
+def is_traffic(method: str, client: str, path: str = "") -> bool:
     """Whether an access line is real traffic rather than a local readiness/health probe.
 
     Probes (SGLang's own warmup polls, our health checks, `wait_for_server` helpers) come from
     loopback and only read. Anything that writes (POST: /generate, /v1/chat/completions, ...)
     is a request; so is any request from another host (a client or a load balancer that has put
-    the server in rotation).
+    the server in rotation), and a local read of an API resource other than the model list
+    (a client polling its job: `GET /v1/videos/<id>`, `/v1/batches/<id>`, `/v1/files/<id>`).
     """
-    return method not in ("GET", "HEAD", "OPTIONS") or not is_loopback(client)
+    return method not in ("GET", "HEAD", "OPTIONS") or not is_loopback(client) or (
+        path.startswith("/v1/") and not is_probe(method, path))
 
 
 def parse_version(version: str | None) -> tuple[int, ...] | None:
@@ -231,7 +233,7 @@ class MarkerTracker(PhaseTracker):
             # Nothing can change any more; only count requests (cheap `in` checks).
             if "HTTP/" in line:
                 access = parse_access(line)
-                if access and is_traffic(access[1], access[0]):
+                if access and is_traffic(access[1], access[0], access[2]):
                     self.requests_seen += 1
             return None
         if self.PREFILTER.search(line) is None:
@@ -267,7 +269,7 @@ class MarkerTracker(PhaseTracker):
         if access is None:
             return False
         if self.ready:
-            if is_traffic(access[1], access[0]):
+            if is_traffic(access[1], access[0], access[2]):
                 self.requests_seen += 1
                 return self._advance(Phase.SERVING)
             return False

@@ -135,7 +135,7 @@ class VLLMTracker(MarkerTracker):
 
 def _answered(line: str) -> bool:
     access = parse_access(line)
-    return access is not None and is_traffic(access[1], access[0])
+    return access is not None and is_traffic(access[1], access[0], access[2])
 
 
 _FLAGS: dict[str, str] = {
