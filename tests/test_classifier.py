@@ -42,10 +42,6 @@ KNOWN_MISSES: dict[str, str] = {
         "only a relayed raylet C++ stack and uvicorn's shutdown lines: nothing the classifier "
         "reads as fatal (uvicorn also shuts down this way on a plain SIGTERM) and no line says "
         "the API server had been up; labelled crashed/serving from the issue",
-    "f107-vllm-055-l40-rpc-server-didnt-reply-shutting-down.log":
-        "uvicorn's shutdown, then the RPC client's health-check TimeoutError while generating: "
-        "no rule reads a failed health RPC as a health-check failure after ready (cause), and "
-        "nothing before it says the API server was up (phase launch, labelled serving)",
     "f114-vllm-013-h20-double-spaced-oom-in-executor-init.log":
         "CUDA OOM raised in the executor's construction (_init_executor), no loader frame or "
         "marker in the trimmed paste: launch, labelled weight_loading from the issue title",
@@ -71,6 +67,10 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    "f107-vllm-055-l40-rpc-server-didnt-reply-shutting-down.log":
+        "uvicorn's shutdown with connections open, then the RPC client's health-check "
+        "TimeoutError while generating: the tracker reads the open connections as serving, but "
+        "no rule reads a failed health RPC as a health-check failure (cause unknown)",
     "g212-sglang-2026-pd-decode-dp32-capture-soft-watchdog-stack.log":
         "a soft watchdog (self.soft=True only warns) with a py-spy stack in capture: the "
         "tracker dates it (cuda_graph_capture), but no cause signature takes a soft watchdog "

@@ -185,3 +185,30 @@ def test_local_reads_of_probe_routes_after_ready_are_not_traffic(engine: str, pa
     tracker.mark_ready()
     tracker.feed(_local_get(path))
     assert tracker.phase is Phase.READY and tracker.requests_seen == 0
+
+
+# --- a fragment that starts at uvicorn's shutdown --------------------------------------------
+
+UVICORN_DOWN = "INFO:     Shutting down"
+CONNECTIONS = "INFO:     Waiting for connections to close. (CTRL+C to force quit)"
+
+
+def test_vllm_fragment_starting_at_uvicorns_shutdown_had_been_ready() -> None:
+    tracker = _walk("vllm", [UVICORN_DOWN])
+    assert tracker.ready and tracker.phase is Phase.READY
+
+
+def test_vllm_fragment_shutting_down_with_clients_connected_was_serving() -> None:
+    tracker = _walk("vllm", [UVICORN_DOWN, CONNECTIONS])
+    assert tracker.phase is Phase.SERVING
+
+
+def test_connections_open_at_the_stop_of_a_run_seen_from_its_start_are_not_traffic() -> None:
+    """Our own health probe may be connected when the daemon stops a run."""
+    tracker = _walk("vllm", [VLLM_UP, VLLM_READY, UVICORN_DOWN, CONNECTIONS])
+    assert tracker.phase is Phase.READY
+
+
+def test_sglang_uvicorn_shutdown_atop_a_fragment_proves_nothing() -> None:
+    """SGLang starts uvicorn before its warmup: a shutdown may come before ready."""
+    assert not _walk("sglang", [UVICORN_DOWN, CONNECTIONS]).ready

@@ -25,8 +25,8 @@ _PREFILTER = literal_prefilter(
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
     "Graph capturing", "init engine", "Starting vLLM", "Started server process",
     "pplication startup", "Running: ", "HTTP/", "%|", "Loading drafter", "d request ",
-    "API server: ", "PU blocks", "[Warmup][", "Warmup finished", "Shutting down FastAPI",
-    "throughput: ",
+    "API server: ", "PU blocks", "[Warmup][", "Warmup finished", "Shutting down",
+    "Waiting for connections", "throughput: ",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -68,9 +68,13 @@ _KV_SIZED_RE = _C(r"KV cache size: [\d,]+ tokens|# [CGHNX]PU blocks: \d")
 _GRAPH_BAR_RE = _C(r"(?i:capturing cuda ?graph)[^:]*:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 # 2026 builds' shutdown sequence: the API server's launcher (serve_http, which runs only once
 # the engine client is up) shutting down or draining its engine client.
-# V0 builds' launcher (serve_http, likewise): `Shutting down FastAPI HTTP server.`
+# V0 builds' launcher (serve_http, likewise): `Shutting down FastAPI HTTP server.`; uvicorn's own
+# `INFO:     Shutting down` (the API server's uvicorn starts only once the engine is up).
 _API_SHUTDOWN_RE = _C(r"\bAPI server: (?:shutdown triggered|stopping engine client)"
-                      r"|Shutting down FastAPI HTTP server")
+                      r"|Shutting down FastAPI HTTP server|INFO:\s+Shutting down\s*$")
+# uvicorn shutting down with connections open (printed only when some are): clients were
+# connected to the API server.
+_CONNECTIONS_OPEN = "Waiting for connections to close"
 
 
 class VLLMTracker(MarkerTracker):
@@ -104,10 +108,16 @@ class VLLMTracker(MarkerTracker):
             # serving (`_access` below). A local read is a probe (ours too): it proves nothing.
             changed = self.mark_ready(line) is not None
         elif not self.ready and self.markers_seen == 0 and ("API server: " in line or
-                                                          "FastAPI" in line) and \
+                                                          "Shutting down" in line) and \
                 _API_SHUTDOWN_RE.search(line):
             # a fragment that starts at a stop: the API server being shut down had been up
             changed = self.mark_ready(line) is not None
+        if self.markers_seen == 0 and _CONNECTIONS_OPEN in line:
+            # a fragment that starts at a stop with clients connected: it was serving them (not
+            # for a run seen from its start: our own probe may be connected when we stop it)
+            changed = self.mark_ready(line) is not None or changed
+            self.requests_seen = max(self.requests_seen, 1)
+            changed = self._advance(Phase.SERVING) or changed
         if "shards" in line:
             changed = self._shard_progress(line) or changed
         if "Warmup" in line and _HPU_WARMUP_RE.search(line):
