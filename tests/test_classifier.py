@@ -45,9 +45,6 @@ KNOWN_MISSES: dict[str, str] = {
     "f114-vllm-013-h20-double-spaced-oom-in-executor-init.log":
         "CUDA OOM raised in the executor's construction (_init_executor), no loader frame or "
         "marker in the trimmed paste: launch, labelled weight_loading from the issue title",
-    "f208-vllm-v1-tpu-precompile-sampling-exception.log":
-        "TPU's precompile of input shapes ('Compiling sampling with different input shapes') "
-        "is not read as the capture step: kv_cache_alloc (labelled cuda_graph_capture)",
     # the third batch (fresh2)
     "g102-sglang-2601-warmup-502-killed-zh.log":
         "a busy Prefill batch line (#running-req: 6) at the top makes the fragment serving; "

@@ -212,3 +212,18 @@ def test_connections_open_at_the_stop_of_a_run_seen_from_its_start_are_not_traff
 def test_sglang_uvicorn_shutdown_atop_a_fragment_proves_nothing() -> None:
     """SGLang starts uvicorn before its warmup: a shutdown may come before ready."""
     assert not _walk("sglang", [UVICORN_DOWN, CONNECTIONS]).ready
+
+
+# --- TPU: XLA precompilation of input shapes -------------------------------------------------
+
+TPU_KV = "INFO 03-31 07:47:51 [kv_cache_utils.py:577] GPU KV cache size: 985,328 tokens"
+
+
+@pytest.mark.parametrize("line", [
+    "INFO 03-31 07:47:51 [tpu_model_runner.py:769] Compiling the model with different input "
+    "shapes.",
+    "INFO 03-31 07:48:36 [tpu_model_runner.py:780] Compiling sampling with different input "
+    "shapes.",
+])
+def test_tpu_precompile_of_input_shapes_is_the_capture_step(line: str) -> None:
+    assert _walk("vllm", [TPU_KV, line]).phase is Phase.CUDA_GRAPH_CAPTURE

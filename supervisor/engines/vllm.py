@@ -26,7 +26,7 @@ _PREFILTER = literal_prefilter(
     "Graph capturing", "init engine", "Starting vLLM", "Started server process",
     "pplication startup", "Running: ", "HTTP/", "%|", "Loading drafter", "d request ",
     "API server: ", "PU blocks", "[Warmup][", "Warmup finished", "Shutting down",
-    "Waiting for connections", "throughput: ",
+    "Waiting for connections", "throughput: ", "different input shapes",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -47,7 +47,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # the CPU build: compile and profile the model, then size the KV cache from host memory
         r"|Warming up model for the compilation|GiB for KV cache on node|CPU KV cache size"),
      Phase.KV_CACHE_ALLOC),
-    (_C(r"(?i:capturing cuda ?graph)|Graph capturing finished"), Phase.CUDA_GRAPH_CAPTURE),
+    (_C(r"(?i:capturing cuda ?graph)|Graph capturing finished"
+        # the TPU runner's capture_model: XLA compiles the model, then sampling (and other
+        # heads), for each padded input shape (`Compiling the model with different input
+        # shapes.`, `Compiling sampling with different input shapes.`): its graph capture
+        r"|Compiling [\w ]+ with different input shapes"), Phase.CUDA_GRAPH_CAPTURE),
     (_C(r"init engine \(profile, create kv cache, warmup model\) took|Starting vLLM API server"
         r"|Started server process|Waiting for application startup"), Phase.WARMUP),
     (_C(r"Application startup complete"), Phase.READY),
