@@ -29,8 +29,9 @@ _PREFILTER = literal_prefilter(
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "fired up and ready",
-    " batch", "HTTP/", "%|", "failed for request ", "graph_runner.py:", "_graphs (",
-    "cuda_graph_setup.py:",
+    " batch", "HTTP/", "%|", "failed for request ",
+    # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
+    "raph_runner.py:", "graphs (", "raph_setup.py:",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -83,8 +84,8 @@ class SGLangTracker(MarkerTracker):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
         if "shards" in line:
             changed = self._shard_progress(line) or changed
-        if ".py:" in line and ("graph_runner.py:" in line or "_graphs (" in line
-                               or "cuda_graph_setup.py:" in line) and \
+        if ".py:" in line and ("raph_runner.py:" in line or "graphs (" in line
+                               or "raph_setup.py:" in line) and \
                 _CAPTURE_FRAME_RE.search(line):
             self.markers_seen += 1
             changed = self._advance(Phase.CUDA_GRAPH_CAPTURE) or changed

@@ -25,7 +25,8 @@ _PREFILTER = literal_prefilter(
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
     "Graph capturing", "init engine", "Starting vLLM", "Started server process",
     "pplication startup", "Running: ", "HTTP/", "%|", "Loading drafter", "d request ",
-    "API server: ", "PU blocks", "[Warmup][", "Warmup finished", "Shutting down",
+    # (the forks' lines below on first letters already above: each new one costs every line)
+    "API server: ", "HPU blocks", "CPU blocks", "Warmup][", "Warmup finished", "Shutting down",
     "Waiting for connections", "throughput: ", "different input shapes",
 )
 
@@ -40,8 +41,8 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     # what follows is the profiling run that sizes the KV cache
     (_C(r"Model loading took|Loading model weights took|Memory profiling takes"
         r"|Available KV cache memory|GPU KV cache size"
-        # `# GPU blocks` and the forks' `# HPU blocks` (Gaudi), `# NPU blocks`, `# XPU blocks`
-        r"|Maximum concurrency for|# [CGHNX]PU blocks|Dynamo bytecode transform"
+        # `# GPU blocks`, the Gaudi fork's `# HPU blocks`, the CPU backend's `# CPU blocks`
+        r"|Maximum concurrency for|# [CGH]PU blocks|Dynamo bytecode transform"
         r"|torch\.compile takes"
         r"|Compiling a graph for"
         # the CPU build: compile and profile the model, then size the KV cache from host memory
@@ -68,7 +69,7 @@ _HPU_WARMUP_RE = _C(r"\[Warmup\]\[[\w/]+\]\[\d+/\d+\]|Warmup finished in \d+ sec
 _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took")
 # The KV cache has been sized: what follows is "warmup model" of init engine's "(profile, create kv
 # cache, warmup model)".
-_KV_SIZED_RE = _C(r"KV cache size: [\d,]+ tokens|# [CGHNX]PU blocks: \d")
+_KV_SIZED_RE = _C(r"KV cache size: [\d,]+ tokens|# [CGH]PU blocks: \d")
 _GRAPH_BAR_RE = _C(r"(?i:capturing cuda ?graph)[^:]*:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 # 2026 builds' shutdown sequence: the API server's launcher (serve_http, which runs only once
 # the engine client is up) shutting down or draining its engine client.
