@@ -32,9 +32,10 @@ PARTS = {
     "fresh": FIXTURES / "corpus" / "fresh",
     "fresh-heldout": FIXTURES / "corpus" / "fresh" / "heldout",
     "fresh2": FIXTURES / "corpus" / "fresh2",
+    "fresh3": FIXTURES / "corpus" / "fresh3",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
-UNTOUCHED = ("heldout", "fresh-heldout", "fresh2")
+UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3")
 FIELDS = ("outcome", "phase", "cause")
 
 
@@ -180,12 +181,13 @@ def main() -> None:
     results = score(list(PARTS))
     print(table(results))
     public = (results["corpus"] + results["heldout"] + results["fresh"]
-              + results["fresh-heldout"] + results["fresh2"])
+              + results["fresh-heldout"] + results["fresh2"] + results["fresh3"])
     print("\nCauses, tuning part (corpus):\n" + confusion(results["corpus"]))
     print("\nCauses, held-out part:\n" + confusion(results["heldout"]))
     print("\nCauses, fresh part (tuning):\n" + confusion(results["fresh"]))
     print("\nCauses, fresh held-out part:\n" + confusion(results["fresh-heldout"]))
     print("\nCauses, third batch (fresh2):\n" + confusion(results["fresh2"]))
+    print("\nCauses, fourth batch (fresh3):\n" + confusion(results["fresh3"]))
     print("\nCauses, all labelled logs:\n" + confusion(
         public + results["sglang-logs"] + results["real-engines"]))
     if args.show != "none":
