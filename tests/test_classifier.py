@@ -29,12 +29,13 @@ REAL = Path(__file__).parent / "fixtures" / "real-engines"
 FRESH = CORPUS / "fresh"
 FRESH_HELDOUT = FRESH / "heldout"  # measured blind twice, tuning data since
 FRESH2 = CORPUS / "fresh2"  # the third batch: measured blind once, tuning data since
+FRESH3 = CORPUS / "fresh3"  # the fourth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
-# held-out part), the real engine runs made here, the fresh corpus (both parts) and the third
-# batch.
+# held-out part), the real engine runs made here, the fresh corpus (both parts), the third and
+# the fourth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
-    sorted(FRESH2.glob("*.log"))
+    sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -60,7 +61,46 @@ KNOWN_MISSES: dict[str, str] = {
         "SGLang PD's 'Prefill bootstrap failed for request' names a client's request: the "
         "fragment is read as ready (mid-run traffic) and nothing after it says the server "
         "stalled; labelled hung in serving (a file cannot time a stall)",
+    # the fourth batch (fresh3), as scored blind; each reason says what the log shows
+    "h103-sglang-2606-gcp-committed-kv-already-freed.log":
+        "every line under Google Cloud Logging's 'ERROR <RFC3339 ns>' prefix; a scheduler "
+        "traceback through event_loop_overlap (serving) is read launch",
+    "h107-sglang-2503-dp-attention-compile-traceback-no-prefix.log":
+        "a bare scheduler-init traceback cut at ModelRunner.initialize: nothing in the log "
+        "dates it (labelled cuda_graph_capture from the thread); launch",
+    "h111-sglang-2503-r1-tp16-decode-oom-retract-lines.log":
+        "only SGLang's 'Decode out of memory happened. #retracted_reqs' lines: the scheduler "
+        "retracting running requests is serving, read as an undated launch",
+    "h115-sglang-2604-dgx-spark-gb10-piecewise-graph-dynamo.log":
+        "a Dynamo trace through flashinfer's JIT nvcc check under SGLang's piecewise CUDA graph "
+        "advice: labelled capture/unknown, read launch/flashinfer_error",
+    "h201-vllm-b300-cutlass-scaled-mm-error-internal.log":
+        "'RuntimeError: Error Internal' from cutlass_scaled_mm in the compiled first forward "
+        "(the memory-profiling run): labelled kv_cache_alloc/unknown, read launch with inductor "
+        "frames as triton_compile_error",
+    "h206-vllm-dp8-full-cudagraph-requests-hang.log":
+        "one stats line: 255 requests running at 0 tokens/s is a stall (labelled hung), read as "
+        "a server that is up (ready)",
+    "h211-vllm-docker-ts-embeddings-engine-dead-serving.log":
+        "two pieces of one paste (startup to KV sizing, then EngineDeadError while serving "
+        "/v1/embeddings): the crash is dated warmup, labelled serving",
+    "h301-vllm-kserve-2407-hf-runtime-division-by-zero.log":
+        "KServe's 'Failed to start model server: integer division or modulo by zero': no rule "
+        "reads a wrapper's failed start as fatal (incomplete)",
+    "h309-vllm-rayserve-2502-dsr1-h20-replica-stopped-after-mla.log":
+        "Ray Serve stopping a replica after vLLM's 'Using Triton MLA backend' (model "
+        "construction): labelled weight_loading, read launch",
+    "h410-sglang-2505-pd-nixl-ucx-segfault-after-route.log":
+        "a UCX 'Caught signal 11 (Segmentation fault' with its backtrace after a PD route line: "
+        "not read as a death (ready), labelled crashed in serving",
+    "h414-vllm-0501-ray-two-node-logits-gather-nccl-error-2.log":
+        "a remote Ray worker's NCCL error in the logits gather of the profiling run (labelled "
+        "kv_cache_alloc); the trimmed paste has no frame of the profiling: launch",
+    "h112-sglang-2512-decode-batches-token-usage-094.log":
+        "only busy Decode batch lines (token usage 0.94, requests queued), labelled incomplete "
+        "(the thread's KV pressure comes later): read as a server up and serving (ready)",
 }
+
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
@@ -72,6 +112,31 @@ CAUSE_MISSES: dict[str, str] = {
         "a soft watchdog (self.soft=True only warns) with a py-spy stack in capture: the "
         "tracker dates it (cuda_graph_capture), but no cause signature takes a soft watchdog "
         "(cause unknown, labelled watchdog_timeout)",
+    # the fourth batch (fresh3), as scored blind
+    "h102-sglang-2607-dsv4-h200-weights-leave-no-kv.log":
+        "a two-line fragment: weights leave no room for the KV cache, worded in a way no "
+        "kv_cache_oom signature knows (cause unknown)",
+    "h104-sglang-2605-prefill-kv-pool-exhaustion-elided-paths.log":
+        "the traceback ends at the raise in alloc_paged_token_slots_extend before its message: "
+        "labelled kv_cache_oom from the frames, read unknown",
+    "h109-sglang-2510-kvcached-gptoss-scheduler-exception.log":
+        "kvcached's scheduler exception while sizing the pool is read kv_cache_oom; labelled "
+        "unknown (the thread's cause is a configuration)",
+    "h304-vllm-ascend-2608-310p3-driver-device-count-failed.log":
+        "the CANN driver's 'drv devId is invalid' / device count failure: no rule reads an NPU "
+        "driver refusing the device (labelled gpu_fault)",
+    "h308-vllm-openrlhf-2502-ray-actor-worker-use-ray-kwarg.log":
+        "a TypeError for an unexpected keyword argument ('worker_use_ray') of the engine's "
+        "arguments: labelled invalid_config, read unknown",
+    "h401-vllm-rocm-ci-dp-ep-nixl-not-available.log":
+        "'NIXL is not available': a missing transfer library, labelled import_error, read "
+        "unknown",
+    "h403-vllm-2603-skyrl-ray-setup-hook-env-reserved.log":
+        "vLLM refusing an environment variable Ray reserves: labelled invalid_config, read "
+        "unknown",
+    "h409-vllm-1cat-fork-pd-nixl-mamba-conv-layout-assert.log":
+        "an assertion telling the user to set VLLM_SSM_CONV_STATE_LAYOUT=DS: labelled "
+        "invalid_config, read unknown",
 }
 
 
