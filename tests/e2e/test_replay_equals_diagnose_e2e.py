@@ -55,6 +55,12 @@ LIVE_MISSES: dict[str, str] = {
     "f217-vllm-ray-multinode-request-raylet-stack-then-uvicorn-exit.log":
         "labelled crashed, diagnose says incomplete (a known classifier miss); live, the "
         "replay's exit status 1 says crashed",
+    "h301-vllm-kserve-2407-hf-runtime-division-by-zero.log":
+        "labelled crashed, diagnose says incomplete (a known classifier miss: KServe's 'Failed "
+        "to start model server'); live, the replay's exit status says crashed",
+    "h410-sglang-2505-pd-nixl-ucx-segfault-after-route.log":
+        "labelled crashed, diagnose says ready (a known classifier miss: UCX's 'Caught signal "
+        "11' backtrace); live, the replay dies as the labelled crash did and says crashed",
     # the live run's phase only moves forward: its tracker reached warmup at the launcher's
     # 'Started server process' printed after every scheduler had exited with 255; diagnose
     # dates the crash at the first dead rank (launch), which the live run cannot go back to
