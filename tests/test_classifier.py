@@ -51,16 +51,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a busy Prefill batch line (#running-req: 6) at the top makes the fragment serving; "
         "the warmup error after it is labelled warmup (the launcher kills a server whose "
         "warmup failed, traffic or not)",
-    "g203-vllm-ascend-2025-offline-generate-shm-broadcast-stall.log":
-        "offline LLM.generate's 'Processed prompts' bar and vLLM's 'No available shared "
-        "memory broadcast block' stall: no rule reads either as serving; hung, undated: launch",
-    "g205-vllm-llmd-pd-decode-waiting-for-remote-kvs.log":
-        "vLLM's 'cmpl-... is still in WAITING_FOR_REMOTE_KVS state' (a request waiting on a "
-        "PD transfer) is not read as traffic; hung, undated: launch (labelled serving)",
-    "g208-sglang-pd-prefill-bootstrap-timeout-after-hang.log":
-        "SGLang PD's 'Prefill bootstrap failed for request' names a client's request: the "
-        "fragment is read as ready (mid-run traffic) and nothing after it says the server "
-        "stalled; labelled hung in serving (a file cannot time a stall)",
     # the fourth batch (fresh3), as scored blind; each reason says what the log shows
     "h103-sglang-2606-gcp-committed-kv-already-freed.log":
         "every line under Google Cloud Logging's 'ERROR <RFC3339 ns>' prefix; a scheduler "
@@ -68,9 +58,6 @@ KNOWN_MISSES: dict[str, str] = {
     "h107-sglang-2503-dp-attention-compile-traceback-no-prefix.log":
         "a bare scheduler-init traceback cut at ModelRunner.initialize: nothing in the log "
         "dates it (labelled cuda_graph_capture from the thread); launch",
-    "h111-sglang-2503-r1-tp16-decode-oom-retract-lines.log":
-        "only SGLang's 'Decode out of memory happened. #retracted_reqs' lines: the scheduler "
-        "retracting running requests is serving, read as an undated launch",
     "h115-sglang-2604-dgx-spark-gb10-piecewise-graph-dynamo.log":
         "a Dynamo trace through flashinfer's JIT nvcc check under SGLang's piecewise CUDA graph "
         "advice: labelled capture/unknown, read launch/flashinfer_error",
@@ -78,9 +65,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'RuntimeError: Error Internal' from cutlass_scaled_mm in the compiled first forward "
         "(the memory-profiling run): labelled kv_cache_alloc/unknown, read launch with inductor "
         "frames as triton_compile_error",
-    "h206-vllm-dp8-full-cudagraph-requests-hang.log":
-        "one stats line: 255 requests running at 0 tokens/s is a stall (labelled hung), read as "
-        "a server that is up (ready)",
     "h211-vllm-docker-ts-embeddings-engine-dead-serving.log":
         "two pieces of one paste (startup to KV sizing, then EngineDeadError while serving "
         "/v1/embeddings): the crash is dated warmup, labelled serving",

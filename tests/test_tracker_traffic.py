@@ -31,6 +31,10 @@ def _walk(engine: str, lines: list[str]):
 
 # --- vLLM: lines of an engine working on requests -------------------------------------------
 
+OFFLINE_BAR = ("Processed prompts:   0%|          | 0/4 [00:00<?, ?it/s, est. speed input: "
+               "0.00 toks/s, output: 0.00 toks/s]")
+PD_WAIT = ("DEBUG 10-09 19:47:51 [scheduler.py:345] cmpl-c7da0225-3a9e-0 is still in "
+           "WAITING_FOR_REMOTE_KVS state.")
 V1_WAITING = ("(APIServer pid=1) INFO 08-01 10:00:00 [loggers.py:123] Engine 000: Avg prompt "
               "throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 0 reqs, "
               "Waiting: 2 reqs, GPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%")
@@ -45,14 +49,16 @@ IDLE_STATS = ("INFO 08-20 02:39:57 metrics.py:411] Avg prompt throughput: 0.0 to
               "reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%.")
 
 
-@pytest.mark.parametrize("line", [V1_WAITING, V0_PENDING, V0_TOKENS],
-                         ids=["v1-waiting", "v0-pending", "v0-prompt-tokens"])
+@pytest.mark.parametrize("line", [OFFLINE_BAR, PD_WAIT, V1_WAITING, V0_PENDING, V0_TOKENS],
+                         ids=["offline-bar", "pd-remote-kv-wait", "v1-waiting", "v0-pending",
+                              "v0-prompt-tokens"])
 def test_vllm_fragment_starting_with_engine_traffic_is_serving(line: str) -> None:
     tracker = _walk("vllm", [line])
     assert tracker.ready and tracker.phase is Phase.SERVING
 
 
-@pytest.mark.parametrize("line", [V1_WAITING, V0_TOKENS], ids=["v1-waiting", "v0-tokens"])
+@pytest.mark.parametrize("line", [PD_WAIT, V1_WAITING, V0_TOKENS],
+                         ids=["pd-remote-kv-wait", "v1-waiting", "v0-tokens"])
 def test_vllm_engine_traffic_after_ready_is_serving(line: str) -> None:
     tracker = _walk("vllm", [VLLM_UP, VLLM_READY])
     assert tracker.phase is Phase.READY
@@ -63,6 +69,14 @@ def test_vllm_engine_traffic_after_ready_is_serving(line: str) -> None:
 def test_vllm_idle_stats_are_not_traffic() -> None:
     assert not _walk("vllm", [IDLE_STATS]).ready
     assert _walk("vllm", [VLLM_UP, VLLM_READY, IDLE_STATS]).phase is Phase.READY
+
+
+def test_vllm_offline_generate_after_startup_markers_is_serving() -> None:
+    """LLM.generate has no API server and no ready line: its bar follows the engine's init."""
+    tracker = _walk("vllm", [VLLM_UP])
+    assert tracker.phase is Phase.WARMUP and not tracker.ready
+    tracker.feed(OFFLINE_BAR)
+    assert tracker.ready and tracker.phase is Phase.SERVING
 
 
 def test_vllm_shm_broadcast_wait_alone_dates_nothing() -> None:
@@ -227,3 +241,32 @@ TPU_KV = "INFO 03-31 07:47:51 [kv_cache_utils.py:577] GPU KV cache size: 985,328
 ])
 def test_tpu_precompile_of_input_shapes_is_the_capture_step(line: str) -> None:
     assert _walk("vllm", [TPU_KV, line]).phase is Phase.CUDA_GRAPH_CAPTURE
+
+
+# --- SGLang: a client's request named in trouble ----------------------------------------------
+
+SG_PD_FAIL = (f"{SG_TS} TP1] Decode transfer failed for request rank=1 decode_req.req.rid='3ce8' "
+              "decode_req.req.bootstrap_room=16 with exception KVTransferError(bootstrap_room=16): "
+              "Failed due to an unknown reason from another rank")
+SG_RETRACT = (f"{SG_TS} TP13] Decode out of memory happened. #retracted_reqs: 1, "
+              "#new_token_ratio: 0.1474 -> 0.1845")
+
+
+@pytest.mark.parametrize("line", [SG_PD_FAIL, SG_RETRACT], ids=["pd-transfer", "retraction"])
+def test_sglang_fragment_starting_with_a_request_in_trouble_is_serving(line: str) -> None:
+    tracker = _walk("sglang", [line])
+    assert tracker.ready and tracker.phase is Phase.SERVING
+
+
+@pytest.mark.parametrize("line", [SG_PD_FAIL, SG_RETRACT], ids=["pd-transfer", "retraction"])
+def test_sglang_request_in_trouble_after_ready_is_serving(line: str) -> None:
+    tracker = _walk("sglang", SG_STARTUP)
+    assert tracker.phase is Phase.READY
+    tracker.feed(line)
+    assert tracker.phase is Phase.SERVING
+
+
+def test_sglang_other_out_of_memory_lines_are_not_retractions() -> None:
+    """Only the decode retraction names running requests; a KV pool line is not traffic."""
+    line = f"{SG_TS} TP0] Prefill out of memory. Try to lower your batch size. retracted_reqs: ?"
+    assert not _walk("sglang", [line]).ready

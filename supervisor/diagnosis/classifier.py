@@ -383,6 +383,13 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
         ev = [raw[i] for i in (scan.stop_at, scan.last_marker) if i is not None]
         return Verdict(engine, outcome, tracker_phase, None, _evidence(ev))
     if outcome is Outcome.READY:
+        stalls = _trailing_stalls(raw)
+        if stalls:
+            # up, then only stall reports to the end: hung where the tracker was (a file cannot
+            # time the silence that follows, nor say why it stalled)
+            ev = [raw[stalls[0]], raw[stalls[-1]], *(raw[i] for i in scan.phase_lines[-1:])]
+            return Verdict(engine, Outcome.INCOMPLETE, tracker_phase, Cause.UNKNOWN,
+                           _evidence(ev))
         ev = [raw[i] for i in ([ready] + scan.phase_lines[-1:]) if i is not None]
         return Verdict(engine, outcome, tracker_phase, None, _evidence(ev))
 
@@ -407,6 +414,41 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
 
     evidence = _failure_evidence(raw, scan, start, best, fatal_after, outcome) or _last_line(raw)
     return Verdict(engine, outcome, phase, cause, evidence)
+
+
+# Reports of a server that is up but stuck. A log whose lines after its last progress are only
+# these ended hung, not ready (each for the kind of log named):
+_STALL_REPORT = re.compile(
+    # vLLM's message queue: the engine waits on a worker that stopped reading (V1, any fork)
+    r"No available shared memory broadcast block found in \d+"
+    # vLLM PD disaggregation (NIXL, llm-d): a decode request whose KV blocks never arrive
+    r"|is still in WAITING_FOR_REMOTE_KVS state"
+    # SGLang PD: a request's bootstrap or KV transfer gave up waiting (not one that failed fast,
+    # which a serving PD pair logs and carries on after)
+    r"|\b(?:Prefill|Decode) (?:bootstrap|transfer) failed for request .* timed out"
+    # SGLang's soft watchdog: the scheduler's batch has not moved (it only warns)
+    r"|[Ww]atchdog timeout \(self\.watchdog_timeout=[\d.]+, self\.soft=True\)"
+    # SGLang retracting running requests for want of KV cache (decode under memory pressure)
+    r"|Decode out of memory happened\. #retracted_reqs"
+    # vLLM's stats (V0 and V1): requests running and no token in or out since the last line
+    r"|Avg prompt throughput: 0\.0 tokens/s, Avg generation throughput: 0\.0 tokens/s, "
+    r"Running: [1-9]")
+# What may sit between and after stall reports: a paste's elision marks, a dump's indented or
+# thread-header lines (py-spy under a soft watchdog)
+_ELISION = re.compile(r"\s*(?:\.{3,}|…|\[\.\.\.\])?\s*$|\s|Thread (?:0x)?[0-9a-f]+ ")
+
+
+def _trailing_stalls(raw: list[str]) -> list[int]:
+    """Indices of the stall reports that end the log, when nothing but them (and elisions or
+    dump lines) follows its last other line; empty otherwise."""
+    found: list[int] = []
+    for i in range(len(raw) - 1, -1, -1):
+        msg = strip_wrappers(raw[i])
+        if _STALL_REPORT.search(msg):
+            found.append(i)
+        elif not _ELISION.match(msg):
+            break
+    return found[::-1]
 
 
 def _phase_at(scan: _Scan, index: int) -> Phase:

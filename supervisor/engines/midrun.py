@@ -6,7 +6,9 @@ any phase marker can only come from a server that was already ready: a completed
 (an OpenAI route, or any request from another host), vLLM's stats with requests running, or
 vLLM's request log (``Received request X`` / ``Added request X``, with ``--enable-log-requests``),
 or an SGLang prefill batch with other requests running or queued (its warmup sends one request),
-or an SGLang PD transfer or bootstrap failing for a request.
+or an SGLang PD transfer or bootstrap failing for a request or its requests retracted for want of
+KV cache (both serving at once: they name running requests), or a vLLM PD decode request waiting
+for its KV blocks, or the progress bar of vLLM's offline ``LLM.generate``.
 The live trackers and the offline classifier apply this one rule, so both reach the same phase.
 """
 
@@ -29,6 +31,18 @@ _BUSY_BATCH = re.compile(r"Prefill batch\b.*#(?:running-req|queue-req): [1-9]")
 # failed for request rank=0 req.rid='...'`, `Decode transfer failed ...`, `Prefill bootstrap
 # failed for request ...`): such a line names a client's request, so the server was taking them.
 _PD_REQUEST_FAILURE = re.compile(r"\b(?:Prefill|Decode) (?:transfer|bootstrap) failed for request ")
+# SGLang's scheduler retracting running requests when the KV cache runs out mid-decode (`Decode
+# out of memory happened. #retracted_reqs: 1, #new_token_ratio: ...`): only decoding requests
+# can be retracted, so the server was serving.
+_RETRACTION = "retracted_reqs: "
+
+# vLLM PD disaggregation (NIXL / llm-d decode): the scheduler keeps a request it was sent in
+# WAITING_FOR_REMOTE_KVS until the prefill side's KV blocks arrive (`cmpl-... is still in
+# WAITING_FOR_REMOTE_KVS state.`, DEBUG): a client's request, on a server that is up.
+_PD_REMOTE_KV_WAIT = "WAITING_FOR_REMOTE_KVS"
+# vLLM's offline LLM.generate / LLM.chat (`Processed prompts:  25%|...| 1/4 [...]`): the bar of
+# the requests it added, printed only once the engine is constructed: the engine is serving them.
+_OFFLINE_BAR = re.compile(r"Processed prompts:\s*\d+%\|")
 
 
 def is_serving_traffic(line: str) -> bool:
@@ -40,17 +54,34 @@ def is_serving_traffic(line: str) -> bool:
             and (access[2].startswith("/v1/") or not is_loopback(access[0]))
     if "-req: " in line:
         return _BUSY_BATCH.search(line) is not None
-    if "failed for request " in line:
-        return _PD_REQUEST_FAILURE.search(line) is not None
+    if "failed for request " in line or _RETRACTION in line:
+        return is_request_trouble(line)
     return is_engine_traffic(line)
 
 
+def is_request_trouble(line: str) -> bool:
+    """SGLang naming a client's request it could not go on with (a PD transfer or bootstrap
+    failing, requests retracted for want of KV cache): requests were being served."""
+    if _RETRACTION in line:
+        return "Decode out of memory" in line
+    return "failed for request " in line and _PD_REQUEST_FAILURE.search(line) is not None
+
+
 def is_engine_traffic(line: str) -> bool:
-    """A line of vLLM's engine working on requests (busy stats, the request log): before any
-    marker the server was up; after ready, it is serving."""
+    """A line of vLLM's engine working on requests (stats, request log, PD wait, offline bar):
+    before any marker the server was up; after ready, it is serving."""
     if "Running: " in line or "throughput: " in line:
         return _BUSY_STATS.search(line) is not None
+    if _PD_REMOTE_KV_WAIT in line:
+        return True
+    if "Processed prompts" in line:
+        return is_offline_generate(line)
     return is_request_log(line)
+
+
+def is_offline_generate(line: str) -> bool:
+    """The progress bar of vLLM's offline LLM.generate: the engine is up and serving."""
+    return "Processed prompts" in line and _OFFLINE_BAR.search(line) is not None
 
 
 def is_request_log(line: str) -> bool:

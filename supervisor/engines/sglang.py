@@ -19,7 +19,7 @@ from .base import (
     parse_access,
     parse_version,
 )
-from .midrun import is_serving_traffic
+from .midrun import is_request_trouble, is_serving_traffic
 
 _C = re.compile
 
@@ -29,7 +29,7 @@ _PREFILTER = literal_prefilter(
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "fired up and ready",
-    " batch", "HTTP/", "%|", "failed for request ",
+    " batch", "HTTP/", "%|", "failed for request ", "retracted_reqs",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
 )
@@ -82,6 +82,11 @@ class SGLangTracker(MarkerTracker):
         changed = False
         if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
+        if self.ready and ("failed for request " in line or "retracted_reqs" in line) \
+                and is_request_trouble(line):
+            # a client's request named (PD transfer failed, retracted): serving
+            self.requests_seen = max(self.requests_seen, 1)
+            changed = self._advance(Phase.SERVING) or changed
         if "shards" in line:
             changed = self._shard_progress(line) or changed
         if ".py:" in line and ("raph_runner.py:" in line or "graphs (" in line

@@ -12,7 +12,7 @@ import re
 
 from ..states import Phase
 from .base import Engine, MarkerTracker, PhaseUpdate, is_traffic, literal_prefilter, parse_access
-from .midrun import is_engine_traffic, is_serving_traffic
+from .midrun import is_engine_traffic, is_offline_generate, is_serving_traffic
 from .sglang import normalize_logical
 
 _C = re.compile
@@ -27,7 +27,8 @@ _PREFILTER = literal_prefilter(
     "pplication startup", "Running: ", "HTTP/", "%|", "Loading drafter", "d request ",
     # (the forks' lines below on first letters already above: each new one costs every line)
     "API server: ", "HPU blocks", "CPU blocks", "Warmup][", "Warmup finished", "Shutting down",
-    "Waiting for connections", "throughput: ", "different input shapes",
+    "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
+    "REMOTE_KVS",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -141,8 +142,12 @@ class VLLMTracker(MarkerTracker):
                                      "total": int(m[2])}
         if "HTTP/" in line:
             changed = self._access(line) or changed
+        if not self.ready and is_offline_generate(line):
+            # offline LLM.generate: no API server and no ready line, the engine serves the
+            # requests it was given (whatever markers came before)
+            changed = self.mark_ready(line) is not None or changed
         if self.ready and is_engine_traffic(line):
-            # busy stats or a request accepted: serving
+            # busy stats, a request accepted or waiting for its KV blocks: serving
             self.requests_seen = max(self.requests_seen, 1)
             changed = self._advance(Phase.SERVING) or changed
         return changed
