@@ -52,9 +52,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the warmup error after it is labelled warmup (the launcher kills a server whose "
         "warmup failed, traffic or not)",
     # the fourth batch (fresh3), as scored blind; each reason says what the log shows
-    "h103-sglang-2606-gcp-committed-kv-already-freed.log":
-        "every line under Google Cloud Logging's 'ERROR <RFC3339 ns>' prefix; a scheduler "
-        "traceback through event_loop_overlap (serving) is read launch",
     "h107-sglang-2503-dp-attention-compile-traceback-no-prefix.log":
         "a bare scheduler-init traceback cut at ModelRunner.initialize: nothing in the log "
         "dates it (labelled cuda_graph_capture from the thread); launch",
@@ -606,6 +603,8 @@ WRAPPERS = {
     "crlf": lambda ln: f"{ln}\r\n",
     # Python logging of the engine with `%(levelname)s %(process)d [%(filename)s:%(lineno)d]`
     "pylogging-pid-file": lambda ln: f"2025-06-01 10:00:00 ERROR 228 [scheduler.py:734] {ln}",
+    # Google Cloud Logging's export: severity and an RFC 3339 stamp with nanoseconds
+    "gcp-logging": lambda ln: f"ERROR 2026-06-15T14:10:59.392125190Z {ln}",
 }
 
 
@@ -1129,3 +1128,22 @@ def test_a_pd_transfer_failing_for_a_request_is_mid_run_traffic():
                  "Error"], engine="sglang")
     assert (v.outcome, v.cause) == (Outcome.READY, None), v
     assert v.phase in (Phase.READY, Phase.SERVING), v
+
+
+# --- the fourth batch's kinds of log (fresh3): synthetic lines, one test per rule --------------
+
+GCP = "ERROR 2026-06-15T14:10:59.392125190Z "
+
+
+def test_google_cloud_logging_prefix_is_a_wrapper_and_frames_date_the_crash():
+    """Every line under `SEVERITY <RFC 3339 ns>` (indentation lost): the scheduler's traceback
+    through its event loop is still read, so the crash is dated serving."""
+    lines = ["AssertionError: Committed KV cache already freed (self.kv_committed_len=1)",
+             "[2026-06-15 14:10:59 TP7] Scheduler hit an exception: Traceback (most recent call "
+             "last):",
+             'File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1024, '
+             "in event_loop_overlap",
+             "batch = self.get_next_batch_to_run()",
+             "AssertionError: Committed KV cache already freed (self.kv_committed_len=1)"]
+    v = verdict([GCP + line for line in lines], engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v

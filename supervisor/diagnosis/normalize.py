@@ -26,6 +26,10 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     # RL launcher's `[2025-12-18T16:24:02+08:00] <pod> >> `
     r"\s{0,4}\| (?=\[)",
     r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\](?: \S+ >>)? ?",
+    # Google Cloud Logging's export of a container's lines: severity, then an RFC 3339 stamp
+    # with nanoseconds (`ERROR 2026-06-15T14:10:59.392125190Z `), on every line of a paste
+    r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) "
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ",
     # Python logging of a wrapper process: `... - __main__ - INFO - `, `[Info] `
     r"- [\w.]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - ",
     r"\[(?:Info|Debug|Warn|Warning|Error|Trace)\] ",
