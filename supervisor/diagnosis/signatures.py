@@ -78,7 +78,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"unavailable|cudaErrorDevicesUnavailable|CUDA_ERROR_NO_DEVICE",
            # vLLM found no platform at all (vllm/config/device.py, DeviceConfig with
            # device=auto): no GPU visible to the process, the same family
-           r"Failed to infer device type", flags=_I)
+           r"Failed to infer device type",
+           # Ascend NPUs: the CANN runtime's driver calls at device init (the NPU counterpart of
+           # `no CUDA-capable device`: rtGetDeviceCount / rtSetDevice failing, the driver
+           # rejecting device 0, Device_Absent `Device not found or invalid`); torch_npu prints
+           # these under the traceback of the worker's init_device
+           r"rtGetDeviceCount exec\w* failed", r"get device count failed, runtime result",
+           r"drv devId is invalid", r"Device not found or invalid", flags=_I)
+    # an NPU that stopped answering the runtime mid-run (CANN `Device[0] lost heartbeat`): the
+    # device itself failed, like a GPU fallen off the bus
+    + _sig(Cause.GPU_FAULT, 90, r"Device\[\d+\] lost heartbeat", flags=_I)
     # A port taken: uvicorn's bind, SGLang's internal ports, ZMQ, the torch TCPStore.
     + _sig(Cause.PORT_IN_USE, 92,
            r"address already in use", r"\[Errno 98\]", r"Port is already in use",
@@ -174,10 +183,22 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # is -1 / auto) found no room for a single token: the KV-cache sizing failed.
     + _sig(Cause.KV_CACHE_OOM, 80, r"Cannot auto-fit max_model_len: not enough (?:GPU )?memory",
            fatal=True, flags=_I, implies=Phase.KV_CACHE_ALLOC)
+    # SGLang 0.5.x's pool sizing, worded per pool kind (mem_cache/kv_cache_configurator.py,
+    # model_executor/pool_configurator.py): `Loaded weights leave no GPU memory for the KV cache
+    # under --mem-fraction-static=0.88`, `SWA pool cap (...) leaves no room for the full KV
+    # pool`, and for hybrid (mamba / linear-attention) models `Not enough GPU memory for hybrid
+    # (...) state cache`, `... state cache is too small to serve any requests`. All raised from
+    # the pool sizing after the weights: the KV cache did not fit.
+    + _sig(Cause.KV_CACHE_OOM, 80,
+           r"leaves? no (?:GPU )?(?:memory|room) for the (?:full )?KV (?:cache|pool)",
+           r"Not enough (?:GPU )?memory for (?:the )?(?:hybrid [^)]*\) )?state cache",
+           r"state cache is too small to serve any requests",
+           fatal=True, flags=_I, implies=Phase.KV_CACHE_ALLOC)
     # SGLang's token allocator refusing a running batch (`Decode out of memory. Try to lower
-    # your batch size.`, `Prefill ...`): the KV pool ran out under real requests, so a fragment
-    # that shows only this was serving.
-    + _sig(Cause.KV_CACHE_OOM, 80, r"(?:Decode|Prefill) out of memory\. Try to lower your batch",
+    # your batch size.`, `Prefill ...`, and alloc_token_slots' unprefixed `Out of memory. Try to
+    # lower your batch size.`; mem_cache/allocation.py, schedule_batch.py before 0.5): the KV
+    # pool ran out under real requests, so a fragment that shows only this was serving.
+    + _sig(Cause.KV_CACHE_OOM, 80, r"out of memory\. Try to lower your batch",
            flags=_I, implies=Phase.SERVING)
     # CUDA allocator OOM (weights, activations, graph capture).
     + _sig(Cause.CUDA_OOM, 70,
@@ -220,6 +241,19 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"cannot import name", r"cannot open shared object file",
            r"GLIBC(?:XX)?_[\d.]+' not found", r"Could not load any common_ops library",
            r"version `[^`']+' not found", scope="error")
+    # An optional library the engine imports lazily and only needs for one feature, missing:
+    # the import failed quietly (`try: import nixl ... except ImportError: X = None`) and the
+    # feature's constructor refuses to run without it. vLLM: the KV connectors' workers (`NIXL
+    # is not available`, kv_connector/v1/nixl; `Mooncake is not available`; `MoRIIO is not
+    # available`), utils/deep_gemm.py (`DeepGEMM is not available`), attention/ops/flashmla.py;
+    # SGLang: `... is not installed. Please install ...` for mooncake, NIXL plugins, FlexKV,
+    # Petit, tilelang and others. Only the exception line, where the message is the error.
+    + _sig(Cause.IMPORT_ERROR, 60,
+           r"\b(?:NIXL|Mooncake|MoRIIO|mori(?:\.\w+)?|DeepGEMM|DeepEP|FlashMLA|FlexKV|UCCL"
+           r"|cuda\.bindings|OpenTelemetry) is not available\b",
+           r"^(?:\w+\.)*\w*(?:Error|Exception): .{0,300}?\b(?:is|are) not installed\b",
+           r"^(?:\w+\.)*\w*(?:Error|Exception): .{0,300}?\bplease install\b",
+           scope="error", flags=_I)
     # Multi-node: a rank or node never got there.
     # The rendezvous never completed, or the peer holding torch's TCPStore (rank 0's process)
     # went away: every other rank's heartbeat then fails to reach the store ("TCPStore server
@@ -345,6 +379,35 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # (platforms/cuda.py and rocm.py check_if_supports_dtype; the fix is --dtype half)
            r"Bfloat16 is only supported on GPUs with compute capability of at least",
            scope="error", flags=_I, implies=Phase.LAUNCH)
+    # Arguments or environment the engine refuses before any model work. A keyword argument
+    # its own argument classes do not have, from a wrapper built for another release (OpenRLHF,
+    # verl, a script passing `worker_use_ray=True` to vllm.LLM): EngineArgs / AsyncEngineArgs
+    # (vllm.LLM forwards its kwargs there), SGLang's ServerArgs (sgl.Engine's kwargs), the
+    # config dataclasses. An environment variable refused: Ray's runtime_env validation (`The
+    # env var, X, is not permitted because it is reserved for the internal use`, raised when
+    # vLLM's Ray executor starts its workers with the caller's environment), vLLM's envs.py
+    # choices (`Invalid value 'x' for VLLM_ATTENTION_BACKEND. Valid options: ...`) and its
+    # VLLM_PORT check (Kubernetes sets VLLM_PORT=tcp://... for a service named vllm).
+    + _sig(Cause.INVALID_CONFIG, 61,
+           r"(?:EngineArgs|ServerArgs|PortArgs|\w*Config)\.__init__\(\) got an unexpected "
+           r"keyword argument",
+           r"The env var,? \S+,? is not permitted",
+           r"Invalid value '[^']*' (?:for|in) \w+\. Valid options",
+           r"VLLM_PORT '[^']*' (?:appears to be a URI|must be a valid integer)",
+           scope="error", flags=_I, implies=Phase.LAUNCH)
+    # A check that tells the user which setting to change: an AssertionError / ValueError /
+    # NotImplementedError whose message says to set, unset, use or pass a flag or an engine
+    # variable (`AssertionError: 3-read Mamba conv transfer requires DS conv state layout. Set
+    # VLLM_SSM_CONV_STATE_LAYOUT=DS`, `... please use --attention-backend triton`). vLLM and
+    # SGLang word hundreds of their checks this way, in every phase (no phase implied). Below
+    # any message that names a cause (OOM, KV cache, a missing library), above the NCCL errors
+    # the other ranks print once this rank is gone.
+    + _sig(Cause.INVALID_CONFIG, 42,
+           r"^(?:\w+\.)*(?:AssertionError|ValueError|NotImplementedError): .{0,300}?"
+           r"\b(?:please )?(?:set|unset|use|pass|add|specify|enable|disable)(?: the)?"
+           r"(?: env(?:ironment)? var(?:iable)?)? `?(?:--[a-z0-9][\w-]*|(?:vllm|sglang)_\w+"
+           r"|[a-z][a-z0-9]*_[a-z0-9_]+=)",
+           scope="error", flags=_I)
     # A tensor-parallel size the quantized checkpoint cannot be split into: raised while the
     # model's layers create their weights (vLLM's and SGLang's quantization utils, Marlin's
     # verify_marlin_supports_shape, fp8 validate_fp8_block_shape, from create_weights), so the
@@ -371,9 +434,13 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     (Cause.FLASHINFER_ERROR,
      _C(r":_run_ninja_build$|:_write_ninja_file_and_build|:_jit_compile$|flashinfer/jit"), 27),
     (Cause.FLASHINFER_ERROR, _C(r"/flashinfer/"), 26),
-    # compiler and inductor frames; a frame in triton's runtime is only a kernel launch
-    (Cause.TRITON_COMPILE_ERROR, _C(r"/triton/(?:compiler|backends)/|/_inductor/"
-                                    r"|/triton/runtime/\w+\.py:\w*compile"), 26),
+    # compiler and inductor frames; a frame in triton's runtime is only a kernel launch, and so
+    # are inductor's frames that run a graph already compiled (output_code.py's __call__,
+    # utils.py's input-aligning run, CachingAutotuner.run launching a kernel): an op failing
+    # under them (`RuntimeError: Error Internal` from a CUTLASS GEMM) is not a compilation
+    (Cause.TRITON_COMPILE_ERROR, _C(r"/triton/(?:compiler|backends)/|/triton/runtime/\w+\.py:"
+                                    r"\w*compile|/_inductor/(?!output_code\.py:|utils\.py:run$"
+                                    r"|runtime/triton_heuristics\.py:run$)"), 26),
     (Cause.WARMUP_FAILED, _C(r":_execute_server_warmup$|:_wait_and_warmup$"), 24),
     (Cause.NCCL_ERROR, _C(r"pynccl|:ncclCommInitRank$|:NCCL_CHECK$"), 22),
 )
@@ -539,7 +606,8 @@ SIGNATURE_GATE = _literals(
     "busy", "exited", "max_total_num_tokens", "to serve at least", "insufficient",
     "huggingface", "unrecognized model", "gated", "usage: ", "incomplete", "tokenizer file",
     "unknown quantization", "positional argument", "likely closed", "divisible",
-    "does not match the quantization", "auto-fit", "infer device", "only supported on")
+    "does not match the quantization", "auto-fit", "infer device", "only supported on",
+    "leaves no", "leave no", "not installed", "please install")
 
 # Cheap literal gates in front of the structural regexes below (case-sensitive).
 _FATAL_LITERALS = (
