@@ -62,9 +62,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'RuntimeError: Error Internal' from cutlass_scaled_mm in the compiled first forward "
         "(the memory-profiling run): labelled kv_cache_alloc/unknown, read launch with inductor "
         "frames as triton_compile_error",
-    "h211-vllm-docker-ts-embeddings-engine-dead-serving.log":
-        "two pieces of one paste (startup to KV sizing, then EngineDeadError while serving "
-        "/v1/embeddings): the crash is dated warmup, labelled serving",
     "h301-vllm-kserve-2407-hf-runtime-division-by-zero.log":
         "KServe's 'Failed to start model server: integer division or modulo by zero': no rule "
         "reads a wrapper's failed start as fatal (incomplete)",
@@ -1146,4 +1143,21 @@ def test_google_cloud_logging_prefix_is_a_wrapper_and_frames_date_the_crash():
              "batch = self.get_next_batch_to_run()",
              "AssertionError: Committed KV cache already freed (self.kv_committed_len=1)"]
     v = verdict([GCP + line for line in lines], engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+def test_vllm_engine_loop_after_startup_markers_is_serving():
+    """vLLM's engine loop starts once the engine is built and warmed up and runs only requests:
+    a crash in it is serving, even when the paste lost every line between (no API server
+    marker); SGLang's loop also runs its warmup, so there the cap stays (the test above)."""
+    ec = "(EngineCore pid=542) "
+    v = verdict([f"{ec}INFO 07-08 22:40:06 [gpu_worker.py:508] Available KV cache memory: "
+                 "37.99 GiB",
+                 f"{ec}Traceback (most recent call last):",
+                 *(ec + line for line in frames(
+                     ("/vllm/v1/engine/core.py", "run_engine_core"),
+                     ("/vllm/v1/engine/core.py", "run_busy_loop"),
+                     ("/vllm/v1/engine/core.py", "_process_engine_step"))),
+                 f"{ec}RuntimeError: CUDA error: an illegal memory access was encountered"],
+                engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v

@@ -397,7 +397,8 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
     stepped = any(i >= start for i in scan.step_dumps)
     named = [p for i, p in scan.named_phases if i >= start]
-    phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named)
+    phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
+                   warmup_in_loop=engine != "vllm")
 
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
                         engine)
@@ -515,7 +516,8 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
 
 
 def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
-           was_ready: bool, stepped: bool = False, named: list[Phase] | None = None) -> Phase:
+           was_ready: bool, stepped: bool = False, named: list[Phase] | None = None,
+           warmup_in_loop: bool = True) -> Phase:
     """The latest of the markers' phase and what the failure shows: its frames, a message
     raised in one phase only (``named``), or a dump of the step of real requests that failed
     (serving, whatever the markers reached: a fragment that starts at the failure has none)."""
@@ -525,8 +527,11 @@ def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
              key=lambda p: p.rank, default=None)
     if fp is None:
         return tracker_phase
-    if scan.last_marker is not None and not was_ready and fp.rank > Phase.WARMUP.rank:
-        # startup markers say startup was not over: the event loop ran the warmup. Only a
+    if warmup_in_loop and scan.last_marker is not None and not was_ready and \
+            fp.rank > Phase.WARMUP.rank:
+        # startup markers say startup was not over: the event loop ran the warmup (SGLang's
+        # warmup request goes through its scheduler's loop; vLLM's engine loop only starts once
+        # the engine is built and warmed up, and runs only requests: serving). Only a
         # marker counts: an access line alone (a local /health poll at the top of a fragment,
         # which any long run prints) says the HTTP server was up, not that startup was going on
         fp = Phase.WARMUP
