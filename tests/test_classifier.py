@@ -91,30 +91,12 @@ CAUSE_MISSES: dict[str, str] = {
         "tracker dates it (cuda_graph_capture), but no cause signature takes a soft watchdog "
         "(cause unknown, labelled watchdog_timeout)",
     # the fourth batch (fresh3), as scored blind
-    "h102-sglang-2607-dsv4-h200-weights-leave-no-kv.log":
-        "a two-line fragment: weights leave no room for the KV cache, worded in a way no "
-        "kv_cache_oom signature knows (cause unknown)",
     "h104-sglang-2605-prefill-kv-pool-exhaustion-elided-paths.log":
         "the traceback ends at the raise in alloc_paged_token_slots_extend before its message: "
         "labelled kv_cache_oom from the frames, read unknown",
     "h109-sglang-2510-kvcached-gptoss-scheduler-exception.log":
         "kvcached's scheduler exception while sizing the pool is read kv_cache_oom; labelled "
         "unknown (the thread's cause is a configuration)",
-    "h304-vllm-ascend-2608-310p3-driver-device-count-failed.log":
-        "the CANN driver's 'drv devId is invalid' / device count failure: no rule reads an NPU "
-        "driver refusing the device (labelled gpu_fault)",
-    "h308-vllm-openrlhf-2502-ray-actor-worker-use-ray-kwarg.log":
-        "a TypeError for an unexpected keyword argument ('worker_use_ray') of the engine's "
-        "arguments: labelled invalid_config, read unknown",
-    "h401-vllm-rocm-ci-dp-ep-nixl-not-available.log":
-        "'NIXL is not available': a missing transfer library, labelled import_error, read "
-        "unknown",
-    "h403-vllm-2603-skyrl-ray-setup-hook-env-reserved.log":
-        "vLLM refusing an environment variable Ray reserves: labelled invalid_config, read "
-        "unknown",
-    "h409-vllm-1cat-fork-pd-nixl-mamba-conv-layout-assert.log":
-        "an assertion telling the user to set VLLM_SSM_CONV_STATE_LAYOUT=DS: labelled "
-        "invalid_config, read unknown",
 }
 
 

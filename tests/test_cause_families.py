@@ -1,0 +1,253 @@
+"""Cause families read from the fourth batch's misses and the engines' own source.
+
+Each case is a fragment the way the engine (or the library under it) prints it: the raised
+message under a frame or two, or the runtime's own error lines. Without the family's rule the
+cause was `unknown` (or, for the guards, another cause); the guards check what must not match.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from supervisor.diagnosis.classifier import classify_text
+from supervisor.states import Cause, Outcome, Phase
+
+VL = "/usr/local/lib/python3.12/dist-packages/vllm"
+SG = "/usr/local/lib/python3.12/dist-packages/sglang/srt"
+TORCH = "/usr/local/lib/python3.12/dist-packages/torch"
+CORE = "(EngineCore_DP0 pid=2211) ERROR 03-02 10:11:12 [core.py:932] "
+
+
+def tb(*frames: tuple[str, str, str], error: str = "", prefix: str = "") -> str:
+    """A traceback: (file, function, source line) per frame, then the exception line (none:
+    the paste was cut after the last frame)."""
+    lines = ["Traceback (most recent call last):"]
+    for path, func, source in frames:
+        lines += [f'  File "{path}", line 100, in {func}', f"    {source}"]
+    if error:
+        lines.append(error)
+    return "\n".join(prefix + line for line in lines) + "\n"
+
+
+def cause_of(text: str, engine: str) -> Cause | None:
+    v = classify_text(text, engine=engine)
+    assert v.outcome is Outcome.CRASHED, v
+    return v.cause
+
+
+# --- kv_cache_oom: SGLang 0.5.x pool sizing, worded per pool kind ----------------------------
+
+SGLANG_INIT = (f"{SG}/managers/scheduler.py", "__init__", "self.tp_worker = TpModelWorker(")
+
+
+@pytest.mark.parametrize("error", [
+    # mem_cache/kv_cache_configurator.py: the weights took what the static fraction allows
+    "ValueError: Loaded weights leave no GPU memory for the KV cache under "
+    "--mem-fraction-static=0.88. Raise --mem-fraction-static above 0.912 (minimum viable = 1 - "
+    "available/pre = 0.9113). If using speculative decoding, draft weights are now counted.",
+    # model_executor/pool_configurator.py: a sliding-window pool cap leaving nothing for the rest
+    "RuntimeError: SWA pool cap (65536 tokens, 3.10 GiB) leaves no room for the full KV pool "
+    "within the available 2.75 GiB. Reduce --max-running-requests, lower "
+    "SGLANG_SWA_EVICTION_INTERVAL, or increase --mem-fraction-static.",
+    # hybrid (mamba / linear-attention) models' state cache
+    "RuntimeError: Not enough GPU memory for hybrid (mamba/linear-attention) state cache. "
+    "Computed max_mamba_cache_size=0 (total_rest_memory=0.42 GB, mamba_cache_per_req=61.00 "
+    "MB). Try: (1) reduce --max-running-requests, (2) increase --mem-fraction-static",
+    "RuntimeError: Hybrid (mamba/linear-attention) state cache is too small to serve any "
+    "requests. max_mamba_cache_size=0, mamba_ratio=2, resulting max_num_reqs=0.",
+])
+def test_sglang_pool_sizing_is_kv_cache_oom(error):
+    load = ("[2026-07-02 10:00:00 TP0] Load weight end. type=DeepseekV4ForCausalLM, "
+            "dtype=torch.bfloat16, avail mem=12.25 GB, mem usage=125.65 GB.\n")
+    text = load + tb(SGLANG_INIT, (f"{SG}/model_executor/model_runner.py", "init_memory_pool",
+                                   "self.max_total_num_tokens = self.profile_max_num_token("),
+                     error=error)
+    assert cause_of(text, "sglang") is Cause.KV_CACHE_OOM
+    assert cause_of(error + "\n", "sglang") is Cause.KV_CACHE_OOM
+
+
+def test_unprefixed_allocator_oom_is_kv_cache_oom_while_serving():
+    """alloc_token_slots' own wording has no Decode/Prefill prefix."""
+    text = ("[2026-03-01 10:00:00 TP0] Out of memory. Try to lower your batch size.\n"
+            "Try to allocate 8192 tokens.\n"
+            "[2026-03-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call "
+            "last):\n"
+            f'  File "{SG}/mem_cache/allocation.py", line 170, in alloc_token_slots\n'
+            "    raise RuntimeError(error_msg)\n"
+            "RuntimeError: Out of memory. Try to lower your batch size.\n")
+    v = classify_text(text, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING, Cause.KV_CACHE_OOM)
+
+
+def test_torch_cuda_oom_advice_stays_cuda_oom():
+    """torch's allocator message ("Tried to allocate") is not the token allocator's."""
+    error = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
+             "a total capacity of 79.10 GiB of which 1.02 GiB is free.")
+    assert cause_of(error + "\n", "sglang") is Cause.CUDA_OOM
+
+
+# --- gpu_fault: an Ascend NPU the CANN runtime cannot open -----------------------------------
+
+ASCEND_INIT = (f"{VL}/v1/worker/worker_base.py", "init_device", "self.worker.init_device()")
+
+
+@pytest.mark.parametrize("driver_lines", [
+    ["rtGetDeviceCount execution failed, reason=driver error:internal error"
+     "[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:65]",
+     "get device count failed, runtime result = 507899.[FUNC:ReportCallError]"
+     "[FILE:log_inner.cpp][LINE:148]"],
+    ["drv devId is invalid, drv devId=0, retCode=0x7020010[FUNC:SetDefaultDeviceId]"
+     "[FILE:api_error.cc][LINE:5458]"],
+    ["Device not found or invalid.",
+     "Init device error msg handler failed, retCode=0x7020012.[FUNC:GetDevErrMsg]"],
+])
+def test_cann_runtime_refusing_the_device_is_gpu_fault(driver_lines):
+    """torch_npu's error, then the CANN runtime's own trace of the driver calls under it."""
+    text = tb(ASCEND_INIT, prefix="(EngineCore pid=118) ", error="RuntimeError: "
+              "InitializeDevice:torch_npu/csrc/core/npu/sys_ctrl/npu_sys_ctrl.cpp:217 NPU "
+              "function error: c10_npu::SetDevice(device_id_), error code is 507899")
+    text += "(EngineCore pid=118)         TraceBack (most recent call last):\n" + "".join(
+        f"(EngineCore pid=118)         {line}\n" for line in driver_lines)
+    assert cause_of(text, "vllm") is Cause.GPU_FAULT
+
+
+def test_npu_lost_heartbeat_is_gpu_fault():
+    text = ("        Device[0] lost heartbeat.[FUNC:SyncTask][FILE:direct_hwts_engine.cc]"
+            "[LINE:407]\n"
+            "        rtDeviceSynchronizeWithTimeout execution failed, reason=lost heartbeat\n"
+            "RuntimeError: ACL stream synchronize failed, error code:507010\n")
+    assert cause_of(text, "vllm") is Cause.GPU_FAULT
+
+
+# --- import_error: an optional library the feature needs is missing --------------------------
+
+@pytest.mark.parametrize("frame,error", [
+    ((f"{VL}/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py", "__init__",
+      'raise RuntimeError("NIXL is not available")'), "RuntimeError: NIXL is not available"),
+    ((f"{VL}/distributed/kv_transfer/kv_connector/v1/mooncake/mooncake_connector.py",
+      "__init__", 'raise RuntimeError("Mooncake is not available")'),
+     "RuntimeError: Mooncake is not available"),
+    ((f"{VL}/utils/deep_gemm.py", "get_num_sms", 'raise RuntimeError("DeepGEMM is not '
+      'available")'), "RuntimeError: DeepGEMM is not available"),
+    ((f"{SG}/layers/quantization/petit.py", "__init__", "raise ValueError("),
+     "ValueError: Petit is not installed. Please install it with `pip install petit-kernel`."),
+    ((f"{SG}/disaggregation/mooncake/conn.py", "__init__", "raise ImportError("),
+     "RuntimeError: Please install mooncake by following the instructions at "
+     "https://kvcache-ai.github.io/Mooncake/getting_started/build.html"),
+])
+def test_optional_library_not_available_is_import_error(frame, error):
+    text = tb(frame, error=error, prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.IMPORT_ERROR
+
+
+def test_a_device_feature_not_available_is_not_import_error():
+    """UVA (pinned host memory the GPU can address) is a platform feature, not a package."""
+    text = tb((f"{VL}/v1/worker/gpu/buffer_utils.py", "__init__",
+               'raise RuntimeError("UVA is not available")'),
+              error="RuntimeError: UVA is not available", prefix=CORE)
+    assert cause_of(text, "vllm") is not Cause.IMPORT_ERROR
+
+
+def test_a_warning_that_a_package_is_not_installed_names_nothing():
+    """Only the raised message counts: a fallback warning is not the error."""
+    text = ("WARNING 03-02 10:11:10 [utils.py:12] xformers is not installed; falling back to "
+            "the torch SDPA backend.\n"
+            + tb((f"{VL}/model_executor/models/foo.py", "forward", "x = self.proj(x)"),
+                 error="IndexError: index 7 is out of bounds for dimension 0 with size 4"))
+    assert cause_of(text, "vllm") is Cause.UNKNOWN
+
+
+# --- invalid_config: arguments and environment the engine refuses ----------------------------
+
+@pytest.mark.parametrize("error", [
+    # vllm.LLM forwards its kwargs to EngineArgs: a removed argument from an older wrapper
+    "TypeError: EngineArgs.__init__() got an unexpected keyword argument 'worker_use_ray'",
+    "TypeError: AsyncEngineArgs.__init__() got an unexpected keyword argument 'disable_log_"
+    "requests'",
+    # sgl.Engine forwards its kwargs to ServerArgs
+    "TypeError: ServerArgs.__init__() got an unexpected keyword argument 'enable_mixed_chunk_x'",
+])
+def test_unexpected_engine_argument_is_invalid_config(error):
+    text = tb((f"{VL}/entrypoints/llm.py", "__init__", "engine_args = EngineArgs("), error=error)
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG)
+
+
+def test_unexpected_argument_of_model_code_is_not_invalid_config():
+    """A model's forward called with an argument it lacks is a version mismatch in code."""
+    text = tb((f"{VL}/model_executor/models/llama.py", "forward", "x = layer(positions, x)"),
+              error="TypeError: forward() got an unexpected keyword argument 'positions'")
+    assert cause_of(text, "vllm") is not Cause.INVALID_CONFIG
+
+
+@pytest.mark.parametrize("error", [
+    # Ray's runtime_env validation, vLLM's Ray executor passing the caller's environment
+    "AssertionError: The env var, __RAY_WORKER_PROCESS_SETUP_HOOK_ENV_VAR, is not permitted "
+    "because it is reserved for the internal use.",
+    # vLLM envs.py: a variable with fixed choices
+    "ValueError: Invalid value 'FLASH' for VLLM_ATTENTION_BACKEND. Valid options: "
+    "['FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN'].",
+    # vLLM envs.py: Kubernetes' service variables (VLLM_PORT=tcp://...)
+    "ValueError: VLLM_PORT 'tcp://10.96.12.7:8000' appears to be a URI. This may be caused by "
+    "a Kubernetes service discovery issue,check the warning in: https://docs.vllm.ai/en/latest/"
+    "configuration/env_vars.html",
+])
+def test_refused_environment_variable_is_invalid_config(error):
+    text = CORE + error + "\nRuntimeError: Engine core initialization failed. See root cause " \
+        "above. Failed core proc(s): {}\n"
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)
+
+
+@pytest.mark.parametrize("error", [
+    "AssertionError: 3-read Mamba conv transfer requires DS conv state layout. Set "
+    "VLLM_SSM_CONV_STATE_LAYOUT=DS",
+    "ValueError: DeepEP low-latency mode does not support chunked prefill; please set "
+    "--chunked-prefill-size -1",
+    "NotImplementedError: FP8 KV cache with this attention backend is not implemented. Use "
+    "--attention-backend triton",
+    "AssertionError: To allow overriding this maximum, set the env var "
+    "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+])
+def test_a_check_naming_the_setting_to_change_is_invalid_config(error):
+    text = tb((f"{VL}/distributed/kv_transfer/kv_connector/v1/nixl/worker.py", "__init__",
+               "assert is_conv_state_dim_first(), ("), error=error, prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_advice_check_beats_the_nccl_errors_of_the_other_ranks():
+    text = (tb((f"{VL}/v1/worker/gpu_worker.py", "init_device", "assert x"),
+               error="AssertionError: Expert parallel needs DP > 1 here. Set "
+               "VLLM_ALL2ALL_BACKEND=naive", prefix=CORE)
+            + "(Worker_TP1 pid=2212) RuntimeError: NCCL error: remote process exited or there "
+            "was a network error, NCCL version 2.21.5\n")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_advice_in_a_kv_sizing_error_stays_kv_cache_oom():
+    error = ("ValueError: No available memory for the cache blocks. Try increasing "
+             "`gpu_memory_utilization` when initializing the engine.")
+    assert cause_of(tb(ASCEND_INIT, error=error, prefix=CORE), "vllm") is Cause.KV_CACHE_OOM
+
+
+# --- triton_compile_error: compiling, not running what was compiled --------------------------
+
+def test_an_op_failing_inside_a_compiled_graph_is_not_a_compile_error():
+    """vLLM's torch.compile'd forward runs the inductor module; a CUTLASS GEMM fails in it."""
+    text = tb((f"{VL}/compilation/cuda_graph.py", "__call__", "return self.runnable(*args)"),
+              (f"{TORCH}/_inductor/output_code.py", "__call__",
+               "return self.current_callable(inputs)"),
+              (f"{TORCH}/_inductor/utils.py", "run", "out = model(new_inputs)"),
+              ("/root/.cache/vllm/torch_compile_cache/ce110fd036/rank_0_0/inductor_cache/jb/"
+               "cjbjcwrc4y363.py", "call", "torch.ops._C.cutlass_scaled_mm.default(buf3, buf4)"),
+              (f"{TORCH}/_ops.py", "__call__", "return self._op(*args, **kwargs)"),
+              error="RuntimeError: Error Internal", prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.UNKNOWN
+
+
+def test_inductor_compiling_a_kernel_is_still_a_compile_error():
+    text = tb((f"{TORCH}/_inductor/async_compile.py", "triton", "return future.result()"),
+              (f"{TORCH}/_inductor/codecache.py", "result", "self.static_autotuner.precompile("),
+              (f"{TORCH}/_inductor/runtime/triton_heuristics.py", "precompile",
+               "self._precompile_worker()"), prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.TRITON_COMPILE_ERROR
