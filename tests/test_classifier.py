@@ -55,22 +55,9 @@ KNOWN_MISSES: dict[str, str] = {
     "h107-sglang-2503-dp-attention-compile-traceback-no-prefix.log":
         "a bare scheduler-init traceback cut at ModelRunner.initialize: nothing in the log "
         "dates it (labelled cuda_graph_capture from the thread); launch",
-    "h115-sglang-2604-dgx-spark-gb10-piecewise-graph-dynamo.log":
-        "a Dynamo trace through flashinfer's JIT nvcc check under SGLang's piecewise CUDA graph "
-        "advice: labelled capture/unknown, read launch/flashinfer_error",
-    "h201-vllm-b300-cutlass-scaled-mm-error-internal.log":
-        "'RuntimeError: Error Internal' from cutlass_scaled_mm in the compiled first forward "
-        "(the memory-profiling run): labelled kv_cache_alloc/unknown, read launch with inductor "
-        "frames as triton_compile_error",
-    "h301-vllm-kserve-2407-hf-runtime-division-by-zero.log":
-        "KServe's 'Failed to start model server: integer division or modulo by zero': no rule "
-        "reads a wrapper's failed start as fatal (incomplete)",
     "h309-vllm-rayserve-2502-dsr1-h20-replica-stopped-after-mla.log":
         "Ray Serve stopping a replica after vLLM's 'Using Triton MLA backend' (model "
         "construction): labelled weight_loading, read launch",
-    "h410-sglang-2505-pd-nixl-ucx-segfault-after-route.log":
-        "a UCX 'Caught signal 11 (Segmentation fault' with its backtrace after a PD route line: "
-        "not read as a death (ready), labelled crashed in serving",
     "h414-vllm-0501-ray-two-node-logits-gather-nccl-error-2.log":
         "a remote Ray worker's NCCL error in the logits gather of the profiling run (labelled "
         "kv_cache_alloc); the trimmed paste has no frame of the profiling: launch",
@@ -82,6 +69,9 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    "h115-sglang-2604-dgx-spark-gb10-piecewise-graph-dynamo.log":
+        "a Dynamo trace through flashinfer's JIT nvcc version check under SGLang's piecewise "
+        "CUDA graph advice (capture, right): labelled unknown, read flashinfer_error",
     "f107-vllm-055-l40-rpc-server-didnt-reply-shutting-down.log":
         "uvicorn's shutdown with connections open, then the RPC client's health-check "
         "TimeoutError while generating: the tracker reads the open connections as serving, but "
@@ -1143,3 +1133,63 @@ def test_vllm_engine_loop_after_startup_markers_is_serving():
                  f"{ec}RuntimeError: CUDA error: an illegal memory access was encountered"],
                 engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+UCX_SEGV = ("[gpu-node-01:12796:1:13303] Caught signal 11 (Segmentation fault: invalid permissions "
+            "for mapped object at address 0x7fbd60001400)")
+UCX_BT = ["==== backtrace (tid:  13303) ====",
+          " 0  /usr/lib/libucs.so.0(ucs_handle_error+0x294) [0x7fbec008fba4]",
+          " 1  /usr/lib/libuct.so.0(uct_tcp_ep_am_bcopy+0x8a) [0x7fbeb852804a]",
+          "================================="]
+
+
+def test_a_native_librarys_caught_signal_after_ready_is_a_crash_in_serving():
+    """UCX's signal handler (NIXL, Mooncake transfers) reports the process's own segfault."""
+    route = (f'{MAIN} 127.0.0.1 [28/May/2025:09:43:43 +0000] "GET /route?engine_rank=0 '
+             'HTTP/1.1" 200 262 "-" "python-requests/2.32.3"')
+    v = verdict([*READY, route, UCX_SEGV, *UCX_BT], engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    assert v.evidence[0] == UCX_SEGV
+
+
+def test_a_serving_wrappers_failed_start_is_fatal():
+    """KServe's model server logs its last error and exits 1: a crash, not a log cut short."""
+    line = ("2024-07-01 07:28:04.488 1 kserve ERROR [__main__.py:<module>():254] Failed to "
+            "start model server: integer division or modulo by zero")
+    v = verdict(["  warnings.warn(", line], engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.LAUNCH), v
+    assert v.evidence == (line,)
+
+
+PIECEWISE_ADVICE = ["Piecewise CUDA Graph is enabled by default as an experimental feature.",
+                    "To work around this error, add --disable-piecewise-cuda-graph to your launch "
+                    "command."]
+
+
+def test_sglang_piecewise_graph_advice_dates_a_bare_traceback_in_capture():
+    v = verdict(["Traceback (most recent call last):",
+                 *frames(("/usr/lib/python3.12/subprocess.py", "check_output")),
+                 "RuntimeError: boom", *PIECEWISE_ADVICE], engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE), v
+
+
+VLLM_COMPILED_RUN = frames(
+    ("/vllm/v1/engine/core.py", "__init__"),
+    ("/usr/lib/python3/torch/_inductor/output_code.py", "__call__"),
+    ("/root/.cache/vllm/torch_compile_cache/ce11/rank_0_0/inductor_cache/jb/cjbj.py", "call"),
+    ("/usr/lib/python3/torch/_ops.py", "__call__"))
+VLLM_COMPILING = frames(
+    ("/tmp/torchinductor_root/ir/ciru.py", "<module>"),
+    ("/usr/lib/python3/torch/_inductor/async_compile.py", "triton"),
+    ("/usr/lib/python3/torch/_inductor/runtime/triton_heuristics.py", "precompile"))
+
+
+@pytest.mark.parametrize(("frame_list", "phase"), [
+    (VLLM_COMPILED_RUN, Phase.KV_CACHE_ALLOC),   # the compiled model's first run: profiling
+    (VLLM_COMPILING, Phase.LAUNCH),              # compiling alone is not dated
+], ids=["compiled-code-run", "compiling"])
+def test_vllm_compiled_code_run_in_a_startup_traceback_is_the_profiling_run(frame_list, phase):
+    v = verdict(["(EngineCore_DP0 pid=9) Traceback (most recent call last):",
+                 *("(EngineCore_DP0 pid=9) " + line for line in frame_list),
+                 "(EngineCore_DP0 pid=9) RuntimeError: Error Internal"], engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, phase), v

@@ -240,6 +240,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
 
         if "Traceback (most recent call last)" in msg:
             scan.tracebacks.append(i)
+        if "Caught signal " in msg or "ailed to start " in msg:
+            if _NATIVE_CRASH.search(msg) or _WRAPPER_START_FAILED.search(msg):
+                scan.fatal.append((i, False))
         if S.RARE_GATE.search(msg):  # one search for the two gates below; most lines fail it
             if S.LIFECYCLE_GATE.search(msg):
                 _lifecycle(scan, i, msg)
@@ -285,6 +288,41 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                     scan.fatal.append((i, False))
     scan.final_phase = tracker.phase
     return scan
+
+
+# Fatal lines outside the engines' own wording:
+# - a native library's signal handler reporting the crash of the process it is in, then its
+#   backtrace (UCX / UCS, used by NIXL and Mooncake transfers: `[host:pid:tid] Caught signal 11
+#   (Segmentation fault: invalid permissions for mapped object at address 0x7f...)`)
+_NATIVE_CRASH = re.compile(r"\bCaught signal \d+ \((?:Segmentation fault|Bus error|Aborted"
+                           r"|Illegal instruction|Floating point exception)")
+# - a serving wrapper's last word before it exits 1: KServe's model server (`kserve ERROR
+#   [__main__.py:<module>():254] Failed to start model server: <the error>`)
+_WRAPPER_START_FAILED = re.compile(r"\bFailed to start (?:the )?model server: ")
+
+# Where a startup that died was, from what its failure shows beyond frames of one phase:
+# - SGLang's advice printed when its piecewise CUDA graph fails (PIECEWISE_CUDA_GRAPH_CAPTURE_
+#   FAILED_MSG, raised from the capture at startup; a runtime recompilation in serving prints
+#   it too, after traffic, which keeps the later phase)
+_PIECEWISE_ADVICE = "--disable-piecewise-cuda-graph to your launch command"
+# - vLLM V1 runs the torch.compile'd model first in the memory-profiling run (KV cache sizing):
+#   frames of the compiled code being run (inductor's output_code `__call__`, a generated
+#   module's `call`) with no later frame are that run (a capture or a served step shows frames
+#   of its own, which win). Compiling itself (async_compile, codecache) is not dated: a
+#   cached or ahead-of-time compile happens at load too.
+_VLLM_COMPILED_FRAME = re.compile(r"/torch/_inductor/output_code\.py:__call__$"
+                                  r"|(?:inductor_cache|torchinductor_\w+)/\w+/\w+\.py:call$")
+
+
+def _startup_hints(raw: list[str], start: int, frames: list[tuple[int, str]],
+                   engine: str) -> list[Phase]:
+    """Phases that a startup's failure region shows without a frame of that phase."""
+    hints: list[Phase] = []
+    if engine == "sglang" and any(_PIECEWISE_ADVICE in line for line in raw[start:]):
+        hints.append(Phase.CUDA_GRAPH_CAPTURE)
+    if engine == "vllm" and any(_VLLM_COMPILED_FRAME.search(w) for _, w in frames):
+        hints.append(Phase.KV_CACHE_ALLOC)
+    return hints
 
 
 def _raised_by_config_check(scan: _Scan, i: int, msg: str) -> bool:
@@ -397,6 +435,8 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
     stepped = any(i >= start for i in scan.step_dumps)
     named = [p for i, p in scan.named_phases if i >= start]
+    if outcome is Outcome.CRASHED and ready is None:
+        named += _startup_hints(raw, start, region_frames, engine)
     phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
                    warmup_in_loop=engine != "vllm")
 
