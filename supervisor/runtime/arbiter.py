@@ -489,7 +489,8 @@ class Arbiter:
                                      f"restart {decision.attempt} after {run.status.value}")
             self.checklist.set(item, S.DONE, [f"relaunched as run #{self.current.id}"]
                                if self.current is not None else None)
-        if scope.cancelled_caught:
+        if scope.cancelled_caught and item in self.checklist.ids:
+            # a switch cancels the pending restart and resets the checklist: its item may be gone
             self.checklist.set(item, S.SKIPPED, ["cancelled by an operator's request"])
         self._restart_scope = None
 
