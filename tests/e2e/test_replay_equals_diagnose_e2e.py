@@ -45,6 +45,9 @@ ALL = os.environ.get("GNS_REPLAY_ALL") == "1"
 _API_UP = ("the log ends once vLLM's engine core is up, before the API server's 'Application "
            "startup complete': diagnose says ready in warmup (its last marker); live, the health "
            "probe passes and the run is ready in phase ready")
+_STALL_END = ("the log ends in stall reports after the server was up: diagnose says incomplete "
+              "(hung, cause unknown); live, the replay is ready and serving once its log is out, "
+              "and only the serving watchdog's unanswered canary (after `silence`) calls it hung")
 LIVE_MISSES: dict[str, str] = {
     "29-vllm-v1-startup-kv-and-graph-capture-sm120.log": _API_UP,
     "c022-vllm-rtx5090-routes-then-started.log": _API_UP,
@@ -55,12 +58,15 @@ LIVE_MISSES: dict[str, str] = {
     "f217-vllm-ray-multinode-request-raylet-stack-then-uvicorn-exit.log":
         "labelled crashed, diagnose says incomplete (a known classifier miss); live, the "
         "replay's exit status 1 says crashed",
-    "h301-vllm-kserve-2407-hf-runtime-division-by-zero.log":
-        "labelled crashed, diagnose says incomplete (a known classifier miss: KServe's 'Failed "
-        "to start model server'); live, the replay's exit status says crashed",
-    "h410-sglang-2505-pd-nixl-ucx-segfault-after-route.log":
-        "labelled crashed, diagnose says ready (a known classifier miss: UCX's 'Caught signal "
-        "11' backtrace); live, the replay dies as the labelled crash did and says crashed",
+    # a log that was up, then ends in stall reports: diagnose says hung (incomplete, cause
+    # unknown). Live, the replay is ready with its whole log out (what the test waits for) and
+    # stays up, silent: a hung server is the serving watchdog's to call, with a canary after
+    # `silence` (serving_stall when it goes unanswered), not the log's
+    "g203-vllm-ascend-2025-offline-generate-shm-broadcast-stall.log": _STALL_END,
+    "g205-vllm-llmd-pd-decode-waiting-for-remote-kvs.log": _STALL_END,
+    "g208-sglang-pd-prefill-bootstrap-timeout-after-hang.log": _STALL_END,
+    "h111-sglang-2503-r1-tp16-decode-oom-retract-lines.log": _STALL_END,
+    "h206-vllm-dp8-full-cudagraph-requests-hang.log": _STALL_END,
     # the live run's phase only moves forward: its tracker reached warmup at the launcher's
     # 'Started server process' printed after every scheduler had exited with 255; diagnose
     # dates the crash at the first dead rank (launch), which the live run cannot go back to
