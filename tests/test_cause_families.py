@@ -251,3 +251,88 @@ def test_inductor_compiling_a_kernel_is_still_a_compile_error():
               (f"{TORCH}/_inductor/runtime/triton_heuristics.py", "precompile",
                "self._precompile_worker()"), prefix=CORE)
     assert cause_of(text, "vllm") is Cause.TRITON_COMPILE_ERROR
+
+
+# --- a traceback cut at the raise --------------------------------------------------------------
+
+SCHED = "[2026-05-02 10:00:00 TP0] "
+LOOP = [(f"{SG}/managers/scheduler.py", "event_loop_overlap",
+         "batch = self.get_next_batch_to_run()"),
+        (f"{SG}/managers/schedule_batch.py", "prepare_for_extend",
+         "out_cache_loc, req_pool_indices_tensor, _ = alloc_for_extend(self)"),
+        (f"{SG}/mem_cache/common.py", "alloc_for_extend",
+         "out_cache_loc = alloc_paged_token_slots_extend(...)")]
+
+
+def test_traceback_cut_at_the_token_allocators_raise_is_kv_cache_oom():
+    """SGLang's token allocator raises only its out-of-memory message: a paste cut right at
+    its frame, before the message, was that error."""
+    text = SCHED + "Scheduler hit an exception: " + tb(
+        *LOOP, (f"{SG}/mem_cache/common.py", "alloc_paged_token_slots_extend",
+                "raise RuntimeError(error_msg)"))
+    v = classify_text(text, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING, Cause.KV_CACHE_OOM)
+
+
+def test_an_error_deeper_than_the_allocator_is_not_its_oom():
+    """An assertion in the radix cache's eviction, called by the allocator: not the OOM."""
+    text = SCHED + "Scheduler hit an exception: " + tb(
+        *LOOP, (f"{SG}/mem_cache/allocation.py", "alloc_paged_token_slots_extend",
+                "evict_from_tree_cache(tree_cache, num_tokens)"),
+        (f"{SG}/mem_cache/radix_cache.py", "evict", "assert node.lock_ref == 0"),
+        error="AssertionError")
+    assert cause_of(text, "sglang") is Cause.UNKNOWN
+
+
+# --- frames Dynamo was tracing name no cause -----------------------------------------------------
+
+PIECEWISE = ("Piecewise CUDA Graph is enabled by default as an experimental feature.\n"
+             "To work around this error, add --disable-piecewise-cuda-graph to your launch "
+             "command.\n")
+FLASHINFER_JIT = "/usr/local/lib/python3.12/dist-packages/flashinfer/jit/cpp_ext.py"
+
+
+def test_flashinfer_code_dynamo_was_tracing_is_not_a_flashinfer_error():
+    text = tb((FLASHINFER_JIT, "is_cuda_version_at_least",
+               "return get_cuda_version() >= Version(version_str)"),
+              (f"{TORCH}/_dynamo/polyfills/__init__.py", "getattr_and_trace",
+               "return fn(*args[2:], **kwargs)"),
+              (FLASHINFER_JIT, "get_cuda_version",
+               'txt = subprocess.check_output([nvcc, "--version"], text=True)'),
+              ("/usr/lib/python3.12/subprocess.py", "__init__",
+               "self._waitpid_lock = threading.Lock()"))
+    text += "\nSet TORCHDYNAMO_VERBOSE=1 for the internal stack trace.\n\n" + PIECEWISE
+    assert cause_of(text, "sglang") is Cause.UNKNOWN
+
+
+def test_flashinfer_code_that_ran_and_raised_is_still_a_flashinfer_error():
+    text = tb((f"{SG}/layers/attention/flashinfer_backend.py", "forward_extend",
+               "o = self.prefill_wrapper.forward(q, k, v)"),
+              ("/usr/local/lib/python3.12/dist-packages/flashinfer/prefill.py", "run",
+               "self._cached_module.paged_run(*args)"),
+              error="RuntimeError: BatchPrefillWithPagedKVCache failed with error code 9")
+    assert cause_of(text, "sglang") is Cause.FLASHINFER_ERROR
+
+
+# --- SGLang's KV-pool guess needs the memory to have been short -------------------------------
+
+def _cut_after_weights(avail: float, usage: float) -> str:
+    return (f"[2025-10-12 21:14:09] Load weight end. type=GptOssForCausalLM, "
+            f"dtype=torch.bfloat16, avail mem={avail:.2f} GB, mem usage={usage:.2f} GB.\n"
+            "[2025-10-12 21:14:09] Scheduler hit an exception: "
+            + tb((f"{SG}/managers/scheduler.py", "run_scheduler_process",
+                  "scheduler = Scheduler("),
+                 (f"{SG}/managers/scheduler.py", "__init__", "self.tp_worker = TpWorkerClass(")))
+
+
+def test_a_death_after_weights_that_left_most_memory_free_is_not_guessed_kv_cache_oom():
+    """Weights took 14.5 GB and 163 GB stayed free: the pool's sizing had room."""
+    v = classify_text(_cut_after_weights(163.13, 14.53), engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC,
+                                             Cause.UNKNOWN)
+
+
+def test_a_death_after_weights_that_left_little_memory_is_still_guessed_kv_cache_oom():
+    v = classify_text(_cut_after_weights(3.64, 18.82), engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC,
+                                             Cause.KV_CACHE_OOM)

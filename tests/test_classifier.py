@@ -69,9 +69,6 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
-    "h115-sglang-2604-dgx-spark-gb10-piecewise-graph-dynamo.log":
-        "a Dynamo trace through flashinfer's JIT nvcc version check under SGLang's piecewise "
-        "CUDA graph advice (capture, right): labelled unknown, read flashinfer_error",
     "f107-vllm-055-l40-rpc-server-didnt-reply-shutting-down.log":
         "uvicorn's shutdown with connections open, then the RPC client's health-check "
         "TimeoutError while generating: the tracker reads the open connections as serving, but "
@@ -81,12 +78,6 @@ CAUSE_MISSES: dict[str, str] = {
         "tracker dates it (cuda_graph_capture), but no cause signature takes a soft watchdog "
         "(cause unknown, labelled watchdog_timeout)",
     # the fourth batch (fresh3), as scored blind
-    "h104-sglang-2605-prefill-kv-pool-exhaustion-elided-paths.log":
-        "the traceback ends at the raise in alloc_paged_token_slots_extend before its message: "
-        "labelled kv_cache_oom from the frames, read unknown",
-    "h109-sglang-2510-kvcached-gptoss-scheduler-exception.log":
-        "kvcached's scheduler exception while sizing the pool is read kv_cache_oom; labelled "
-        "unknown (the thread's cause is a configuration)",
 }
 
 

@@ -441,7 +441,7 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
                    warmup_in_loop=engine != "vllm")
 
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
-                        engine)
+                        engine, roomy=_weights_left_room(raw, scan))
     best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
     cause = best.cause if best else Cause.UNKNOWN
 
@@ -588,16 +588,17 @@ def _implied_phase(best: _Candidate, scan: _Scan) -> Phase | None:
 
 def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome: Outcome,
                 phase: Phase, exit_code: int | None, was_ready: bool,
-                engine: str) -> list[_Candidate]:
+                engine: str, roomy: bool = False) -> list[_Candidate]:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
              for sig, i in scan.hits if i >= start]
-    for i, where in frames:
+    for i, where in _run_frames(frames):
         for cause, rx, prio in S.FRAME_HINTS:
             if rx.search(where):
                 cands.append(_Candidate(cause, prio, i))
                 break
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
                  for i in scan.config_rejections if i >= start)
+    cands.extend(_cut_at_raise(scan, frames))
     if outcome is Outcome.INCOMPLETE:
         if scan.slow_load is not None:
             cands.append(_Candidate(Cause.SLOW_WEIGHT_LOADING, 5, scan.slow_load))
@@ -628,10 +629,12 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         if scan.spec_line is not None:
             cands.append(_Candidate(Cause.SPECULATIVE_DECODING_ERROR, 15, anchor))
         # SGLang died after the weights and before the KV pool was done, and the error itself
-        # is not in the log: the pool-sizing check ("Not enough memory") is what fails there.
+        # is not in the log: the pool-sizing check ("Not enough memory") is what fails there,
+        # unless SGLang's own report says the weights left most of the memory free (`roomy`).
         # (vLLM's phase of the same name also compiles and profiles the model: no such guess.)
         visible_root = any(i >= start and not w for i, w in scan.exceptions)
-        if phase is Phase.KV_CACHE_ALLOC and not visible_root and engine == "sglang":
+        if phase is Phase.KV_CACHE_ALLOC and not visible_root and engine == "sglang" \
+                and not roomy:
             cands.append(_Candidate(Cause.KV_CACHE_OOM, 12, anchor))
         # SGLang died in CUDA-graph capture at its very first batch, the error text cut off: a
         # kernel that cannot launch at all on this GPU (no kernel image for its architecture)
@@ -654,6 +657,38 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 and not scan.tracebacks and first_fatal is None:
             cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))
     return cands
+
+
+def _run_frames(frames: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The frames of code that ran: a traceback listing (frames a few lines apart) that shows a
+    Dynamo polyfill is the user code Dynamo was tracing (S.DYNAMO_TRACED), left out."""
+    blocks: list[list[tuple[int, str]]] = []
+    for f in frames:
+        if blocks and f[0] - blocks[-1][-1][0] <= 4:
+            blocks[-1].append(f)
+        else:
+            blocks.append([f])
+    return [f for b in blocks if not any(S.DYNAMO_TRACED.search(w) for _, w in b) for f in b]
+
+
+def _cut_at_raise(scan: _Scan, frames: list[tuple[int, str]]) -> list[_Candidate]:
+    """The log ends inside a traceback whose innermost frame is a function raising only one
+    cause's message (S.RAISE_SITES), the exception line cut away: that cause."""
+    last = next(((i, w) for i, w in reversed(frames) if not w.startswith("<call>:")), None)
+    if last is None or any(i > last[0] for i, _ in scan.exceptions):
+        return []
+    return [_Candidate(cause, prio, last[0]) for cause, rx, prio in S.RAISE_SITES
+            if rx.search(last[1])]
+
+
+def _weights_left_room(raw: list[str], scan: _Scan) -> bool:
+    """SGLang's `Load weight end` (the marker into KV-cache sizing) reports far more memory
+    free than the weights took (S.ROOMY_AFTER_WEIGHTS): the pool's sizing had room."""
+    for i in scan.phase_lines:
+        m = S.WEIGHTS_MEMORY.search(raw[i]) if "avail mem=" in raw[i] else None
+        if m:
+            return float(m[1]) >= S.ROOMY_AFTER_WEIGHTS * float(m[2])
+    return False
 
 
 def _failure_evidence(raw: list[str], scan: _Scan, start: int, best: _Candidate | None,

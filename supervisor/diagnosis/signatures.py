@@ -445,6 +445,31 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     (Cause.NCCL_ERROR, _C(r"pynccl|:ncclCommInitRank$|:NCCL_CHECK$"), 22),
 )
 
+# Functions whose only raise is one cause's message: a traceback cut at such a frame (its
+# innermost, the exception line lost with the rest of the paste) was raising that message.
+# (cause, regex on 'file:function', priority; below the message signatures.) SGLang's token
+# allocator (alloc_token_slots, alloc_paged_token_slots_extend / _decode in
+# mem_cache/allocation.py, mem_cache/common.py before, ScheduleBatch's methods in 0.4) raises
+# only `... out of memory. Try to lower your batch size.`; a deeper error (an eviction's
+# assertion) has a deeper innermost frame.
+RAISE_SITES: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
+    (Cause.KV_CACHE_OOM, _C(r"/(?:mem_cache/\w+|managers/schedule_batch)\.py:"
+                            r"alloc_(?:paged_)?token_slots(?:_extend|_decode)?$"), 24),
+)
+
+# Dynamo's polyfills run only inside its trace: a traceback listing that shows one is the user
+# code Dynamo was tracing when it gave up ("from user code:"), not code that ran and raised, so
+# its frames name no cause (flashinfer's JIT helpers traced under SGLang's piecewise CUDA graph
+# are not a flashinfer failure).
+DYNAMO_TRACED = _C(r"/torch/_dynamo/polyfills/")
+
+# SGLang's report once the weights are in (model_runner.py, every version since 0.3): the
+# memory still free and what the weights took.
+WEIGHTS_MEMORY = _C(r"Load weight end\..*avail mem=([\d.]+) GB, mem usage=([\d.]+) GB")
+# Free memory this many times what the weights took leaves the KV pool its room under any
+# --mem-fraction-static above 0.2 (the pool gets what is free minus (1 - fraction) of the GPU)
+ROOMY_AFTER_WEIGHTS = 4.0
+
 # A configuration check that refused the launch, known by where it was raised rather than by
 # its wording (which changes with every release): a ValueError / AssertionError /
 # NotImplementedError whose innermost frame is in vLLM's config package (vllm/config/*.py,
