@@ -336,3 +336,28 @@ def test_a_death_after_weights_that_left_little_memory_is_still_guessed_kv_cache
     v = classify_text(_cut_after_weights(3.64, 18.82), engine="sglang")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC,
                                              Cause.KV_CACHE_OOM)
+
+
+# --- health_check_failed: vLLM V0's engine process not answering its health RPC ----------------
+
+@pytest.mark.parametrize("client", ["entrypoints/openai/rpc/client.py",
+                                    "engine/multiprocessing/client.py"])
+def test_a_health_rpc_the_engine_never_answered_is_health_check_failed(client):
+    pre = "ERROR 10-10 01:53:56 client.py:412] "
+    text = ("INFO:     Shutting down\n"
+            "INFO:     Waiting for connections to close. (CTRL+C to force quit)\n"
+            f"{pre}TimeoutError(\"Server didn't reply within 5000 ms\")\n"
+            + tb((f"{VL}/{client}", "generate", "await self.check_health(socket=socket)"),
+                 (f"{VL}/{client}", "check_health", "await self._send_one_way_rpc_request("),
+                 (f"{VL}/{client}", "_send_one_way_rpc_request",
+                  "response = await do_rpc_call(socket, request)"), prefix=pre))
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING,
+                                             Cause.HEALTH_CHECK_FAILED)
+
+
+def test_the_engines_own_error_beats_the_failed_health_rpc():
+    text = tb((f"{VL}/engine/multiprocessing/client.py", "check_health",
+               "await self._send_get_data_rpc_request("),
+              error="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB")
+    assert cause_of(text, "vllm") is Cause.CUDA_OOM

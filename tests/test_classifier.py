@@ -69,10 +69,6 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
-    "f107-vllm-055-l40-rpc-server-didnt-reply-shutting-down.log":
-        "uvicorn's shutdown with connections open, then the RPC client's health-check "
-        "TimeoutError while generating: the tracker reads the open connections as serving, but "
-        "no rule reads a failed health RPC as a health-check failure (cause unknown)",
     "g212-sglang-2026-pd-decode-dp32-capture-soft-watchdog-stack.log":
         "a soft watchdog (self.soft=True only warns) with a py-spy stack in capture: the "
         "tracker dates it (cuda_graph_capture), but no cause signature takes a soft watchdog "

@@ -442,6 +442,12 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
                                     r"\w*compile|/_inductor/(?!output_code\.py:|utils\.py:run$"
                                     r"|runtime/triton_heuristics\.py:run$)"), 26),
     (Cause.WARMUP_FAILED, _C(r":_execute_server_warmup$|:_wait_and_warmup$"), 24),
+    # vLLM V0's API server asking its engine process for a health check over RPC (0.5.x
+    # entrypoints/openai/rpc/client.py, 0.6-0.8 engine/multiprocessing/client.py; the client
+    # checks health before each generate): the engine process stopped answering (`TimeoutError:
+    # Server didn't reply within 5000 ms`). A root error printed by the engine itself wins.
+    (Cause.HEALTH_CHECK_FAILED,
+     _C(r"/vllm/(?:entrypoints/openai/rpc|engine/multiprocessing)/client\.py:check_health$"), 23),
     (Cause.NCCL_ERROR, _C(r"pynccl|:ncclCommInitRank$|:NCCL_CHECK$"), 22),
 )
 
