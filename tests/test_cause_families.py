@@ -361,3 +361,28 @@ def test_the_engines_own_error_beats_the_failed_health_rpc():
                "await self._send_get_data_rpc_request("),
               error="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB")
     assert cause_of(text, "vllm") is Cause.CUDA_OOM
+
+
+# --- watchdog_timeout: SGLang's soft watchdog, which only reports ------------------------------
+
+SOFT = ("[2026-05-22 23:27:33 DP2 TP2 EP2] Scheduler watchdog timeout "
+        "(self.watchdog_timeout=300, self.soft=True)")
+
+
+def test_a_log_that_ends_after_the_soft_watchdog_stalled_there():
+    """Startup in capture, then the soft watchdog's report and its py-spy stack: hung, not dead."""
+    text = ("[2026-05-22 23:20:01 DP2 TP2 EP2] Capture cuda graph begin. This can take up to "
+            "several minutes. avail mem=20.10 GB\n" + SOFT + "\n"
+            "Thread 0x7f2e (active): \"MainThread\"\n"
+            "    capture (cuda_graph_runner.py:867)\n")
+    v = classify_text(text, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.INCOMPLETE, Phase.CUDA_GRAPH_CAPTURE,
+                                             Cause.WATCHDOG_TIMEOUT)
+
+
+def test_a_root_error_after_a_soft_watchdog_wins():
+    text = SOFT + "\n" + tb((f"{SG}/managers/scheduler.py", "event_loop_normal",
+                             "result = self.run_batch(batch)"),
+                            error="RuntimeError: CUDA error: an illegal memory access was "
+                            "encountered")
+    assert cause_of(text, "sglang") is Cause.ILLEGAL_MEMORY_ACCESS

@@ -68,13 +68,7 @@ KNOWN_MISSES: dict[str, str] = {
 
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
-CAUSE_MISSES: dict[str, str] = {
-    "g212-sglang-2026-pd-decode-dp32-capture-soft-watchdog-stack.log":
-        "a soft watchdog (self.soft=True only warns) with a py-spy stack in capture: the "
-        "tracker dates it (cuda_graph_capture), but no cause signature takes a soft watchdog "
-        "(cause unknown, labelled watchdog_timeout)",
-    # the fourth batch (fresh3), as scored blind
-}
+CAUSE_MISSES: dict[str, str] = {}
 
 
 def split_fixture(path: Path) -> tuple[dict[str, str], str]:

@@ -314,6 +314,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # only warns
            r"[Ww]atchdog timeout \(self\.watchdog_timeout=\d+(?:, self\.soft=False)?\)",
            fatal=True, implies=Phase.SERVING)
+    # The soft watchdog (2026 builds, --soft-watchdog-timeout; utils/watchdog.py) detects the
+    # same thing, no progress for that long, with the same py-spy dump, but only logs it and
+    # kills nothing: not fatal, and no phase (it also fires in startup, e.g. a capture waiting
+    # on its peers). A log that ends hung after it stalled there; below every root error.
+    + _sig(Cause.WATCHDOG_TIMEOUT, 30,
+           r"[Ww]atchdog timeout \(self\.watchdog_timeout=\d+, self\.soft=True\)")
     # NCCL errors (also what the surviving ranks print after another rank died: low priority).
     + _sig(Cause.NCCL_ERROR, 40,
            r"NCCL error", r"\bnccl(?:Internal|System|UnhandledCuda|Remote|InvalidUsage|"
