@@ -240,9 +240,6 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
 
         if "Traceback (most recent call last)" in msg:
             scan.tracebacks.append(i)
-        if "Caught signal " in msg or "ailed to start " in msg:
-            if _NATIVE_CRASH.search(msg) or _WRAPPER_START_FAILED.search(msg):
-                scan.fatal.append((i, False))
         if S.RARE_GATE.search(msg):  # one search for the two gates below; most lines fail it
             if S.LIFECYCLE_GATE.search(msg):
                 _lifecycle(scan, i, msg)
@@ -277,6 +274,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         low = msg.lower()
         if not S.SIGNATURE_GATE.search(low) or S.BENIGN.search(low):
             continue
+        if ("Caught signal " in msg or "ailed to start " in msg) and (
+                _NATIVE_CRASH.search(msg) or _WRAPPER_START_FAILED.search(msg)):
+            scan.fatal.append((i, False))  # (past the gate: both say fault / fail)
         errorish = is_exc or S.ERRORISH.search(low) is not None
         for k in sorted(S.SIGNATURE_NEEDLES.candidates(low)):  # in SIGNATURES' order
             sig = S.SIGNATURES[k]
