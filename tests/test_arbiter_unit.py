@@ -209,3 +209,34 @@ async def test_a_bug_while_watching_one_run_ends_that_run_not_the_daemon(
             await again.done.wait()
         assert again.ok is True and arb.current is not None
         assert arb.current.status == Status.READY
+
+
+async def test_a_restart_cancelled_after_the_checklist_was_reset_does_not_raise(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """A switch cancels a pending restart and resets the checklist; when the reset runs before
+    the restart task wakes (no await between them in the switch), the restart's item is gone.
+    The cancelled restart must end quietly: it runs in the daemon's task group, where an
+    exception takes every service down."""
+    from supervisor.profiles.model import RestartSpec
+    from supervisor.runtime.restart import RestartPolicy
+    from supervisor.states import ChecklistStatus
+
+    _web(tmp_path)
+    async with running_arbiter(tmp_path, monkeypatch) as kit:
+        arb = kit.arbiter
+        with anyio.fail_after(20):
+            req = await arb.switch("web")
+            await req.done.wait()
+        run = arb.current
+        assert run is not None
+        arb._restart_policies[run.profile.hash] = RestartPolicy(RestartSpec(backoff=30.0))
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(arb._restart_after_failure, run)
+                await wait_for(lambda: arb._restart_scope is not None, "the pending restart", 5)
+                (item,) = [i for i in arb.checklist.view() if i["title"].startswith("Restart")]
+                assert item["status"] == ChecklistStatus.IN_PROGRESS.value
+                arb.checklist.reset()          # the switch's reset, before the task wakes
+                arb._restart_scope.cancel()    # the switch's cancel of the pending restart
+        assert arb._restart_scope is None
+        assert arb.current is run, "the cancelled restart relaunched nothing"

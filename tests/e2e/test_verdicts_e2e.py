@@ -203,3 +203,24 @@ def test_failure_after_ready_restarts_with_backoff_until_flapping(workdir: Path,
     titles = [i["title"] for i in d.status()["checklist"]]
     assert any(t.startswith("Restart sick") for t in titles)
     assert any("flapping" in t for t in titles)
+
+
+def test_a_switch_during_a_restart_backoff_cancels_the_restart_and_the_daemon_carries_on(
+        workdir: Path, make_daemon) -> None:
+    """An operator's switch beats a pending restart: nothing is relaunched after the switch, the
+    daemon carries on (the interleaving where the switch's checklist reset comes first is
+    tests/test_arbiter_unit.py::test_a_restart_cancelled_after_the_checklist_was_reset_...)."""
+    restart = "\n[restart]\nmax_restarts = 3\nbackoff = 30\nwindow = 600\n"
+    write_profile(workdir, "sick", emulator_profile("sick", port=free_port(), fault="unhealthy",
+                                                    extra=restart))
+    write_profile(workdir, "fine", emulator_profile("fine", port=free_port()))
+    d = make_daemon()
+    d.ctl("switch", "sick", "--wait", "--timeout", "60", check=True)
+    wait_until(lambda: any(i["title"].startswith("Restart sick") and i["status"] ==
+                           "in_progress" for i in d.status()["checklist"]), 40,
+               "the restart waiting out its backoff")
+    d.ctl("switch", "fine", "--wait", "--timeout", "60", check=True)
+    status = d.status()
+    assert status["run"]["profile"] == "fine" and status["run"]["status"] == "ready"
+    assert d.proc.poll() is None, "the daemon is still running"
+    assert [r["profile"] for r in d.ctl_json("history")["runs"]] == ["sick", "fine"]
