@@ -3,6 +3,8 @@ the attempt records. Real processes, a real store and hub; no daemon subprocess,
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -240,3 +242,31 @@ async def test_a_restart_cancelled_after_the_checklist_was_reset_does_not_raise(
                 arb._restart_scope.cancel()    # the switch's cancel of the pending restart
         assert arb._restart_scope is None
         assert arb.current is run, "the cancelled restart relaunched nothing"
+
+
+async def test_a_failing_restart_task_is_a_problem_not_the_daemon_s_end(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """A ready server dies; its restart task fails (here its policy raises): the daemon lists
+    the problem and goes on serving requests."""
+    _web(tmp_path)
+
+    class BrokenPolicy:
+        def on_failure(self) -> Any:
+            raise RuntimeError("policy state is broken")
+
+    async with running_arbiter(tmp_path, monkeypatch) as kit:
+        arb = kit.arbiter
+        with anyio.fail_after(20):
+            req = await arb.switch("web")
+            await req.done.wait()
+        run = arb.current
+        assert run is not None and run.pid is not None
+        arb._restart_policies[run.profile.hash] = BrokenPolicy()
+        os.kill(run.pid, signal.SIGKILL)   # the ready server dies: the restart path runs
+        await wait_for(lambda: any("restarting it failed" in p for p in arb.problems),
+                       "the failed restart listed as a problem", 20)
+        assert "RuntimeError: policy state is broken" in " ".join(arb.problems)
+        with anyio.fail_after(20):   # and the daemon still takes requests
+            again = await arb.switch("web")
+            await again.done.wait()
+        assert again.ok is True and arb.current is not run

@@ -435,8 +435,20 @@ class Arbiter:
             plan_for_failure(self.checklist, run, self._facts(run))
             if run.ready_event.is_set() and self.current is run and (
                     req is None or req.done.is_set()) and self._tg is not None:
-                self._tg.start_soon(self._restart_after_failure, run)
+                self._tg.start_soon(self._restart_fenced, run)
         self.publish_fallback()
+
+    async def _restart_fenced(self, run: Run) -> None:
+        """The restart policy's task, fenced off like a run's supervision: it runs in the
+        daemon's task group, where an exception would take every service down."""
+        try:
+            await self._restart_after_failure(run)
+        except Exception as exc:  # cancellation (shutdown) is not an Exception: it goes on
+            root = _first_leaf(exc)
+            log.exception("run %s: restart after failure failed", run.id)
+            self.problems.append(f"run {run.id}: restarting it failed ({type(root).__name__}: "
+                                 f"{root}); switch to a profile to launch again")
+            self._restart_scope = None
 
     def _run_ready(self, run: Run) -> None:
         """Ready is what makes a config known-good (remembered across restarts)."""
