@@ -314,9 +314,17 @@ _VLLM_COMPILED_FRAME = re.compile(r"/torch/_inductor/output_code\.py:__call__$"
                                   r"|(?:inductor_cache|torchinductor_\w+)/\w+/\w+\.py:call$")
 
 
+def _first_error(scan: _Scan, start: int) -> int:
+    """Where the failure's own output begins: its first traceback, frame or exception line."""
+    firsts = [next((i for i in idx if i >= start), None) for idx in (
+        scan.tracebacks, [i for i, _ in scan.exceptions], [i for i, _ in scan.frames])]
+    return min((i for i in firsts if i is not None), default=start)
+
+
 def _startup_hints(raw: list[str], start: int, frames: list[tuple[int, str]],
                    engine: str) -> list[Phase]:
-    """Phases that a startup's failure region shows without a frame of that phase."""
+    """Phases that a startup's failure (from its first error line) shows without a frame of
+    that phase."""
     hints: list[Phase] = []
     if engine == "sglang" and any(_PIECEWISE_ADVICE in line for line in raw[start:]):
         hints.append(Phase.CUDA_GRAPH_CAPTURE)
@@ -436,7 +444,7 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
     stepped = any(i >= start for i in scan.step_dumps)
     named = [p for i, p in scan.named_phases if i >= start]
     if outcome is Outcome.CRASHED and ready is None:
-        named += _startup_hints(raw, start, region_frames, engine)
+        named += _startup_hints(raw, _first_error(scan, start), region_frames, engine)
     phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
                    warmup_in_loop=engine != "vllm")
 
