@@ -56,8 +56,9 @@ KNOWN_MISSES: dict[str, str] = {
         "a bare scheduler-init traceback cut at ModelRunner.initialize: nothing in the log "
         "dates it (labelled cuda_graph_capture from the thread); launch",
     "h309-vllm-rayserve-2502-dsr1-h20-replica-stopped-after-mla.log":
-        "Ray Serve stopping a replica after vLLM's 'Using Triton MLA backend' (model "
-        "construction): labelled weight_loading, read launch",
+        "Ray Serve stopping a replica after vLLM's 'Using Triton MLA backend': labelled "
+        "weight_loading (model construction), read launch; the backend selection is cached and "
+        "first runs when V0's model runner is built, before load_model, so the line is no proof",
     "h414-vllm-0501-ray-two-node-logits-gather-nccl-error-2.log":
         "a remote Ray worker's NCCL error in the logits gather of the profiling run (labelled "
         "kv_cache_alloc); the trimmed paste has no frame of the profiling: launch",
