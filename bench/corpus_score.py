@@ -33,9 +33,10 @@ PARTS = {
     "fresh-heldout": FIXTURES / "corpus" / "fresh" / "heldout",
     "fresh2": FIXTURES / "corpus" / "fresh2",
     "fresh3": FIXTURES / "corpus" / "fresh3",
+    "fresh4": FIXTURES / "corpus" / "fresh4",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
-UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3")
+UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4")
 FIELDS = ("outcome", "phase", "cause")
 
 
@@ -181,13 +182,14 @@ def main() -> None:
     results = score(list(PARTS))
     print(table(results))
     public = (results["corpus"] + results["heldout"] + results["fresh"]
-              + results["fresh-heldout"] + results["fresh2"] + results["fresh3"])
+              + results["fresh-heldout"] + results["fresh2"] + results["fresh3"] + results["fresh4"])
     print("\nCauses, tuning part (corpus):\n" + confusion(results["corpus"]))
     print("\nCauses, held-out part:\n" + confusion(results["heldout"]))
     print("\nCauses, fresh part (tuning):\n" + confusion(results["fresh"]))
     print("\nCauses, fresh held-out part:\n" + confusion(results["fresh-heldout"]))
     print("\nCauses, third batch (fresh2):\n" + confusion(results["fresh2"]))
     print("\nCauses, fourth batch (fresh3):\n" + confusion(results["fresh3"]))
+    print("\nCauses, fifth batch (fresh4):\n" + confusion(results["fresh4"]))
     print("\nCauses, all labelled logs:\n" + confusion(
         public + results["sglang-logs"] + results["real-engines"]))
     if args.show != "none":
