@@ -67,45 +67,21 @@ KNOWN_MISSES: dict[str, str] = {
         "only busy Decode batch lines (token usage 0.94, requests queued), labelled incomplete "
         "(the thread's KV pressure comes later): read as a server up and serving (ready)",
     # the fifth batch (fresh4), as scored blind; each reason says what the log shows
-    "i101-sglang-2502-r1-2node-h100-watchdog-allreduce-timeout.log":
-        "NCCL INFO channel lines, faulthandler's extension-module dump and the watchdog's "
-        "ALLREDUCE timeout at SeqNum=5653 (thousands of collectives: serving, per the thread); "
-        "no traffic or marker line dates it: launch",
     "i106-sglang-2405-llava8b-create-weights-traceback-fragment.log":
         "a traceback fragment in model construction (MergedColumnParallelLinear -> "
         "create_weights -> torch.empty) cut before the exception line: labelled incomplete, "
         "read crashed",
-    "i108-sglang-verl-0444-ray-task-error-oom-driver.log":
-        "verl's driver traceback with 'RayTaskError(OutOfMemoryError): ray::main_task()' in "
-        "trainer.fit (rollouts already generated, serving); nothing engine-side dates it: launch",
-    "i109-sglang-2502-r1-4node-a100-watchdog-rank16-timeout.log":
-        "two ProcessGroupNCCL watchdog lines, 'Timeout at NCCL work: 9301' (thousands of "
-        "collectives: serving, per the thread); no traffic or marker line: launch",
     "i113-sglang-2412-qwen2-tp-logits-all-gather-traceback-fragment.log":
         "a traceback fragment qwen2.forward -> logits_processor -> all_gather cut before the "
         "exception line (labelled incomplete, cuda_graph_capture from the thread title); read "
         "crashed at launch",
-    "i205-vllm-03-tp2-awq-future-oom-task-finished.log":
-        "'Future exception was never retrieved' with a CUDA OOM, then V0's "
-        "_raise_exception_on_finish callback (the AsyncLLMEngine's background loop died while "
-        "serving); no traffic line: launch",
-    "i210-vllm-05-instructlab-wrapper-waiting-during-capture.log":
-        "workers' 'Capturing the model for CUDA graphs' and graph-memory note among "
-        "InstructLab's 'Waiting for the vLLM server to start' lines: labelled "
-        "cuda_graph_capture, read launch",
     "i211-vllm-040-rocm-mi250x-triton-segfault-init-cache.log":
         "Ray SIGSEGV frames then 'Fatal Python error: Segmentation fault' in Triton's compiler; "
         "the _init_cache frame (kv_cache_alloc) is only in a later piece of the paste: launch",
-    "i212-vllm-02x-rocm-lumi-benchmark-traceback-after-weights-format.log":
-        "'Initializing an LLM engine', then 'Using model weights format' and a traceback cut "
-        "at its first line: labelled weight_loading, read launch",
-    "i215-vllm-054-workers-interleaved-execution-loop-exception.log":
-        "interleaved VllmWorkerProcess tracebacks in start_worker_execution_loop -> "
-        "execute_model (the workers' serving loop): labelled serving, read launch",
     "i301-sglang-kimi-k2-b200-marlin-watchdog-ima.log":
-        "torch's ProcessGroupNCCL watchdog terminating on 'CUDA error: an illegal memory "
-        "access' (fatal for the rank), cut at the C++ frames; labelled crashed/serving (from "
-        "the thread), read incomplete at launch",
+        "torch's ProcessGroupNCCL watchdog thread terminating on 'CUDA error: an illegal memory "
+        "access' (fatal for the rank, read crashed), cut at the C++ frames; labelled serving "
+        "from the thread: nothing in the paste dates it (launch)",
     "i303-sglang-sm120-autotune-trtllm-mla-scheduler-init-cut.log":
         "FlashInfer autotune of trtllm_batch_decode_mla (after the KV pool, before graph "
         "capture) then 'Scheduler hit an exception' in Scheduler.__init__: labelled "
@@ -114,10 +90,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a PD decode instance's Mooncake 'Failed to connect to target' and per-request 'transfer "
         "failed' errors while it keeps serving: labelled ready/serving/none, read "
         "incomplete/launch/unknown",
-    "i308-vllm-0111-gcp-logging-lora-sampler-warmup-cut.log":
-        "an EngineCore ERROR traceback through compile_or_warm_up_model -> _dummy_sampler_run "
-        "(sampler warm-up) behind Cloud Logging prefixes, cut inside: labelled crashed/warmup, "
-        "read incomplete/launch",
     "i311-vllm-ascend-2026-pd-dsv4-stress-shm-broadcast-hang.log":
         "only 'No available shared memory broadcast block found in 60 seconds' from several "
         "EngineCore_DP ranks (hung under a load test per the thread): labelled serving, read "
@@ -132,9 +104,6 @@ KNOWN_MISSES: dict[str, str] = {
     "i403-vllm-llama32-vision-tp4-first-allreduce-watchdog.log":
         "every rank's watchdog timing out the first collective (SeqNum=1, the init check), no "
         "exit shown: labelled hung at launch, read crashed",
-    "i404-vllm-v07-serving-mqllmengine-dead-after-200s.log":
-        "200 OK completions, then the API server's 'MQLLMEngine is already dead, terminating "
-        "server process' repeated: labelled crashed/unknown, read ready/none",
     "i405-sglang-2412-tp4-first-request-then-cut.log":
         "uvicorn up, a models listing and one chat completion's prefill batch, then cut: "
         "labelled serving, read warmup",
@@ -142,10 +111,6 @@ KNOWN_MISSES: dict[str, str] = {
         "raylet 'worker died', 'RayWorkerProc rank=[2] died unexpectedly, shutting down "
         "executor', EngineDeadError (after serving per the thread): read launch, and unknown "
         "for multinode_rank_failure",
-    "i411-sglang-verl-ray-rollout-illegal-memory-sigquit.log":
-        "a verl rollout worker's scheduler dying in get_model_worker_batch with an illegal "
-        "memory access, 'Received sigquit', Ray's repeated capture lines: labelled serving, "
-        "read launch",
 }
 
 

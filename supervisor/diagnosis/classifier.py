@@ -89,13 +89,14 @@ class _Scan:
     exit_codes: list[tuple[int, int]] = field(default_factory=list)
     spec_line: int | None = None
     slow_load: int | None = None
-    seq_nums: list[tuple[int, int]] = field(default_factory=list)
+    seq_nums: list[tuple[int, int]] = field(default_factory=list)  # NCCL collectives' numbers
     step_dumps: list[int] = field(default_factory=list)  # vLLM's dump of a failing step
     named_phases: list[tuple[int, Phase]] = field(default_factory=list)  # S.PHASE_MESSAGES
     config_rejections: list[int] = field(default_factory=list)  # raised by a config check
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
+    first_marker: int | None = None
     stop_at: int | None = None         # the run was asked to stop (SIGTERM, Ctrl-C, shutdown)
     exit_at: int | None = None         # the interpreter's exit-time output began
 
@@ -199,6 +200,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if tracker.markers_seen != markers:
             markers = tracker.markers_seen
             scan.last_marker = i
+            if scan.first_marker is None:
+                scan.first_marker = i
         if update is not None and update.progress and \
                 update.progress.get("kind") == "cuda_graph_bs":
             scan.capture_started = True
@@ -258,8 +261,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if "xit code" in msg:
             for m in S.EXIT_CODE_LINE.finditer(msg):
                 scan.exit_codes.append((i, int(m[1])))
-        if "eqNum=" in msg:
-            m = S.SEQ_NUM.search(msg)
+        if "eqNum=" in msg or " work: " in msg:
+            m = S.SEQ_NUM.search(msg) or _WATCHDOG_WORK.search(msg)
             if m:
                 scan.seq_nums.append((i, int(m[1])))
         if S.STEP_DUMP in msg:
@@ -277,6 +280,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if ("Caught signal " in msg or "ailed to start " in msg) and (
                 _NATIVE_CRASH.search(msg) or _WRAPPER_START_FAILED.search(msg)):
             scan.fatal.append((i, False))  # (past the gate: both say fault / fail)
+        if ("already dead" in msg or "thread terminated" in msg) and _DEATH_REPORT.search(msg):
+            scan.fatal.append((i, True))
         errorish = is_exc or S.ERRORISH.search(low) is not None
         for k in sorted(S.SIGNATURE_NEEDLES.candidates(low)):  # in SIGNATURES' order
             sig = S.SIGNATURES[k]
@@ -299,6 +304,43 @@ _NATIVE_CRASH = re.compile(r"\bCaught signal \d+ \((?:Segmentation fault|Bus err
 # - a serving wrapper's last word before it exits 1: KServe's model server (`kserve ERROR
 #   [__main__.py:<module>():254] Failed to start model server: <the error>`)
 _WRAPPER_START_FAILED = re.compile(r"\bFailed to start (?:the )?model server: ")
+
+# - vLLM V0's API server finding its engine process dead (0.6-0.8's MQLLMEngine front end, which
+#   then terminates itself: `MQLLMEngine is already dead, terminating server process`), and
+#   torch's NCCL watchdog thread ending on an error (`Process group watchdog thread terminated
+#   with exception: CUDA error: ...`), after which torch aborts the process: reports of a death
+_DEATH_REPORT = re.compile(r"\bMQLLMEngine is already dead, terminating server process"
+                          r"|\bProcess group watchdog thread terminated with exception")
+# torch's NCCL watchdog numbering the collective it caught (torch 2.4 on: `Exception (either an
+# error or timeout) detected by watchdog at work: 9301`, `Timeout at NCCL work: 9301`), the same
+# sequence number as older builds' `WorkNCCL(SeqNum=9301, ...)`
+_WATCHDOG_WORK = re.compile(r"\b(?:detected by watchdog at|Timeout at NCCL) work: (\d+)")
+# How many collectives on torch's process group prove requests were served. A startup issues
+# tens of them there (barriers and broadcasts of the distributed init, i403's SeqNum=1 check; a
+# profiling forward in eager mode on old builds, two a layer); the engines' graph capture runs
+# its all-reduces on their own communicators (pynccl, custom all-reduce). Thousands are the
+# forward passes of served requests (the watchdog timeouts of multi-node serving runs: SeqNum
+# 5653, work 9301, SeqNum 20518).
+_SERVING_SEQ_NUM = 1_000
+
+# Frames of code that runs only on requests, beyond S.FRAME_PHASES' engine loops (a fragment
+# through them was serving; for SGLang the warmup request takes the same path, so startup markers
+# before the failure still cap them at warmup, see _phase):
+# - vLLM V0's AsyncLLMEngine: the background loop starts at the first request, and its done
+#   callback (`_raise_exception_on_finish`, "Task finished unexpectedly") or a request's abort
+#   (`_engine_abort`) run only once it did
+# - vLLM V0's workers (0.5-0.6, multiproc and Ray): the executor starts the workers'
+#   `start_worker_execution_loop` from its execute_model, and a worker's `execute_model` runs a
+#   scheduled step (profiling and capture call the model runner directly)
+# - SGLang's scheduler turning a batch into a forward: `run_batch`, `get_model_worker_batch`
+# - an RL trainer driving the engine as its rollout (verl's `RayPPOTrainer.fit`, its workers'
+#   `generate_sequences`): the engine was built before the training loop
+_SERVING_WORK_FRAMES = re.compile(
+    r"async_llm_engine\.py:(?:_raise_exception_on_finish|_engine_abort)$"
+    r"|worker_base\.py:(?:start_worker_execution_loop|execute_model)$"
+    r"|scheduler\.py:run_batch$|schedule_batch\.py:get_model_worker_batch$"
+    r"|ray_trainer\.py:fit$|:generate_sequences$")
+_FRAME_PHASES = (*S.FRAME_PHASES, (Phase.SERVING, _SERVING_WORK_FRAMES))
 
 # Where a startup that died was, from what its failure shows beyond frames of one phase:
 # - SGLang's advice printed when its piecewise CUDA graph fails (PIECEWISE_CUDA_GRAPH_CAPTURE_
@@ -554,7 +596,7 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
         if "warm_up" in where and S.WARMUP_CONTAINER.search(where):
             container = True   # capture, then warmup: what it was doing is in deeper frames
             continue
-        for phase, rx in S.FRAME_PHASES:
+        for phase, rx in _FRAME_PHASES:
             if (best is None or phase.rank > best.rank) and rx.search(where):
                 best = phase
                 break
@@ -575,7 +617,7 @@ def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
              key=lambda p: p.rank, default=None)
     if fp is None:
         return tracker_phase
-    if warmup_in_loop and scan.last_marker is not None and not was_ready and \
+    if warmup_in_loop and _marker_before(scan, frames) and not was_ready and \
             fp.rank > Phase.WARMUP.rank:
         # startup markers say startup was not over: the event loop ran the warmup (SGLang's
         # warmup request goes through its scheduler's loop; vLLM's engine loop only starts once
@@ -586,9 +628,19 @@ def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
     return fp if fp.rank > tracker_phase.rank else tracker_phase
 
 
+def _marker_before(scan: _Scan, frames: list[tuple[int, str]]) -> bool:
+    """A startup marker came before the failure's frames. One printed only after them is no
+    sign that startup was going on when it failed: Ray's deduplicated summary of earlier lines
+    (`Capturing batches ... [repeated 22x across cluster]`, printed as the actor dies), or a
+    paste that puts the error first and the earlier log after it."""
+    if scan.first_marker is None:
+        return False
+    return not frames or scan.first_marker < frames[0][0]
+
+
 def _implied_phase(best: _Candidate, scan: _Scan) -> Phase | None:
     if best.cause is Cause.NCCL_TIMEOUT:
-        if any(n >= S.SERVING_SEQ_NUM for _, n in scan.seq_nums):
+        if any(n >= _SERVING_SEQ_NUM for _, n in scan.seq_nums):
             return Phase.SERVING
         return None
     return best.implies

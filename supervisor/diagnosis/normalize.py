@@ -27,9 +27,11 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     r"\s{0,4}\| (?=\[)",
     r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\](?: \S+ >>)? ?",
     # Google Cloud Logging's export of a container's lines: severity, then an RFC 3339 stamp
-    # with nanoseconds (`ERROR 2026-06-15T14:10:59.392125190Z `), on every line of a paste
+    # with nanoseconds (`ERROR 2026-06-15T14:10:59.392125190Z `), on every line of a paste, and
+    # in the Logs Explorer's copy the resource label it was filtered on (`[resource.labels.
+    # containerName: vllm] `)
     r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) "
-    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ",
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (?:\[resource\.[\w.]+: [^\]]*\] )?",
     # Python logging of a wrapper process: `... - __main__ - INFO - `, `[Info] `
     r"- [\w.]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - ",
     r"\[(?:Info|Debug|Warn|Warning|Error|Trace)\] ",

@@ -28,7 +28,7 @@ _PREFILTER = literal_prefilter(
     # (the forks' lines below on first letters already above: each new one costs every line)
     "API server: ", "HPU blocks", "CPU blocks", "Warmup][", "Warmup finished", "Shutting down",
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
-    "REMOTE_KVS",
+    "REMOTE_KVS", "model weights format",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -37,6 +37,9 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     # the model runner loads the target model, then a speculative decoder's draft model
     (_C(r"Starting to load model|Loading model from scratch|Loading weights took"
         r"|Loading drafter model"
+        # V0 0.2-0.3's weight iterator choosing the files to read (`Using model weights format
+        # ['*.safetensors']`, weight_utils.py), once the model is built
+        r"|Using model weights format"
         r"|Loading \w+ checkpoint shards"), Phase.WEIGHT_LOADING),
     # the model is loaded (V1 `Model loading took`, V0 0.4-0.6 `Loading model weights took X GB`):
     # what follows is the profiling run that sizes the KV cache
@@ -50,6 +53,8 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|Warming up model for the compilation|GiB for KV cache on node|CPU KV cache size"),
      Phase.KV_CACHE_ALLOC),
     (_C(r"(?i:capturing cuda ?graph)|Graph capturing finished"
+        # V0 0.3-0.6's capture_model (`Capturing the model for CUDA graphs. This may lead to ...`)
+        r"|Capturing the model for CUDA graphs"
         # the TPU runner's capture_model: XLA compiles the model, then sampling (and other
         # heads), for each padded input shape (`Compiling the model with different input
         # shapes.`, `Compiling sampling with different input shapes.`): its graph capture
