@@ -386,3 +386,209 @@ def test_a_root_error_after_a_soft_watchdog_wins():
                             error="RuntimeError: CUDA error: an illegal memory access was "
                             "encountered")
     assert cause_of(text, "sglang") is Cause.ILLEGAL_MEMORY_ACCESS
+
+
+# --- families from the fifth batch's misses ---------------------------------------------------
+
+V0_METRICS = ("INFO 06-12 07:32:47 metrics.py:341] Avg prompt throughput: 812.0 tokens/s, Avg "
+              "generation throughput: 95.1 tokens/s, Running: 30 reqs, Swapped: 0 reqs, Pending: "
+              "0 reqs, GPU KV cache usage: 15.0%, CPU KV cache usage: 0.0%.\n")
+
+
+def verdict_of(text: str, engine: str) -> tuple[Outcome, Phase, Cause | None]:
+    v = classify_text(text, engine=engine)
+    return v.outcome, v.phase, v.cause
+
+
+# --- watchdog_timeout: the engines' own step watchdogs -----------------------------------------
+
+def test_vllm_v0_engine_iteration_timeout_is_the_engine_watchdog():
+    """AsyncLLMEngine's ENGINE_ITERATION_TIMEOUT_S fired on a step (vLLM 0.4-0.6)."""
+    pre = "ERROR 06-12 07:32:53 async_llm_engine.py:45] "
+    text = (V0_METRICS
+            + "ERROR 06-12 07:32:53 async_llm_engine.py:524] Engine iteration timed out. This "
+            "should never happen!\n" + pre + "Engine background task failed\n"
+            + tb((f"{VL}/engine/async_llm_engine.py", "engine_step",
+                  "request_outputs = await self.engine.step_async()"), prefix=pre))
+    assert verdict_of(text, "vllm") == (Outcome.CRASHED, Phase.SERVING, Cause.WATCHDOG_TIMEOUT)
+
+
+@pytest.mark.parametrize("method", ["execute_model", "sample_tokens"])
+def test_vllm_v1_step_rpc_timeout_is_the_engine_watchdog(method):
+    """V1's multiprocessing executor gave up on its workers' reply to a step
+    (VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS); a fragment with only that was serving."""
+    text = (CORE + "EngineCore encountered a fatal error.\n"
+            + tb((f"{VL}/v1/executor/multiproc_executor.py", "collective_rpc",
+                  'raise TimeoutError(f"RPC call to {method} timed out.") from e'),
+                 error=f"TimeoutError: RPC call to {method} timed out.", prefix=CORE))
+    assert verdict_of(text, "vllm") == (Outcome.CRASHED, Phase.SERVING, Cause.WATCHDOG_TIMEOUT)
+
+
+def test_sglang_hard_watchdog_with_a_float_timeout():
+    """--watchdog-timeout is a float: set on the command line it prints `=600.0`."""
+    text = ("[2025-03-01 10:00:00 TP0] Scheduler watchdog timeout "
+            "(self.watchdog_timeout=600.0, self.soft=False)\n")
+    assert verdict_of(text, "sglang") == (Outcome.CRASHED, Phase.SERVING,
+                                          Cause.WATCHDOG_TIMEOUT)
+
+
+def test_an_nccl_timeout_beats_the_engine_watchdog_it_caused():
+    text = (V0_METRICS + "ERROR 06-12 07:32:53 async_llm_engine.py:524] Engine iteration timed "
+            "out. This should never happen!\n"
+            "[rank1]:[E612 07:32:50.1 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught "
+            "collective operation timeout: WorkNCCL(SeqNum=52001, OpType=ALLREDUCE) ran for "
+            "600004 milliseconds before timing out.\n")
+    assert cause_of(text, "vllm") is Cause.NCCL_TIMEOUT
+
+
+# --- corrupt_checkpoint: a local checkpoint folder without config.json --------------------------
+
+@pytest.mark.parametrize("where", [
+    "/models/huggingface-cache/hub/models--org--Model-7B/snapshots/43bf1965176b15634df97107863d",
+    "./checkpoints/qwen2-7b-sft",
+    "~/models/llama-3-8b",
+])
+def test_a_local_folder_missing_config_json_is_an_incomplete_checkpoint(where):
+    """transformers' cached_file on a local folder: the checkpoint lacks a file it must have."""
+    text = tb(("/usr/local/lib/python3.10/dist-packages/transformers/utils/hub.py",
+               "cached_file", "raise EnvironmentError("),
+              error=f"OSError: {where} does not appear to have a file named config.json. "
+                    f"Checkout 'https://huggingface.co/{where}/None' for available files.")
+    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_hub_repository_missing_config_json_is_a_model_not_found():
+    """Guard: for a repository id the same message means a wrong (non-Transformers) repo."""
+    text = tb(("/usr/local/lib/python3.10/dist-packages/transformers/utils/hub.py",
+               "cached_file", "raise EnvironmentError("),
+              error="OSError: TheBloke/Llama-2-7B-GGUF does not appear to have a file named "
+                    "config.json. Checkout 'https://huggingface.co/TheBloke/Llama-2-7B-GGUF/"
+                    "tree/None' for available files.")
+    assert cause_of(text, "vllm") is Cause.MODEL_NOT_FOUND
+
+
+# --- kv_cache_oom: a KV cache sized to nothing, reported by its size ----------------------------
+
+V0_INIT = ("INFO 04-27 10:11:03 llm_engine.py:70] Initializing an LLM engine with config: "
+           "model='/models/Qwen-7B', tokenizer='/models/Qwen-7B', dtype=torch.float16\n")
+
+
+@pytest.mark.parametrize("size", [
+    "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256",
+    # 0.7+: the device's name
+    "INFO 02-01 10:13:05 executor_base.py:110] # cuda blocks: 0, # CPU blocks: 4096",
+    # V1's worker, before kv_cache_utils raises `No available memory for the cache blocks`
+    "(EngineCore_DP0 pid=2211) INFO 03-02 10:11:12 [gpu_worker.py:760] Available KV cache "
+    "memory: -1.25 GiB",
+])
+def test_an_empty_kv_cache_by_its_size_is_kv_cache_oom(size):
+    """The paste is cut after the size line (a traceback begins, its message lost)."""
+    text = (V0_INIT + size + "\n2024-04-27 10:13:05 | ERROR | stderr | Traceback (most recent "
+            "call last):\n")
+    assert verdict_of(text, "vllm") == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC,
+                                        Cause.KV_CACHE_OOM)
+
+
+def test_no_swap_space_is_not_an_empty_kv_cache():
+    """Guard: `# CPU blocks: 0` is --swap-space 0, the GPU cache is there."""
+    text = (V0_INIT + "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 1478, # CPU "
+            "blocks: 0\n" + tb((f"{VL}/worker/model_runner.py", "capture",
+                                "self.model(input_ids)"),
+                               error="RuntimeError: Something went wrong in the model"))
+    assert cause_of(text, "vllm") is not Cause.KV_CACHE_OOM
+
+
+# --- nccl_timeout: the NCCL watchdog's timeout seen in its C++ frames ---------------------------
+
+def _cpp_frames(*functions: str) -> str:
+    lines = ["frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x98 (0x7f4e in "
+             f"{TORCH}/lib/libc10.so)"]
+    lines += [f"frame #{k}: {fn} + 0x23d (0x7f4d in {TORCH}/lib/libtorch_cuda.so)"
+              for k, fn in enumerate(functions, 1)]
+    return "\n".join(lines) + "\n\nterminate called after throwing an instance of " \
+        "'c10::DistBackendError'\n"
+
+
+def test_the_watchdogs_check_timeout_frame_is_an_nccl_timeout():
+    text = _cpp_frames("c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::"
+                       "chrono::duration<long, std::ratio<1l, 1000l> > >)",
+                       "c10d::ProcessGroupNCCL::watchdogHandler()",
+                       "c10d::ProcessGroupNCCL::ncclCommWatchdog()")
+    assert cause_of(text, "vllm") is Cause.NCCL_TIMEOUT
+
+
+def test_an_nccl_failure_caught_by_the_watchdog_stays_an_nccl_error():
+    """Guard: the same watchdog raising a failed (not timed-out) collective."""
+    text = _cpp_frames("c10d::ProcessGroupNCCL::WorkNCCL::checkAndSetException()",
+                       "c10d::ProcessGroupNCCL::watchdogHandler()")
+    assert cause_of(text, "vllm") is Cause.NCCL_ERROR
+
+
+# --- multinode_rank_failure: a peer node's death as Ray and vLLM's Ray executor report it -------
+
+@pytest.mark.parametrize("line", [
+    "2025-05-20 20:35:20,741 WARNING worker.py:1829 -- The node with node id: 5ad7fa5dd64fc1fe "
+    "and address: 10.0.0.12 and node name: 10.0.0.12 has been marked dead because the detector "
+    "has missed too many heartbeats from it. This can happen when a (1) raylet crashes "
+    "unexpectedly (OOM, preempted node, etc.)",
+    "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task. "
+    "The actor died because its node has died. Node Id: 5ad7fa5dd64fc1fe",
+    "ray.exceptions.NodeDiedError: Task failed due to the node (where this task was running) "
+    "dying. Node IP: 10.0.0.12",
+    "(EngineCore pid=652) ERROR 05-20 20:35:26 [ray_executor_v2.py:464] RayWorkerProc "
+    "rank=[2] died unexpectedly, shutting down executor.",
+])
+def test_a_peer_nodes_death_is_a_multinode_rank_failure(line):
+    text = (V0_METRICS + line + "\n(EngineCore pid=652) ERROR 05-20 20:35:26 [core.py:1161] "
+            "EngineCore encountered a fatal error.\n")
+    assert cause_of(text, "vllm") is Cause.MULTINODE_RANK_FAILURE
+
+
+def test_a_local_workers_death_is_not_a_peer_node():
+    """Guard: vLLM's multiprocessing executor (one node) losing a worker names no cause."""
+    text = (V0_METRICS + "ERROR 11-08 11:01:29 [multiproc_executor.py:135] Worker proc "
+            "VllmWorker-3 died unexpectedly, shutting down executor.\n")
+    assert cause_of(text, "vllm") is Cause.UNKNOWN
+
+
+def test_the_root_error_of_a_dead_ray_worker_wins():
+    text = ("(raylet) [2025-05-20 20:35:25] node_manager.cc:3040: 1 Workers (tasks / actors) "
+            "killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node "
+            "(ID: 5ad7, IP: 10.0.0.12) over the last time period.\n"
+            "(EngineCore pid=652) ERROR 05-20 20:35:26 [ray_executor_v2.py:464] RayWorkerProc "
+            "rank=[2] died unexpectedly, shutting down executor.\n")
+    assert cause_of(text, "vllm") is Cause.HOST_OOM_KILLED
+
+
+def test_rays_memory_monitor_is_the_host_oom_killer():
+    text = ("ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on "
+            "memory.\nMemory on the node (IP: 10.0.0.12, ID: 5ad7) where the task (actor ID: "
+            "a1, name=RayWorkerWrapper.__init__, pid=4242, memory used=120.3GB) was running was "
+            "240.1GB / 251.0GB (0.956), which exceeds the memory usage threshold of 0.95.\n")
+    assert cause_of(text, "vllm") is Cause.HOST_OOM_KILLED
+
+
+# --- speculative_decoding_error: a draft frame that is only on the path -------------------------
+
+SPEC_LOOP = (f"{SG}/managers/scheduler.py", "event_loop_normal", "result = self.run_batch(batch)")
+RUN_BATCH = (f"{SG}/managers/scheduler.py", "run_batch",
+             ") = self.draft_worker.forward_batch_speculative_generation(batch)")
+ENTRY = (f"{SG}/speculative/eagle_worker.py", "forward_batch_speculative_generation",
+         "spec_info = self.draft(batch)")
+
+
+def test_a_traceback_cut_at_the_speculative_batch_entry_names_no_cause():
+    """Every served batch passes the draft worker's entry once speculative decoding is on."""
+    text = ("[2025-07-25 07:53:08 TP2] Scheduler hit an exception: "
+            + tb(SPEC_LOOP, RUN_BATCH, ENTRY))
+    assert verdict_of(text, "sglang") == (Outcome.CRASHED, Phase.SERVING, Cause.UNKNOWN)
+
+
+def test_a_failure_inside_the_draft_step_is_still_speculative():
+    """Guard: a frame of the draft's own work (the draft forward) still names it."""
+    text = ("[2025-07-25 07:53:08 TP2] Scheduler hit an exception: "
+            + tb(SPEC_LOOP, RUN_BATCH, ENTRY,
+                 (f"{SG}/speculative/eagle_worker.py", "draft",
+                  "score_list, token_list, parents_list = self.draft_forward(forward_batch)"),
+                 error="RuntimeError: shape mismatch"))
+    assert cause_of(text, "sglang") is Cause.SPECULATIVE_DECODING_ERROR

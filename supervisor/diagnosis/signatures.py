@@ -145,6 +145,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Cannot find any model weights", flags=_I, implies=Phase.WEIGHT_LOADING)
     + _sig(Cause.CORRUPT_CHECKPOINT, 85,
            r"Can't load tokenizer for", r"No tokenizer file found", flags=_I)
+    # transformers' cached_file (`<path> does not appear to have a file named config.json`)
+    # says two things: for a hub repository id, the repository lacks the file (a wrong or
+    # non-Transformers repository: model_not_found, above); for a local folder (an absolute or
+    # relative path, a hub cache's `snapshots/<hash>` folder), the checkpoint the engine was
+    # pointed at is missing a file it must have - an interrupted download or copy. The engine
+    # reads config.json first, while resolving the model config (vLLM's ModelConfig, SGLang's
+    # ModelConfig; launch), so no phase is implied. Above model_not_found (86).
+    + _sig(Cause.CORRUPT_CHECKPOINT, 87,
+           r"(?:^|[\s'\"(:])(?:/|\.{1,2}/|~/|[a-z]:\\)[^\s'\"]* does not appear to have (?:a )?"
+           r"files? named", flags=_I)
     # Kernel-reported memory faults.
     + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 84,
            r"illegal memory access", r"cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS",
@@ -160,6 +170,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Out of memory: Killed process", r"invoked oom-killer", r"\boom-kill\b",
            r"oom_reaper", r"Memory cgroup out of memory", r"OOMKilled",
            r"scheduler died during initialization \(exit code: -9\)", flags=_I, fatal=True)
+    # Ray's memory monitor killing a worker for the node's RAM (vLLM's Ray executor, verl,
+    # OpenRLHF): the task's `ray.exceptions.OutOfMemoryError: Task was killed due to the node
+    # running low on memory.` and the raylet's `1 Workers (tasks / actors) killed due to memory
+    # pressure (OOM)` - the host OOM killer's work done by Ray before the kernel's.
+    + _sig(Cause.HOST_OOM_KILLED, 83,
+           r"killed due to the node running low on memory",
+           r"killed due to memory pressure \(OOM\)", flags=_I, fatal=True)
     + _sig(Cause.HOST_OOM_KILLED, 54,
            r"DefaultCPUAllocator: (?:can't|not enough memory)", r"std::bad_alloc",
            r"\[Errno 12\] Cannot allocate memory", scope="error", flags=_I)
@@ -181,6 +198,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            flags=_I, implies=Phase.KV_CACHE_ALLOC)
     # vLLM V1 fitting max_model_len to the KV cache (kv_cache_utils, auto-fit when max_model_len
     # is -1 / auto) found no room for a single token: the KV-cache sizing failed.
+    # The KV cache sized to nothing, reported by its size before the engine raises: vLLM V0's
+    # `# GPU blocks: 0, # CPU blocks: 256` (0.2-0.6; `# cuda blocks: 0` and other device names
+    # from 0.7), logged by the executor's initialize_cache / the engine's _init_cache, which then
+    # raise `No available memory for the cache blocks`; vLLM V1's `Available KV cache memory:
+    # -1.25 GiB` (gpu_worker.py determine_available_memory) before the same ValueError of
+    # kv_cache_utils. A paste cut after the size has only it. (`# CPU blocks: 0` is the swap
+    # space, --swap-space 0, not the KV cache.)
+    + _sig(Cause.KV_CACHE_OOM, 80,
+           r"# (?!cpu blocks)\w+ blocks: 0\b", r"Available KV cache memory: -\d",
+           fatal=True, flags=_I, implies=Phase.KV_CACHE_ALLOC)
     + _sig(Cause.KV_CACHE_OOM, 80, r"Cannot auto-fit max_model_len: not enough (?:GPU )?memory",
            fatal=True, flags=_I, implies=Phase.KV_CACHE_ALLOC)
     # SGLang 0.5.x's pool sizing, worded per pool kind (mem_cache/kv_cache_configurator.py,
@@ -285,6 +312,22 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # errors every local rank raises next are the consequence. Above NCCL_ERROR.
     + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
            r"returned Connection refused, exceeded error retry count", flags=_I)
+    # Ray reporting that a node of the cluster died, at any time of the run: the GCS's `The
+    # node with node id: ... has been marked dead because the detector has missed too many
+    # heartbeats from it`, an actor's `ActorDiedError: ... The actor died because its node has
+    # died`, a task's `NodeDiedError`. The ranks on that node are gone with it.
+    + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
+           r"has been marked dead because the detector has missed too many heartbeats",
+           r"The actor died because its node has died", r"\bNodeDiedError\b",
+           flags=_I, fatal=True)
+    # vLLM's Ray executor (ray_executor_v2.py's worker monitor: `RayWorkerProc rank=[2] died
+    # unexpectedly, shutting down executor.`) losing a worker with no root error of its own in
+    # the log. vLLM uses Ray for the ranks on other nodes (multi-node TP/PP; one node defaults
+    # to its multiprocessing executor), so the rank that vanished was a peer node's; a root
+    # error that is shown (OOM killer, bus error, a CUDA error) ranks above, and the NCCL
+    # errors of the survivors below.
+    + _sig(Cause.MULTINODE_RANK_FAILURE, 46,
+           r"RayWorkerProc rank=\S+ died unexpectedly", flags=_I, fatal=True)
     # Custom all-reduce (SGLang/vLLM's P2P/IPC all-reduce) failing, often silently in capture.
     + _sig(Cause.CUSTOM_ALLREDUCE_ERROR, 56,
            r"Registering 0 cuda graph addresses", implies=Phase.CUDA_GRAPH_CAPTURE)
@@ -305,6 +348,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # The same watchdog reporting a collective that failed or hung without saying which (torch
     # 2.5+: `failure detected by watchdog at work sequence id`, `Exception (either an error or
     # timeout) detected by watchdog`); below NCCL_ERROR, so a named NCCL error wins.
+    # The same watchdog's timeout seen only in the C++ backtrace of the error it throws (a
+    # paste that keeps the frames and loses the message, then `terminate called after throwing
+    # an instance of 'c10::DistBackendError'`): ProcessGroupNCCL's WorkNCCL::checkTimeout builds
+    # that error only for a collective past its timeout (an NCCL failure is raised from
+    # checkAndSetException / the communicator's error check instead). Not fatal by itself.
+    + _sig(Cause.NCCL_TIMEOUT, 50,
+           r"WorkNCCL::checkTimeout\(", r"Exception raised from checkTimeout at \S*ProcessGroupNCCL",
+           flags=_I)
     + _sig(Cause.NCCL_TIMEOUT, 38,
            r"(?:failure|exception \(either an error or timeout\)) detected by watchdog at work",
            flags=_I, fatal=True)
@@ -312,14 +363,27 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.WATCHDOG_TIMEOUT, 45,
            # the hard watchdog only: 2026 builds also print a soft one (self.soft=True) that
            # only warns
-           r"[Ww]atchdog timeout \(self\.watchdog_timeout=\d+(?:, self\.soft=False)?\)",
+           # (--watchdog-timeout is a float: `=600.0` once set on the command line)
+           r"[Ww]atchdog timeout \(self\.watchdog_timeout=[\d.]+(?:, self\.soft=False)?\)",
            fatal=True, implies=Phase.SERVING)
+    # vLLM's own engine-step watchdogs, which fire only on a step of scheduled requests and kill
+    # the engine: V0's AsyncLLMEngine (0.4-0.6, ENGINE_ITERATION_TIMEOUT_S: `Engine iteration
+    # timed out. This should never happen!`, then `Engine background task failed`); V1's
+    # multiprocessing executor waiting on its workers' replies to a step
+    # (VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS: `TimeoutError: RPC call to execute_model timed
+    # out.`, also sample_tokens / execute_dummy_batch / take_draft_token_ids, all under the same
+    # timeout). Below an NCCL timeout the same hang may show (the more specific root).
+    + _sig(Cause.WATCHDOG_TIMEOUT, 45,
+           r"Engine iteration timed out",
+           r"RPC call to (?:execute_model|sample_tokens|execute_dummy_batch"
+           r"|take_draft_token_ids) timed out",
+           flags=_I, fatal=True, implies=Phase.SERVING)
     # The soft watchdog (2026 builds, --soft-watchdog-timeout; utils/watchdog.py) detects the
     # same thing, no progress for that long, with the same py-spy dump, but only logs it and
     # kills nothing: not fatal, and no phase (it also fires in startup, e.g. a capture waiting
     # on its peers). A log that ends hung after it stalled there; below every root error.
     + _sig(Cause.WATCHDOG_TIMEOUT, 30,
-           r"[Ww]atchdog timeout \(self\.watchdog_timeout=\d+, self\.soft=True\)")
+           r"[Ww]atchdog timeout \(self\.watchdog_timeout=[\d.]+, self\.soft=True\)")
     # NCCL errors (also what the surviving ranks print after another rank died: low priority).
     + _sig(Cause.NCCL_ERROR, 40,
            r"NCCL error", r"\bnccl(?:Internal|System|UnhandledCuda|Remote|InvalidUsage|"
@@ -435,8 +499,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
 FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     (Cause.CUSTOM_ALLREDUCE_ERROR,
      _C(r"custom_all_reduce|custom_allreduce|custom_ar\b|:register_graph_buffers$"), 30),
+    # (not the speculative worker's per-batch entry, which every served batch passes through
+    # once speculative decoding is on - SGLang's forward_batch_speculative_generation, the v2
+    # workers' forward_batch_generation, vLLM V0's SpecDecodeWorker.execute_model: a traceback
+    # cut there, or failing deeper in the target model, says nothing of the draft)
     (Cause.SPECULATIVE_DECODING_ERROR,
-     _C(r"/speculative/|eagle|:draft_\w*$|:\w*_draft\w*$|spec_decode", _I), 28),
+     _C(r"^(?!.*(?::forward_batch_speculative_generation|/speculative/\w+\.py:"
+        r"forward_batch_generation|spec_decode_worker\.py:execute_model)$)"
+        r"(?:.*(?:/speculative/|eagle|:draft_\w*$|:\w*_draft\w*$|spec_decode))", _I), 28),
     (Cause.FLASHINFER_ERROR,
      _C(r":_run_ninja_build$|:_write_ninja_file_and_build|:_jit_compile$|flashinfer/jit"), 27),
     (Cause.FLASHINFER_ERROR, _C(r"/flashinfer/"), 26),
@@ -644,7 +714,7 @@ SIGNATURE_GATE = _literals(
     "huggingface", "unrecognized model", "gated", "usage: ", "incomplete", "tokenizer file",
     "unknown quantization", "positional argument", "likely closed", "divisible",
     "does not match the quantization", "auto-fit", "infer device", "only supported on",
-    "leaves no", "leave no", "not installed", "please install")
+    "leaves no", "leave no", "not installed", "please install", "blocks: 0")
 
 # Cheap literal gates in front of the structural regexes below (case-sensitive).
 _FATAL_LITERALS = (
