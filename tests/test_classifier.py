@@ -86,10 +86,6 @@ KNOWN_MISSES: dict[str, str] = {
         "FlashInfer autotune of trtllm_batch_decode_mla (after the KV pool, before graph "
         "capture) then 'Scheduler hit an exception' in Scheduler.__init__: labelled "
         "kv_cache_alloc, read launch",
-    "i305-vllm-ascend-pd-decode-mooncake-connect-failed.log":
-        "a PD decode instance's Mooncake 'Failed to connect to target' and per-request 'transfer "
-        "failed' errors while it keeps serving: labelled ready/serving/none, read "
-        "incomplete/launch/unknown",
     "i311-vllm-ascend-2026-pd-dsv4-stress-shm-broadcast-hang.log":
         "only 'No available shared memory broadcast block found in 60 seconds' from several "
         "EngineCore_DP ranks (hung under a load test per the thread): labelled serving, read "
@@ -98,19 +94,15 @@ KNOWN_MISSES: dict[str, str] = {
         "engine stats with 1 running request, then a Ray worker's NCCL watchdog ALLREDUCE "
         "timeout (SeqNum 20518) and no exit: labelled hung, read crashed",
     "i402-vllm-ray-multinode-dsv3-watchdog-distbackenderror.log":
-        "the NCCL watchdog's checkTimeout C++ frames and 'terminate called after throwing "
-        "c10::DistBackendError' (serving per the thread; the BROADCAST timeout is in an earlier "
-        "piece): read launch, and nccl_error for nccl_timeout",
+        "only the NCCL watchdog's checkTimeout C++ frames and 'terminate called after throwing "
+        "c10::DistBackendError': labelled serving from the thread (the timeout's SeqNum is in "
+        "an earlier piece of the paste); nothing in this one dates it (launch)",
     "i403-vllm-llama32-vision-tp4-first-allreduce-watchdog.log":
         "every rank's watchdog timing out the first collective (SeqNum=1, the init check), no "
         "exit shown: labelled hung at launch, read crashed",
     "i405-sglang-2412-tp4-first-request-then-cut.log":
         "uvicorn up, a models listing and one chat completion's prefill batch, then cut: "
         "labelled serving, read warmup",
-    "i408-vllm-ray-pp3-spark-worker-died-engine-dead.log":
-        "raylet 'worker died', 'RayWorkerProc rank=[2] died unexpectedly, shutting down "
-        "executor', EngineDeadError (after serving per the thread): read launch, and unknown "
-        "for multinode_rank_failure",
 }
 
 

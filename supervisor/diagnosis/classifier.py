@@ -254,6 +254,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             for phase, rx in S.PHASE_MESSAGES:
                 if rx.search(msg):
                     scan.named_phases.append((i, phase))
+            if "EngineDeadError" in msg and _ENGINE_DEAD_ERROR.search(msg):
+                scan.named_phases.append((i, Phase.SERVING))
             if _raised_by_config_check(scan, i, msg):
                 scan.config_rejections.append(i)
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
@@ -311,6 +313,12 @@ _WRAPPER_START_FAILED = re.compile(r"\bFailed to start (?:the )?model server: ")
 #   with exception: CUDA error: ...`), after which torch aborts the process: reports of a death
 _DEATH_REPORT = re.compile(r"\bMQLLMEngine is already dead, terminating server process"
                           r"|\bProcess group watchdog thread terminated with exception")
+# vLLM V1's engine client raising EngineDeadError (v1/engine/exceptions.py): the API server's
+# output handler or a request finding the engine core dead, which happens only once the client
+# is up and taking requests (a core that dies in startup fails the client's construction with
+# `Engine core initialization failed` instead): serving, as in the multi-node Ray runs whose
+# worker died mid-run and the PD and embeddings runs of the corpus
+_ENGINE_DEAD_ERROR = re.compile(r"\bv1\.engine\.exceptions\.EngineDeadError\b|^EngineDeadError:")
 # torch's NCCL watchdog numbering the collective it caught (torch 2.4 on: `Exception (either an
 # error or timeout) detected by watchdog at work: 9301`, `Timeout at NCCL work: 9301`), the same
 # sequence number as older builds' `WorkNCCL(SeqNum=9301, ...)`

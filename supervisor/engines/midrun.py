@@ -8,7 +8,8 @@ vLLM's request log (``Received request X`` / ``Added request X``, with ``--enabl
 or an SGLang prefill batch with other requests running or queued (its warmup sends one request),
 or an SGLang PD transfer or bootstrap failing for a request or its requests retracted for want of
 KV cache (both serving at once: they name running requests), or a vLLM PD decode request waiting
-for its KV blocks, or the progress bar of vLLM's offline ``LLM.generate``.
+for its KV blocks or failing to receive them, or the progress bar of vLLM's offline
+``LLM.generate``.
 The live trackers and the offline classifier apply this one rule, so both reach the same phase.
 """
 
@@ -35,6 +36,12 @@ _PD_REQUEST_FAILURE = re.compile(r"\b(?:Prefill|Decode) (?:transfer|bootstrap) f
 # out of memory happened. #retracted_reqs: 1, #new_token_ratio: ...`): only decoding requests
 # can be retracted, so the server was serving.
 _RETRACTION = "retracted_reqs: "
+# vLLM PD disaggregation's KV connectors failing one request's transfer from the prefill side
+# (vLLM-Ascend's Mooncake connector: `Mooncake transfer failed for request cmpl-...`, `Failed to
+# transfer KV cache for request cmpl-...: ...`; NIXL's `... transfer failed for request ...`):
+# a decode instance taking a client's request, the server was up and serving.
+_KV_CONNECTOR_FAILURE = re.compile(r"\b(?:[Tt]ransfer failed|Failed to transfer KV cache) "
+                                   r"for request (?:chat)?cmpl-")
 
 # vLLM PD disaggregation (NIXL / llm-d decode): the scheduler keeps a request it was sent in
 # WAITING_FOR_REMOTE_KVS until the prefill side's KV blocks arrive (`cmpl-... is still in
@@ -64,7 +71,8 @@ def is_request_trouble(line: str) -> bool:
     failing, requests retracted for want of KV cache): requests were being served."""
     if _RETRACTION in line:
         return "Decode out of memory" in line
-    return "failed for request " in line and _PD_REQUEST_FAILURE.search(line) is not None
+    return "failed for request " in line and (_PD_REQUEST_FAILURE.search(line) is not None or
+                                              _KV_CONNECTOR_FAILURE.search(line) is not None)
 
 
 def is_engine_traffic(line: str) -> bool:
@@ -73,6 +81,8 @@ def is_engine_traffic(line: str) -> bool:
     if "Running: " in line or "throughput: " in line:
         return _BUSY_STATS.search(line) is not None
     if _PD_REMOTE_KV_WAIT in line:
+        return True
+    if " for request " in line and _KV_CONNECTOR_FAILURE.search(line):
         return True
     if "Processed prompts" in line:
         return is_offline_generate(line)
