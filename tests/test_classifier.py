@@ -107,22 +107,7 @@ KNOWN_MISSES: dict[str, str] = {
 
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
-CAUSE_MISSES: dict[str, str] = {
-    # the fifth batch (fresh4), as scored blind
-    "i204-vllm-043-engine-iteration-timed-out-serving.log":
-        "V0's 'Engine iteration timed out. This should never happen!' and 'Engine background "
-        "task failed' (vLLM's own iteration timeout): labelled watchdog_timeout, read unknown",
-    "i206-vllm-runpod-viewer-reversed-missing-config-json.log":
-        "'OSError: <snapshot> does not appear to have a file named config.json' (a cached "
-        "snapshot missing its config): labelled corrupt_checkpoint, read model_not_found",
-    "i208-vllm-qanything-stderr-wrapper-gpu-blocks-zero.log":
-        "'# GPU blocks: 0' then a wrapper's stderr Traceback cut at its first line: labelled "
-        "kv_cache_oom, read unknown",
-    "i412-sglang-k8s-mtp-scheduler-exception-draft-worker.log":
-        "a scheduler exception in the draft worker's forward_batch_speculative_generation, cut "
-        "before the error line: labelled unknown (the cause is only in the title), read "
-        "speculative_decoding_error",
-}
+CAUSE_MISSES: dict[str, str] = {}
 
 
 def split_fixture(path: Path) -> tuple[dict[str, str], str]:
