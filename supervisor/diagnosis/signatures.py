@@ -354,8 +354,8 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # that error only for a collective past its timeout (an NCCL failure is raised from
     # checkAndSetException / the communicator's error check instead). Not fatal by itself.
     + _sig(Cause.NCCL_TIMEOUT, 50,
-           r"WorkNCCL::checkTimeout\(", r"Exception raised from checkTimeout at \S*ProcessGroupNCCL",
-           flags=_I)
+           r"WorkNCCL::checkTimeout\(",
+           r"Exception raised from checkTimeout at \S*ProcessGroupNCCL", flags=_I)
     + _sig(Cause.NCCL_TIMEOUT, 38,
            r"(?:failure|exception \(either an error or timeout\)) detected by watchdog at work",
            flags=_I, fatal=True)
