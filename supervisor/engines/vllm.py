@@ -28,7 +28,7 @@ _PREFILTER = literal_prefilter(
     # (the forks' lines below on first letters already above: each new one costs every line)
     "API server: ", "HPU blocks", "CPU blocks", "Warmup][", "Warmup finished", "Shutting down",
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
-    "REMOTE_KVS", "model weights format",
+    "REMOTE_KVS", "model weights format", "transfer failed for request",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (

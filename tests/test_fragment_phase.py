@@ -1,0 +1,191 @@
+"""Phase and outcome of fragments from what they carry of requests having run, by kind of line.
+
+Synthetic lines, one kind each (the fifth batch's real logs are in test_classifier.py). A
+fragment that nothing dates stays at launch; these are the kinds of evidence that it ran
+requests (or died), each checked against the engines' sources.
+"""
+
+from __future__ import annotations
+
+from supervisor.diagnosis.classifier import classify_text
+from supervisor.diagnosis.normalize import strip_wrappers
+from supervisor.engines import get_engine
+from supervisor.states import Outcome, Phase
+
+
+def _verdict(*lines: str, engine: str | None = None):
+    return classify_text("\n".join(lines) + "\n", engine=engine)
+
+
+# --- NCCL watchdog sequence numbers -----------------------------------------------------------
+
+_WATCHDOG_OLD = ("[rank5]:[E226 11:16:37.121617583 ProcessGroupNCCL.cpp:616] [Rank 5] Watchdog "
+                 "caught collective operation timeout: WorkNCCL(SeqNum={n}, OpType=ALLREDUCE, "
+                 "NumelIn=58720256, NumelOut=58720256, Timeout(ms)=600000) ran for 600028 "
+                 "milliseconds before timing out.")
+_WATCHDOG_NEW = ("[rank16]:[E214 06:46:21.341531487 ProcessGroupNCCL.cpp:1834] [PG ID 2 PG GUID 3 "
+                 "Rank 16] Timeout at NCCL work: {n}, last enqueued NCCL work: {n}, last "
+                 "completed NCCL work: {m}.")
+
+
+def test_watchdog_timeout_after_thousands_of_collectives_is_serving() -> None:
+    v = _verdict(_WATCHDOG_OLD.format(n=5653), engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_watchdog_work_number_of_newer_torch_counts_like_seqnum() -> None:
+    v = _verdict(_WATCHDOG_NEW.format(n=9301, m=9300), engine="sglang")
+    assert v.phase is Phase.SERVING
+
+
+def test_watchdog_timeout_of_the_first_collectives_stays_launch() -> None:
+    # guard: the distributed init's check (SeqNum=1) and a startup's tens of collectives
+    for n in (1, 32):
+        assert _verdict(_WATCHDOG_OLD.format(n=n), engine="sglang").phase is Phase.LAUNCH
+        assert _verdict(_WATCHDOG_NEW.format(n=n, m=n - 1), engine="sglang").phase \
+            is Phase.LAUNCH
+
+
+# --- frames of code that runs only on requests ------------------------------------------------
+
+def _frames(*where: tuple[str, str]) -> list[str]:
+    out = ["Traceback (most recent call last):"]
+    for path, func in where:
+        out += [f'  File "{path}", line 10, in {func}', "    x = y()"]
+    return out
+
+
+_SITE = "/usr/local/lib/python3.10/site-packages"
+
+
+def test_vllm_v0_background_loop_callback_is_serving() -> None:
+    v = _verdict(
+        "Exception in callback functools.partial(<function _raise_exception_on_finish at 0x7f>)",
+        *_frames((f"{_SITE}/vllm/engine/async_llm_engine.py", "_raise_exception_on_finish")),
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 MiB.",
+        engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_vllm_v0_worker_execution_loop_is_serving() -> None:
+    v = _verdict(*_frames((f"{_SITE}/vllm/worker/worker_base.py", "start_worker_execution_loop"),
+                          (f"{_SITE}/vllm/worker/worker_base.py", "execute_model")),
+                 "RuntimeError: boom", engine="vllm")
+    assert v.phase is Phase.SERVING
+
+
+def test_sglang_batch_path_without_markers_is_serving() -> None:
+    v = _verdict(*_frames((f"{_SITE}/sglang/srt/managers/schedule_batch.py",
+                           "get_model_worker_batch")),
+                 "RuntimeError: CUDA error: an illegal memory access was encountered",
+                 engine="sglang")
+    assert v.phase is Phase.SERVING
+
+
+def test_marker_printed_after_the_death_does_not_cap_at_warmup() -> None:
+    # Ray's deduplicated summary of earlier capture lines, printed as the actor dies
+    v = _verdict(*_frames((f"{_SITE}/sglang/srt/managers/schedule_batch.py",
+                           "get_model_worker_batch")),
+                 "RuntimeError: CUDA error: an illegal memory access was encountered",
+                 "[2025-05-23 18:02:42] Received sigquit from a child process. It usually means "
+                 "the child failed.",
+                 "Capturing batches (avail_mem=29.01 GB):  87%|########6 | 20/23 [00:07<00:00, "
+                 " 3.19it/s] [repeated 22x across cluster]", engine="sglang")
+    assert v.phase is Phase.SERVING
+
+
+def test_sglang_batch_path_after_startup_markers_is_still_the_warmup() -> None:
+    # guard: SGLang's warmup request takes the same path
+    v = _verdict("[2025-05-23 18:00:00 TP0] Load weight begin. avail mem=70.00 GB",
+                 "[2025-05-23 18:00:10 TP0] Capture cuda graph end. Time elapsed: 3.00 s",
+                 *_frames((f"{_SITE}/sglang/srt/managers/scheduler.py", "run_batch"),
+                          (f"{_SITE}/sglang/srt/managers/schedule_batch.py",
+                           "get_model_worker_batch")),
+                 "RuntimeError: boom", engine="sglang")
+    assert v.phase is Phase.WARMUP
+
+
+def test_rl_trainer_loop_is_serving() -> None:
+    v = _verdict(*_frames(("/work/verl/verl/trainer/main_ppo.py", "main_task"),
+                          ("/work/verl/verl/trainer/ppo/ray_trainer.py", "fit")),
+                 "ray.exceptions.RayTaskError(OutOfMemoryError): ray::main_task() (pid=5, "
+                 "ip=10.1.200.6)", engine="sglang")
+    assert v.phase is Phase.SERVING
+
+
+def test_v1_engine_dead_error_dates_the_crash_as_serving() -> None:
+    v = _verdict("(EngineCore pid=652) ERROR 05-20 20:35:26 [core.py:1161] EngineCore "
+                 "encountered a fatal error.",
+                 "(APIServer pid=539) vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
+                 "encountered an issue. See stack trace (above) for the root cause.",
+                 engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_engine_initialization_failure_stays_launch() -> None:
+    # guard: a core that dies in startup fails the client's construction, no EngineDeadError
+    v = _verdict("RuntimeError: Engine core initialization failed. See root cause above.",
+                 engine="vllm")
+    assert v.phase is Phase.LAUNCH
+
+
+# --- deaths reported without a traceback ------------------------------------------------------
+
+def test_v0_api_server_finding_its_engine_dead_is_a_crash() -> None:
+    v = _verdict('INFO:     10.0.0.4:5 - "POST /v1/chat/completions HTTP/1.0" 200 OK',
+                 "CRITICAL 02-12 10:00:00 launcher.py:99] MQLLMEngine is already dead, "
+                 "terminating server process", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_nccl_watchdog_thread_ending_on_an_error_is_a_crash() -> None:
+    v = _verdict("[rank6]:[E1113 23:24:11.476061221 ProcessGroupNCCL.cpp:2068] [PG ID 2 PG GUID 3 "
+                 "Rank 6] Process group watchdog thread terminated with exception: CUDA error: an "
+                 "illegal memory access was encountered", engine="sglang")
+    assert v.outcome is Outcome.CRASHED
+
+
+# --- startup markers of old vLLM builds, wrappers ---------------------------------------------
+
+def _tracker_phase(*lines: str) -> Phase:
+    tracker = get_engine("vllm").new_tracker()
+    for line in lines:
+        tracker.feed(line)
+    return tracker.phase
+
+
+def test_vllm_v0_capture_message_is_capture() -> None:
+    assert _tracker_phase(
+        "(VllmWorkerProcess pid=1222518) INFO 08-17 23:29:30 model_runner.py:1007] Capturing "
+        "the model for CUDA graphs. This may lead to unexpected consequences if the model is "
+        "not static.") is Phase.CUDA_GRAPH_CAPTURE
+
+
+def test_vllm_v0_weights_format_is_weight_loading() -> None:
+    assert _tracker_phase("INFO 01-24 14:52:55 weight_utils.py:164] Using model weights format "
+                          "['*.safetensors']") is Phase.WEIGHT_LOADING
+
+
+def test_cloud_logging_resource_label_is_stripped() -> None:
+    line = ("INFO 2025-11-19T20:16:36.096675816Z [resource.labels.containerName: vllm] "
+            "(EngineCore_DP0 pid=270) ERROR 11-19 12:16:36 [v1/engine/core.py:842] File "
+            '"/x/vllm/v1/worker/gpu_worker.py", line 507, in compile_or_warm_up_model')
+    assert strip_wrappers(line).startswith('File "/x/vllm/v1/worker/gpu_worker.py"')
+
+
+# --- a PD decode instance's request failures --------------------------------------------------
+
+_MOONCAKE = ("(Worker_DP0_TP5 pid=2543213) ERROR 12-10 03:24:54 [mooncake_connector.py:410] "
+             "Mooncake transfer failed for request cmpl-09be0283-e039-40ce-aefa-da0f36c8cd46-0")
+
+
+def test_kv_connector_failing_a_request_is_serving_traffic() -> None:
+    assert _tracker_phase(_MOONCAKE) is Phase.SERVING
+    v = _verdict(_MOONCAKE, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+
+
+def test_kv_connector_failure_without_a_request_is_not_traffic() -> None:
+    # guard: a connector's own setup failing names no client's request
+    assert _tracker_phase("ERROR 12-10 03:24:54 [mooncake_connector.py:200] Mooncake transfer "
+                          "engine failed to initialize") is Phase.LAUNCH
