@@ -10,7 +10,7 @@ from __future__ import annotations
 from supervisor.diagnosis.classifier import classify_text
 from supervisor.diagnosis.normalize import strip_wrappers
 from supervisor.engines import get_engine
-from supervisor.states import Outcome, Phase
+from supervisor.states import Cause, Outcome, Phase
 
 
 def _verdict(*lines: str, engine: str | None = None):
@@ -189,3 +189,22 @@ def test_kv_connector_failure_without_a_request_is_not_traffic() -> None:
     # guard: a connector's own setup failing names no client's request
     assert _tracker_phase("ERROR 12-10 03:24:54 [mooncake_connector.py:200] Mooncake transfer "
                           "engine failed to initialize") is Phase.LAUNCH
+
+
+# --- live: the exit status of a run whose log ends inside a traceback -------------------------
+
+def test_exit_1_after_traceback_frames_is_not_a_port_in_use() -> None:
+    # uvicorn exits 1 without a traceback when it cannot bind; frames of a cut traceback (here
+    # the warmup's) say the exit was something else
+    text = ("INFO 11-19 12:16:00 [api_server.py:1] Started server process [1]\n"
+            '  File "/x/vllm/v1/worker/gpu_worker.py", line 507, in compile_or_warm_up_model\n'
+            "    self.model_runner._dummy_sampler_run(hidden_states=last_hidden_states)\n")
+    v = classify_text(text, engine="vllm", exit_code=1)
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.WARMUP, Cause.UNKNOWN)
+
+
+def test_exit_1_with_no_traceback_in_warmup_is_still_a_port_in_use() -> None:
+    # guard: the bind failure itself
+    text = "INFO 11-19 12:16:00 [api_server.py:1] Started server process [1]\n"
+    v = classify_text(text, engine="vllm", exit_code=1)
+    assert v.cause is Cause.PORT_IN_USE

@@ -719,10 +719,11 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
             timeouts = [i for i in scan.self_timeouts if i >= start]
             if timeouts:
                 cands.append(_Candidate(Cause.WARMUP_FAILED, 24, timeouts[0], Phase.WARMUP))
-        # uvicorn exits 1 without a traceback when it cannot bind; a traceback or a fatal
-        # line (a worker died, the engine core's fatal error) says the exit was something else
+        # uvicorn exits 1 without a traceback when it cannot bind; a traceback (its header,
+        # or only its frames in a log cut inside one) or a fatal line (a worker died, the engine
+        # core's fatal error) says the exit was something else
         if exit_code == 1 and phase is Phase.WARMUP and not scan.exceptions \
-                and not scan.tracebacks and first_fatal is None:
+                and not scan.tracebacks and not frames and first_fatal is None:
             cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))
     return cands
 

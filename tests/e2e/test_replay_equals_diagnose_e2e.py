@@ -45,6 +45,10 @@ ALL = os.environ.get("GNS_REPLAY_ALL") == "1"
 _API_UP = ("the log ends once vLLM's engine core is up, before the API server's 'Application "
            "startup complete': diagnose says ready in warmup (its last marker); live, the health "
            "probe passes and the run is ready in phase ready")
+_FRAMES_ONLY = ("a paste of traceback frames only, cut at both ends: diagnose reads a log cut "
+                "inside a traceback as crashed (a known classifier miss, labelled incomplete); "
+                "live, the replayed process stays up, silent, and the daemon calls it hung "
+                "(incomplete)")
 _STALL_END = ("the log ends in stall reports after the server was up: diagnose says incomplete "
               "(hung, cause unknown); live, the replay is ready and serving once its log is out, "
               "and only the serving watchdog's unanswered canary (after `silence`) calls it hung")
@@ -74,6 +78,17 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose says launch (the phase when the ranks died); live, the run's phase had "
         "already moved to warmup at the launcher's later 'Started server process' and a run's "
         "phase never moves back",
+    # the fifth batch (fresh4): the file alone and the live run read the end differently
+    "i106-sglang-2405-llava8b-create-weights-traceback-fragment.log": _FRAMES_ONLY,
+    "i113-sglang-2412-qwen2-tp-logits-all-gather-traceback-fragment.log": _FRAMES_ONLY,
+    "i401-vllm-ray-tp8-serving-watchdog-allreduce-timeout.log":
+        "an NCCL watchdog timeout after serving, no exit shown: diagnose reads the watchdog as "
+        "fatal (crashed, nccl_timeout; a known classifier miss, labelled hung); live, the "
+        "replayed process stays up and its run stays ready and serving",
+    "i403-vllm-llama32-vision-tp4-first-allreduce-watchdog.log":
+        "NCCL watchdog timeouts of the first collective, no exit shown: diagnose reads the "
+        "watchdog as fatal (crashed; a known classifier miss, labelled hung); live, the "
+        "replayed process stays up, silent, and the daemon calls it hung (incomplete)",
 }
 
 
