@@ -11,6 +11,7 @@ root rank and its cause, the others as consequences).
 from __future__ import annotations
 
 import logging
+import secrets
 from typing import Any, Protocol
 
 import anyio
@@ -138,17 +139,23 @@ class GroupLauncher:
         assert resolved.group is not None
         self.group, self.attempt = resolved.group.name, None
         before = (self.cluster.desired(self.group) or {}).get("attempt", 0)
+        request = f"campaign-{secrets.token_hex(6)}"   # tags this step's attempts in etcd
         box: dict[str, Any] = {}
         try:
             async with anyio.create_task_group() as tg:
                 async def settle() -> None:
-                    box["result"] = await self.cluster.switch(profile, resolved, True, None,
-                                                              changes=want)
+                    try:
+                        box["result"] = await self.cluster.switch(
+                            profile, resolved, True, None, changes=want, request=request)
+                    except ArbiterError as exc:
+                        if exc.code != "conflict":
+                            raise
+                        # a newer launch replaced ours (the watch may not have seen it yet)
+                        box["preempted"] = self._newer(self.cluster.desired(self.group) or {})
                     tg.cancel_scope.cancel()
 
                 async def watch() -> None:
-                    box["preempted"] = await self._replaced(
-                        profile, before, resolved.fallback.strategy == "isolate")
+                    box["preempted"] = await self._replaced(before, request)
                     tg.cancel_scope.cancel()
                 tg.start_soon(settle)
                 tg.start_soon(watch)
@@ -165,19 +172,21 @@ class GroupLauncher:
         bench = await self._benchmark(resolved, view) if result["ok"] else None
         return self._outcome(result, bench, list(resolved.changes))
 
-    async def _replaced(self, profile: str, before: int, isolating: bool) -> str:
-        """Returns once a newer launch of the group came from elsewhere: another node,
-        another profile, or a second attempt where no isolation makes one (an operator's
-        switch)."""
+    async def _replaced(self, before: int, request: str) -> str:
+        """Returns once a launch of the group that is not this step's came: any attempt
+        not tagged with the step's ``request`` (another node, another profile, or an
+        operator re-switching the same profile from this node, isolation or not)."""
         while True:
             d = self.cluster.desired(self.group) or {}
             attempt = d.get("attempt", 0)
-            if attempt > before and (
-                    d.get("requested_by") != self.cluster.node or d.get("profile") != profile
-                    or (attempt > before + 1 and not isolating)):
-                return (f"group {self.group} attempt {attempt} for "
-                        f"{d.get('profile')} (switched from node {d.get('requested_by')})")
+            if attempt > before and d.get("request") != request:
+                return self._newer(d)
             await self.cluster.changed()
+
+    def _newer(self, desired: dict[str, Any]) -> str:
+        """What replaced the campaign's launch, as the pause note says it."""
+        return (f"group {self.group} attempt {desired.get('attempt')} for "
+                f"{desired.get('profile')} (switched from node {desired.get('requested_by')})")
 
     def _check_verdict(self, view: dict[str, Any]) -> None:
         v = view.get("verdict") or {}
@@ -231,8 +240,7 @@ class GroupLauncher:
             return
         d = self.cluster.desired(self.group) or {}
         if d.get("attempt", 0) > self.attempt:
-            raise Preempted(f"group {self.group} attempt {d.get('attempt')} for "
-                            f"{d.get('profile')} (switched from node {d.get('requested_by')})")
+            raise Preempted(self._newer(d))
 
     def timed_out(self, timeout: float) -> dict[str, Any]:
         return {**_timed_out(timeout), "group": None}

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import socket
 import time
 from dataclasses import dataclass
@@ -453,9 +454,11 @@ class ClusterService:
     # -- requests -----------------------------------------------------------------------
     async def switch(self, name: str, profile: ResolvedProfile, wait: bool,
                      timeout: float | None, changes: list[str] | None = None,
-                     ) -> dict[str, Any]:
+                     request: str | None = None) -> dict[str, Any]:
         """Launch ``name`` on every rank (``profile`` resolved with ``changes``, the subset a
-        campaign's experiment names; None: all of the profile's)."""
+        campaign's experiment names; None: all of the profile's). ``request`` tags every
+        attempt this launch makes (its isolation's too), so the one who asked can tell them
+        from a newer launch of the same profile from the same node (an operator's)."""
         group = profile.group
         assert group is not None
         if self.node not in group.nodes:
@@ -463,7 +466,8 @@ class ClusterService:
                                f"{', '.join(group.nodes)}; this daemon is node {self.node} "
                                "([cluster] node): switch it from one of its nodes")
         try:
-            desired = await self._publish(name, profile, changes)
+            desired = await self._publish(name, profile, changes,
+                                          request or secrets.token_hex(6))
         except EtcdError as exc:
             raise ArbiterError("unavailable", f"cannot launch group {group.name}: etcd "
                                f"unreachable ({exc}); nothing was started") from None
@@ -486,20 +490,24 @@ class ClusterService:
             result = await self._wait_settled(group, desired["attempt"], name, timeout)
             if result["ok"] or profile.fallback.strategy != "isolate":
                 return result
-            return await isolate_group(self, name, profile, result, timeout)
+            return await isolate_group(self, name, profile, result, timeout,
+                                       desired.get("request"))
         except (ArbiterError, EtcdError) as exc:
             if not background:  # a waiting client gets the error; a background run logs it
                 raise
             log.warning("group %s: %s", group, exc)
             return {}
 
-    async def publish_changes(self, name: str, changes: list[str]) -> dict[str, Any]:
-        """A new attempt of the group with a subset of the profile's changes on every rank."""
+    async def publish_changes(self, name: str, changes: list[str],
+                              request: str | None = None) -> dict[str, Any]:
+        """A new attempt of the group with a subset of the profile's changes on every rank
+        (an isolation's step, tagged with the launch's ``request``)."""
         profile = self.arbiter.resolve(name, changes=changes)
-        return await self._publish(name, profile, changes)
+        return await self._publish(name, profile, changes, request)
 
     async def _publish(self, name: str, profile: ResolvedProfile,
-                       changes: list[str] | None = None) -> dict[str, Any]:
+                       changes: list[str] | None = None,
+                       request: str | None = None) -> dict[str, Any]:
         group = profile.group
         assert group is not None
         kvs, _ = await self.etcd.get_prefix(self._key("members") + "/")
@@ -516,7 +524,7 @@ class ClusterService:
         desired = {"profile": name, "hash": profile.hash, "attempt": attempt,
                    "nodes": list(group.nodes), "addr": members[group.nodes[0]]["address"],
                    "action": "run", "requested_by": self.node, "ts": time.time(),
-                   "changes": changes}
+                   "changes": changes, "request": request}
         await self.etcd.put(key, json.dumps(desired))
         return desired
 
@@ -542,6 +550,13 @@ class ClusterService:
                             timeout: float | None) -> dict[str, Any]:
         with anyio.move_on_after(timeout):
             while not _settled(view := self.view(group), attempt):
+                if view["attempt"] > attempt:
+                    # a newer launch of the group replaced this one: it will never settle
+                    d = self.desired(group) or {}
+                    raise ArbiterError("conflict", f"group {group} attempt {attempt} of {name} "
+                                       f"was replaced by attempt {view['attempt']} of "
+                                       f"{d.get('profile')} (requested from node "
+                                       f"{d.get('requested_by')}) before it settled")
                 await self._changed.wait()
         view = self.view(group)
         if not _settled(view, attempt):

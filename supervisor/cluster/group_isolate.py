@@ -21,8 +21,9 @@ def _describe(view: dict[str, Any]) -> str:
 
 
 async def isolate_group(svc: Any, name: str, profile: ResolvedProfile, first: dict[str, Any],
-                        timeout: float | None) -> dict[str, Any]:
-    """``first``: the settled result of the full profile's group attempt (failed)."""
+                        timeout: float | None, request: str | None = None) -> dict[str, Any]:
+    """``first``: the settled result of the full profile's group attempt (failed);
+    ``request``: the launch's tag, carried by every attempt of the isolation."""
     names = [c.name for c in profile.own_changes if c.name in profile.changes]
     v = first.get("verdict") or {}
     kind = failure_kind(v.get("cause"), v.get("phase"), v.get("status"))
@@ -41,7 +42,7 @@ async def isolate_group(svc: Any, name: str, profile: ResolvedProfile, first: di
     try:
         subset = next(steps)
         while len(attempts) < budget - 1:  # keep one launch for the best combination
-            last = await _attempt(svc, name, list(subset), timeout)
+            last = await _attempt(svc, name, list(subset), timeout, request)
             ok = bool(last["ok"])
             known[frozenset(subset)] = not ok
             attempts.append(_row(subset, last))
@@ -57,7 +58,7 @@ async def isolate_group(svc: Any, name: str, profile: ResolvedProfile, first: di
     good = result.good
     if not (last["ok"] and set(attempts[-1]["changes"] if attempts else ()) == set(good)) \
             and known.get(frozenset(good)) is not True:
-        last = await _attempt(svc, name, good, timeout)
+        last = await _attempt(svc, name, good, timeout, request)
         attempts.append(_row(good, last))
     verdict = (f"culprit change(s): {', '.join(result.culprits)}" if result.culprits
                else "no culprit named")
@@ -69,9 +70,9 @@ async def isolate_group(svc: Any, name: str, profile: ResolvedProfile, first: di
             if last["ok"] else None}
 
 
-async def _attempt(svc: Any, name: str, changes: list[str],
-                   timeout: float | None) -> dict[str, Any]:
-    desired = await svc.publish_changes(name, changes)
+async def _attempt(svc: Any, name: str, changes: list[str], timeout: float | None,
+                   request: str | None) -> dict[str, Any]:
+    desired = await svc.publish_changes(name, changes, request)
     res: dict[str, Any] = await svc._wait_settled("+".join(desired["nodes"]),
                                                   desired["attempt"], name, timeout)
     return res

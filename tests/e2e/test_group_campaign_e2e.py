@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -29,6 +30,14 @@ env = { GNS_GOOD = "1" }
 [[changes]]
 name = "bad_env"
 env = { GNS_BAD = "1" }
+"""
+ISO_PLAN = """baseline = "gbase"
+time_budget = 400
+
+[[experiments]]
+name = "stuck"
+profile = "ghiso"
+changes = ["good_env"]
 """
 HANG_PLAN = """baseline = "gbase"
 time_budget = 400
@@ -59,12 +68,17 @@ class CampaignGroup(Group):
             (self.root / node / "profiles" / "campaigns").mkdir(parents=True)
             (self.root / node / "profiles" / "campaigns" / "gc.toml").write_text(PLAN)
             (self.root / node / "profiles" / "campaigns" / "gh.toml").write_text(HANG_PLAN)
+            (self.root / node / "profiles" / "campaigns" / "gi.toml").write_text(ISO_PLAN)
         self.write_bench("gbase")
         self.write_bench("gexp", fault="crash:cuda_graph_capture:cuda_oom@GNS_TEST_N2@GNS_BAD",
                          extra=CHANGES)
         # rank 2 silent in graph capture, its silence watchdog far off: only the campaign
         # (its stop, an operator's switch) ends this experiment
         self.write_bench("ghang", fault="hang:cuda_graph_capture@GNS_TEST_N2", silence=120)
+        # the same, isolating its changes when it fails: every attempt of the isolation comes
+        # from the campaign's own node, with the same profile
+        self.write_bench("ghiso", fault="hang:cuda_graph_capture@GNS_TEST_N2", silence=120,
+                         extra=CHANGES + '\n[fallback]\nstrategy = "isolate"\n')
         super().start()
 
     def write_bench(self, name: str, fault: str = "none", extra: str = "",
@@ -153,6 +167,43 @@ def test_campaign_stop_stops_the_group_and_a_switch_elsewhere_pauses_it(
         st["note"], st["note"]
     assert "campaign run gh resumes it at stuck" in st["note"]
     assert d2.ctl_json("group", "status")["profile"] == "grp"   # the operator's, untouched
+
+
+@needs_etcd
+def test_an_operator_re_switching_the_step_s_own_isolating_profile_from_its_node_pauses_it(
+        group: CampaignGroup) -> None:
+    """Each step's attempts are tagged with the step's request in etcd: a launch of the same
+    profile from the same node that is not the step's own is an operator's, not the step's
+    isolation, and pauses the campaign (it used to wait out the step's timeout)."""
+    d0, d1, d2 = group.daemons
+    assert d1.ctl_json("campaign", "run", "gi")["status"] == "running"
+    for d in group.daemons:
+        d.wait_run(lambda r: r["profile"] == "ghiso", 60, "the step on a rank")
+    assert d1.ctl("switch", "ghiso").returncode == 0   # no --wait: rank 2 hangs on purpose
+    st = wait_until(lambda: (s := d1.ctl_json("campaign", "status"))["status"] == "paused"
+                    and s, 30, "the campaign paused")
+    assert "for ghiso (switched from node n1)" in st["note"], st["note"]
+    assert "campaign run gi resumes it at stuck" in st["note"]
+    desired = d0.ctl_json("group", "status")
+    assert desired["profile"] == "ghiso" and desired["attempt"] == 3, desired
+
+
+@needs_etcd
+def test_a_waiting_switch_replaced_by_a_newer_launch_of_the_group_returns_and_says_so(
+        group: CampaignGroup) -> None:
+    """`switch --wait` on a group whose launch another node replaces before it settles ends
+    at once with the replacement named (it used to wait for an attempt that never settles)."""
+    d0, d1, d2 = group.daemons
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(d1.ctl, "switch", "ghang", "--wait", "--timeout", "120",
+                              timeout=150)
+        for d in group.daemons:
+            d.wait_run(lambda r: r["profile"] == "ghang", 60, "the hanging launch on a rank")
+        assert d0.ctl("switch", "gbase", "--wait", "--timeout", "60").returncode == 0
+        res = waiting.result(timeout=20)
+    said = res.stdout + res.stderr
+    assert res.returncode != 0, said
+    assert "was replaced by attempt" in said and "of gbase (requested from node n0)" in said, said
 
 
 def test_a_group_campaign_on_a_daemon_without_cluster_fails_and_says_why(

@@ -183,14 +183,21 @@ def test_sigkill_of_a_daemon_stops_the_others_within_the_lease(group: Group) -> 
     assert res.returncode == 0, res.stdout + res.stderr
     assert d0.ctl("probe", "readiness").returncode == 0
     assert d0.ctl("probe", "liveness").returncode == 0
-    killed = time.monotonic()
+    killed = time.time()
     assert d1.proc is not None
     d1.proc.send_signal(signal.SIGKILL)
     d1.proc.wait(5)
     for d in (d0, d2):
-        d.wait_run(lambda r: r["status"] != "ready", TTL + 3, "the rank stopping")
-    took = time.monotonic() - killed
-    assert took <= TTL + 1, f"stop began {took:.2f} s after the SIGKILL (lease TTL {TTL} s)"
+        run = d.wait_run(lambda r: r["status"] != "ready", TTL + 10, "the rank stopping")
+        # when the daemon itself moved the run on (its own event), not when this test's
+        # polling saw it: a loaded machine delays the polls, not the daemon's reaction
+        events = [json.loads(line) for line in
+                  d.ctl("events", "-n", "50", "--json", check=True).stdout.splitlines()]
+        moved = [e["ts"] for e in events
+                 if e["kind"] == "status" and e["run_id"] == run["id"] and e["ts"] > killed]
+        assert moved, "the rank's status change is in its events"
+        took = min(moved) - killed
+        assert took <= TTL + 1, f"stop began {took:.2f} s after the SIGKILL (lease TTL {TTL} s)"
     st = status_of(d2)
     v = st["verdict"]
     assert (v["rank"], v["node"], v["status"], v["cause"]) == (1, "n1", "lost", "node_lost")
