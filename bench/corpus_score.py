@@ -181,8 +181,7 @@ def main() -> None:
     sys.path.insert(0, str(args.src.resolve() if args.src else REPO))
     results = score(list(PARTS))
     print(table(results))
-    public = (results["corpus"] + results["heldout"] + results["fresh"]
-              + results["fresh-heldout"] + results["fresh2"] + results["fresh3"] + results["fresh4"])
+    every = [row for rows in results.values() for row in rows]
     print("\nCauses, tuning part (corpus):\n" + confusion(results["corpus"]))
     print("\nCauses, held-out part:\n" + confusion(results["heldout"]))
     print("\nCauses, fresh part (tuning):\n" + confusion(results["fresh"]))
@@ -190,8 +189,7 @@ def main() -> None:
     print("\nCauses, third batch (fresh2):\n" + confusion(results["fresh2"]))
     print("\nCauses, fourth batch (fresh3):\n" + confusion(results["fresh3"]))
     print("\nCauses, fifth batch (fresh4):\n" + confusion(results["fresh4"]))
-    print("\nCauses, all labelled logs:\n" + confusion(
-        public + results["sglang-logs"] + results["real-engines"]))
+    print("\nCauses, all labelled logs:\n" + confusion(every))
     if args.show != "none":
         for part, rows in results.items():
             if part in UNTOUCHED and args.show != "all":
