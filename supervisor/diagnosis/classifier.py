@@ -323,13 +323,6 @@ _ENGINE_DEAD_ERROR = re.compile(r"\bv1\.engine\.exceptions\.EngineDeadError\b|^E
 # error or timeout) detected by watchdog at work: 9301`, `Timeout at NCCL work: 9301`), the same
 # sequence number as older builds' `WorkNCCL(SeqNum=9301, ...)`
 _WATCHDOG_WORK = re.compile(r"\b(?:detected by watchdog at|Timeout at NCCL) work: (\d+)")
-# How many collectives on torch's process group prove requests were served. A startup issues
-# tens of them there (barriers and broadcasts of the distributed init, i403's SeqNum=1 check; a
-# profiling forward in eager mode on old builds, two a layer); the engines' graph capture runs
-# its all-reduces on their own communicators (pynccl, custom all-reduce). Thousands are the
-# forward passes of served requests (the watchdog timeouts of multi-node serving runs: SeqNum
-# 5653, work 9301, SeqNum 20518).
-_SERVING_SEQ_NUM = 1_000
 
 # Frames of code that runs only on requests, beyond S.FRAME_PHASES' engine loops (a fragment
 # through them was serving; for SGLang the warmup request takes the same path, so startup markers
@@ -648,7 +641,7 @@ def _marker_before(scan: _Scan, frames: list[tuple[int, str]]) -> bool:
 
 def _implied_phase(best: _Candidate, scan: _Scan) -> Phase | None:
     if best.cause is Cause.NCCL_TIMEOUT:
-        if any(n >= _SERVING_SEQ_NUM for _, n in scan.seq_nums):
+        if any(n >= S.SERVING_SEQ_NUM for _, n in scan.seq_nums):
             return Phase.SERVING
         return None
     return best.implies

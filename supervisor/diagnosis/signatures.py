@@ -815,4 +815,10 @@ SLOW_LOAD_PER_SHARD_S = 60.0      # or this long per shard (a shard is typically
 # torch's NCCL watchdog names the collective's sequence number; a large one means the process
 # had been running collectives for a long time, i.e. it was serving (the line may be wrapped).
 SEQ_NUM = _C(r"eqNum=(\d+)")
-SERVING_SEQ_NUM = 10_000
+# How many collectives on torch's process group prove requests were served. A startup issues
+# tens of them there (barriers and broadcasts of the distributed init, i403's SeqNum=1 check; a
+# profiling forward in eager mode on old builds, two a layer); the engines' graph capture runs
+# its all-reduces on their own communicators (pynccl, custom all-reduce). Thousands are the
+# forward passes of served requests (the watchdog timeouts of multi-node serving runs: SeqNum
+# 5653, work 9301, SeqNum 20518).
+SERVING_SEQ_NUM = 1_000
