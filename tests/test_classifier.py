@@ -63,9 +63,6 @@ KNOWN_MISSES: dict[str, str] = {
     "h414-vllm-0501-ray-two-node-logits-gather-nccl-error-2.log":
         "a remote Ray worker's NCCL error in the logits gather of the profiling run (labelled "
         "kv_cache_alloc); the trimmed paste has no frame of the profiling: launch",
-    "h112-sglang-2512-decode-batches-token-usage-094.log":
-        "only busy Decode batch lines (token usage 0.94, requests queued), labelled incomplete "
-        "(the thread's KV pressure comes later): read as a server up and serving (ready)",
     # the fifth batch (fresh4), as scored blind; each reason says what the log shows
     "i106-sglang-2405-llava8b-create-weights-traceback-fragment.log":
         "a traceback fragment in model construction (MergedColumnParallelLinear -> "
