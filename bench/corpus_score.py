@@ -34,9 +34,10 @@ PARTS = {
     "fresh2": FIXTURES / "corpus" / "fresh2",
     "fresh3": FIXTURES / "corpus" / "fresh3",
     "fresh4": FIXTURES / "corpus" / "fresh4",
+    "fresh5": FIXTURES / "corpus" / "fresh5",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
-UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4")
+UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5")
 FIELDS = ("outcome", "phase", "cause")
 
 
@@ -189,6 +190,7 @@ def main() -> None:
     print("\nCauses, third batch (fresh2):\n" + confusion(results["fresh2"]))
     print("\nCauses, fourth batch (fresh3):\n" + confusion(results["fresh3"]))
     print("\nCauses, fifth batch (fresh4):\n" + confusion(results["fresh4"]))
+    print("\nCauses, sixth batch (fresh5):\n" + confusion(results["fresh5"]))
     print("\nCauses, all labelled logs:\n" + confusion(every))
     if args.show != "none":
         for part, rows in results.items():
