@@ -592,3 +592,118 @@ def test_a_failure_inside_the_draft_step_is_still_speculative():
                   "score_list, token_list, parents_list = self.draft_forward(forward_batch)"),
                  error="RuntimeError: shape mismatch"))
     assert cause_of(text, "sglang") is Cause.SPECULATIVE_DECODING_ERROR
+
+
+# --- sixth batch: kinds of the misses (docs/classifier.md "Cause families from the sixth batch")
+
+SG_PREFILL = ("[2025-07-02 03:22:34] Prefill batch. #new-seq: 2, #new-token: 32, #cached-token: "
+              "0, token usage: 0.01, #running-req: 45, #queue-req: 81\n")
+
+
+@pytest.mark.parametrize("error", [
+    "Exception: Capture cuda graph failed: Internal Triton PTX codegen error: \n"
+    "ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'",
+    "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error",
+    "RuntimeError: `ptxas` raised SIGSEGV",
+])
+def test_ptxas_failing_under_triton_is_a_triton_compile_error(error):
+    """Triton's NVIDIA backend (make_cubin) raising PTXASError, as SGLang's capture wraps it."""
+    text = tb((f"{SG}/model_executor/model_runner.py", "init_cuda_graphs",
+               "self.cuda_graph_runner = CudaGraphRunner(self)"),
+              (f"{SG}/model_executor/cuda_graph_runner.py", "__init__", "raise Exception("),
+              error=error)
+    assert cause_of(text, "sglang") is Cause.TRITON_COMPILE_ERROR
+
+
+@pytest.mark.parametrize("line", [
+    "Memory access fault by GPU node-2 (Agent handle: 0xdedb180) on address 0x7f57d9a00000. "
+    "Reason: Unknown.",
+    "Memory access fault by GPU node-9 (Agent handle: 0x5d3e1a0) on address 0x7ee1c7e00000. "
+    "Reason: Page not present or supervisor privilege.",
+    ":0:rocdevice.cpp            :2982: 4415829843 us: [pid:4113  tid:0x7f2a36dfe640] Callback: "
+    "Queue 0x7f1c0a600000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The "
+    "agent attempted to access memory beyond the largest legal address. code: 0x29",
+    "RuntimeError: HIP error: hipErrorIllegalAddress",
+])
+def test_rocm_memory_faults_are_an_illegal_memory_access(line):
+    """ROCr aborts the process on a kernel's bad address: no engine traceback follows."""
+    v = classify_text(SG_PREFILL + line + "\n", engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING,
+                                             Cause.ILLEGAL_MEMORY_ACCESS)
+
+
+def test_an_ascend_mpu_address_fault_is_an_illegal_memory_access():
+    """CANN's device error dump for an NPU kernel touching an invalid address."""
+    text = ("[rank3]:[W1031 21:35:04.838006795 compiler_depend.ts:57] Warning: EZ9999: Inner "
+            "Error!\nEZ9999: [PID: 696742] 2025-10-31-21:35:03.992.057 The error from device"
+            "(chipId:7, dieId:0), serial number is 2, there is an exception of aivec error, core "
+            "id is 9, error code = 0\n        TraceBack (most recent call last):\n"
+            "       The extend info: errcode:(0, 0x200000000000000, 0) errorStr: The MPU address "
+            "access is invalid. fixp_error0 info: 0xa0bfbd5, subErrType:4.[FUNC:ProcessStarsCore"
+            "ErrorInfo][FILE:device_error_core_proc.cc][LINE:322]\n")
+    assert cause_of(text, "sglang") is Cause.ILLEGAL_MEMORY_ACCESS
+
+
+HUB = "/root/.cache/huggingface/hub/models--org--m"
+
+
+@pytest.mark.parametrize("error", [
+    f"FileNotFoundError: [Errno 2] No such file or directory: '{HUB}/blobs/853ac1edd51009c46ce28e"
+    "457a389ef69206b27e3b9734a43ae0644e766553ac.incomplete'",
+    "OSError: Consistency check failed: file should be of size 4986322256 but has size "
+    "1730150400 (model-00002-of-00004.safetensors).",
+    "_pickle.UnpicklingError: invalid load key, 'v'.",
+])
+def test_a_download_cut_short_is_a_corrupt_checkpoint(error):
+    """huggingface_hub's partial `.incomplete` file or its size check; an LFS pointer pickle."""
+    text = tb((f"{VL}/model_executor/model_loader/weight_utils.py", "download_weights_from_hf",
+               "hf_folder = snapshot_download("), error=error)
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.WEIGHT_LOADING,
+                                             Cause.CORRUPT_CHECKPOINT)
+
+
+def test_a_missing_weight_file_of_a_repository_is_still_model_not_found():
+    """Guard: a missing file with no `.incomplete` stays the missing-model family."""
+    text = tb((f"{VL}/config.py", "__init__", "hf_config = get_config("),
+              error="FileNotFoundError: [Errno 2] No such file or directory: "
+                    "'/models/m/config.json'")
+    assert cause_of(text, "vllm") is Cause.MODEL_NOT_FOUND
+
+
+VLLM_SHARDS = "Loading safetensors checkpoint shards:  29% Completed | 2/7 [00:05<00:14,  2.96s/it]\n"
+
+
+@pytest.mark.parametrize("line", [
+    "(Worker_DP0_TP0 pid=1387) WARNING 04-03 16:05:24 [multiproc_executor.py:866] WorkerProc "
+    "was terminated",
+    "(Worker_TP1 pid=1388) DEBUG 04-03 16:05:24 [multiproc_executor.py:876] WorkerProc handling "
+    "signal 2, raising SystemExit",
+])
+def test_a_vllm_worker_stopped_by_a_signal_is_a_stop_not_a_failure(line):
+    """vLLM V1's workers on Ctrl-C / SIGTERM while loading: stopped, no cause."""
+    v = classify_text(VLLM_SHARDS + line + "\n" + VLLM_SHARDS, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.INCOMPLETE, Phase.WEIGHT_LOADING, None)
+
+
+def test_a_worker_that_failed_before_its_siblings_were_terminated_is_still_a_crash():
+    """Guard: the executor SIGTERMs the survivors after one worker's failure."""
+    text = (VLLM_SHARDS + "(Worker_TP1 pid=1388) ERROR 04-03 16:05:23 [multiproc_executor.py:"
+            "671] WorkerProc failed to start.\n"
+            + tb((f"{VL}/v1/worker/gpu_worker.py", "load_model", "self.model_runner.load_model()"),
+                 error="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+                 prefix="(Worker_TP1 pid=1388) ")
+            + "(Worker_TP0 pid=1387) WARNING 04-03 16:05:24 [multiproc_executor.py:866] "
+              "WorkerProc was terminated\n")
+    assert cause_of(text, "vllm") is Cause.CUDA_OOM
+
+
+def test_a_frame_whose_path_head_the_paste_elided_still_names_the_draft():
+    """`.../sglang/srt/speculative/eagle_info.py", line 781, in merge_batch`: a frame."""
+    text = ('.../sglang/python/sglang/srt/speculative/eagle_info.py", line 781, in merge_batch\n'
+            "    self.hidden_states = torch.cat(\n                         ^^^^^^^^^^\n"
+            "RuntimeError: Sizes of tensors must match except in dimension 0. Expected size 4096 "
+            "but got size 2048 for tensor number 1 in the list.\n\n"
+            "[2025-11-22 10:52:56] SIGQUIT received. signum=None, frame=None. It usually means "
+            "one child failed.\n")
+    assert cause_of(text, "sglang") is Cause.SPECULATIVE_DECODING_ERROR

@@ -220,8 +220,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
 
         if not msg or msg.isspace():
             continue  # blank lines (also from \r\n split twice) end nothing
-        if 'File "' in msg:
-            fm = S.FRAME_LINE.match(msg)
+        if 'File "' in msg or msg.startswith("..."):
+            fm = S.frame_match(msg)
             if fm:
                 where = f"{fm[1]}:{fm[2]}"
                 scan.frames.append((i, where))

@@ -145,6 +145,18 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Cannot find any model weights", flags=_I, implies=Phase.WEIGHT_LOADING)
     + _sig(Cause.CORRUPT_CHECKPOINT, 85,
            r"Can't load tokenizer for", r"No tokenizer file found", flags=_I)
+    # A download that never completed, read as the checkpoint: huggingface_hub writes a file
+    # as `blobs/<sha>.incomplete` (or `<name>.incomplete` under a local_dir's download cache)
+    # and renames it once whole, so a path ending `.incomplete` in an error (`FileNotFoundError:
+    # ... blobs/853a...553ac.incomplete`) is a download cut short; the hub's own check of a
+    # finished file (`Consistency check failed: file should be of size X but has size Y`,
+    # file_download.py) says the same. A pickle checkpoint that is not a pickle (`invalid load
+    # key, 'v'`: a git-lfs pointer file cloned in place of the weights). Raised while fetching or
+    # reading the weights; above model_not_found (86), whose missing-file pattern it resembles.
+    + _sig(Cause.CORRUPT_CHECKPOINT, 87,
+           r"\.incomplete'", r"Consistency check failed: file should be of size \d+",
+           r"UnpicklingError: invalid load key", scope="error", flags=_I,
+           implies=Phase.WEIGHT_LOADING)
     # transformers' cached_file (`<path> does not appear to have a file named config.json`)
     # says two things: for a hub repository id, the repository lacks the file (a wrong or
     # non-Transformers repository: model_not_found, above); for a local folder (an absolute or
@@ -160,6 +172,18 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"illegal memory access", r"cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS",
            r"misaligned address", r"an illegal instruction was encountered",
            r"unspecified launch failure.{0,10}illegal", flags=_I)
+    # The same fault reported by other vendors' runtimes, which abort the process with no
+    # exception of the engine's: ROCm's ROCr prints `Memory access fault by GPU node-2 (Agent
+    # handle: 0x...) on address 0x.... Reason: Page not present or supervisor privilege.` and
+    # calls abort() (SGLang / vLLM on MI2xx/MI3xx, any phase); HIP / HSA name it
+    # hipErrorIllegalAddress, HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION / _MEMORY_FAULT.
+    # Ascend's CANN runtime reports a kernel touching an invalid address in its device error
+    # dump (`errorStr: The MPU address access is invalid`, under `EZ9999: Inner Error!` and an
+    # aicore / aivec exception); torch_npu's stream is dead after it. Fatal.
+    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 84,
+           r"Memory access fault by GPU node-?\d+", r"hipErrorIllegalAddress",
+           r"HSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b",
+           r"The MPU address access is invalid", flags=_I, fatal=True)
     + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 64, r"device-side assert(?:ion)? triggered",
            # the kernel's own assert line: `Indexing.cu:1500: fn: block: [..], thread: [..]
            # Assertion `...` failed.`
@@ -239,7 +263,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"(?:Free|Available) memory on (?:device|node) .{0,80} is less than desired "
            r"(?:GPU|CPU) memory utilization",
            flags=_I)
-    # Triton / inductor kernel compilation.
+    # Triton / inductor kernel compilation. Triton's NVIDIA backend runs ptxas on the PTX it
+    # generated and raises PTXASError (triton/backends/nvidia/compiler.py make_cubin:
+    # `Internal Triton PTX codegen error` for ptxas' exit 255, `` `ptxas` raised SIGSEGV``,
+    # `` `ptxas` failed with error code N``): SGLang's graph capture wraps it in `Capture cuda
+    # graph failed: ...` (a ptxas too old for sm_120 says so on the next line).
+    + _sig(Cause.TRITON_COMPILE_ERROR, 66,
+           r"Internal Triton PTX codegen error", r"\bPTXASError\b",
+           r"`ptxas` (?:raised SIGSEGV|failed with error code)", flags=_I)
     + _sig(Cause.TRITON_COMPILE_ERROR, 66,
            r"OutOfResources", r"out of resource: shared memory",
            r"triton\.compiler\.errors\.\w+|CompilationError", r"PassManager::run failed",
@@ -741,7 +772,8 @@ ARGS_DUMP = _C(r"server_args[=(]|ServerArgs\(|non-default args"
 _LIFECYCLE_LITERALS = (
     "SIGTERM", "SIGINT", "sigterm", "Signal Received", "signal 15", "KeyboardInterrupt",
     "Killing local vLLM", "leaked", "before program exit", "interpreter shutdown",
-    "runtime state", "EngineCore exiting")
+    "runtime state", "EngineCore exiting", "WorkerProc was terminated",
+    "WorkerProc handling signal")
 LIFECYCLE_GATE = _literals(*_LIFECYCLE_LITERALS)
 # either of the two (one search per line instead of two)
 RARE_GATE = _literals(*_FATAL_LITERALS, *_LIFECYCLE_LITERALS)
@@ -753,7 +785,13 @@ STOP_REQUEST = _C(
     # vLLM V1's engine core says this only on SystemExit, which its SIGTERM/SIGINT handler
     # raises: the engine was stopped by a signal, it did not fail (a failure says "EngineCore
     # encountered a fatal error" / "failed to start")
-    r"|^EngineCore exiting\.", _I)
+    r"|^EngineCore exiting\."
+    # vLLM V1's multiprocessing workers on SIGTERM / SIGINT (v1/executor/multiproc_executor.py
+    # worker_main: the handler raises SystemExit, logged `WorkerProc was terminated` by builds
+    # of 2025-26, `WorkerProc handling signal 2, raising SystemExit` at debug level): a Ctrl-C
+    # reaches every worker of the process group, and the executor's own shutdown sends SIGTERM.
+    # When a sibling died first its traceback comes before these lines and stays the failure.
+    r"|WorkerProc was terminated|WorkerProc handling signal (?:2|15)\b", _I)
 EXIT_NOISE = _C(
     r"resource_tracker: There appear to be \d+ leaked|was not called before program exit"
     r"|Fatal Python error: .*at interpreter shutdown|^Python runtime state: finaliz")
@@ -789,7 +827,16 @@ def is_exception_line(msg: str) -> bool:
 
 # Traceback structure.
 TRACEBACK_START = _C(r"Traceback \(most recent call last\):")
-FRAME_LINE = _C(r'^\s*File "([^"]+)", line \d+,? in (\S+)')
+FRAME_LINE = _C(r'^\s*(?:File "|(?=\.\.\.[/\\]))([^"]+)", line \d+,? in (\S+)')
+
+
+def frame_match(msg: str) -> re.Match[str] | None:
+    """A traceback frame line; also one whose `File "` a paste elided with its path's head
+    (`.../sglang/srt/speculative/eagle_info.py", line 781, in merge_batch`, a reporter
+    shortening the path), which still names the file and function the error ran through."""
+    if 'File "' in msg or (msg.startswith("...") and '", line ' in msg):
+        return FRAME_LINE.match(msg)
+    return None
 # The call on a frame's source line was in progress too (a traceback cut after
 # `scheduler.event_loop_normal()` was in the event loop): its name, as a pseudo-frame.
 SOURCE_CALL = _C(r"([A-Za-z_]\w*)\(")
