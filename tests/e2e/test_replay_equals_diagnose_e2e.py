@@ -89,6 +89,27 @@ LIVE_MISSES: dict[str, str] = {
         "NCCL watchdog timeouts of the first collective, no exit shown: diagnose reads the "
         "watchdog as fatal (crashed; a known classifier miss, labelled hung); live, the "
         "replayed process stays up, silent, and the daemon calls it hung (incomplete)",
+    # the sixth batch (fresh5)
+    "j212-vllm-073-v1-int8-graphs-then-api-routes.log": _API_UP,
+    # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
+    # that the live run reads as labelled, from the replay's exit status or its silence
+    "j213-vllm-092-dp2-engines-init-done-waiting-api-servers.log":
+        "engines up, then 'Waiting for API servers to complete ...': diagnose says ready in "
+        "warmup (a known classifier miss, labelled incomplete); live, no health probe passes "
+        "and the silent replay is called hung (incomplete)",
+    "j301-vllm-xinference-qwen14b-gptq-graph-capture-oom.log":
+        "a CUDA OOM pasted before the graph-capture lines it followed: diagnose says incomplete "
+        "(a known classifier miss); live, the replay's exit status says crashed",
+    "j312-vllm-triton-backend-2512-failed-to-start-engine.log":
+        "Triton's '[vllm] Failed to start engine' glog line: diagnose says incomplete (a known "
+        "classifier miss); live, the replay's exit status says crashed",
+    "j313-sglang-xinference-2505-compose-serving-asgi-exception.log":
+        "one request's 'Exception in ASGI application' after a 200 OK: diagnose says crashed (a "
+        "known classifier miss, labelled ready); live, the replay stays up and the health "
+        "probe makes it ready",
+    "j415-vllm-064-tp8-fp8-engine-process-died-after-hours.log":
+        "V0's 'Engine process (pid N) died' without a traceback: diagnose says ready in serving "
+        "(a known classifier miss); live, the replay's exit status says crashed",
 }
 
 
