@@ -707,3 +707,32 @@ def test_a_frame_whose_path_head_the_paste_elided_still_names_the_draft():
             "[2025-11-22 10:52:56] SIGQUIT received. signum=None, frame=None. It usually means "
             "one child failed.\n")
     assert cause_of(text, "sglang") is Cause.SPECULATIVE_DECODING_ERROR
+
+
+@pytest.mark.parametrize("line", [
+    "[rank2]:[E1102 10:11:12.123456 ProcessGroupNCCL.cpp:1834] [PG ID 0 PG GUID 0(default_pg) "
+    "Rank 2] Received a dump signal due to a collective timeout from rank 10 and we will try "
+    "our best to dump the debug info. Last enqueued NCCL work: 166, last completed NCCL work: "
+    "166.",
+    "[rank1]:[E621 08:01:02.000 ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] Received a global "
+    "timeout from another rank and will start to dump the debug info. Last enqueued NCCL work: "
+    "5653, last completed NCCL work: 5652.",
+    "terminate called after throwing an instance of 'c10::DistBackendError'\n  what():  "
+    "ProcessGroupNCCL's watchdog detected a collective timeout and notified current rank. This "
+    "is most likely caused by incorrect usages of collectives",
+])
+def test_a_collective_timeout_reported_by_another_rank_is_an_nccl_timeout(line):
+    """torch's heartbeat monitor relaying a timeout detected on another rank."""
+    assert cause_of(V0_METRICS + line + "\nSIGQUIT received. signum=None, frame=None.\n",
+                    "vllm") is Cause.NCCL_TIMEOUT
+
+
+@pytest.mark.parametrize("line", [
+    "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task. "
+    "The actor is dead because its node has died. Node Id: 56b97436e67393f15565e024278867700",
+    "torch.distributed.elastic.rendezvous.api.RendezvousClosedError",
+])
+def test_other_reports_of_a_peers_death_are_a_multinode_rank_failure(line):
+    """Ray's GCS death cause (`is dead because its node has died`); torch elastic's closed
+    rendezvous."""
+    assert cause_of(V0_METRICS + line + "\n", "vllm") is Cause.MULTINODE_RANK_FAILURE

@@ -331,7 +331,8 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # socket ... timed out after 1800000ms`, recv/connect timeouts of the same socket)
            r"\[c10d\] \w+: socket .{0,200}timed out",
            r"Timed out after \d+ seconds waiting for clients",
-           r"RendezvousTimeoutError|RendezvousConnectionError",
+           # (torch elastic's rendezvous closed under a rank: a peer's agent left the job)
+           r"RendezvousTimeoutError|RendezvousConnectionError|RendezvousClosedError",
            r"dist[-_]init[-_]addr.{0,80}(?:refused|unreachable|timed out|failed)",
            flags=_I, fatal=True, implies=Phase.LAUNCH)
     + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
@@ -349,7 +350,7 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # died`, a task's `NodeDiedError`. The ranks on that node are gone with it.
     + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
            r"has been marked dead because the detector has missed too many heartbeats",
-           r"The actor died because its node has died", r"\bNodeDiedError\b",
+           r"The actor (?:died|is dead) because its node has died", r"\bNodeDiedError\b",
            flags=_I, fatal=True)
     # vLLM's Ray executor (ray_executor_v2.py's worker monitor: `RayWorkerProc rank=[2] died
     # unexpectedly, shutting down executor.`) losing a worker with no root error of its own in
@@ -387,6 +388,17 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.NCCL_TIMEOUT, 50,
            r"WorkNCCL::checkTimeout\(",
            r"Exception raised from checkTimeout at \S*ProcessGroupNCCL", flags=_I)
+    # The same timeout seen from the other ranks: ProcessGroupNCCL's heartbeat monitor reads
+    # the timed-out rank's dump flag from the TCPStore and reports it (torch 2.6+: `Received a
+    # dump signal due to a collective timeout from rank 10 ...`; 2.3-2.5: `Received a global
+    # timeout from another rank and will start to dump the debug info.`, then, when it kills
+    # the process, `ProcessGroupNCCL's watchdog detected a collective timeout and notified
+    # current rank.`). A rank whose log has only this waited on a collective that timed out
+    # elsewhere; a named root error on any rank (an OOM, a dead node) ranks above.
+    + _sig(Cause.NCCL_TIMEOUT, 50,
+           r"Received a dump signal due to a collective timeout from rank",
+           r"Received a global timeout from another rank",
+           r"watchdog detected a collective timeout and notified current rank", flags=_I)
     + _sig(Cause.NCCL_TIMEOUT, 38,
            r"(?:failure|exception \(either an error or timeout\)) detected by watchdog at work",
            flags=_I, fatal=True)
