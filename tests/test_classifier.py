@@ -105,21 +105,18 @@ KNOWN_MISSES: dict[str, str] = {
     # the sixth batch (fresh5), as scored blind; each reason says what the log shows
     "j101-sglang-rlinf-ray-5090-capture-ptxas-sm120-flattened.log":
         "a flattened Ray-prefixed paste on one long line: CudaGraphRunner's 'Capture cuda graph "
-        "failed' (ptxas: sm_120 not defined); the frames are not split into lines, so neither "
-        "the capture frame nor the Triton family is read: launch, unknown",
+        "failed' (ptxas: sm_120 not defined); the frames are not split into lines, so the "
+        "capture frame is not read: launch (the cause, Triton's PTX codegen error, is read)",
     "j102-sglang-ascend-2603-glm5-stress-gather-assert-scheduler-exception.log":
         "an Ascend C kernel assertion then 'Scheduler hit an exception' through run_event_loop, "
         "no traffic line: labelled serving from the stress test; nothing else dates it (launch)",
     "j104-sglang-2608-amd-ci-startup-timings-then-triton-knobs-attributeerror.log":
         "the 2026 'Engine startup timings (s): load_weight=..., cuda_graph=...' summary, then a "
         "scheduler exception in run_event_loop: labelled warmup, read launch",
-    "j105-sglang-2507-amd-ci-no-overlap-prefill-memory-access-fault.log":
-        "busy Prefill batch lines then ROCm's one-line 'Memory access fault by GPU node-2 ... "
-        "Reason: Unknown.' (the process aborts): labelled crashed, read ready in serving",
     "j111-sglang-2510-ascend-leval-ez9999-aivec-mpu-invalid-address.log":
         "CANN's 'EZ9999: Inner Error!' device report ('The MPU address access is invalid', "
-        "vector core exception) under long-context requests: labelled crashed in serving, "
-        "read incomplete at launch",
+        "vector core exception) under long-context requests: labelled serving from the thread; "
+        "nothing in the paste dates it (launch; crashed, illegal_memory_access are read)",
     "j203-vllm-091-blackwell-fp8-vl-encoder-profile-enginecore-failed.log":
         "'Encoder cache will be initialized ... profiled with 1 image items' (the profiling "
         "run) then 'EngineCore failed to start.' cut at the traceback's start: labelled "
@@ -131,10 +128,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the CUDA OOM line pasted first, before the two 'Capturing the model for CUDA graphs' "
         "lines it followed: labelled crashed, read incomplete (the error comes before the "
         "later progress)",
-    "j302-vllm-euroeval-2606-blob-incomplete-enginecore-failed.log":
-        "huggingface_hub's 'FileNotFoundError: ... blobs/<sha>.incomplete' then 'EngineCore "
-        "failed to start.' cut in its traceback: labelled weight_loading / corrupt_checkpoint, "
-        "read launch / unknown",
     "j305-vllm-art-2507-qwen3-2xa100-worker-died-rl-step.log":
         "'Worker proc VllmWorker-1 died unexpectedly' among shm_broadcast waits, no traffic "
         "line: labelled serving from the thread; nothing in the paste dates it (launch)",
@@ -153,8 +146,8 @@ KNOWN_MISSES: dict[str, str] = {
         "adapter): labelled ready in serving (one failed request), read crashed in warmup",
     "j403-sglang-2511-spec-standalone-merge-batch-sigquit.log":
         "the tail of a traceback through speculative/eagle_info.py merge_batch ('Sizes of "
-        "tensors must match') then SIGQUIT: labelled serving / speculative_decoding_error from "
-        "the thread, read launch / unknown",
+        "tensors must match') then SIGQUIT: labelled serving from the thread, read launch "
+        "(the cause, speculative_decoding_error, is read from the elided frame)",
     "j408-sglang-2603-dsv32-specv1-debug-requests-serving-cut.log":
         "Prefill batches, health-check requests and 200 OKs, then cut: labelled incomplete, "
         "read ready (the corpus convention says ready in serving: a label question)",
@@ -180,9 +173,6 @@ CAUSE_MISSES: dict[str, str] = {
     "j209-vllm-2505-v0-tp2-custom-allreduce-p2p-check-device-busy.log":
         "'CUDA-capable device(s) is/are busy or unavailable' in the custom all-reduce P2P probe "
         "(custom_all_reduce_utils.producer): labelled unknown, read gpu_fault",
-    "j402-vllm-2604-ctrl-c-during-shard-loading-dp2-tp4.log":
-        "Ctrl+C while loading shards: every worker's 'WorkerProc was terminated', no error "
-        "(labelled stopped, cause none), read unknown",
     "j406-vllm-0804-moe-wna16-71-shards-1582s-load-done-cut.log":
         "'Loading weights took 1582 seconds' on each worker then cut, no error: labelled "
         "unknown (slow_weight_loading in also), read slow_weight_loading",
