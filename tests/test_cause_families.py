@@ -736,3 +736,26 @@ def test_other_reports_of_a_peers_death_are_a_multinode_rank_failure(line):
     """Ray's GCS death cause (`is dead because its node has died`); torch elastic's closed
     rendezvous."""
     assert cause_of(V0_METRICS + line + "\n", "vllm") is Cause.MULTINODE_RANK_FAILURE
+
+
+def _shards(done: int, total: int, clock: str, left: str, per: str) -> str:
+    pct = done * 100 // total
+    return (f"Loading safetensors checkpoint shards: {pct:3d}% Completed | {done}/{total} "
+            f"[{clock}<{left}, {per}s/it]\n")
+
+
+def test_a_long_load_inside_the_weight_loading_budget_names_no_cause():
+    """71 shards in 26 minutes, done (`Loading weights took 1582 s`), then the paste ends: no
+    deadline was passed, nothing failed."""
+    text = (_shards(62, 71, "23:32", "03:18", "22.05") + _shards(71, 71, "26:21", "00:00", "22.27")
+            + "(VllmWorkerProcess pid=570) INFO 04-12 08:20:41 [loader.py:458] Loading weights "
+              "took 1581.87 seconds\n")
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.INCOMPLETE, Phase.WEIGHT_LOADING,
+                                             Cause.UNKNOWN)
+
+
+def test_a_load_projected_past_the_weight_loading_budget_is_slow():
+    """Guard: 163 shards projected at 69 minutes (past the default 3600 s budget)."""
+    v = classify_text(_shards(120, 163, "50:50", "18:10", "25.4"), engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.SLOW_WEIGHT_LOADING)

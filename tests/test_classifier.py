@@ -173,9 +173,6 @@ CAUSE_MISSES: dict[str, str] = {
     "j209-vllm-2505-v0-tp2-custom-allreduce-p2p-check-device-busy.log":
         "'CUDA-capable device(s) is/are busy or unavailable' in the custom all-reduce P2P probe "
         "(custom_all_reduce_utils.producer): labelled unknown, read gpu_fault",
-    "j406-vllm-0804-moe-wna16-71-shards-1582s-load-done-cut.log":
-        "'Loading weights took 1582 seconds' on each worker then cut, no error: labelled "
-        "unknown (slow_weight_loading in also), read slow_weight_loading",
 }
 
 

@@ -868,7 +868,11 @@ EXIT_CODE_LINE = _C(r"\b[Ee]xit code:? (-?\d+)")
 # The weight-loading bar with its timings: `163/163 [1:09:28<00:00, 26.68s/it]`.
 SHARD_TIMING = _C(r"(?:checkpoint shards|loading shards)\s*:\s*\d+% Completed \| (\d+)/(\d+) "
                   r"\[([\d:]+)<([\d:?]+),\s*(?:([\d.]+)s/it|[\d.?]+it/s)")
-SLOW_LOAD_TOTAL_S = 20 * 60       # a load projected to take this long is slow
+# A load is slow, as a cause, when it runs past what the daemon would allow it: the default
+# weight_loading budget of a profile's [timeouts] (profiles/model.py, 3600 s), where a live run
+# would end in `timeout`. A long load that finishes inside the budget (71 shards in 26 minutes,
+# `Loading weights took 1582 seconds`) failed nothing, so a log cut after it names no cause.
+SLOW_LOAD_TOTAL_S = 60 * 60       # a load projected to take this long is slow
 SLOW_LOAD_PER_SHARD_S = 60.0      # or this long per shard (a shard is typically 2-10 GB)
 
 # torch's NCCL watchdog names the collective's sequence number; a large one means the process
