@@ -107,20 +107,10 @@ KNOWN_MISSES: dict[str, str] = {
         "a flattened Ray-prefixed paste on one long line: CudaGraphRunner's 'Capture cuda graph "
         "failed' (ptxas: sm_120 not defined); the frames are not split into lines, so the "
         "capture frame is not read: launch (the cause, Triton's PTX codegen error, is read)",
-    "j102-sglang-ascend-2603-glm5-stress-gather-assert-scheduler-exception.log":
-        "an Ascend C kernel assertion then 'Scheduler hit an exception' through run_event_loop, "
-        "no traffic line: labelled serving from the stress test; nothing else dates it (launch)",
-    "j104-sglang-2608-amd-ci-startup-timings-then-triton-knobs-attributeerror.log":
-        "the 2026 'Engine startup timings (s): load_weight=..., cuda_graph=...' summary, then a "
-        "scheduler exception in run_event_loop: labelled warmup, read launch",
     "j111-sglang-2510-ascend-leval-ez9999-aivec-mpu-invalid-address.log":
         "CANN's 'EZ9999: Inner Error!' device report ('The MPU address access is invalid', "
         "vector core exception) under long-context requests: labelled serving from the thread; "
         "nothing in the paste dates it (launch; crashed, illegal_memory_access are read)",
-    "j203-vllm-091-blackwell-fp8-vl-encoder-profile-enginecore-failed.log":
-        "'Encoder cache will be initialized ... profiled with 1 image items' (the profiling "
-        "run) then 'EngineCore failed to start.' cut at the traceback's start: labelled "
-        "kv_cache_alloc, read launch",
     "j213-vllm-092-dp2-engines-init-done-waiting-api-servers.log":
         "both DP engines' 'init engine (profile, create kv cache, warmup model) took ...' then "
         "'Waiting for API servers to complete ...': labelled incomplete at warmup, read ready",
@@ -131,23 +121,13 @@ KNOWN_MISSES: dict[str, str] = {
     "j305-vllm-art-2507-qwen3-2xa100-worker-died-rl-step.log":
         "'Worker proc VllmWorker-1 died unexpectedly' among shm_broadcast waits, no traffic "
         "line: labelled serving from the thread; nothing in the paste dates it (launch)",
-    "j307-vllm-dify-xinference-2503-serving-oom-log-task-completion.log":
-        "V0 AsyncLLMEngine's CUDA OOM then the _log_task_completion traceback (the engine loop "
-        "died): labelled serving from the thread, read launch",
     "j309-vllm-kubeai-2505-v083-llama32-input-scale-attributeerror.log":
         "an MQLLMEngine traceback ending in \"'ColumnParallelLinear' object has no attribute "
         "'input_scale'\" (quantized-weight post-processing), middle of the traceback missing: "
         "labelled weight_loading, read launch",
-    "j312-vllm-triton-backend-2512-failed-to-start-engine.log":
-        "Triton's glog line '[vllm] Failed to start engine: NoneType: None' before any engine "
-        "config: labelled crashed at launch, read incomplete",
     "j313-sglang-xinference-2505-compose-serving-asgi-exception.log":
         "a 200 OK on /generate then 'Exception in ASGI application' for one request (Xinference "
         "adapter): labelled ready in serving (one failed request), read crashed in warmup",
-    "j403-sglang-2511-spec-standalone-merge-batch-sigquit.log":
-        "the tail of a traceback through speculative/eagle_info.py merge_batch ('Sizes of "
-        "tensors must match') then SIGQUIT: labelled serving from the thread, read launch "
-        "(the cause, speculative_decoding_error, is read from the elided frame)",
     "j408-sglang-2603-dsv32-specv1-debug-requests-serving-cut.log":
         "Prefill batches, health-check requests and 200 OKs, then cut: labelled incomplete, "
         "read ready (the corpus convention says ready in serving: a label question)",
@@ -157,10 +137,6 @@ KNOWN_MISSES: dict[str, str] = {
     "j411-sglang-2502-r1-two-instances-decode-serving-cut.log":
         "a chat completion 200 OK, a prefill and decode batches, then cut: labelled incomplete, "
         "read ready (the corpus convention says ready in serving: a label question)",
-    "j415-vllm-064-tp8-fp8-engine-process-died-after-hours.log":
-        "V0's 'Engine process (pid 76) died.' with no traceback, 'MQLLMEngine is already dead, "
-        "terminating server process', a 500 and uvicorn shutting down: labelled crashed, read "
-        "ready",
 }
 
 

@@ -208,3 +208,97 @@ def test_exit_1_with_no_traceback_in_warmup_is_still_a_port_in_use() -> None:
     text = "INFO 11-19 12:16:00 [api_server.py:1] Started server process [1]\n"
     v = classify_text(text, engine="vllm", exit_code=1)
     assert v.cause is Cause.PORT_IN_USE
+
+
+# --- the sixth batch's kinds: deaths without a traceback, dated by what they carry -------------
+
+_BUSY_PREFILL = ("[2025-07-02 03:22:34] Prefill batch. #new-seq: 2, #new-token: 32, #cached-token: "
+                 "0, token usage: 0.01, #running-req: 45, #queue-req: 81")
+
+
+def test_rocm_memory_access_fault_while_serving_is_a_crash() -> None:
+    v = _verdict(_BUSY_PREFILL, "Memory access fault by GPU node-2 (Agent handle: 0xdedb180) on "
+                 "address 0x7f57d9a00000. Reason: Unknown.", engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_ascend_kernel_task_error_is_a_crash() -> None:
+    v = _verdict("[rank3]:[W1031 21:35:04.838006795 compiler_depend.ts:57] Warning: EZ9999: Inner "
+                 "Error!", "       Kernel task happen error, retCode=0x31, [vector core "
+                 "exception].[FUNC:PreCheckTaskErr][FILE:davinci_kernel_task.cc][LINE:1539]",
+                 engine="sglang")
+    assert v.outcome is Outcome.CRASHED
+
+
+def test_triton_vllm_backend_failing_to_start_its_engine_is_a_crash() -> None:
+    v = _verdict("INFO 12-16 10:12:47 [__init__.py:216] Automatically detected platform cuda.",
+                 'E1216 02:12:49.624646 179 model.py:248] "[vllm] Failed to start engine: '
+                 'NoneType: None\\n"', engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.LAUNCH)
+
+
+def test_v0_engine_death_reported_above_the_failed_request_is_a_crash_in_serving() -> None:
+    """A fragment with no startup marker: the 500 of the request in flight comes after the
+    report of the dead engine, and the server had been up all along."""
+    v = _verdict("ERROR 12-01 13:05:02 client.py:282] RuntimeError('Engine process (pid 76) "
+                 "died.')", "ERROR 12-01 13:05:02 client.py:282] NoneType: None",
+                 "CRITICAL 12-01 13:05:02 launcher.py:99] MQLLMEngine is already dead, "
+                 "terminating server process",
+                 'INFO:     10.42.0.118:60606 - "POST /v1/completions HTTP/1.1" 500 Internal '
+                 "Server Error", "INFO:     Shutting down", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_unhealthy_probe_before_later_traffic_is_no_crash() -> None:
+    """Only a report of a death counts back to a mid-run fragment's first line, not an error
+    line the server survived."""
+    v = _verdict("[2025-09-24 05:48:14] Health check failed. Server couldn't get a response from "
+                 "detokenizer for last 20 seconds.",
+                 '[2025-09-24 05:48:56] INFO:     10.109.14.1:43954 - "POST /v1/chat/completions '
+                 'HTTP/1.1" 200 OK', engine="sglang")
+    assert v.outcome is Outcome.READY
+
+
+def test_sglang_scheduler_event_loop_entry_is_serving() -> None:
+    v = _verdict("[2026-03-07 03:03:55 TP9 EP9] Scheduler hit an exception: Traceback (most "
+                 "recent call last):",
+                 f'  File "{_SITE}/sglang/srt/managers/scheduler.py", line 3253, in '
+                 "run_scheduler_process", "    scheduler.run_event_loop()",
+                 "AssertionError", engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_sglang_startup_timings_then_event_loop_failure_is_warmup() -> None:
+    v = _verdict("[2026-08-06 02:49:32] Engine startup timings (s): load_weight=16.00, "
+                 "kv_cache_allocation=0.48, scheduler_e2e=35.97, cuda_graph={prefill=0.00}",
+                 "[2026-08-06 02:49:32] Scheduler hit an exception: Traceback (most recent call "
+                 "last):",
+                 *_frames((f"{_SITE}/sglang/srt/managers/scheduler.py", "run_scheduler_process"),
+                          (f"{_SITE}/sglang/srt/managers/scheduler.py", "run_event_loop")),
+                 "AttributeError: 'runtime_knobs' object has no attribute 'x'", engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WARMUP)
+
+
+def test_sglang_merge_batch_frame_is_serving() -> None:
+    v = _verdict('.../sglang/python/sglang/srt/speculative/eagle_info.py", line 781, in '
+                 "merge_batch", "    self.hidden_states = torch.cat(",
+                 "RuntimeError: Sizes of tensors must match except in dimension 0.",
+                 "[2025-11-22 10:52:56] SIGQUIT received. signum=None, frame=None. It usually "
+                 "means one child failed.", engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_vllm_v0_engine_loop_done_callback_is_serving() -> None:
+    v = _verdict("ERROR 03-31 15:19:44 [async_llm_engine.py:68] torch.OutOfMemoryError: CUDA out "
+                 "of memory. Tried to allocate 318.00 MiB.",
+                 "Exception in callback _log_task_completion(error_callback=<bound method...>)("
+                 "<Task finishe...>) at /x/vllm/engine/async_llm_engine.py:45",
+                 "Traceback (most recent call last):", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_vllm_encoder_cache_profiling_is_kv_cache_alloc() -> None:
+    assert _tracker_phase(
+        "INFO 06-29 08:29:08 [gpu_model_runner.py:2195] Encoder cache will be initialized with "
+        "a budget of 16384 tokens, and profiled with 1 image items of the maximum feature "
+        "size.") is Phase.KV_CACHE_ALLOC

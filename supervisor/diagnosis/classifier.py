@@ -260,6 +260,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.config_rejections.append(i)
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
                 scan.self_timeouts.append(i)
+        elif "_log_task_completion" in msg and _ENGINE_LOOP_DONE.search(msg):
+            scan.named_phases.append((i, Phase.SERVING))
         if "xit code" in msg:
             for m in S.EXIT_CODE_LINE.finditer(msg):
                 scan.exit_codes.append((i, int(m[1])))
@@ -279,9 +281,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         low = msg.lower()
         if not S.SIGNATURE_GATE.search(low) or S.BENIGN.search(low):
             continue
-        if ("Caught signal " in msg or "ailed to start " in msg) and (
-                _NATIVE_CRASH.search(msg) or _WRAPPER_START_FAILED.search(msg)):
-            scan.fatal.append((i, False))  # (past the gate: both say fault / fail)
+        if ("Caught signal " in msg or "ailed to start " in msg or "ault by GPU" in msg or
+                "task happen error" in msg) and _DEATH_LINE.search(msg):
+            scan.fatal.append((i, False))  # (past the gate: all say fault / fail / error)
         if ("already dead" in msg or "thread terminated" in msg) and _DEATH_REPORT.search(msg):
             scan.fatal.append((i, True))
         errorish = is_exc or S.ERRORISH.search(low) is not None
@@ -304,8 +306,24 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
 _NATIVE_CRASH = re.compile(r"\bCaught signal \d+ \((?:Segmentation fault|Bus error|Aborted"
                            r"|Illegal instruction|Floating point exception)")
 # - a serving wrapper's last word before it exits 1: KServe's model server (`kserve ERROR
-#   [__main__.py:<module>():254] Failed to start model server: <the error>`)
-_WRAPPER_START_FAILED = re.compile(r"\bFailed to start (?:the )?model server: ")
+#   [__main__.py:<module>():254] Failed to start model server: <the error>`), Triton's vLLM
+#   backend failing to build its engine (`E... model.py:248] "[vllm] Failed to start engine:
+#   ..."`, then the model instance fails to initialize)
+_WRAPPER_START_FAILED = re.compile(r"\bFailed to start (?:the )?model server: "
+                                   r"|\[vllm\] Failed to start engine\b")
+# - the ROCm runtime's one-line report of a GPU memory fault, after which it aborts the process
+#   (`Memory access fault by GPU node-2 (Agent handle: 0x...) on address 0x.... Reason: ...`):
+#   no traceback follows, the process is gone (AMD's form of an illegal memory access)
+_ROCM_MEMORY_FAULT = re.compile(r"\bMemory access fault by GPU node-\d+ .*\bon address "
+                                r"0x[0-9a-f]+\. Reason: ")
+# - Ascend CANN's runtime reporting a kernel task that failed on the device (`Kernel task
+#   happen error, retCode=0x31, [vector core exception]`, under an `EZ9999: Inner Error!`
+#   device report): the NPU stream is broken and every later operation fails, as a CUDA
+#   kernel's illegal memory access is sticky
+_CANN_TASK_ERROR = re.compile(r"\bKernel task happen error, retCode=0x[0-9a-f]+, "
+                              r"\[[\w ]*exception\]")
+_DEATH_LINE = re.compile("|".join(rx.pattern for rx in (
+    _NATIVE_CRASH, _WRAPPER_START_FAILED, _ROCM_MEMORY_FAULT, _CANN_TASK_ERROR)))
 
 # - vLLM V0's API server finding its engine process dead (0.6-0.8's MQLLMEngine front end, which
 #   then terminates itself: `MQLLMEngine is already dead, terminating server process`), and
@@ -319,6 +337,10 @@ _DEATH_REPORT = re.compile(r"\bMQLLMEngine is already dead, terminating server p
 # `Engine core initialization failed` instead): serving, as in the multi-node Ray runs whose
 # worker died mid-run and the PD and embeddings runs of the corpus
 _ENGINE_DEAD_ERROR = re.compile(r"\bv1\.engine\.exceptions\.EngineDeadError\b|^EngineDeadError:")
+# vLLM V0's AsyncLLMEngine reporting the end of its background loop (asyncio's `Exception in
+# callback _log_task_completion(error_callback=...)`, the loop task's done callback): the loop
+# is started by the first request (add_request, start_engine_loop), so it was serving
+_ENGINE_LOOP_DONE = re.compile(r"^Exception in callback _log_task_completion\(")
 # torch's NCCL watchdog numbering the collective it caught (torch 2.4 on: `Exception (either an
 # error or timeout) detected by watchdog at work: 9301`, `Timeout at NCCL work: 9301`), the same
 # sequence number as older builds' `WorkNCCL(SeqNum=9301, ...)`
@@ -336,10 +358,15 @@ _WATCHDOG_WORK = re.compile(r"\b(?:detected by watchdog at|Timeout at NCCL) work
 # - SGLang's scheduler turning a batch into a forward: `run_batch`, `get_model_worker_batch`
 # - an RL trainer driving the engine as its rollout (verl's `RayPPOTrainer.fit`, its workers'
 #   `generate_sequences`): the engine was built before the training loop
+# - SGLang's scheduler entering its loop (2026 builds: `run_scheduler_process` ->
+#   `scheduler.run_event_loop()`, which picks event_loop_normal / overlap / pp), and merging a
+#   finished prefill into the running batch (`merge_batch` of ScheduleBatch or of the
+#   speculative batch info, eagle_info.py): the loop runs only once the scheduler is built
 _SERVING_WORK_FRAMES = re.compile(
     r"async_llm_engine\.py:(?:_raise_exception_on_finish|_engine_abort)$"
     r"|worker_base\.py:(?:start_worker_execution_loop|execute_model)$"
     r"|scheduler\.py:run_batch$|schedule_batch\.py:get_model_worker_batch$"
+    r"|(?:scheduler\.py|<call>):run_event_loop$|(?:schedule_batch|_info)\.py:merge_batch$"
     r"|ray_trainer\.py:fit$|:generate_sequences$")
 _FRAME_PHASES = (*S.FRAME_PHASES, (Phase.SERVING, _SERVING_WORK_FRAMES))
 
@@ -443,7 +470,13 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
 
     fatal = _fatal(scan, last_activity)
     after = ready if ready is not None else -1
-    fatal_after = [f for f in fatal if f[0] > after]
+    # a fragment that starts mid-run (no startup marker, traffic later on: midrun.py) was up
+    # from its first line: a report of a death printed before the traffic that shows it (vLLM
+    # V0's `MQLLMEngine is already dead` above the 500 of the request in flight) is the death of
+    # a ready server. Only a death report: a root error line there (an unhealthy probe, a
+    # request's error) may have been survived, as the traffic after it shows.
+    midrun = ready is not None and scan.first_marker is None
+    fatal_after = [f for f in fatal if f[0] > after or (midrun and f[1])]
     stopped = scan.stop_at is not None and not fatal_after
 
     if fatal_after:
@@ -467,6 +500,8 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
     deaths = [i for i, consequence in fatal_after if consequence]
     if deaths:
         tracker_phase = _phase_at(scan, deaths[0])
+        if midrun and scan.phases and deaths[0] < scan.phase_lines[0]:
+            tracker_phase = scan.phases[0]  # up from the first line: as its traffic first shows
     if stopped and outcome is Outcome.INCOMPLETE:
         # stopped on request before it was ready: neither a failure nor a success
         ev = [raw[i] for i in (scan.stop_at, scan.last_marker) if i is not None]

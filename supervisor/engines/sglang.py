@@ -29,7 +29,7 @@ _PREFILTER = literal_prefilter(
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "fired up and ready",
-    " batch", "HTTP/", "%|", "failed for request ", "retracted_reqs",
+    " batch", "HTTP/", "%|", "failed for request ", "retracted_reqs", "startup timings",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
 )
@@ -44,8 +44,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|max_total_num_tokens="), Phase.KV_CACHE_ALLOC),
     (_C(r"Capture\b.*?(?i:graph) (?:begin|end)|Capture cuda graph bs|Capturing batches"
         r"|Registering \d+ cuda graph addresses"), Phase.CUDA_GRAPH_CAPTURE),
+    # 2026 builds sum up the startup once every scheduler is built (`Engine startup timings
+    # (s): load_weight=..., kv_cache_allocation=..., cuda_graph={...}, tokenizer_e2e=...`):
+    # weights, KV pool and graphs are done, the HTTP server and its warmup request are next
     (_C(r"Uvicorn running on|INFO:\s+Started server process"
-        r"|Start of pd disaggregation warmup"), Phase.WARMUP),
+        r"|Start of pd disaggregation warmup|Engine startup timings \(s\): "), Phase.WARMUP),
     (_C(r"The server is fired up and ready to roll"), Phase.READY),
 )
 

@@ -28,7 +28,7 @@ _PREFILTER = literal_prefilter(
     # (the forks' lines below on first letters already above: each new one costs every line)
     "API server: ", "HPU blocks", "CPU blocks", "Warmup][", "Warmup finished", "Shutting down",
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
-    "REMOTE_KVS", "model weights format", "transfer failed for request",
+    "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -50,7 +50,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|torch\.compile takes"
         r"|Compiling a graph for"
         # the CPU build: compile and profile the model, then size the KV cache from host memory
-        r"|Warming up model for the compilation|GiB for KV cache on node|CPU KV cache size"),
+        r"|Warming up model for the compilation|GiB for KV cache on node|CPU KV cache size"
+        # V1's profiling run of a multimodal model sizing its encoder cache first (`Encoder
+        # cache will be initialized with a budget of 16384 tokens, and profiled with 1 image
+        # items ...`, gpu_model_runner.profile_run): the run that sizes the KV cache
+        r"|Encoder cache will be initialized with a budget of \d+ tokens, and profiled"),
      Phase.KV_CACHE_ALLOC),
     (_C(r"(?i:capturing cuda ?graph)|Graph capturing finished"
         # V0 0.3-0.6's capture_model (`Capturing the model for CUDA graphs. This may lead to ...`)
