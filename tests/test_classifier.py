@@ -125,9 +125,6 @@ KNOWN_MISSES: dict[str, str] = {
         "an MQLLMEngine traceback ending in \"'ColumnParallelLinear' object has no attribute "
         "'input_scale'\" (quantized-weight post-processing), middle of the traceback missing: "
         "labelled weight_loading, read launch",
-    "j313-sglang-xinference-2505-compose-serving-asgi-exception.log":
-        "a 200 OK on /generate then 'Exception in ASGI application' for one request (Xinference "
-        "adapter): labelled ready in serving (one failed request), read crashed in warmup",
     "j408-sglang-2603-dsv32-specv1-debug-requests-serving-cut.log":
         "Prefill batches, health-check requests and 200 OKs, then cut: labelled incomplete, "
         "read ready (the corpus convention says ready in serving: a label question)",

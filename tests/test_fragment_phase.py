@@ -302,3 +302,40 @@ def test_vllm_encoder_cache_profiling_is_kv_cache_alloc() -> None:
         "INFO 06-29 08:29:08 [gpu_model_runner.py:2195] Encoder cache will be initialized with "
         "a budget of 16384 tokens, and profiled with 1 image items of the maximum feature "
         "size.") is Phase.KV_CACHE_ALLOC
+
+
+# --- one request's application error is no death -----------------------------------------------
+
+_ASGI = ["xinference-server  | Exception in ASGI application",
+         "xinference-server  | Traceback (most recent call last):",
+         f'xinference-server  |   File "{_SITE}/uvicorn/protocols/http/httptools_impl.py", line '
+         "401, in run_asgi",
+         "xinference-server  |     result = await app(  # type: ignore[func-returns-value]",
+         f'xinference-server  |   File "{_SITE}/starlette/middleware/errors.py", line 165, in '
+         "__call__",
+         "xinference-server  |     await self.app(scope, receive, _send)"]
+
+
+def test_request_error_logged_by_uvicorn_is_serving_not_a_crash() -> None:
+    v = _verdict('xinference-server  | [2025-05-30 17:49:54] INFO:     127.0.0.1:46354 - "POST '
+                 '/generate HTTP/1.1" 200 OK', *_ASGI, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+
+
+def test_request_error_then_a_scheduler_death_is_still_a_crash() -> None:
+    v = _verdict(*_ASGI, "xinference-server  | ValueError: bad logprobs",
+                 "[2025-05-30 17:50:00] Scheduler hit an exception: Traceback (most recent call "
+                 "last):", *_frames((f"{_SITE}/sglang/srt/managers/scheduler.py",
+                                     "event_loop_normal")),
+                 "RuntimeError: CUDA error: an illegal memory access was encountered",
+                 engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_request_error_during_a_startup_seen_from_the_start_is_not_ready() -> None:
+    """With startup markers the run is seen from its start: only its ready line makes it
+    ready (the server's own warmup request goes through the app too)."""
+    tracker = get_engine("sglang").new_tracker()
+    for line in ("[2025-05-30 17:49:00] Load weight begin. avail mem=70.00 GB", _ASGI[0]):
+        tracker.feed(line)
+    assert not tracker.ready

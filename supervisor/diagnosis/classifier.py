@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import get_engine
+from ..engines.base import ASGI_REQUEST_ERROR
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
 from .normalize import split_lines, strip_wrappers, unglue
@@ -94,6 +95,7 @@ class _Scan:
     named_phases: list[tuple[int, Phase]] = field(default_factory=list)  # S.PHASE_MESSAGES
     config_rejections: list[int] = field(default_factory=list)  # raised by a config check
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
+    request_tracebacks: set[int] = field(default_factory=set)  # one request's, logged by uvicorn
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
     first_marker: int | None = None
@@ -192,6 +194,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     prev_frame_or_code = False
     in_current_thread: list[str] | None = None
     markers = 0
+    request_error = False  # inside the traceback of uvicorn's `Exception in ASGI application`
     for i, line in enumerate(raw):
         msg = msgs[i]
         # live tracker (phase markers, ready, serving; a log that starts mid-run is ready at
@@ -241,8 +244,12 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         prev_frame_or_code = False
         in_current_thread = None
 
+        if request_error or ASGI_REQUEST_ERROR in msg:
+            request_error = _in_request_error(msg)
         if "Traceback (most recent call last)" in msg:
             scan.tracebacks.append(i)
+            if request_error:
+                scan.request_tracebacks.add(i)
         if S.RARE_GATE.search(msg):  # one search for the two gates below; most lines fail it
             if S.LIFECYCLE_GATE.search(msg):
                 _lifecycle(scan, i, msg)
@@ -297,6 +304,19 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                     scan.fatal.append((i, False))
     scan.final_phase = tracker.phase
     return scan
+
+
+# What uvicorn's log of one request's application error is made of (its header, the
+# traceback's header, exception lines, Python's chaining lines): frames and source lines are
+# skipped before this is asked. The traceback is that request's: uvicorn answers it with a 500
+# and the server goes on (Xinference's or a custom handler's bug, a rejected argument).
+_REQUEST_ERROR_PART = re.compile(r"Exception in ASGI application|Traceback \(most recent call"
+                                 r"|During handling of the above exception|The above exception "
+                                 r"was the direct cause|  \+ Exception Group Traceback")
+
+
+def _in_request_error(msg: str) -> bool:
+    return S.is_exception_line(msg) or _REQUEST_ERROR_PART.match(msg) is not None
 
 
 # Fatal lines outside the engines' own wording:
@@ -609,10 +629,10 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
     output with no stop request is a death in itself (the log just ends)."""
     fatal = set(scan.fatal)
     for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
-        if idx > last_activity:
+        if idx > last_activity and not _of_request(scan, idx):
             fatal.add((idx, False))
     tail = [i for i, _ in scan.frames if i > last_activity]
-    if tail:
+    if tail and not _of_request(scan, tail[0]):
         fatal.add((tail[0], False))
     quiet = min((i for i in (scan.stop_at, scan.exit_at) if i is not None), default=None)
     if quiet is not None:
@@ -621,6 +641,15 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
         if scan.stop_at is None and not fatal:
             fatal.add((quiet, True))
     return sorted(fatal)
+
+
+def _of_request(scan: _Scan, index: int) -> bool:
+    """The line is part of the traceback of one request's error that uvicorn logged (the
+    latest traceback at or before it is one): not a death."""
+    if not scan.request_tracebacks:
+        return False
+    latest = max((t for t in scan.tracebacks if t <= index), default=None)
+    return latest in scan.request_tracebacks
 
 
 def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:

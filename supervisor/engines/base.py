@@ -33,6 +33,13 @@ class PhaseUpdate:
 
 # --- shared line patterns -------------------------------------------------------------------
 
+# uvicorn logging an application error for one request (`Exception in ASGI application`, then
+# that request's traceback; a wrapper's adapter rejecting an argument, a handler's bug): a
+# client's request reached the API app, and uvicorn answers it with a 500 and goes on serving.
+# Before any marker the server was up and serving (the classifier does not read the request's
+# traceback as a death either).
+ASGI_REQUEST_ERROR = "Exception in ASGI application"
+
 # uvicorn access line: `127.0.0.1:49534 - "GET /health HTTP/1.1" 200 OK`
 _ACCESS_TAIL = re.compile(r' - "([A-Z]+) (\S+) HTTP/[\d.]+" (\d{3})')
 
@@ -262,6 +269,15 @@ class MarkerTracker(PhaseTracker):
         if self.phase is Phase.WEIGHT_LOADING:
             self.progress = {"kind": "weight_shards", "done": int(m[1]), "total": int(m[2])}
         return changed
+
+    def _request_error(self, line: str) -> bool:
+        """A fragment that starts mid-run with a request's application error (midrun.py): up
+        and serving."""
+        if self.markers_seen or ASGI_REQUEST_ERROR not in line:
+            return False
+        changed = self.mark_ready(line) is not None
+        self.requests_seen = max(self.requests_seen, 1)
+        return self._advance(Phase.SERVING) or changed
 
     def _access(self, line: str) -> bool:
         """An access line: HTTP is up (>= warmup); after ready, real traffic means serving."""

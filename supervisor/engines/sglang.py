@@ -30,6 +30,7 @@ _PREFILTER = literal_prefilter(
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "fired up and ready",
     " batch", "HTTP/", "%|", "failed for request ", "retracted_reqs", "startup timings",
+    "ASGI app",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
 )
@@ -85,6 +86,8 @@ class SGLangTracker(MarkerTracker):
         changed = False
         if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
+        if "ASGI app" in line:
+            changed = self._request_error(line) or changed
         if self.ready and ("failed for request " in line or "retracted_reqs" in line) \
                 and is_request_trouble(line):
             # a client's request named (PD transfer failed, retracted): serving

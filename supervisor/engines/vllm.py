@@ -29,6 +29,7 @@ _PREFILTER = literal_prefilter(
     "API server: ", "HPU blocks", "CPU blocks", "Warmup][", "Warmup finished", "Shutting down",
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
     "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
+    "ASGI app",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -133,6 +134,8 @@ class VLLMTracker(MarkerTracker):
             changed = self.mark_ready(line) is not None or changed
             self.requests_seen = max(self.requests_seen, 1)
             changed = self._advance(Phase.SERVING) or changed
+        if "ASGI app" in line:
+            changed = self._request_error(line) or changed
         if "shards" in line:
             changed = self._shard_progress(line) or changed
         if "Warmup" in line and _HPU_WARMUP_RE.search(line):

@@ -100,10 +100,6 @@ LIVE_MISSES: dict[str, str] = {
     "j301-vllm-xinference-qwen14b-gptq-graph-capture-oom.log":
         "a CUDA OOM pasted before the graph-capture lines it followed: diagnose says incomplete "
         "(a known classifier miss); live, the replay's exit status says crashed",
-    "j313-sglang-xinference-2505-compose-serving-asgi-exception.log":
-        "one request's 'Exception in ASGI application' after a 200 OK: diagnose says crashed (a "
-        "known classifier miss, labelled ready); live, the replay stays up and the health "
-        "probe makes it ready",
 }
 
 
