@@ -114,10 +114,6 @@ KNOWN_MISSES: dict[str, str] = {
     "j213-vllm-092-dp2-engines-init-done-waiting-api-servers.log":
         "both DP engines' 'init engine (profile, create kv cache, warmup model) took ...' then "
         "'Waiting for API servers to complete ...': labelled incomplete at warmup, read ready",
-    "j301-vllm-xinference-qwen14b-gptq-graph-capture-oom.log":
-        "the CUDA OOM line pasted first, before the two 'Capturing the model for CUDA graphs' "
-        "lines it followed: labelled crashed, read incomplete (the error comes before the "
-        "later progress)",
     "j305-vllm-art-2507-qwen3-2xa100-worker-died-rl-step.log":
         "'Worker proc VllmWorker-1 died unexpectedly' among shm_broadcast waits, no traffic "
         "line: labelled serving from the thread; nothing in the paste dates it (launch)",

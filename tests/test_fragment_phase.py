@@ -339,3 +339,23 @@ def test_request_error_during_a_startup_seen_from_the_start_is_not_ready() -> No
     for line in ("[2025-05-30 17:49:00] Load weight begin. avail mem=70.00 GB", _ASGI[0]):
         tracker.feed(line)
     assert not tracker.ready
+
+
+# --- a paste that begins at its error ----------------------------------------------------------
+
+_OOM_FIRST = ("torch.cuda.OutOfMemoryError: [address=0.0.0.0:43411, pid=101] CUDA out of memory. "
+              "Tried to allocate 70.00 MiB.")
+_V0_CAPTURE = ("INFO 07-11 13:46:49 model_runner.py:854] Capturing the model for CUDA graphs. "
+               "This may lead to unexpected consequences if the model is not static.")
+
+
+def test_error_pasted_above_the_lines_it_followed_is_a_crash() -> None:
+    v = _verdict(_OOM_FIRST, _V0_CAPTURE, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE,
+                                             Cause.CUDA_OOM)
+
+
+def test_error_first_then_a_stop_on_request_is_no_crash() -> None:
+    v = _verdict(_OOM_FIRST, _V0_CAPTURE, "INFO 07-11 13:46:50 launcher.py:1] Received SIGTERM, "
+                 "shutting down", engine="vllm")
+    assert v.outcome is not Outcome.CRASHED

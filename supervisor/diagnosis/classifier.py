@@ -96,6 +96,7 @@ class _Scan:
     config_rejections: list[int] = field(default_factory=list)  # raised by a config check
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     request_tracebacks: set[int] = field(default_factory=set)  # one request's, logged by uvicorn
+    first_text: int | None = None      # the first line that is not blank
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
     first_marker: int | None = None
@@ -223,6 +224,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
 
         if not msg or msg.isspace():
             continue  # blank lines (also from \r\n split twice) end nothing
+        if scan.first_text is None:
+            scan.first_text = i
         if 'File "' in msg or msg.startswith("..."):
             fm = S.frame_match(msg)
             if fm:
@@ -634,6 +637,14 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
     tail = [i for i, _ in scan.frames if i > last_activity]
     if tail and not _of_request(scan, tail[0]):
         fatal.add((tail[0], False))
+    if scan.exceptions and scan.exceptions[0] == (scan.first_text, False) and \
+            scan.stop_at is None:
+        # a paste that begins at its error: an exception line first, before the lines it
+        # followed (Xinference's `torch.cuda.OutOfMemoryError: [address=...] CUDA out of
+        # memory` above vLLM's `Capturing the model for CUDA graphs`). It is what the paster
+        # came for: every labelled log that opens with one is a crash (21 of 21). Not in a
+        # run stopped on request: a startup that printed one first and went on was stopped.
+        fatal.add((scan.exceptions[0][0], False))
     quiet = min((i for i in (scan.stop_at, scan.exit_at) if i is not None), default=None)
     if quiet is not None:
         real = {i for sig, i in scan.hits if sig.fatal}

@@ -97,9 +97,6 @@ LIVE_MISSES: dict[str, str] = {
         "engines up, then 'Waiting for API servers to complete ...': diagnose says ready in "
         "warmup (a known classifier miss, labelled incomplete); live, no health probe passes "
         "and the silent replay is called hung (incomplete)",
-    "j301-vllm-xinference-qwen14b-gptq-graph-capture-oom.log":
-        "a CUDA OOM pasted before the graph-capture lines it followed: diagnose says incomplete "
-        "(a known classifier miss); live, the replay's exit status says crashed",
 }
 
 
