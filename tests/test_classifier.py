@@ -111,9 +111,6 @@ KNOWN_MISSES: dict[str, str] = {
         "CANN's 'EZ9999: Inner Error!' device report ('The MPU address access is invalid', "
         "vector core exception) under long-context requests: labelled serving from the thread; "
         "nothing in the paste dates it (launch; crashed, illegal_memory_access are read)",
-    "j213-vllm-092-dp2-engines-init-done-waiting-api-servers.log":
-        "both DP engines' 'init engine (profile, create kv cache, warmup model) took ...' then "
-        "'Waiting for API servers to complete ...': labelled incomplete at warmup, read ready",
     "j305-vllm-art-2507-qwen3-2xa100-worker-died-rl-step.log":
         "'Worker proc VllmWorker-1 died unexpectedly' among shm_broadcast waits, no traffic "
         "line: labelled serving from the thread; nothing in the paste dates it (launch)",

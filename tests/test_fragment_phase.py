@@ -359,3 +359,23 @@ def test_error_first_then_a_stop_on_request_is_no_crash() -> None:
     v = _verdict(_OOM_FIRST, _V0_CAPTURE, "INFO 07-11 13:46:50 launcher.py:1] Received SIGTERM, "
                  "shutting down", engine="vllm")
     assert v.outcome is not Outcome.CRASHED
+
+
+# --- vLLM with separate API server processes ---------------------------------------------------
+
+_ENGINES_UP = ("(EngineCore_0 pid=245165) INFO 06-22 23:19:36 [core.py:172] init engine (profile, "
+               "create kv cache, warmup model) took 2.55 seconds")
+_WAIT_API = "INFO 06-22 23:19:37 [utils.py:569] Waiting for API servers to complete ..."
+
+
+def test_engines_up_while_api_servers_start_is_not_ready() -> None:
+    v = _verdict(_ENGINES_UP, _WAIT_API, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.WARMUP)
+
+
+def test_api_server_up_after_the_wait_is_ready() -> None:
+    v = _verdict(_ENGINES_UP, _WAIT_API, "(ApiServer_0 pid=245170) INFO 06-22 23:19:45 "
+                 "[launcher.py:28] Available routes are:", "(ApiServer_0 pid=245170) INFO "
+                 "06-22 23:19:45 [launcher.py:36] Route: /openapi.json, Methods: HEAD, GET",
+                 engine="vllm")
+    assert v.outcome is Outcome.READY

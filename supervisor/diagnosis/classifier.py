@@ -97,6 +97,7 @@ class _Scan:
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     request_tracebacks: set[int] = field(default_factory=set)  # one request's, logged by uvicorn
     first_text: int | None = None      # the first line that is not blank
+    api_servers_pending: int | None = None  # engines up, separate API servers not yet
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
     first_marker: int | None = None
@@ -221,6 +222,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.ready_index = i  # vLLM lists its routes only once the engine core is up
         elif update is None and tracker.ready and ("HTTP/" in line or " batch" in line):
             scan.activity.append(i)
+        if "API servers" in msg or msg.startswith(S.ROUTE_LISTED):
+            scan.api_servers_pending = i if not tracker.ready and \
+                _API_SERVERS_PENDING.search(msg) else None
 
         if not msg or msg.isspace():
             continue  # blank lines (also from \r\n split twice) end nothing
@@ -306,6 +310,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 if sig.fatal:
                     scan.fatal.append((i, False))
     scan.final_phase = tracker.phase
+    if tracker.ready:
+        scan.api_servers_pending = None
     return scan
 
 
@@ -321,6 +327,13 @@ _REQUEST_ERROR_PART = re.compile(r"Exception in ASGI application|Traceback \(mos
 def _in_request_error(msg: str) -> bool:
     return S.is_exception_line(msg) or _REQUEST_ERROR_PART.match(msg) is not None
 
+
+# vLLM with separate API server processes (`--api-server-count` > 1, data parallel): the
+# launcher starts the engines, then the API servers, and waits on them (`Waiting for API servers
+# to complete ...`, serve.py run_multi_api_server). The engines' `init engine ... took` does not
+# make the server ready here: the API servers start after it and say so themselves (their
+# `Application startup complete`, their routes); a log that ends at the wait is incomplete
+_API_SERVERS_PENDING = re.compile(r"\bWaiting for API servers to complete\b")
 
 # Fatal lines outside the engines' own wording:
 # - a native library's signal handler reporting the crash of the process it is in, then its
@@ -489,6 +502,8 @@ def _seconds(clock: str) -> int:
 
 def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> Verdict:
     ready = scan.ready_index
+    if ready is not None and scan.api_servers_pending is not None:
+        ready = None  # the engines are up; the API servers that serve them were not yet
     last_activity = scan.activity[-1] if scan.activity else -1
 
     fatal = _fatal(scan, last_activity)

@@ -93,10 +93,6 @@ LIVE_MISSES: dict[str, str] = {
     "j212-vllm-073-v1-int8-graphs-then-api-routes.log": _API_UP,
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
-    "j213-vllm-092-dp2-engines-init-done-waiting-api-servers.log":
-        "engines up, then 'Waiting for API servers to complete ...': diagnose says ready in "
-        "warmup (a known classifier miss, labelled incomplete); live, no health probe passes "
-        "and the silent replay is called hung (incomplete)",
 }
 
 
