@@ -103,10 +103,6 @@ KNOWN_MISSES: dict[str, str] = {
         "uvicorn up, a models listing and one chat completion's prefill batch, then cut: "
         "labelled serving, read warmup",
     # the sixth batch (fresh5), as scored blind; each reason says what the log shows
-    "j101-sglang-rlinf-ray-5090-capture-ptxas-sm120-flattened.log":
-        "a flattened Ray-prefixed paste on one long line: CudaGraphRunner's 'Capture cuda graph "
-        "failed' (ptxas: sm_120 not defined); the frames are not split into lines, so the "
-        "capture frame is not read: launch (the cause, Triton's PTX codegen error, is read)",
     "j111-sglang-2510-ascend-leval-ez9999-aivec-mpu-invalid-address.log":
         "CANN's 'EZ9999: Inner Error!' device report ('The MPU address access is invalid', "
         "vector core exception) under long-context requests: labelled serving from the thread; "

@@ -379,3 +379,18 @@ def test_api_server_up_after_the_wait_is_ready() -> None:
                  "06-22 23:19:45 [launcher.py:36] Route: /openapi.json, Methods: HEAD, GET",
                  engine="vllm")
     assert v.outcome is Outcome.READY
+
+
+# --- a Ray actor's traceback flattened into one line -------------------------------------------
+
+def test_flattened_ray_traceback_is_read_frame_by_frame() -> None:
+    w = "(SGLangWorker pid=38138)"
+    mr = f"{_SITE}/sglang/srt/model_executor/model_runner.py"
+    line = " ".join([
+        f'{w} Traceback (most recent call last): {w} File "{mr}", line 233, in **init**',
+        f"{w} self.initialize(min_per_gpu_memory) {w} File \"{mr}\", line 314, in initialize",
+        f"{w} self.init_cuda_graphs() {w} File \"{mr}\", line 500, in init_cuda_graphs",
+        f"{w} self.cuda_graph_runner = CudaGraphRunner(self) {w} Exception: Capture cuda graph "
+        "failed: Internal Triton PTX codegen error"])
+    v = _verdict(line, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE)

@@ -80,6 +80,10 @@ def split_lines(items: Iterable[str]) -> Iterator[str]:
 _EMBEDDED = _C(r" (?=(?:DEBUG|INFO|WARNING|ERROR) \d\d-\d\d \d\d:\d\d:\d\d \[[\w./\-]+:\d+\])"
                r"| (?=[\w.\-]+:\d+:\d+ \[\d+\] NCCL INFO)")
 _EMBEDDED_MIN = 300
+# A Ray actor's traceback flattened into one long line (a paste that lost its newlines, every
+# line still behind its `(SGLangWorker pid=38138) ` prefix): split before each prefix, so that
+# frames and the exception line are lines again.
+_RAY_EMBEDDED = _C(r" (?=\([\w.:\-]+ pid=\d+(?:, ip=[\d.]+)?\) )")
 
 
 def unglue(line: str) -> list[str]:
@@ -91,6 +95,10 @@ def unglue(line: str) -> list[str]:
         while len(parts) > 1 and not strip_wrappers(parts[0]).strip():
             parts[:2] = [parts[0] + " " + parts[1]]  # a header after wrappers only: one record
         if len(parts) > 1:
+            return [q for p in parts for q in unglue_bars(p)]
+    if len(line) > _EMBEDDED_MIN and line.count(" pid=") > 2:
+        parts = [p for p in _RAY_EMBEDDED.split(line) if p]
+        if len(parts) > 2:
             return [q for p in parts for q in unglue_bars(p)]
     return unglue_bars(line)
 
