@@ -35,9 +35,11 @@ PARTS = {
     "fresh3": FIXTURES / "corpus" / "fresh3",
     "fresh4": FIXTURES / "corpus" / "fresh4",
     "fresh5": FIXTURES / "corpus" / "fresh5",
+    "fresh6": FIXTURES / "corpus" / "fresh6",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
-UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5")
+UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
+             "fresh6")
 FIELDS = ("outcome", "phase", "cause")
 
 
@@ -191,6 +193,7 @@ def main() -> None:
     print("\nCauses, fourth batch (fresh3):\n" + confusion(results["fresh3"]))
     print("\nCauses, fifth batch (fresh4):\n" + confusion(results["fresh4"]))
     print("\nCauses, sixth batch (fresh5):\n" + confusion(results["fresh5"]))
+    print("\nCauses, seventh batch (fresh6):\n" + confusion(results["fresh6"]))
     print("\nCauses, all labelled logs:\n" + confusion(every))
     if args.show != "none":
         for part, rows in results.items():
