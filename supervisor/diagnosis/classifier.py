@@ -593,8 +593,8 @@ _STALL_REPORT = re.compile(
     r"|\b(?:Prefill|Decode) (?:bootstrap|transfer) failed for request .* timed out"
     # SGLang's soft watchdog: the scheduler's batch has not moved (it only warns)
     r"|[Ww]atchdog timeout \(self\.watchdog_timeout=[\d.]+, self\.soft=True\)"
-    # SGLang retracting running requests for want of KV cache (decode under memory pressure)
-    r"|Decode out of memory happened\. #retracted_reqs"
+    # (not SGLang's `Decode out of memory happened. #retracted_reqs`: the scheduler retracts
+    # requests under KV pressure and carries on decoding - traffic, not a stall; k115)
     # vLLM's stats (V0 and V1): requests running and no token in or out since the last line
     r"|Avg prompt throughput: 0\.0 tokens/s, Avg generation throughput: 0\.0 tokens/s, "
     r"Running: [1-9]")
