@@ -155,3 +155,31 @@ def test_hang_verdict_points_at_the_rank_the_others_wait_for() -> None:
     assert group_verdict(ranks)["rank"] == 2 and group_verdict(ranks)["cause"] == "cuda_oom"
     all_wait = [ranks[0], ranks[1]]
     assert group_verdict(all_wait)["rank"] == 0
+
+
+@pytest.mark.anyio
+async def test_waiting_on_a_group_attempt_before_any_is_seen_and_after_a_newer_one(
+        tmp_path: Path) -> None:
+    """The wait for a launch's attempt to settle, fed the watch's events as etcd would send
+    them: before any attempt is seen it just waits (its timeout), and a newer attempt from
+    another node ends it at once, naming the replacement. No etcd is contacted."""
+    import json
+
+    from supervisor.cluster.group import ClusterService
+    from supervisor.config import Config
+    from supervisor.runtime.arbiter import ArbiterError
+
+    config = Config(profiles_dir=tmp_path, state_dir=tmp_path, socket=tmp_path / "s",
+                    cluster_etcd=("http://127.0.0.1:9",), cluster_node="a")
+    svc = ClusterService(config, arbiter=None, hub=None)  # type: ignore[arg-type]
+    with pytest.raises(ArbiterError) as err:
+        await svc._wait_settled("a+b", 1, "grp", 0.2)
+    assert err.value.code == "timeout"
+    desired = {"profile": "other", "attempt": 2, "nodes": ["a", "b"], "action": "run",
+               "requested_by": "b", "request": "x"}
+    svc._apply_put(svc._key("groups", "a+b", "desired"), json.dumps(desired).encode())
+    with pytest.raises(ArbiterError) as err:
+        await svc._wait_settled("a+b", 1, "grp", 5)
+    assert err.value.code == "conflict"
+    assert err.value.message == ("group a+b attempt 1 of grp was replaced by attempt 2 of other "
+                                 "(requested from node b) before it settled")

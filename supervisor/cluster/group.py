@@ -550,7 +550,7 @@ class ClusterService:
                             timeout: float | None) -> dict[str, Any]:
         with anyio.move_on_after(timeout):
             while not _settled(view := self.view(group), attempt):
-                if view["attempt"] > attempt:
+                if (view.get("attempt") or 0) > attempt:   # None: no attempt seen yet
                     # a newer launch of the group replaced this one: it will never settle
                     d = self.desired(group) or {}
                     raise ArbiterError("conflict", f"group {group} attempt {attempt} of {name} "
