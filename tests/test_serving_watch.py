@@ -105,6 +105,59 @@ def test_interval_canary_that_waited_behind_progress_is_not_a_failure() -> None:
     assert w.failed_in_row == 0 and w.next_interval == 10.1 and w.asked == [2.0]
 
 
+# vLLM's stats line averages the last 10 s: printed just after a hang, it still shows tokens
+VLLM_STATS = ("(APIServer pid=1) INFO 12-01 23:48:09 [loggers.py:335] Engine 000: Avg prompt "
+              "throughput: 10.2 tokens/s, Avg generation throughput: 140.1 tokens/s, Running: 0 "
+              "reqs, Waiting: 0 reqs, CPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%\n")
+
+
+def vllm_watch(counters_grew: bool | None) -> tuple[Run, ServingWatch]:
+    """A vLLM run whose one canary fails while the averaged stats line comes in; the engine's
+    /metrics (when scraped: ``counters_grew`` not None) answered meanwhile, its token counters
+    grown or not."""
+    run = Run(canary_interval=5.0, canary_timeout=2.0, failures=1,
+              engine_metrics=counters_grew is not None)
+    run.engine_name = "vllm"
+    run.serving = ServingStats("vllm")
+
+    def during() -> None:
+        run.serving.feed_chunk(VLLM_STATS.encode())
+        if w.scraper is not None:
+            w.scraper.answered_m = time.monotonic()
+            if counters_grew:
+                w.scraper.moved_m = w.scraper.answered_m
+
+    w = watch(run, [ProbeResult(None, "no answer within 2 s")], during=during)
+    if w.scraper is not None:
+        w.scraper.next_m = float("inf")  # no network: the scrape's outcome is set above
+    return run, w
+
+
+def test_vllm_s_averaged_stats_line_after_a_hang_is_not_progress_when_its_counters_say_so(
+) -> None:
+    # the real vLLM canary test's timeline: this line reset the row and cost one more canary
+    run, w = vllm_watch(counters_grew=False)
+    out = anyio.run(ticks, w, 0.0, 5.0, 5.1)
+    stall = out[2]
+    assert stall is not None and stall.cause == Cause.SERVING_STALL
+    assert run.serving.progress_m is not None  # the log line still counts as progress elsewhere
+
+
+def test_vllm_s_counters_that_grew_while_the_canary_waited_are_progress() -> None:
+    _, w = vllm_watch(counters_grew=True)
+    assert anyio.run(ticks, w, 0.0, 5.0, 5.1) == [None] * 3
+    assert w.failed_in_row == 0
+
+
+def test_without_its_counters_vllm_s_stats_line_is_taken_as_progress() -> None:
+    # the log alone cannot tell tokens before the hang from tokens during the canary: no stall
+    # on it (the next canaries decide, one later)
+    _, w = vllm_watch(counters_grew=None)
+    assert w.scraper is None
+    assert anyio.run(ticks, w, 0.0, 5.0, 5.1) == [None] * 3
+    assert w.failed_in_row == 0
+
+
 def test_a_healthy_canary_and_the_off_switch() -> None:
     run = Run(canary_interval=1.0, canary_timeout=2.0)
     w = watch(run, [ProbeResult(200)])

@@ -280,7 +280,9 @@ def format_stored_event(ev: dict[str, Any], runs: dict[Any, str] | None = None) 
         return f"{stamp} {who}profiles reloaded ({text(data.get('why'))}): {reload_summary(data)}"
     if kind == "stacks" and data.get("files"):
         files = data["files"]
-        return f"{stamp} {who}stack dumps: {len(files)} file(s) in {os.path.dirname(files[0])}"
+        took = f", {data['took_s']:g} s" if isinstance(data.get("took_s"), (int, float)) else ""
+        return (f"{stamp} {who}stack dumps: {len(files)} file(s) in "
+                f"{os.path.dirname(files[0])}{took}")
     if kind == "benchmark":
         return f"{stamp} {who}benchmark: {benchmark_summary(data)}"
     if kind == "status":

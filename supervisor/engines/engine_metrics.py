@@ -93,6 +93,8 @@ class Scraper:
         self.path = path
         self.next_m = 0.0
         self.error: str | None = None     # the last scrape's failure, for status
+        self.answered_m: float | None = None  # when a scrape last answered (monotonic)
+        self.moved_m: float | None = None     # when one last saw a token counter grow
         self._prev: tuple[float, dict[str, float]] | None = None
 
     def due(self, now_m: float) -> bool:
@@ -111,8 +113,19 @@ class Scraper:
             return {}, False
         self.error = None
         values, counters = parse(text)
-        moved = self._rates(values, counters, time.monotonic())
+        t = time.monotonic()
+        moved = self._rates(values, counters, t)
+        self.answered_m = t
+        if moved:
+            self.moved_m = t
         return values, moved
+
+    def moved_since(self, t: float) -> bool | None:
+        """Whether a token counter grew since monotonic time ``t``; None when no scrape has
+        answered since then (the counters cannot say)."""
+        if self.answered_m is None or self.answered_m < t:
+            return None
+        return self.moved_m is not None and self.moved_m >= t
 
     def _rates(self, values: dict[str, float], counters: dict[str, float], t: float) -> bool:
         prev, self._prev = self._prev, (t, counters)

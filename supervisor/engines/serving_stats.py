@@ -119,6 +119,9 @@ _ENGINES: dict[str, tuple[tuple[tuple[bytes, _Parser, bool], ...], tuple[bytes, 
     "vllm": (((b"Avg prompt throughput", _vllm_stats, False),
               (b"SpecDecoding metrics", _vllm_spec, False)), _VL_SIGNS),
 }
+# Engines whose stats line is an average over the interval since the last one (vLLM: 10 s), not
+# a moment of progress: the line printed just after a hang still shows the tokens before it.
+_AVERAGED = frozenset({"vllm"})
 
 
 class Ring:
@@ -164,6 +167,7 @@ class ServingStats:
     def __init__(self, engine: str, size: int = SERIES_LEN) -> None:
         self.engine = engine
         self._markers, self._signs = _ENGINES[engine]
+        self.averaged = engine in _AVERAGED        # its lines' rates span the last interval
         self.values: dict[str, float] = {}
         self.series = Ring(size)
         self.updated: float | None = None          # wall time of the newest stats line

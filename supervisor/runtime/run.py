@@ -548,9 +548,11 @@ class Run:
             self._enter_phase(Phase.SERVING)
 
     async def dump_stacks(self) -> list[str]:
+        began = time.time()  # the watchdog's verdict is made: what follows is evidence
         pids = await anyio.to_thread.run_sync(proc_mod.run_pids, self.token, self.pgid)
         self.stack_files = await stacks.dump_stacks(pids, self.dir / "stacks")
-        self.store.add_event("stacks", {"files": self.stack_files}, self.id)
+        self.store.add_event("stacks", {"files": self.stack_files, "began": began,
+                                        "took_s": round(time.time() - began, 3)}, self.id)
         return self.stack_files
 
     async def fail(self, status: Status, cause: Cause, evidence: list[str]) -> None:

@@ -15,7 +15,9 @@ A stall can also start before any stats line shows a request (nothing was asked 
 first request's line never came): ``[health] canary_interval`` sends the same canary every N
 seconds after ready, with ``canary_timeout``. A failed one is retried at once; ``failures`` in
 a row, with no tokens moving in the log while they waited, is a serving stall (a canary queued
-behind a long prefill that logs its chunks is not).
+behind a long prefill that logs its chunks is not). With ``engine_metrics`` on, vLLM's token
+counters say whether tokens moved: its stats line averages 10 s, so the one printed just after a
+hang shows tokens from before it and, from the log alone, costs the verdict one more canary.
 
 The GPU's own sign: busy at low power (``activity.SPIN_POWER_FRACTION``) while requests are in
 flight and no token moves is how a spinning hang looks (a kernel polling a flag). It makes the
@@ -183,7 +185,7 @@ class ServingWatch:
         waited, is a stall."""
         health = self.run.profile.health
         stats.catch_up()
-        moved = stats.progress_m is not None and stats.progress_m >= began
+        moved = self._moved_since(stats, began)
         answered = result.status not in (None, 503)
         self._record(stats, what, result, failed=not (answered or moved))
         if result.ok:
@@ -201,6 +203,16 @@ class ServingWatch:
                 f" {health.failures}), no tokens generated in the log meanwhile")
         failed = list(self.results)[-self.failed_in_row:]  # the ones in a row, not older
         return await self._verdict(stats, [head, *(f"canary {r}" for r in failed)])
+
+    def _moved_since(self, stats: ServingStats, began: float) -> bool:
+        """Tokens generated since the canary began. An engine whose stats line averages the
+        last interval (vLLM) prints one just after a hang that still shows the tokens before
+        it: its own /metrics counters, when scraped and answering, say exactly."""
+        if stats.averaged and self.scraper is not None:
+            exact = self.scraper.moved_since(began)
+            if exact is not None:
+                return exact
+        return stats.progress_m is not None and stats.progress_m >= began
 
     def _record(self, stats: ServingStats, what: str, result: ProbeResult, *,
                 failed: bool) -> None:

@@ -125,6 +125,12 @@ class Daemon:
     def run(self) -> dict[str, Any] | None:
         return self.status()["run"]
 
+    def events(self, run_id: int | None = None, n: int = 200) -> list[dict[str, Any]]:
+        """The daemon's stored events (oldest first), with the daemon's own timestamps."""
+        rows = [json.loads(line) for line in
+                self.ctl("events", "-n", str(n), "--json", check=True).stdout.splitlines()]
+        return [e for e in rows if run_id is None or e["run_id"] == run_id]
+
     def wait_run(self, pred: Callable[[dict[str, Any]], bool], timeout: float, what: str,
                  ) -> dict[str, Any]:
         def check() -> dict[str, Any] | None:

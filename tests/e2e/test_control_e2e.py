@@ -86,8 +86,7 @@ def test_stop_kills_a_main_process_that_ignores_sigterm(workdir: Path, make_daem
     d.ctl("switch", "stubborn", check=True)
     # No port is ever opened: a command is ready after a few seconds of running.
     run = d.wait_run(lambda r: r["status"] == "ready", 20, "the command to be ready")
-    events = [json.loads(line) for line in d.ctl("events", "-n", "50", "--json").stdout
-              .splitlines()]
+    events = d.events(n=50)
     assert any("no port open" in ev["data"].get("how", "") for ev in events
                if ev["kind"] == "ready"), f"ready for the wrong reason: {events}"
     t0 = time.monotonic()

@@ -191,10 +191,8 @@ def test_sigkill_of_a_daemon_stops_the_others_within_the_lease(group: Group) -> 
         run = d.wait_run(lambda r: r["status"] != "ready", TTL + 10, "the rank stopping")
         # when the daemon itself moved the run on (its own event), not when this test's
         # polling saw it: a loaded machine delays the polls, not the daemon's reaction
-        events = [json.loads(line) for line in
-                  d.ctl("events", "-n", "50", "--json", check=True).stdout.splitlines()]
-        moved = [e["ts"] for e in events
-                 if e["kind"] == "status" and e["run_id"] == run["id"] and e["ts"] > killed]
+        moved = [e["ts"] for e in d.events(run["id"], 50)
+                 if e["kind"] == "status" and e["ts"] > killed]
         assert moved, "the rank's status change is in its events"
         took = min(moved) - killed
         assert took <= TTL + 1, f"stop began {took:.2f} s after the SIGKILL (lease TTL {TTL} s)"

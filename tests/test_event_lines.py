@@ -1,0 +1,24 @@
+"""The daemon's stored events as `supervisor-ctl events` prints them: text, never a repr."""
+
+from __future__ import annotations
+
+from supervisor.cli.ctl_format import format_stored_event
+
+
+def test_a_stack_dump_event_says_how_many_files_where_and_how_long_it_took() -> None:
+    ev = {"ts": 0, "run_id": 3, "kind": "stacks",
+          "data": {"files": ["/s/runs/3/stacks/10.txt", "/s/runs/3/stacks/11.txt"],
+                   "began": 0, "took_s": 2.5}}
+    line = format_stored_event(ev)
+    assert line.endswith("run #3: stack dumps: 2 file(s) in /s/runs/3/stacks, 2.5 s"), line
+
+
+def test_a_stack_dump_event_of_an_older_daemon_has_no_duration() -> None:
+    ev = {"ts": 0, "run_id": 3, "kind": "stacks", "data": {"files": ["/s/stacks/10.txt"]}}
+    assert format_stored_event(ev).endswith("stack dumps: 1 file(s) in /s/stacks")
+
+
+def test_a_status_event_names_its_cause() -> None:
+    ev = {"ts": 0, "run_id": 4, "kind": "status",
+          "data": {"status": "hung", "cause": "serving_stall"}}
+    assert format_stored_event(ev, {4: "web"}).endswith("run #4 web: hung (cause serving_stall)")
