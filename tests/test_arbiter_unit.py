@@ -28,6 +28,14 @@ from supervisor.store import Store
 pytestmark = pytest.mark.anyio
 
 
+async def switched(arb: Any, name: str, timeout: float = 20) -> Any:
+    """Switch to a profile and wait for the request to settle (ready or failed)."""
+    with anyio.fail_after(timeout):
+        req = await arb.switch(name)
+        await req.done.wait()
+    return req
+
+
 def _web(tmp_path: Path) -> None:
     make_profiles(tmp_path, web=(HTTP_SERVER, lambda s, p: command_profile(s, port=p)))
 
@@ -36,9 +44,7 @@ async def test_switch_ready_stop(tmp_path: Path, monkeypatch: Any) -> None:
     _web(tmp_path)
     async with running_arbiter(tmp_path, monkeypatch) as kit:
         arb = kit.arbiter
-        with anyio.fail_after(20):
-            req = await arb.switch("web")
-            await req.done.wait()
+        req = await switched(arb, "web")
         run = arb.current
         assert req.ok is True and run is not None
         assert run.status == Status.READY and run.phase == Phase.READY
@@ -65,18 +71,14 @@ async def test_attempt_records_follow_their_run(tmp_path: Path, monkeypatch: Any
     make_profiles(tmp_path, broken=(IMPORT_FAILER, lambda s, p: command_profile(s, port=p)))
     async with running_arbiter(tmp_path, monkeypatch) as kit:
         arb = kit.arbiter
-        with anyio.fail_after(20):
-            req = await arb.switch("web")
-            await req.done.wait()
+        req = await switched(arb, "web")
         (att,) = req.attempts
         run = arb.current
         assert run is not None and att.run_id == run.id and att.profile == "web"
         # The record is written when its run ends; status shows the live run as it is now.
         assert arb.fallback_view()["attempts"][0]["status"] == "ready"
 
-        with anyio.fail_after(20):
-            second = await arb.switch("broken")  # stops web first
-            await second.done.wait()
+        second = await switched(arb, "broken")  # stops web first
         assert (att.status, att.cause) == ("stopped", None)  # updated when web ended
         (failed,) = second.attempts
         assert second.ok is False and failed.profile == "broken"
@@ -194,11 +196,10 @@ async def test_a_bug_while_watching_one_run_ends_that_run_not_the_daemon(
     monkeypatch.setattr(watch.RunWatch, "loop", failing_loop)
     async with running_arbiter(tmp_path, monkeypatch) as kit:
         arb = kit.arbiter
+        await switched(arb, "web")
+        run = arb.current
+        assert run is not None
         with anyio.fail_after(20):
-            req = await arb.switch("web")
-            await req.done.wait()
-            run = arb.current
-            assert run is not None
             await run.settled.wait()
         assert run.status == Status.CRASHED and run.cause is not None
         assert run.evidence[0] == ("the supervisor failed while watching this run: "
@@ -206,9 +207,7 @@ async def test_a_bug_while_watching_one_run_ends_that_run_not_the_daemon(
         assert not live_pids(run) and run.pid is not None and not alive(run.pid)
         assert any("boom in the watch loop" in p for p in arb.problems), arb.problems
         armed["on"] = False
-        with anyio.fail_after(20):
-            again = await arb.switch("web")
-            await again.done.wait()
+        again = await switched(arb, "web")
         assert again.ok is True and arb.current is not None
         assert arb.current.status == Status.READY
 
@@ -226,9 +225,7 @@ async def test_a_restart_cancelled_after_the_checklist_was_reset_does_not_raise(
     _web(tmp_path)
     async with running_arbiter(tmp_path, monkeypatch) as kit:
         arb = kit.arbiter
-        with anyio.fail_after(20):
-            req = await arb.switch("web")
-            await req.done.wait()
+        assert (await switched(arb, "web")).ok is True
         run = arb.current
         assert run is not None
         arb._restart_policies[run.profile.hash] = RestartPolicy(RestartSpec(backoff=30.0))
@@ -256,9 +253,7 @@ async def test_a_failing_restart_task_is_a_problem_not_the_daemon_s_end(
 
     async with running_arbiter(tmp_path, monkeypatch) as kit:
         arb = kit.arbiter
-        with anyio.fail_after(20):
-            req = await arb.switch("web")
-            await req.done.wait()
+        assert (await switched(arb, "web")).ok is True
         run = arb.current
         assert run is not None and run.pid is not None
         arb._restart_policies[run.profile.hash] = BrokenPolicy()

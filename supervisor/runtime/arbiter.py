@@ -352,12 +352,18 @@ class Arbiter:
         try:
             await run.supervise(task_status=task_status)
         except Exception as exc:  # cancellation (shutdown) is not an Exception: it goes on
-            root = _first_leaf(exc)
-            what = f"{type(root).__name__}: {root}"
-            log.exception("run %s: supervision failed", run.id)
-            self.problems.append(f"run {run.id}: the daemon failed while watching it ({what}); "
-                                 "its processes were killed, the daemon carries on")
+            what = self._fence_failed(run, exc, "the daemon failed while watching it",
+                                      "its processes were killed, the daemon carries on")
             run.internal_error(what)
+
+    def _fence_failed(self, run: Run, exc: Exception, failed: str, then: str) -> str:
+        """A task of one run failed in the daemon's task group, where an exception would take
+        every service down: logged, listed as a problem, and its root as `Type: message`."""
+        root = _first_leaf(exc)
+        what = f"{type(root).__name__}: {root}"
+        log.exception("run %s: %s", run.id, failed)
+        self.problems.append(f"run {run.id}: {failed} ({what}); {then}")
+        return what
 
     def on_xid(self, event: Any) -> None:
         """An XID from the driver: evidence for the run, an item on the checklist."""
@@ -444,10 +450,8 @@ class Arbiter:
         try:
             await self._restart_after_failure(run)
         except Exception as exc:  # cancellation (shutdown) is not an Exception: it goes on
-            root = _first_leaf(exc)
-            log.exception("run %s: restart after failure failed", run.id)
-            self.problems.append(f"run {run.id}: restarting it failed ({type(root).__name__}: "
-                                 f"{root}); switch to a profile to launch again")
+            self._fence_failed(run, exc, "restarting it failed",
+                               "switch to a profile to launch again")
             self._restart_scope = None
 
     def _run_ready(self, run: Run) -> None:
