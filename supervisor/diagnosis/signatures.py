@@ -88,6 +88,28 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # an NPU that stopped answering the runtime mid-run (CANN `Device[0] lost heartbeat`): the
     # device itself failed, like a GPU fallen off the bus
     + _sig(Cause.GPU_FAULT, 90, r"Device\[\d+\] lost heartbeat", flags=_I)
+    # Other vendors' device faults. HIP's names for CUDA's launch failure and ECC error (a HIP
+    # build of the engine raises `RuntimeError: HIP error: unspecified launch failure` with
+    # hipErrorLaunchFailure, `hipErrorECCNotCorrectable`). Intel Gaudi's Synapse runtime on a
+    # device that stopped making progress (`Synapse detected a device critical error that
+    # requires a restart. Killing process in 5 seconds (hl: 6) ... [No progress error]`, printed
+    # by every card's process of the vLLM Gaudi fork, which then dies): fatal.
+    + _sig(Cause.GPU_FAULT, 90, r"hipErrorLaunchFailure",
+           r"Synapse detected a device critical error", flags=_I, fatal=True)
+    + _sig(Cause.GPU_FAULT, 95, r"hipErrorECCNotCorrectable", flags=_I, fatal=True)
+    # ROCm's ROCr aborting a queue on a wave's hardware exception (`:0:rocdevice.cpp :3586:
+    # ... Callback: Queue 0x... aborting with error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL
+    # operation resulted in a hardware exception. code: 0x1016`, then `Fatal Python error:
+    # Aborted`; SGLang / vLLM on MI2xx/MI3xx, any phase). HIP's CLR raises it for a wave that
+    # trapped (a device-side assert or s_trap, a hardware error); the process is aborted with no
+    # exception of the engine's. Below the memory-fault statuses of the same callback
+    # (illegal_memory_access, 84), which name what the kernel did.
+    + _sig(Cause.GPU_FAULT, 82, r"HSA_STATUS_ERROR_EXCEPTION\b",
+           r"An HSAIL operation resulted in a hardware exception", flags=_I, fatal=True)
+    # A device another process holds: Gaudi's Synapse refusing to acquire the card
+    # (`RuntimeError: synStatus=20 [Device already acquired] Device acquire failed.`, synStatus
+    # 26 for a card in a bad state), the counterpart of CUDA's devices busy or unavailable.
+    + _sig(Cause.GPU_FAULT, 52, r"\bDevice acquire failed", flags=_I)
     # A port taken: uvicorn's bind, SGLang's internal ports, ZMQ, the torch TCPStore.
     + _sig(Cause.PORT_IN_USE, 92,
            r"address already in use", r"\[Errno 98\]", r"Port is already in use",
@@ -105,6 +127,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"not supported (?:on|for) (?:the current|this) GPU",
            r"(?:Minimum|Required) (?:compute )?capability[: ]+\d+.{0,40}Current capability",
            r"invalid device function", r"cudaErrorInvalidDeviceFunction",
+           # HIP / ROCr: no code object built for this gfx target (`hipErrorNoBinaryForGpu:
+           # Unable to find code object for all current devices!`, HSA_STATUS_ERROR_INVALID_ISA)
+           r"hipErrorNoBinaryForGpu", r"Unable to find code object for all current devices",
+           r"HSA_STATUS_ERROR_INVALID_ISA\b",
            # No kernel built for this model's shape on this hardware (head size, attention
            # configuration): the same family, and the same remedy (another backend).
            r"Unsupported (?:CPU |GPU |CUDA )?attention configuration",
@@ -183,11 +209,19 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 84,
            r"Memory access fault by GPU node-?\d+", r"hipErrorIllegalAddress",
            r"HSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b",
+           # (ROCr's counterpart of CUDA's `an illegal instruction was encountered`)
+           r"HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION\b",
            r"The MPU address access is invalid", flags=_I, fatal=True)
-    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 64, r"device-side assert(?:ion)? triggered",
-           # the kernel's own assert line: `Indexing.cu:1500: fn: block: [..], thread: [..]
-           # Assertion `...` failed.`
-           r"\.cu:\d+: \w+: block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] assertion",
+    # A device-side assert is a kernel's own check failing, not by itself a bad address: only
+    # the kernel's assert line says which check. An index checked against its bound (ATen's
+    # `Indexing.cu:1500: indexSelectSmallIndex: block: [..], thread: [..] Assertion `srcIndex <
+    # srcSelectDimSize` failed.`, IndexKernel's `index out of bounds`, a gather's `idx_dim <
+    # index_size`) is a read past a buffer: the memory-fault family. Other asserts (a
+    # multinomial's `0 <= p4 && p4 <= 1`, a probability tensor with nan) and the bare `CUDA
+    # error: device-side assert triggered` relayed by a watchdog or a later call name no cause.
+    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 64,
+           r"\.cu:\d+: \w+: block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] assertion"
+           r".{0,120}(?:index|idx|bounds)",
            flags=_I)
     # The kernel's OOM killer / host RAM exhausted.
     + _sig(Cause.HOST_OOM_KILLED, 83,
@@ -399,6 +433,21 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Received a dump signal due to a collective timeout from rank",
            r"Received a global timeout from another rank",
            r"watchdog detected a collective timeout and notified current rank", flags=_I)
+    # Other collective libraries' timeouts. Ascend's HCCL runs a collective as an FFTS+ task
+    # and the CANN runtime reports it past HCCL_EXEC_TIMEOUT (`EE9999 ... rtEventQueryStatus
+    # execution failed, reason=fftsplus timeout`, `fftsplus task execute failed, ...
+    # err_type=13[hccl fftsplus timeout]`, `hccl fftsplus task timeout occurred during task
+    # execution`); a rank waiting on a peer's signal (`EI0002: The wait execution of the Notify
+    # register times out. Reason: The Notify register has not received the Notify record from
+    # remote rank`). torch_npu then raises from its event query or synchronize (error code
+    # 507048) and the worker dies: vLLM-Ascend, SGLang on NPU. Gloo's TCP transport under
+    # torch's CPU process groups (`[../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81]
+    # Timed out waiting 1800000ms for recv operation to complete`). RCCL runs under torch's
+    # ProcessGroupNCCL and reports with its watchdog's words (above).
+    + _sig(Cause.NCCL_TIMEOUT, 50,
+           r"\bfftsplus (?:task )?timeout", r"wait execution of the Notify register times out",
+           r"Timed out waiting \d+ ?ms for (?:recv|send) operation to complete",
+           flags=_I, fatal=True)
     + _sig(Cause.NCCL_TIMEOUT, 38,
            r"(?:failure|exception \(either an error or timeout\)) detected by watchdog at work",
            flags=_I, fatal=True)
@@ -749,8 +798,9 @@ SIGNATURE_GATE = _literals(
     "could not", "couldn't", "unable", "denied", "refused", "invalid", "unsupported",
     "not supported", "not compatible", "only support", "capability", "kernel image",
     "no module", "undefined symbol", "shared object", "glibc", "version `", "in use", "errno",
-    "not available", "bind", "listen", "timed out", "timeout", "timing out", "time out", "stuck",
-    "registering 0", "reduce", "custom_ar", "peer", "ipc", "nccl", "gloo", "tcpstore",
+    "not available", "bind", "listen", "timed out", "timeout", "timing out", "time out",
+    "times out", "stuck", "registering 0", "reduce", "custom_ar", "peer", "ipc", "nccl", "gloo",
+    "tcpstore",
     "rendezvous", "socket", "dist", "other ranks", "didn't finish", "waiting for", "warn",
     "speculative", "draft", "eagle", "health check", "warmup", "warm-up", "cuda-capable",
     "busy", "exited", "max_total_num_tokens", "to serve at least", "insufficient",
