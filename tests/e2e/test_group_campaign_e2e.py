@@ -31,35 +31,18 @@ env = { GNS_GOOD = "1" }
 name = "bad_env"
 env = { GNS_BAD = "1" }
 """
-ISO_PLAN = """baseline = "gbase"
-time_budget = 400
 
-[[experiments]]
-name = "stuck"
-profile = "ghiso"
-changes = ["good_env"]
-"""
-HANG_PLAN = """baseline = "gbase"
-time_budget = 400
 
-[[experiments]]
-name = "stuck"
-profile = "ghang"
-"""
-PLAN = """baseline = "gbase"
-time_budget = 400
+def plan(*experiments: str) -> str:
+    """A campaign on the group's baseline: each experiment a TOML table body."""
+    body = "".join(f"\n[[experiments]]\n{e}" for e in experiments)
+    return f'baseline = "gbase"\ntime_budget = 400\n{body}'
 
-[[experiments]]
-name = "fatal"
-profile = "gexp"
-changes = ["bad_env"]
-on_failure = "good"
 
-[[experiments]]
-name = "good"
-profile = "gexp"
-changes = ["good_env"]
-"""
+ISO_PLAN = plan('name = "stuck"\nprofile = "ghiso"\nchanges = ["good_env"]\n')
+HANG_PLAN = plan('name = "stuck"\nprofile = "ghang"\n')
+PLAN = plan('name = "fatal"\nprofile = "gexp"\nchanges = ["bad_env"]\non_failure = "good"\n',
+            'name = "good"\nprofile = "gexp"\nchanges = ["good_env"]\n')
 
 
 class CampaignGroup(Group):
