@@ -394,3 +394,83 @@ def test_flattened_ray_traceback_is_read_frame_by_frame() -> None:
         "failed: Internal Triton PTX codegen error"])
     v = _verdict(line, engine="sglang")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE)
+
+
+# --- the seventh batch's kinds ------------------------------------------------------------------
+
+
+def test_sglang_2024_lowercase_load_weight_begin_is_weight_loading() -> None:
+    # SGLang's rpyc model servers of early 2024 log `Rank 1: load weight begin.`
+    v = _verdict("2024-02-20 11:42:02 | INFO | MODELRPCSERVER/10015 | welcome ('127.0.0.1', 1)",
+                 "2024-02-20 11:42:05 | INFO | model_runner | Rank 1: load weight begin.",
+                 engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.WEIGHT_LOADING)
+
+
+def test_hpu_model_runner_warmup_frames_are_warmup() -> None:
+    v = _verdict('[rank0]: File "/w/vllm/worker/hpu_model_runner.py", line 2904, in warmup_model',
+                 "[rank0]: self.warmup_graphs(",
+                 '[rank0]: File "/w/vllm/worker/hpu_model_runner.py", line 2714, in warmup_graphs',
+                 "[rank0]: raise NotImplementedError",
+                 "[rank0]: NotImplementedError", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WARMUP)
+
+
+def test_quantization_method_chosen_while_a_layer_is_built_is_weight_loading() -> None:
+    v = _verdict('  File "/x/vllm/model_executor/layers/quantization/awq_marlin.py", line 141, '
+                 "in get_quant_method",
+                 "    logger.warning_one(",
+                 "AttributeError: 'Logger' object has no attribute 'warning_one'", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WEIGHT_LOADING)
+
+
+_STATS = ("INFO 08-28 02:29:15 [loggers.py:118] Engine 000: Avg prompt throughput: 0.5 tokens/s, "
+          "Avg generation throughput: 0.1 tokens/s, Running: 0 reqs, Waiting: 0 reqs, GPU KV "
+          "cache usage: 0.1%, Prefix cache hit rate: 0.0%")
+
+
+def test_vllm_dump_of_a_failed_step_is_a_crash_in_serving() -> None:
+    for dump in ("Dumping input data", "Dumping input data for V1 LLM engine (v0.9.1) with "
+                 "config: model='m', "):
+        v = _verdict(_STATS, f"(EngineCore_0 pid=2) ERROR 08-28 02:34:09 [dump_input.py:69] {dump}",
+                     engine="vllm")
+        assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), dump
+
+
+def test_torch_npu_watchdog_exception_is_a_crash() -> None:
+    v = _verdict('INFO:     10.0.0.2:36750 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+                 "[7018] [2025-12-19 14:29:37:967] torch.distributed: [ERROR] [7186] Find "
+                 "exception when finishedNPUExecutionInternal, query:build/x.ts:59 NPU function "
+                 "error: acl::AclQueryEventRecordedStatus(event_, &currStatus), error code is "
+                 "507011",
+                 "[ERROR] 2025-12-19-14:29:37 (PID:7018, Device:2, RankID:-1) ERR00100 PTA call "
+                 "acl api failed", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_xinference_stream_error_is_one_request_not_a_death() -> None:
+    v = _verdict("[2025-04-23 20:31:56 TP0] Decode batch. #running-req: 1, #token: 469, token "
+                 "usage: 0.02, gen throughput (token/s): 36.08, #queue-req: 0,",
+                 "ERROR:xoscar.api:Destroy generator eab6f4f0 due to an error encountered.",
+                 "Traceback (most recent call last):",
+                 '  File "/x/xoscar/api.py", line 419, in __xoscar_next__',
+                 "    r = await asyncio.create_task(_async_wrapper(gen))",
+                 '  File "/x/xinference/model/llm/sglang/core.py", line 472, in stream_results',
+                 engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING)
+
+
+def test_colour_codes_and_carriage_returns_shown_as_caret_text_are_stripped() -> None:
+    line = ("^[[0;36m(APIServer pid=1)^[[0;0m ERROR 07-28 01:29:15 [async_llm.py:538] "
+            "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.^M")
+    assert strip_wrappers(line) == ("vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
+                                    "encountered an issue.")
+    v = _verdict(line, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_api_server_process_prefix_says_vllm() -> None:
+    v = _verdict("(APIServer pid=663) INFO:     Started server process [663]",
+                 "(APIServer pid=663) INFO:     Waiting for application startup.",
+                 "(APIServer pid=663) INFO:     Application startup complete.")
+    assert (v.engine, v.outcome) == ("vllm", Outcome.READY)

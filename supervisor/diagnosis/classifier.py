@@ -182,7 +182,8 @@ def _detect(msgs: list[str], raw: list[str]) -> str:
         # on the message: a compose service named "sglang" proves nothing
         if _SGLANG_HINTS.search(msg) or ("[" in line and _SGLANG_RANK.search(line)):
             sg += 1
-        elif _VLLM_HINTS.search(msg) or (".py:" in line and _VLLM_HEADER.search(line)):
+        elif _VLLM_HINTS.search(msg) or (".py:" in line and _VLLM_HEADER.search(line)) or \
+                "(APIServer pid=" in line:  # V1's API server process prefix (the message drops it)
             vl += 1
     return "vllm" if vl > sg else "sglang"
 
@@ -255,6 +256,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             request_error = _in_request_error(msg)
         if "Traceback (most recent call last)" in msg:
             scan.tracebacks.append(i)
+            if not request_error and i and _XOSCAR_STREAM_ERROR.search(msgs[i - 1]):
+                request_error = True  # read on as uvicorn's request error is
             if request_error:
                 scan.request_tracebacks.add(i)
         if S.RARE_GATE.search(msg):  # one search for the two gates below; most lines fail it
@@ -283,8 +286,12 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             m = S.SEQ_NUM.search(msg) or _WATCHDOG_WORK.search(msg)
             if m:
                 scan.seq_nums.append((i, int(m[1])))
-        if S.STEP_DUMP in msg:
-            scan.step_dumps.append(i)
+        if "Dumping " in msg:
+            if S.STEP_DUMP in msg:
+                scan.step_dumps.append(i)
+            elif _STEP_FAILED_DUMP.match(msg):
+                scan.step_dumps.append(i)
+                scan.fatal.append((i, True))
         if "shards" in msg and scan.slow_load is None:
             _check_slow_load(scan, i, msg)
 
@@ -296,7 +303,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if not S.SIGNATURE_GATE.search(low) or S.BENIGN.search(low):
             continue
         if ("Caught signal " in msg or "ailed to start " in msg or "ault by GPU" in msg or
-                "task happen error" in msg) and _DEATH_LINE.search(msg):
+                "task happen error" in msg or "NPUExecution" in msg) and _DEATH_LINE.search(msg):
             scan.fatal.append((i, False))  # (past the gate: all say fault / fail / error)
         if ("already dead" in msg or "thread terminated" in msg) and _DEATH_REPORT.search(msg):
             scan.fatal.append((i, True))
@@ -322,6 +329,13 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
 _REQUEST_ERROR_PART = re.compile(r"Exception in ASGI application|Traceback \(most recent call"
                                  r"|During handling of the above exception|The above exception "
                                  r"was the direct cause|  \+ Exception Group Traceback")
+
+
+# Xinference's actor framework ending one streamed response on an error (`ERROR:xoscar.api:
+# Destroy generator <id> due to an error encountered.`, then its traceback through xoscar's
+# __xoscar_next__ and the model's stream): xoscar logs it and re-raises to the caller, the
+# REST request; the model actor and the engine under it go on (SGLang and vLLM under Xinference)
+_XOSCAR_STREAM_ERROR = re.compile(r"\bDestroy generator \w+ due to an error encountered")
 
 
 def _in_request_error(msg: str) -> bool:
@@ -358,8 +372,14 @@ _ROCM_MEMORY_FAULT = re.compile(r"\bMemory access fault by GPU node-\d+ .*\bon a
 #   kernel's illegal memory access is sticky
 _CANN_TASK_ERROR = re.compile(r"\bKernel task happen error, retCode=0x[0-9a-f]+, "
                               r"\[[\w ]*exception\]")
+# - torch_npu's HCCL watchdog finding a failed device event (`torch.distributed: [ERROR] ... Find
+#   exception when finishedNPUExecutionInternal, ... NPU function error: acl::AclQueryEvent
+#   RecordedStatus ...`): ProcessGroupHCCL logs it and throws in its watchdog thread, which ends
+#   the process as NCCL's watchdog does (vLLM-Ascend and SGLang on NPUs, serving or not; the
+#   `driver shutting down` case of a clean exit is logged at info level instead)
+_HCCL_WATCHDOG = re.compile(r"\bFind exception when finishedNPUExecutionInternal\b")
 _DEATH_LINE = re.compile("|".join(rx.pattern for rx in (
-    _NATIVE_CRASH, _WRAPPER_START_FAILED, _ROCM_MEMORY_FAULT, _CANN_TASK_ERROR)))
+    _NATIVE_CRASH, _WRAPPER_START_FAILED, _ROCM_MEMORY_FAULT, _CANN_TASK_ERROR, _HCCL_WATCHDOG)))
 
 # - vLLM V0's API server finding its engine process dead (0.6-0.8's MQLLMEngine front end, which
 #   then terminates itself: `MQLLMEngine is already dead, terminating server process`), and
@@ -377,6 +397,12 @@ _ENGINE_DEAD_ERROR = re.compile(r"\bv1\.engine\.exceptions\.EngineDeadError\b|^E
 # callback _log_task_completion(error_callback=...)`, the loop task's done callback): the loop
 # is started by the first request (add_request, start_engine_loop), so it was serving
 _ENGINE_LOOP_DONE = re.compile(r"^Exception in callback _log_task_completion\(")
+# vLLM V1's engine core dumping the input of a model step that raised (`Dumping input data for
+# V1 LLM engine (v...) with config: ...`, dump_input.py): EngineCore.log_error_detail wraps only
+# the execute_model of a scheduled step, prints this and re-raises into the busy loop, which
+# has no handler for it: the engine core is dying in serving (a paste often stops at this line,
+# before the config dump and the traceback that follow it; vLLM-Ascend and upstream V1)
+_STEP_FAILED_DUMP = re.compile(r"Dumping input data(?: for V1 LLM engine\b|\s*$)")
 # torch's NCCL watchdog numbering the collective it caught (torch 2.4 on: `Exception (either an
 # error or timeout) detected by watchdog at work: 9301`, `Timeout at NCCL work: 9301`), the same
 # sequence number as older builds' `WorkNCCL(SeqNum=9301, ...)`
@@ -404,7 +430,18 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|scheduler\.py:run_batch$|schedule_batch\.py:get_model_worker_batch$"
     r"|(?:scheduler\.py|<call>):run_event_loop$|(?:schedule_batch|_info)\.py:merge_batch$"
     r"|ray_trainer\.py:fit$|:generate_sequences$")
-_FRAME_PHASES = (*S.FRAME_PHASES, (Phase.SERVING, _SERVING_WORK_FRAMES))
+# Frames of one startup phase beyond S.FRAME_PHASES:
+# - a quantization config choosing the method of a layer being built (`get_quant_method`, called
+#   from LinearBase / FusedMoE / embedding constructors in vLLM's and SGLang's layers/
+#   quantization/): the model is being constructed by the loader, weight loading
+# - the Gaudi (HPU) model runner's graph warmup (vLLM's HPU fork and vllm-gaudi: `warmup_model`
+#   -> `warmup_graphs` -> `warmup_scenario`, run from the worker's compile_or_warm_up_model
+#   after the KV cache is allocated): warmup, as that container is read elsewhere
+_STARTUP_FRAMES = (
+    (Phase.WEIGHT_LOADING, re.compile(r"/layers/quantization/[\w/]+\.py:get_quant_method$")),
+    (Phase.WARMUP, re.compile(r"hpu\w*\.py:warmup_(?:model|graphs|scenario)$")),
+)
+_FRAME_PHASES = (*S.FRAME_PHASES, (Phase.SERVING, _SERVING_WORK_FRAMES), *_STARTUP_FRAMES)
 
 # Where a startup that died was, from what its failure shows beyond frames of one phase:
 # - SGLang's advice printed when its piecewise CUDA graph fails (PIECEWISE_CUDA_GRAPH_CAPTURE_

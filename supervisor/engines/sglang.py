@@ -25,7 +25,7 @@ _C = re.compile
 
 # One alternation of literal fragments: a line that matches none of them cannot change anything.
 _PREFILTER = literal_prefilter(
-    "server_args", "Init torch dist", "using nccl", "Load weight", "shards", "load weights",
+    "server_args", "Init torch dist", "using nccl", "Load weight", "shards", "load weight",
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "fired up and ready",
@@ -37,11 +37,12 @@ _PREFILTER = literal_prefilter(
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     (_C(r"server_args[=(]|Init torch distributed|sglang is using nccl"), Phase.LAUNCH),
-    (_C(r"Load weight begin|Loading \w+ checkpoint shards|Multi-thread loading shards"
+    # (SGLang of early 2024, rpyc model servers: `Rank 1: load weight begin.`, lower case)
+    (_C(r"[Ll]oad weight begin|Loading \w+ checkpoint shards|Multi-thread loading shards"
         r"|Beginning to load weights|Loading model from"), Phase.WEIGHT_LOADING),
     # max_total_num_tokens= is the scheduler reporting its KV pool once its model runner is set
     # up: after a graph capture it also means the capture is over (_special).
-    (_C(r"Load weight end|Cache is allocated|Memory pool end|SWAKVPool mem usage"
+    (_C(r"[Ll]oad weight end|Cache is allocated|Memory pool end|SWAKVPool mem usage"
         r"|max_total_num_tokens="), Phase.KV_CACHE_ALLOC),
     (_C(r"Capture\b.*?(?i:graph) (?:begin|end)|Capture cuda graph bs|Capturing batches"
         r"|Registering \d+ cuda graph addresses"), Phase.CUDA_GRAPH_CAPTURE),
