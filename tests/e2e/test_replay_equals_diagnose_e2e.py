@@ -52,24 +52,15 @@ _FRAMES_ONLY = ("a paste of traceback frames only, cut at both ends: diagnose re
 _STALL_END = ("the log ends in stall reports after the server was up: diagnose says incomplete "
               "(hung, cause unknown); live, the replay is ready and serving once its log is out, "
               "and only the serving watchdog's unanswered canary (after `silence`) calls it hung")
-_LABEL_LIVE = ("a classifier miss (tests/test_classifier.py KNOWN_MISSES): the replay ends the way "
-               "the labelled run did (dies, or stays up and answers its probe), so live agrees "
-               "with the label where the file alone does not")
 LIVE_MISSES: dict[str, str] = {
-    # the seventh batch (fresh6)
-    "k110-sglang-2504-xinference-decode-batch-then-xoscar-generator-error.log": _LABEL_LIVE,
-    "k203-vllm-ascend-0909-dsv31-serving-then-dump-input.log": _LABEL_LIVE,
-    "k204-vllm-ascend-2603-pd-mtp-fftsplus-timeout.log": _LABEL_LIVE,
-    "k211-vllm-ascend-2511-release-check-ready-404.log": _LABEL_LIVE,
-    "k302-vllm-ascend-w8a8-full-decode-only-serving-acl-error.log": _LABEL_LIVE,
     "29-vllm-v1-startup-kv-and-graph-capture-sm120.log": _API_UP,
     "c022-vllm-rtx5090-routes-then-started.log": _API_UP,
     "c067-vllm-084-lora-3h-graph-capture-then-up.log": _API_UP,
-    # a classifier miss (tests/test_classifier.py KNOWN_MISSES): the file alone says incomplete;
-    # the replay dies with exit status 1 as the labelled crash did, and live that status says
-    # crashed
+    # a classifier miss (tests/test_classifier.py KNOWN_MISSES): the file alone says ready
+    # (uvicorn's shutdown, nothing fatal); the replay dies with exit status 1 as the labelled
+    # crash did, and live that status says crashed
     "f217-vllm-ray-multinode-request-raylet-stack-then-uvicorn-exit.log":
-        "labelled crashed, diagnose says incomplete (a known classifier miss); live, the "
+        "labelled crashed, diagnose says ready (a known classifier miss); live, the "
         "replay's exit status 1 says crashed",
     # a log that was up, then ends in stall reports: diagnose says hung (incomplete, cause
     # unknown). Live, the replay is ready with its whole log out (what the test waits for) and
