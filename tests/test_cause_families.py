@@ -759,3 +759,122 @@ def test_a_load_projected_past_the_weight_loading_budget_is_slow():
     """Guard: 163 shards projected at 69 minutes (past the default 3600 s budget)."""
     v = classify_text(_shards(120, 163, "50:50", "18:10", "25.4"), engine="sglang")
     assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.SLOW_WEIGHT_LOADING)
+
+
+# --- the seventh batch: other vendors' device faults, other collectives' timeouts -------------
+
+SG_DECODE = ("[2026-04-15 04:32:22 TP0 EP0] Decode batch, #running-req: 1, #token: 12126, token "
+             "usage: 0.00, cuda graph: True, gen throughput (token/s): 23.10, #queue-req: 0\n")
+
+
+def test_rocm_hardware_exception_aborting_a_queue_is_gpu_fault():
+    """ROCr's queue callback on a wave's hardware exception, then the abort (k303's kind)."""
+    text = (SG_DECODE + "GPU core dump failed\n"
+            ":0:rocdevice.cpp            :3586: 11398051401 us:  Callback: Queue 0x7f4307e00000 "
+            "aborting with error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a "
+            "hardware exception. code: 0x1016\n")
+    v = classify_text(text, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING, Cause.GPU_FAULT)
+
+
+def test_rocm_memory_violation_of_the_same_callback_stays_illegal_memory_access():
+    """Guard: the callback naming a memory violation (or an illegal instruction) says what the
+    kernel did: illegal_memory_access, above the generic hardware exception."""
+    for status in ("HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access "
+                   "memory beyond the largest legal address. code: 0x29",
+                   "HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: The agent attempted to execute an "
+                   "illegal shader instruction. code: 0x2a"):
+        text = (SG_DECODE + ":0:rocdevice.cpp            :2881: 1234 us: Callback: Queue "
+                f"0x7f0 aborting with error : {status}\n")
+        assert cause_of(text, "sglang") is Cause.ILLEGAL_MEMORY_ACCESS, status
+
+
+@pytest.mark.parametrize("error", [
+    "RuntimeError: hipStreamSynchronize(stream) failed: hipErrorLaunchFailure",
+    "RuntimeError: HIP error: hipErrorECCNotCorrectable",
+])
+def test_hip_launch_and_ecc_failures_are_gpu_fault(error):
+    text = tb((f"{SG}/managers/scheduler.py", "run_batch", "self.tp_worker.forward()"),
+              error=error)
+    assert cause_of(SG_DECODE + text, "sglang") is Cause.GPU_FAULT
+
+
+def test_gaudi_device_critical_error_is_a_fatal_gpu_fault():
+    """The vLLM Gaudi fork's processes on Synapse's device critical error: each card's process
+    says it will be killed; nothing else follows."""
+    text = V0_METRICS + "".join(
+        f"Synapse detected a device critical error that requires a restart. Killing process in "
+        f"5 seconds (hl: {n}) 10:29:11 [No progress error]\n" for n in (6, 4, 1))
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.GPU_FAULT)
+
+
+def test_gaudi_device_acquire_failed_is_gpu_fault():
+    text = tb((f"{VL}/worker/hpu_worker.py", "init_device", "torch.hpu.set_device(self.device)"),
+              error="RuntimeError: synStatus=20 [Device already acquired] Device acquire failed.")
+    assert cause_of(text, "vllm") is Cause.GPU_FAULT
+
+
+def test_hip_missing_code_object_is_unsupported_arch():
+    text = tb((f"{VL}/worker/worker.py", "init_device", "torch.cuda.set_device(self.device)"),
+              error="RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code "
+                    "object for all current devices!")
+    assert cause_of(text, "vllm") is Cause.UNSUPPORTED_ARCH
+
+
+ASCEND_WORKER = "(Worker pid=129286) (Worker_DP1_TP5_EP13 pid=129286) "
+
+
+@pytest.mark.parametrize("lines", [
+    # k204's kind: the event query of a PD worker after the FFTS+ task of a collective timed out
+    ["[ERROR] 2026-03-25-16:51:12 (PID:129286, Device:5, RankID:-1) ERR00100 PTA call acl api "
+     "failed",
+     "[Error]: The execution of the internal task times out.",
+     "EE9999: Inner Error!",
+     "EE9999[PID: 129286] 2026-03-25-16:51:12.650.531 (EE9999):  rtEventQueryStatus execution "
+     "failed, reason=fftsplus timeout[FUNC:FuncErrorReason][FILE:error_message_manage.cc]"],
+    ["EE9999  fftsplus task execute failed, dev_id=7, stream_id=7, task_id=5990, context_id=6, "
+     "thread_id=0, err_type=13[hccl fftsplus timeout][FUNC:GetError][FILE:stream.cc][LINE:1512]"],
+    ["EI0002: [PID: 13075] 2025-06-25-10:45:23.586.187 The wait execution of the Notify register "
+     "times out. Reason: The Notify register has not received the Notify record from remote "
+     "rank: [unknown]."],
+    ["[E ProcessGroupGloo.cpp:144] [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] "
+     "Timed out waiting 1800000ms for recv operation to complete"],
+])
+def test_other_collective_libraries_timeouts_are_nccl_timeout(lines):
+    """Ascend HCCL's task timeouts (FFTS+, notify wait) and Gloo's: a collective hung past its
+    timeout, and the worker dies of it."""
+    text = V0_METRICS + "".join(ASCEND_WORKER + line + "\n" for line in lines)
+    assert cause_of(text, "vllm") is Cause.NCCL_TIMEOUT
+
+
+def test_a_bare_device_side_assert_names_no_cause():
+    """The sticky `device-side assert triggered` relayed by torch's NCCL watchdog (k308's kind):
+    some kernel's check failed, which says nothing of the memory."""
+    text = ("[2025-11-17 21:22:10 DP0 TP0] Decode batch, #running-req: 9, #token: 82048, token "
+            "usage: 0.23, accept len: 2.00, cuda graph: True, gen throughput (token/s): 412.3, "
+            "#queue-req: 0\n"
+            "[rank3]:[E1117 21:22:11.441603074 ProcessGroupNCCL.cpp:2068] [PG ID 2 PG GUID 3 "
+            "Rank 3] Process group watchdog thread terminated with exception: CUDA error: "
+            "device-side assert triggered\n")
+    assert cause_of(text, "sglang") is Cause.UNKNOWN
+
+
+@pytest.mark.parametrize("assertion,cause", [
+    ("/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1500: indexSelectSmallIndex: block: "
+     "[32,0,0], thread: [63,0,0] Assertion `srcIndex < srcSelectDimSize` failed.",
+     Cause.ILLEGAL_MEMORY_ACCESS),
+    ("/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [5,0,0], thread: "
+     "[64,0,0] Assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` "
+     "failed.", Cause.ILLEGAL_MEMORY_ACCESS),
+    ("/pytorch/aten/src/ATen/native/cuda/MultinomialKernel.cu:112: binarySearchForMultinomial: "
+     "block: [0,0,0], thread: [0,0,0] Assertion `cumdist[size - 1] > static_cast<scalar_t>(0)` "
+     "failed.", Cause.UNKNOWN),
+])
+def test_only_a_kernel_assert_on_an_index_is_a_memory_fault(assertion, cause):
+    """An index checked against its bound is a read past a buffer; a sampling kernel's check
+    of its probabilities is not."""
+    text = SG_DECODE + assertion + "\n" + tb(
+        (f"{SG}/managers/scheduler.py", "run_batch", "self.tp_worker.forward()"),
+        error="RuntimeError: CUDA error: device-side assert triggered")
+    assert cause_of(text, "sglang") is cause

@@ -145,12 +145,6 @@ CAUSE_MISSES: dict[str, str] = {
         "'CUDA-capable device(s) is/are busy or unavailable' in the custom all-reduce P2P probe "
         "(custom_all_reduce_utils.producer): labelled unknown, read gpu_fault",
     # the seventh batch (fresh6), as scored blind
-    "k303-sglang-minimax-mi300x-decode-hsa-exception-abort.log":
-        "ROCm's HSA_STATUS_ERROR_EXCEPTION 0x1016 and an abort during decode: labelled "
-        "gpu_fault, read unknown",
-    "k308-sglang-pd-decode-dp-attn-mtp-device-assert.log":
-        "a watchdog thread terminating on 'CUDA error: device-side assert triggered' under PD "
-        "with MTP: read illegal_memory_access, labelled unknown (an assert is not a bad address)",
     "k310-vllm-2408-ray-multinode-405b-fp8-slow-shards.log":
         "shards slowing from 21 s/it to 131 s/it on a Ray multi-node load, cut at 11/86: read "
         "slow_weight_loading, labelled unknown (slow loading in also)",

@@ -220,8 +220,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # multinomial's `0 <= p4 && p4 <= 1`, a probability tensor with nan) and the bare `CUDA
     # error: device-side assert triggered` relayed by a watchdog or a later call name no cause.
     + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 64,
-           r"\.cu:\d+: \w+: block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] assertion"
-           r".{0,120}(?:index|idx|bounds)",
+           # (the function as the compiler names it: `indexSelectSmallIndex`, `operator()`)
+           r"\.cu:\d+: [^:\[]{1,200}: block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] "
+           r"assertion.{0,120}(?:index|idx|bounds)",
            flags=_I)
     # The kernel's OOM killer / host RAM exhausted.
     + _sig(Cause.HOST_OOM_KILLED, 83,
