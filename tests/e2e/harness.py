@@ -131,6 +131,19 @@ class Daemon:
                 self.ctl("events", "-n", str(n), "--json", check=True).stdout.splitlines()]
         return [e for e in rows if run_id is None or e["run_id"] == run_id]
 
+    def verdict_after(self, run: dict[str, Any], since: float) -> float:
+        """Seconds from wall time ``since`` to the daemon's verdict on ``run``, by the daemon's
+        own clock: when it began dumping stacks for a watchdog verdict (the dumps, seconds of
+        py-spy on a slow host, are evidence taken after the decision), else when the status
+        left starting/ready. A test's status polls are subprocesses a loaded machine delays."""
+        events = self.events(run["id"])
+        dumps = [e["data"]["began"] for e in events if e["kind"] == "stacks" and
+                 e["data"].get("began", 0) >= since]
+        changed = [e["ts"] for e in events if e["kind"] == "status" and e["ts"] >= since and
+                   e["data"].get("status") not in ("starting", "ready")]
+        assert dumps or changed, f"no verdict event for run {run['id']}: {events[-5:]}"
+        return min(dumps or changed) - since
+
     def wait_run(self, pred: Callable[[dict[str, Any]], bool], timeout: float, what: str,
                  ) -> dict[str, Any]:
         def check() -> dict[str, Any] | None:
