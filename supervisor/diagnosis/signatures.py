@@ -127,10 +127,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"not supported (?:on|for) (?:the current|this) GPU",
            r"(?:Minimum|Required) (?:compute )?capability[: ]+\d+.{0,40}Current capability",
            r"invalid device function", r"cudaErrorInvalidDeviceFunction",
-           # HIP / ROCr: no code object built for this gfx target (`hipErrorNoBinaryForGpu:
-           # Unable to find code object for all current devices!`, HSA_STATUS_ERROR_INVALID_ISA)
+           # HIP: no code object built for this gfx target (`hipErrorNoBinaryForGpu: Unable to
+           # find code object for all current devices!`)
            r"hipErrorNoBinaryForGpu", r"Unable to find code object for all current devices",
-           r"HSA_STATUS_ERROR_INVALID_ISA\b",
            # No kernel built for this model's shape on this hardware (head size, attention
            # configuration): the same family, and the same remedy (another backend).
            r"Unsupported (?:CPU |GPU |CUDA )?attention configuration",
