@@ -45,8 +45,8 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
 KNOWN_MISSES: dict[str, str] = {
     "f217-vllm-ray-multinode-request-raylet-stack-then-uvicorn-exit.log":
         "only a relayed raylet C++ stack and uvicorn's shutdown lines: nothing the classifier "
-        "reads as fatal (uvicorn also shuts down this way on a plain SIGTERM); the API server's "
-        "shutdown says it had been up, so it reads ready; labelled crashed/serving from the issue",
+        "reads as fatal (uvicorn also shuts down this way on a plain SIGTERM) and no line says "
+        "the API server had been up; labelled crashed/serving from the issue",
     "f114-vllm-013-h20-double-spaced-oom-in-executor-init.log":
         "CUDA OOM raised in the executor's construction (_init_executor), no loader frame or "
         "marker in the trimmed paste: launch, labelled weight_loading from the issue title",
@@ -130,8 +130,8 @@ KNOWN_MISSES: dict[str, str] = {
         "frames in the paste: labelled serving, read launch",
     "k211-vllm-ascend-2511-release-check-ready-404.log":
         "a release check: the API server up and one completion answered 404 (wrong model name), "
-        "labelled ready in phase ready; read serving, as i213 and i409 (404s after ready) are "
-        "labelled",
+        "labelled ready; only uvicorn lines behind vLLM's '(APIServer pid=)' prefix, so the engine "
+        "is detected as SGLang, whose tracker reads them as warmup (incomplete)",
 }
 
 

@@ -468,9 +468,3 @@ def test_colour_codes_and_carriage_returns_shown_as_caret_text_are_stripped() ->
     v = _verdict(line, engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
 
-
-def test_api_server_process_prefix_says_vllm() -> None:
-    v = _verdict("(APIServer pid=663) INFO:     Started server process [663]",
-                 "(APIServer pid=663) INFO:     Waiting for application startup.",
-                 "(APIServer pid=663) INFO:     Application startup complete.")
-    assert (v.engine, v.outcome) == ("vllm", Outcome.READY)

@@ -182,8 +182,7 @@ def _detect(msgs: list[str], raw: list[str]) -> str:
         # on the message: a compose service named "sglang" proves nothing
         if _SGLANG_HINTS.search(msg) or ("[" in line and _SGLANG_RANK.search(line)):
             sg += 1
-        elif _VLLM_HINTS.search(msg) or (".py:" in line and _VLLM_HEADER.search(line)) or \
-                "(APIServer pid=" in line:  # V1's API server process prefix (the message drops it)
+        elif _VLLM_HINTS.search(msg) or (".py:" in line and _VLLM_HEADER.search(line)):
             vl += 1
     return "vllm" if vl > sg else "sglang"
 

@@ -53,14 +53,20 @@ _STALL_END = ("the log ends in stall reports after the server was up: diagnose s
               "(hung, cause unknown); live, the replay is ready and serving once its log is out, "
               "and only the serving watchdog's unanswered canary (after `silence`) calls it hung")
 LIVE_MISSES: dict[str, str] = {
+    # a classifier miss (tests/test_classifier.py KNOWN_MISSES): offline the engine is detected
+    # as SGLang (only uvicorn lines), live it is given as vLLM, whose tracker reads the API
+    # server's startup as ready
+    "k211-vllm-ascend-2511-release-check-ready-404.log":
+        "only uvicorn lines behind vLLM's '(APIServer pid=)' prefix: diagnose detects SGLang "
+        "and says incomplete in warmup; live, the run's engine is vLLM and it is ready",
     "29-vllm-v1-startup-kv-and-graph-capture-sm120.log": _API_UP,
     "c022-vllm-rtx5090-routes-then-started.log": _API_UP,
     "c067-vllm-084-lora-3h-graph-capture-then-up.log": _API_UP,
-    # a classifier miss (tests/test_classifier.py KNOWN_MISSES): the file alone says ready
-    # (uvicorn's shutdown, nothing fatal); the replay dies with exit status 1 as the labelled
-    # crash did, and live that status says crashed
+    # a classifier miss (tests/test_classifier.py KNOWN_MISSES): the file alone says incomplete;
+    # the replay dies with exit status 1 as the labelled crash did, and live that status says
+    # crashed
     "f217-vllm-ray-multinode-request-raylet-stack-then-uvicorn-exit.log":
-        "labelled crashed, diagnose says ready (a known classifier miss); live, the "
+        "labelled crashed, diagnose says incomplete (a known classifier miss); live, the "
         "replay's exit status 1 says crashed",
     # a log that was up, then ends in stall reports: diagnose says hung (incomplete, cause
     # unknown). Live, the replay is ready with its whole log out (what the test waits for) and
