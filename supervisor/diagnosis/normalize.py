@@ -44,9 +44,9 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     r"\[rank\d+\]: ?",
     r"\[[IWEF]\d{3,4} \d\d:\d\d:\d\d\.\d+ [\w.]+:\d+\] ?",
     # ANSI colour codes whose ESC byte a paste lost (`[1;36m(EngineCore_DP0 pid=9)[0;0m `):
-    # web log viewers and copies from a terminal; or shown as caret text (`^[[0;36m`: `cat -v`,
-    # less, some web viewers)
-    r"(?:\^\[)?\[\d+(?:;\d+)*m ?",
+    # web log viewers and copies from a terminal (and the caret text of one, `^[[0;36m`, once
+    # strip_wrappers has dropped its `^[`)
+    r"\[\d+(?:;\d+)*m ?",
     # a log viewer's box around each line (k9s, lens)
     r"│ ?",
     # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `
@@ -117,8 +117,12 @@ def strip_wrappers(line: str) -> str:
         line = _ANSI.sub("", line)
     if "repeated" in line:
         line = _RAY_REPEAT.sub("", line)
-    if line.endswith("^M"):
-        line = line[:-2]  # a carriage return shown as caret text (the same pastes as `^[[`)
+    if "^[" in line:
+        # ESC and CR shown as caret text (`^[[0;36m`, a trailing `^M`: `cat -v`, less, some web
+        # viewers): the colour codes are then read as codes that lost their ESC byte
+        line = line.replace("^[", "")
+        if line.endswith("^M"):
+            line = line[:-2]
     for _ in range(8):
         m = _WRAPPER.match(line)
         if m is None or m.end() == 0:
