@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import get_engine
-from ..engines.base import ASGI_REQUEST_ERROR
+from ..engines.base import ASGI_REQUEST_ERROR, literal_prefilter
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
+from .needles import lowered_needles
 from .normalize import split_lines, strip_wrappers, unglue
 
 MAX_EVIDENCE = 5
@@ -442,6 +443,27 @@ _STARTUP_FRAMES = (
 )
 _FRAME_PHASES = (*S.FRAME_PHASES, (Phase.SERVING, _SERVING_WORK_FRAMES), *_STARTUP_FRAMES)
 
+
+def _frame_gate(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
+    """One search, on a lowercased frame, for every literal that any of ``patterns`` needs to
+    match (needles.py); None when one of them needs none. Most frames (torch's, asyncio's) hold
+    none of the literals: one search then stands for all the frame regexes, and each search,
+    however simple, costs about a microsecond here."""
+    found = [lowered_needles(rx) for rx in patterns]
+    if not all(found):
+        return None
+    return literal_prefilter(*(n for needles in found for n in needles or ()))
+
+
+def _may_match(gate: re.Pattern[str] | None, where: str) -> bool:
+    """The gate is only sound on ASCII text (IGNORECASE folds a few non-ASCII letters onto
+    ASCII ones, ``ſ`` onto ``s``): any other frame is always tried."""
+    return gate is None or not where.isascii() or gate.search(where.lower()) is not None
+
+
+_FRAME_PHASE_GATE = _frame_gate(rx for _, rx in _FRAME_PHASES)
+_FRAME_HINT_GATE = _frame_gate(rx for _, rx, _ in S.FRAME_HINTS)
+
 # Where a startup that died was, from what its failure shows beyond frames of one phase:
 # - SGLang's advice printed when its piecewise CUDA graph fails (PIECEWISE_CUDA_GRAPH_CAPTURE_
 #   FAILED_MSG, raised from the capture at startup; a runtime recompilation in serving prints
@@ -723,6 +745,8 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
         if "warm_up" in where and S.WARMUP_CONTAINER.search(where):
             container = True   # capture, then warmup: what it was doing is in deeper frames
             continue
+        if not _may_match(_FRAME_PHASE_GATE, where):
+            continue
         for phase, rx in _FRAME_PHASES:
             if (best is None or phase.rank > best.rank) and rx.search(where):
                 best = phase
@@ -779,6 +803,8 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
              for sig, i in scan.hits if i >= start]
     for i, where in _run_frames(frames):
+        if not _may_match(_FRAME_HINT_GATE, where):
+            continue
         for cause, rx, prio in S.FRAME_HINTS:
             if rx.search(where):
                 cands.append(_Candidate(cause, prio, i))

@@ -28,6 +28,18 @@ def needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """Literals of which one must occur in any match of ``pattern``; None if unknown."""
     if pattern.flags & re.IGNORECASE:
         return None
+    return _parsed_needles(pattern)
+
+
+def lowered_needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """The same, lowercased, for a test on ``text.lower()``: also for a case-insensitive
+    pattern. Only sound on ASCII text (IGNORECASE folds a few non-ASCII letters onto ASCII
+    ones, ``ſ`` onto ``s``)."""
+    found = _parsed_needles(pattern)
+    return tuple(dict.fromkeys(n.lower() for n in found)) if found else found
+
+
+def _parsed_needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     try:
         parsed = sre_parse.parse(pattern.pattern, pattern.flags)
     except Exception:  # an internal parser: never let it break the classifier
