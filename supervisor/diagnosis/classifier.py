@@ -119,7 +119,7 @@ def classify_lines(lines: Iterable[str], *, engine: str | None = None,
     name = engine or _detect(msgs, raw)
     eng = get_engine(name)
     scan = _scan(raw, msgs, eng.new_tracker())
-    return _decide(raw, scan, eng.name, exit_code)
+    return _decide(raw, msgs, scan, eng.name, exit_code)
 
 
 def classify_text(text: str, **kw: Any) -> Verdict:
@@ -558,7 +558,8 @@ def _seconds(clock: str) -> int:
 # --- the decision -----------------------------------------------------------------------------
 
 
-def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> Verdict:
+def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
+            exit_code: int | None) -> Verdict:
     ready = scan.ready_index
     if ready is not None and scan.api_servers_pending is not None:
         ready = None  # the engines are up; the API servers that serve them were not yet
@@ -600,18 +601,18 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
             tracker_phase = scan.phases[0]  # up from the first line: as its traffic first shows
     if stopped and outcome is Outcome.INCOMPLETE:
         # stopped on request before it was ready: neither a failure nor a success
-        ev = [raw[i] for i in (scan.stop_at, scan.last_marker) if i is not None]
-        return Verdict(engine, outcome, tracker_phase, None, _evidence(ev))
+        ev = [i for i in (scan.stop_at, scan.last_marker) if i is not None]
+        return Verdict(engine, outcome, tracker_phase, None, _evidence(raw, msgs, ev))
     if outcome is Outcome.READY:
-        stalls = _trailing_stalls(raw)
+        stalls = _trailing_stalls(msgs)
         if stalls:
             # up, then only stall reports to the end: hung where the tracker was (a file cannot
             # time the silence that follows, nor say why it stalled)
-            ev = [raw[stalls[0]], raw[stalls[-1]], *(raw[i] for i in scan.phase_lines[-1:])]
+            ev = [stalls[0], stalls[-1], *scan.phase_lines[-1:]]
             return Verdict(engine, Outcome.INCOMPLETE, tracker_phase, Cause.UNKNOWN,
-                           _evidence(ev))
-        ev = [raw[i] for i in ([ready] + scan.phase_lines[-1:]) if i is not None]
-        return Verdict(engine, outcome, tracker_phase, None, _evidence(ev))
+                           _evidence(raw, msgs, ev))
+        ev = [i for i in ([ready] + scan.phase_lines[-1:]) if i is not None]
+        return Verdict(engine, outcome, tracker_phase, None, _evidence(raw, msgs, ev))
 
     start = after + 1 if outcome is Outcome.CRASHED else 0
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
@@ -635,7 +636,8 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
         # shows, startup had got that far (the lines in between were trimmed)
         phase = Phase.WARMUP
 
-    evidence = _failure_evidence(raw, scan, start, best, fatal_after, outcome) or _last_line(raw)
+    evidence = _failure_evidence(raw, msgs, scan, start, best, fatal_after, outcome) or \
+        _last_line(raw, msgs)
     return Verdict(engine, outcome, phase, cause, evidence)
 
 
@@ -661,12 +663,12 @@ _STALL_REPORT = re.compile(
 _ELISION = re.compile(r"\s*(?:\.{3,}|…|\[\.\.\.\])?\s*$|\s|Thread (?:0x)?[0-9a-f]+ ")
 
 
-def _trailing_stalls(raw: list[str]) -> list[int]:
+def _trailing_stalls(msgs: list[str]) -> list[int]:
     """Indices of the stall reports that end the log, when nothing but them (and elisions or
     dump lines) follows its last other line; empty otherwise."""
     found: list[int] = []
-    for i in range(len(raw) - 1, -1, -1):
-        msg = strip_wrappers(raw[i])
+    for i in range(len(msgs) - 1, -1, -1):
+        msg = msgs[i]
         if _STALL_REPORT.search(msg):
             found.append(i)
         elif not _ELISION.match(msg):
@@ -688,10 +690,10 @@ def _phase_at(scan: _Scan, index: int) -> Phase:
     return phase
 
 
-def _last_line(raw: list[str]) -> tuple[str, ...]:
+def _last_line(raw: list[str], msgs: list[str]) -> tuple[str, ...]:
     """Where a log with no marker or error line ends: its last line that is not a dump."""
-    for line in reversed(raw):
-        ev = _evidence([line])
+    for i in range(len(raw) - 1, -1, -1):
+        ev = _evidence(raw, msgs, [i])
         if ev:
             return ev
     return ()
@@ -905,8 +907,9 @@ def _weights_left_room(raw: list[str], scan: _Scan) -> bool:
     return False
 
 
-def _failure_evidence(raw: list[str], scan: _Scan, start: int, best: _Candidate | None,
-                      fatal: list[tuple[int, bool]], outcome: Outcome) -> tuple[str, ...]:
+def _failure_evidence(raw: list[str], msgs: list[str], scan: _Scan, start: int,
+                      best: _Candidate | None, fatal: list[tuple[int, bool]],
+                      outcome: Outcome) -> tuple[str, ...]:
     """Root error line first, then the lines that support the verdict."""
     idx: list[int] = []
     roots = [i for i, wrapper in scan.exceptions if i >= start and not wrapper]
@@ -939,18 +942,17 @@ def _failure_evidence(raw: list[str], scan: _Scan, start: int, best: _Candidate 
               scan.ready_index if outcome is Outcome.CRASHED else None):
         if i is not None:
             idx.append(i)
-    return _evidence(raw[i] for i in idx)
+    return _evidence(raw, msgs, idx)
 
 
-def _evidence(lines: Iterable[str]) -> tuple[str, ...]:
-    """At most MAX_EVIDENCE distinct lines, each clipped to EVIDENCE_CLIP characters; the same
-    message from several ranks counts once; argument/config dumps and banners are never
-    evidence (a vLLM engine-config line runs to 4,000 characters)."""
+def _evidence(raw: list[str], msgs: list[str], idx: Iterable[int]) -> tuple[str, ...]:
+    """The lines at ``idx``: at most MAX_EVIDENCE distinct ones, each clipped to EVIDENCE_CLIP
+    characters; the same message from several ranks counts once; argument/config dumps and
+    banners are never evidence (a vLLM engine-config line runs to 4,000 characters)."""
     out: list[str] = []
     seen: set[str] = set()
-    for line in lines:
-        line = line.rstrip("\r\n")
-        msg = strip_wrappers(line)
+    for i in dict.fromkeys(idx):  # a line listed twice (root error and best cause) adds nothing
+        line, msg = raw[i], msgs[i]
         key = _RANK_PREFIX.sub("", msg).strip()
         if not key or key in seen or _is_dump(msg) or _BARE_EXCEPTION.match(key):
             continue
