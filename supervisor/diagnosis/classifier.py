@@ -307,19 +307,29 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.fatal.append((i, False))  # (past the gate: all say fault / fail / error)
         if ("already dead" in msg or "thread terminated" in msg) and _DEATH_REPORT.search(msg):
             scan.fatal.append((i, True))
-        errorish = is_exc or S.ERRORISH.search(low) is not None
-        for k in sorted(S.SIGNATURE_NEEDLES.candidates(low)):  # in SIGNATURES' order
-            sig = S.SIGNATURES[k]
-            if sig.scope == "error" and not errorish:
-                continue
-            if sig.pattern.search(low):
-                scan.hits.append((sig, i))
-                if sig.fatal:
-                    scan.fatal.append((i, False))
+        _match_signatures(scan, i, low, is_exc)
     scan.final_phase = tracker.phase
     if tracker.ready:
         scan.api_servers_pending = None
     return scan
+
+
+def _match_signatures(scan: _Scan, i: int, low: str, is_exc: bool) -> None:
+    """Record the signatures the lowercased message matches. Whether the line reads as an error
+    (ERRORISH) is only searched for once a signature of scope "error" could match: most lines
+    here have no candidate at all, and that search is one of the dearest of the scan."""
+    errorish: bool | None = True if is_exc else None
+    for k in sorted(S.SIGNATURE_NEEDLES.candidates(low)):  # in SIGNATURES' order
+        sig = S.SIGNATURES[k]
+        if sig.scope == "error":
+            if errorish is None:
+                errorish = S.ERRORISH.search(low) is not None
+            if not errorish:
+                continue
+        if sig.pattern.search(low):
+            scan.hits.append((sig, i))
+            if sig.fatal:
+                scan.fatal.append((i, False))
 
 
 # What uvicorn's log of one request's application error is made of (its header, the
