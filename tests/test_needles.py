@@ -71,6 +71,9 @@ def test_lowered_needles_also_of_a_case_insensitive_pattern() -> None:
     assert lowered_needles(rx) == ("eagle", ":draft_")
     assert lowered_needles(re.compile(r"ncclCommInitRank")) == ("ncclcomminitrank",)
     assert lowered_needles(re.compile(r"a.b")) is None
+    # "ſpec" matches "spec" case-insensitively: a non-ASCII literal gives no needles
+    assert re.search(r"ſpec", "spec", re.IGNORECASE)
+    assert lowered_needles(re.compile(r"ſpec", re.IGNORECASE)) is None
 
 
 _FRAMES = [

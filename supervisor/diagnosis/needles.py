@@ -33,10 +33,12 @@ def needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
 
 def lowered_needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """The same, lowercased, for a test on ``text.lower()``: also for a case-insensitive
-    pattern. Only sound on ASCII text (IGNORECASE folds a few non-ASCII letters onto ASCII
-    ones, ``ſ`` onto ``s``)."""
+    pattern. Only sound on ASCII text, and None for a non-ASCII literal: IGNORECASE folds a few
+    non-ASCII letters onto ASCII ones (``ſ`` onto ``s``, the Kelvin sign onto ``k``)."""
     found = _parsed_needles(pattern)
-    return tuple(dict.fromkeys(n.lower() for n in found)) if found else found
+    if not found or not all(n.isascii() for n in found):
+        return None
+    return tuple(dict.fromkeys(n.lower() for n in found))
 
 
 def _parsed_needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
