@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from supervisor.diagnosis import classifier as K
 from supervisor.diagnosis import signatures as S
-from supervisor.diagnosis.needles import NeedleIndex, needles
+from supervisor.diagnosis.needles import NeedleIndex, lowered_needles, needles
 from supervisor.diagnosis.normalize import strip_wrappers
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sglang-logs"
@@ -62,3 +63,52 @@ def test_index_on_made_up_lines() -> None:
     index = NeedleIndex(pats)
     assert index.candidates("nccl timeout after 600s") == {0, 1}   # 1 is always tried
     assert index.candidates("all good") == {1}
+
+
+def test_lowered_needles_also_of_a_case_insensitive_pattern() -> None:
+    rx = re.compile(r"\bEAGLE3?\b|:draft_\w*$", re.IGNORECASE)
+    assert needles(rx) is None
+    assert lowered_needles(rx) == ("eagle", ":draft_")
+    assert lowered_needles(re.compile(r"ncclCommInitRank")) == ("ncclcomminitrank",)
+    assert lowered_needles(re.compile(r"a.b")) is None
+    # "ſpec" matches "spec" case-insensitively: a non-ASCII literal gives no needles
+    assert re.search(r"ſpec", "spec", re.IGNORECASE)
+    assert lowered_needles(re.compile(r"ſpec", re.IGNORECASE)) is None
+
+
+_FRAMES = [
+    "/sgl-workspace/sglang/python/sglang/srt/speculative/eagle_worker.py:forward_draft_extend",
+    "/opt/vllm/vllm/spec_decode/MultiStepWorker.py:EAGLE_propose",
+    "/usr/lib/python3/dist-packages/torch/nn/modules/module.py:_call_impl",
+    "/site-packages/sglang/srt/managers/scheduler.py:event_loop_overlap",
+    "/site-packages/vllm/v1/worker/gpu_model_runner.py:profile_run",
+    "/site-packages/flashinfer/jit/core.py:build_and_load",
+    "/ſpeculative/eagle.py:f",   # not ASCII: no gate, always tried
+]
+
+
+def test_frame_gates_never_hide_a_frame_rule() -> None:
+    """One literal search per frame stands for the frame-phase regexes, one for the frame
+    hints (classifier._FRAME_PHASE_GATE, _FRAME_HINT_GATE): it may only skip frames that no
+    regex of its set matches."""
+    sets = [(K._FRAME_PHASE_GATE, [rx for _, rx in K._FRAME_PHASES]),
+            (K._FRAME_HINT_GATE, [rx for _, rx, _ in S.FRAME_HINTS])]
+    matched = 0
+    for gate, rules in sets:
+        assert gate is not None  # every rule of the set has literals to gate on
+        for where in _FRAMES + _corpus_frames():
+            if any(rx.search(where) for rx in rules):
+                matched += 1
+                assert K._may_match(gate, where), where
+    assert matched > 10
+    assert not K._may_match(K._FRAME_HINT_GATE, _FRAMES[2])  # a plain torch frame: skipped
+
+
+def _corpus_frames() -> list[str]:
+    out = []
+    for path in sorted(FIXTURES.glob("*.log")):
+        for line in path.read_text(errors="replace").splitlines():
+            m = S.frame_match(strip_wrappers(line))
+            if m:
+                out.append(f"{m[1]}:{m[2]}")
+    return out

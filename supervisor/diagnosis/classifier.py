@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import get_engine
-from ..engines.base import ASGI_REQUEST_ERROR
+from ..engines.base import ASGI_REQUEST_ERROR, literal_prefilter
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
+from .needles import lowered_needles
 from .normalize import split_lines, strip_wrappers, unglue
 
 MAX_EVIDENCE = 5
@@ -118,7 +119,7 @@ def classify_lines(lines: Iterable[str], *, engine: str | None = None,
     name = engine or _detect(msgs, raw)
     eng = get_engine(name)
     scan = _scan(raw, msgs, eng.new_tracker())
-    return _decide(raw, scan, eng.name, exit_code)
+    return _decide(raw, msgs, scan, eng.name, exit_code)
 
 
 def classify_text(text: str, **kw: Any) -> Verdict:
@@ -306,19 +307,29 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.fatal.append((i, False))  # (past the gate: all say fault / fail / error)
         if ("already dead" in msg or "thread terminated" in msg) and _DEATH_REPORT.search(msg):
             scan.fatal.append((i, True))
-        errorish = is_exc or S.ERRORISH.search(low) is not None
-        for k in sorted(S.SIGNATURE_NEEDLES.candidates(low)):  # in SIGNATURES' order
-            sig = S.SIGNATURES[k]
-            if sig.scope == "error" and not errorish:
-                continue
-            if sig.pattern.search(low):
-                scan.hits.append((sig, i))
-                if sig.fatal:
-                    scan.fatal.append((i, False))
+        _match_signatures(scan, i, low, is_exc)
     scan.final_phase = tracker.phase
     if tracker.ready:
         scan.api_servers_pending = None
     return scan
+
+
+def _match_signatures(scan: _Scan, i: int, low: str, is_exc: bool) -> None:
+    """Record the signatures the lowercased message matches. Whether the line reads as an error
+    (ERRORISH) is only searched for once a signature of scope "error" could match: most lines
+    here have no candidate at all, and that search is one of the dearest of the scan."""
+    errorish: bool | None = True if is_exc else None
+    for k in sorted(S.SIGNATURE_NEEDLES.candidates(low)):  # in SIGNATURES' order
+        sig = S.SIGNATURES[k]
+        if sig.scope == "error":
+            if errorish is None:
+                errorish = S.ERRORISH.search(low) is not None
+            if not errorish:
+                continue
+        if sig.pattern.search(low):
+            scan.hits.append((sig, i))
+            if sig.fatal:
+                scan.fatal.append((i, False))
 
 
 # What uvicorn's log of one request's application error is made of (its header, the
@@ -442,6 +453,27 @@ _STARTUP_FRAMES = (
 )
 _FRAME_PHASES = (*S.FRAME_PHASES, (Phase.SERVING, _SERVING_WORK_FRAMES), *_STARTUP_FRAMES)
 
+
+def _frame_gate(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
+    """One search, on a lowercased frame, for every literal that any of ``patterns`` needs to
+    match (needles.py); None when one of them needs none. Most frames (torch's, asyncio's) hold
+    none of the literals: one search then stands for all the frame regexes, and each search,
+    however simple, costs about a microsecond here."""
+    found = [lowered_needles(rx) for rx in patterns]
+    if not all(found):
+        return None
+    return literal_prefilter(*(n for needles in found for n in needles or ()))
+
+
+def _may_match(gate: re.Pattern[str] | None, where: str) -> bool:
+    """The gate is only sound on ASCII text (IGNORECASE folds a few non-ASCII letters onto
+    ASCII ones, ``ſ`` onto ``s``): any other frame is always tried."""
+    return gate is None or not where.isascii() or gate.search(where.lower()) is not None
+
+
+_FRAME_PHASE_GATE = _frame_gate(rx for _, rx in _FRAME_PHASES)
+_FRAME_HINT_GATE = _frame_gate(rx for _, rx, _ in S.FRAME_HINTS)
+
 # Where a startup that died was, from what its failure shows beyond frames of one phase:
 # - SGLang's advice printed when its piecewise CUDA graph fails (PIECEWISE_CUDA_GRAPH_CAPTURE_
 #   FAILED_MSG, raised from the capture at startup; a runtime recompilation in serving prints
@@ -536,7 +568,8 @@ def _seconds(clock: str) -> int:
 # --- the decision -----------------------------------------------------------------------------
 
 
-def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> Verdict:
+def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
+            exit_code: int | None) -> Verdict:
     ready = scan.ready_index
     if ready is not None and scan.api_servers_pending is not None:
         ready = None  # the engines are up; the API servers that serve them were not yet
@@ -578,18 +611,18 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
             tracker_phase = scan.phases[0]  # up from the first line: as its traffic first shows
     if stopped and outcome is Outcome.INCOMPLETE:
         # stopped on request before it was ready: neither a failure nor a success
-        ev = [raw[i] for i in (scan.stop_at, scan.last_marker) if i is not None]
-        return Verdict(engine, outcome, tracker_phase, None, _evidence(ev))
+        ev = [i for i in (scan.stop_at, scan.last_marker) if i is not None]
+        return Verdict(engine, outcome, tracker_phase, None, _evidence(raw, msgs, ev))
     if outcome is Outcome.READY:
-        stalls = _trailing_stalls(raw)
+        stalls = _trailing_stalls(msgs)
         if stalls:
             # up, then only stall reports to the end: hung where the tracker was (a file cannot
             # time the silence that follows, nor say why it stalled)
-            ev = [raw[stalls[0]], raw[stalls[-1]], *(raw[i] for i in scan.phase_lines[-1:])]
+            ev = [stalls[0], stalls[-1], *scan.phase_lines[-1:]]
             return Verdict(engine, Outcome.INCOMPLETE, tracker_phase, Cause.UNKNOWN,
-                           _evidence(ev))
-        ev = [raw[i] for i in ([ready] + scan.phase_lines[-1:]) if i is not None]
-        return Verdict(engine, outcome, tracker_phase, None, _evidence(ev))
+                           _evidence(raw, msgs, ev))
+        ev = [i for i in ([ready] + scan.phase_lines[-1:]) if i is not None]
+        return Verdict(engine, outcome, tracker_phase, None, _evidence(raw, msgs, ev))
 
     start = after + 1 if outcome is Outcome.CRASHED else 0
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
@@ -613,7 +646,8 @@ def _decide(raw: list[str], scan: _Scan, engine: str, exit_code: int | None) -> 
         # shows, startup had got that far (the lines in between were trimmed)
         phase = Phase.WARMUP
 
-    evidence = _failure_evidence(raw, scan, start, best, fatal_after, outcome) or _last_line(raw)
+    evidence = _failure_evidence(raw, msgs, scan, start, best, fatal_after, outcome) or \
+        _last_line(raw, msgs)
     return Verdict(engine, outcome, phase, cause, evidence)
 
 
@@ -639,12 +673,12 @@ _STALL_REPORT = re.compile(
 _ELISION = re.compile(r"\s*(?:\.{3,}|…|\[\.\.\.\])?\s*$|\s|Thread (?:0x)?[0-9a-f]+ ")
 
 
-def _trailing_stalls(raw: list[str]) -> list[int]:
+def _trailing_stalls(msgs: list[str]) -> list[int]:
     """Indices of the stall reports that end the log, when nothing but them (and elisions or
     dump lines) follows its last other line; empty otherwise."""
     found: list[int] = []
-    for i in range(len(raw) - 1, -1, -1):
-        msg = strip_wrappers(raw[i])
+    for i in range(len(msgs) - 1, -1, -1):
+        msg = msgs[i]
         if _STALL_REPORT.search(msg):
             found.append(i)
         elif not _ELISION.match(msg):
@@ -666,10 +700,10 @@ def _phase_at(scan: _Scan, index: int) -> Phase:
     return phase
 
 
-def _last_line(raw: list[str]) -> tuple[str, ...]:
+def _last_line(raw: list[str], msgs: list[str]) -> tuple[str, ...]:
     """Where a log with no marker or error line ends: its last line that is not a dump."""
-    for line in reversed(raw):
-        ev = _evidence([line])
+    for i in range(len(raw) - 1, -1, -1):
+        ev = _evidence(raw, msgs, [i])
         if ev:
             return ev
     return ()
@@ -722,6 +756,8 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
             continue                     # phase (a loader imported while parsing arguments)
         if "warm_up" in where and S.WARMUP_CONTAINER.search(where):
             container = True   # capture, then warmup: what it was doing is in deeper frames
+            continue
+        if not _may_match(_FRAME_PHASE_GATE, where):
             continue
         for phase, rx in _FRAME_PHASES:
             if (best is None or phase.rank > best.rank) and rx.search(where):
@@ -779,6 +815,8 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
              for sig, i in scan.hits if i >= start]
     for i, where in _run_frames(frames):
+        if not _may_match(_FRAME_HINT_GATE, where):
+            continue
         for cause, rx, prio in S.FRAME_HINTS:
             if rx.search(where):
                 cands.append(_Candidate(cause, prio, i))
@@ -879,8 +917,9 @@ def _weights_left_room(raw: list[str], scan: _Scan) -> bool:
     return False
 
 
-def _failure_evidence(raw: list[str], scan: _Scan, start: int, best: _Candidate | None,
-                      fatal: list[tuple[int, bool]], outcome: Outcome) -> tuple[str, ...]:
+def _failure_evidence(raw: list[str], msgs: list[str], scan: _Scan, start: int,
+                      best: _Candidate | None, fatal: list[tuple[int, bool]],
+                      outcome: Outcome) -> tuple[str, ...]:
     """Root error line first, then the lines that support the verdict."""
     idx: list[int] = []
     roots = [i for i, wrapper in scan.exceptions if i >= start and not wrapper]
@@ -913,18 +952,17 @@ def _failure_evidence(raw: list[str], scan: _Scan, start: int, best: _Candidate 
               scan.ready_index if outcome is Outcome.CRASHED else None):
         if i is not None:
             idx.append(i)
-    return _evidence(raw[i] for i in idx)
+    return _evidence(raw, msgs, idx)
 
 
-def _evidence(lines: Iterable[str]) -> tuple[str, ...]:
-    """At most MAX_EVIDENCE distinct lines, each clipped to EVIDENCE_CLIP characters; the same
-    message from several ranks counts once; argument/config dumps and banners are never
-    evidence (a vLLM engine-config line runs to 4,000 characters)."""
+def _evidence(raw: list[str], msgs: list[str], idx: Iterable[int]) -> tuple[str, ...]:
+    """The lines at ``idx``: at most MAX_EVIDENCE distinct ones, each clipped to EVIDENCE_CLIP
+    characters; the same message from several ranks counts once; argument/config dumps and
+    banners are never evidence (a vLLM engine-config line runs to 4,000 characters)."""
     out: list[str] = []
     seen: set[str] = set()
-    for line in lines:
-        line = line.rstrip("\r\n")
-        msg = strip_wrappers(line)
+    for i in dict.fromkeys(idx):  # a line listed twice (root error and best cause) adds nothing
+        line, msg = raw[i], msgs[i]
         key = _RANK_PREFIX.sub("", msg).strip()
         if not key or key in seen or _is_dump(msg) or _BARE_EXCEPTION.match(key):
             continue

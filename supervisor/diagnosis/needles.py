@@ -28,6 +28,20 @@ def needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """Literals of which one must occur in any match of ``pattern``; None if unknown."""
     if pattern.flags & re.IGNORECASE:
         return None
+    return _parsed_needles(pattern)
+
+
+def lowered_needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """The same, lowercased, for a test on ``text.lower()``: also for a case-insensitive
+    pattern. Only sound on ASCII text, and None for a non-ASCII literal: IGNORECASE folds a few
+    non-ASCII letters onto ASCII ones (``ſ`` onto ``s``, the Kelvin sign onto ``k``)."""
+    found = _parsed_needles(pattern)
+    if not found or not all(n.isascii() for n in found):
+        return None
+    return tuple(dict.fromkeys(n.lower() for n in found))
+
+
+def _parsed_needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     try:
         parsed = sre_parse.parse(pattern.pattern, pattern.flags)
     except Exception:  # an internal parser: never let it break the classifier
