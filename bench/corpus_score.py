@@ -36,10 +36,17 @@ PARTS = {
     "fresh4": FIXTURES / "corpus" / "fresh4",
     "fresh5": FIXTURES / "corpus" / "fresh5",
     "fresh6": FIXTURES / "corpus" / "fresh6",
+    "fresh7": FIXTURES / "corpus" / "fresh7",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
-             "fresh6")
+             "fresh6", "fresh7")
+# each part's cause confusion, under its title
+CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
+              ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
+              ("fresh2", "third batch (fresh2)"), ("fresh3", "fourth batch (fresh3)"),
+              ("fresh4", "fifth batch (fresh4)"), ("fresh5", "sixth batch (fresh5)"),
+              ("fresh6", "seventh batch (fresh6)"), ("fresh7", "eighth batch (fresh7)"))
 FIELDS = ("outcome", "phase", "cause")
 
 
@@ -185,15 +192,8 @@ def main() -> None:
     results = score(list(PARTS))
     print(table(results))
     every = [row for rows in results.values() for row in rows]
-    print("\nCauses, tuning part (corpus):\n" + confusion(results["corpus"]))
-    print("\nCauses, held-out part:\n" + confusion(results["heldout"]))
-    print("\nCauses, fresh part (tuning):\n" + confusion(results["fresh"]))
-    print("\nCauses, fresh held-out part:\n" + confusion(results["fresh-heldout"]))
-    print("\nCauses, third batch (fresh2):\n" + confusion(results["fresh2"]))
-    print("\nCauses, fourth batch (fresh3):\n" + confusion(results["fresh3"]))
-    print("\nCauses, fifth batch (fresh4):\n" + confusion(results["fresh4"]))
-    print("\nCauses, sixth batch (fresh5):\n" + confusion(results["fresh5"]))
-    print("\nCauses, seventh batch (fresh6):\n" + confusion(results["fresh6"]))
+    for part, title in CONFUSIONS:
+        print(f"\nCauses, {title}:\n" + confusion(results[part]))
     print("\nCauses, all labelled logs:\n" + confusion(every))
     if args.show != "none":
         for part, rows in results.items():
