@@ -33,13 +33,14 @@ FRESH3 = CORPUS / "fresh3"  # the fourth batch: measured blind once, tuning data
 FRESH4 = CORPUS / "fresh4"  # the fifth batch: measured blind once, tuning data since
 FRESH5 = CORPUS / "fresh5"  # the sixth batch: measured blind once, tuning data since
 FRESH6 = CORPUS / "fresh6"  # the seventh batch: measured blind once, tuning data since
+FRESH7 = CORPUS / "fresh7"  # the eighth batch: measured blind once
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
-# fourth, the fifth, the sixth and the seventh batch.
+# fourth, the fifth, the sixth, the seventh and the eighth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
-    sorted(FRESH5.glob("*.log")) + sorted(FRESH6.glob("*.log"))
+    sorted(FRESH5.glob("*.log")) + sorted(FRESH6.glob("*.log")) + sorted(FRESH7.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -132,6 +133,52 @@ KNOWN_MISSES: dict[str, str] = {
         "a release check: the API server up and one completion answered 404 (wrong model name), "
         "labelled ready; only uvicorn lines behind vLLM's '(APIServer pid=)' prefix, so the engine "
         "is detected as SGLang, whose tracker reads them as warmup (incomplete)",
+    # the eighth batch (fresh7), as scored blind; each reason says what the log shows
+    "l111-vllm-nightly-3090-tp2-stream-capture-unsupported.log":
+        "a worker's CUDA error tail naming cudaErrorStreamCaptureUnsupported, then a new "
+        "traceback cut at its header: labelled cuda_graph_capture from the error name and the "
+        "thread; no capture marker or frame in the piece (launch)",
+    "l116-vllm-0151-swift-rollout-after-init-engine-hang.log":
+        "graph capture done and vLLM's 'init engine (profile, create kv cache, warmup model) "
+        "took 5.51 seconds', then nothing: read ready (the engine is up), labelled hung from the "
+        "thread (ms-swift's rollout never came up after it)",
+    "l203-sglang-2606-amd-mi350-pcg-tp4-scheduler-exception-cut.log":
+        "the tail of SGLang's piecewise-CUDA-graph failure hint (add "
+        "--disable-piecewise-cuda-graph), then a scheduler-init traceback cut at "
+        "ModelRunner.__init__: labelled cuda_graph_capture from the hint, which is no marker "
+        "(launch)",
+    "l206-sglang-2510-pd-h20-health-check-finish-serving.log":
+        "only a health-check generate's Finish (rid HEALTH_CHECK_...) and a 'GET /health 200 "
+        "OK': labelled ready/serving; probes answered prove the HTTP server up, not startup "
+        "over (SGLang answers them in its warmup): incomplete in warmup",
+    "l207-sglang-2605-dsv4-h20-receive-never-dispatched-hang.log":
+        "only a wrapped 'Receive: obj=GenerateReqInput(...)' line, no batch, Finish or access "
+        "line: labelled hung in serving from the thread (requests received after warmup, never "
+        "dispatched); a received request alone is not read as traffic (launch)",
+    "l308-vllm-2412-v063-dsv25-w4a16-a40-profile-run-worker-errors.log":
+        "three workers' interleaved tracebacks cut before the exception; the profiling shows "
+        "only as the source line 'self.model_runner.profile_run()', no frame of it: labelled "
+        "kv_cache_alloc, read launch",
+    "l309-vllm-2501-v066-ray-pp4-4090-dsv3-weights-loaded-cut.log":
+        "the driver's and Ray workers' 'Loading model weights took 16.9 GB' then cut: labelled "
+        "weight_loading (the other ranks of the pp4 x tp8 cluster still loading), read "
+        "kv_cache_alloc (weights done, profiling next)",
+    "l310-vllm-2407-ray-multinode-dscoder-v2-shards-then-nccl-cut.log":
+        "shards to 54/55, one Ray worker's 'Loading model weights took 28.78 GB' and a late "
+        "deduplicated NCCL line, then cut: labelled weight_loading (15 other workers not shown "
+        "done), read kv_cache_alloc",
+    "l311-sglang-2502-dsv3-h200-faulthandler-scheduler-frames.log":
+        "the tail of a faulthandler dump of the scheduler process (run_scheduler_process -> "
+        "spawn_main), read crashed; labelled weight_loading from an earlier piece of the paste, "
+        "nothing in this one dates it (launch)",
+    "l312-sglang-2504-verl-gh200-oom-then-sigquit-flush-cache.log":
+        "a CUDA OOM, 'Received sigquit from a child process' and verl's never-awaited "
+        "flush_cache warning: labelled serving (verl pushes weights into a running engine); no "
+        "traffic line in the log (launch)",
+    "l317-sglang-2502-slurm-docs-script-source-not-found.log":
+        "a Slurm script's 'run.sh: 18: source: not found' and its own '[ERROR] Failed to "
+        "activate environment' before any engine line: labelled crashed at launch, read "
+        "incomplete (the script's error line is no engine fatal)",
 }
 
 
@@ -151,6 +198,28 @@ CAUSE_MISSES: dict[str, str] = {
     "k311-sglang-dsv32-pd-decode-ep-mtp-graph-capture-exception.log":
         "an exception in cuda_graph_runner.capture under PD with EP and MTP, cut before its "
         "message: read unsupported_arch, labelled unknown",
+    # the eighth batch (fresh7), as scored blind
+    "l202-sglang-2506-qwen3-capture-bs-scheduler-exception-cut.log":
+        "capture begun, its bar at 0/4, then 'Scheduler hit an exception' cut before its "
+        "message: read unsupported_arch (SGLang's capture dying at its first batch), labelled "
+        "unknown",
+    "l314-vllm-2502-gpustack-mq-engine-error-804-forward-compat.log":
+        "cudaGetDeviceCount's 'Error 804: forward compatibility was attempted on non supported "
+        "HW' at engine init: labelled gpu_fault (unsupported_arch in also), read unknown (no "
+        "signature for error 804)",
+    "l316-vllm-2404-llamafactory-api-engine-loop-timeout-asgi.log":
+        "AsyncLLMEngine's run_engine_loop raising asyncio TimeoutError from wait_for (the "
+        "engine iteration timeout) under a request: labelled watchdog_timeout, read unknown (a "
+        "bare asyncio TimeoutError is no watchdog signature)",
+}
+
+
+# Labelled logs whose verdict's evidence breaks the evidence rules, and why.
+EVIDENCE_MISSES: dict[str, str] = {
+    "l106-vllm-0901-startup-waiting-init-message-cut.log":
+        "a startup cut before weights, no warning or error: its one evidence line is vLLM's "
+        "short 'non-default args: {...}' line, which the classifier keeps (it drops only args "
+        "dumps over 160 characters) and this test forbids",
 }
 
 
@@ -253,7 +322,12 @@ def test_fixture_file_is_what_diagnose_reads():
         assert diagnose_dict(path) == classify_text(body).to_dict()
 
 
-@pytest.mark.parametrize("path", ALL_LOGS, ids=_all_ids)
+def _known_evidence(paths: list[Path]) -> list:
+    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=EVIDENCE_MISSES[p.name]))
+            if p.name in EVIDENCE_MISSES else p for p in paths]
+
+
+@pytest.mark.parametrize("path", _known_evidence(ALL_LOGS), ids=_all_ids)
 def test_fixture_evidence_is_from_the_log(path: Path):
     """At most 5 lines, each clipped (the clip ends in an ellipsis), each from the log, never an
     argument or config dump."""
