@@ -9,28 +9,10 @@ and `unknown`.
 from __future__ import annotations
 
 import pytest
+from classifier_lines import CORE, SG, VL, check, tb
 
 from supervisor.diagnosis.classifier import classify_text
 from supervisor.states import Cause, Outcome, Phase
-
-VL = "/usr/local/lib/python3.12/dist-packages/vllm"
-SG = "/usr/local/lib/python3.12/dist-packages/sglang/srt"
-CORE = "(EngineCore_DP0 pid=2211) ERROR 03-02 10:11:12 [core.py:932] "
-
-
-def tb(*frames: tuple[str, str, str], error: str, prefix: str = "") -> str:
-    """A traceback: (file, function, source line) per frame, then the exception line."""
-    lines = ["Traceback (most recent call last):"]
-    for path, func, source in frames:
-        lines += [f'  File "{path}", line 100, in {func}', f"    {source}"]
-    lines.append(error)
-    return "\n".join(prefix + line for line in lines) + "\n"
-
-
-def check(text: str, engine: str, phase: Phase, cause: Cause) -> None:
-    v = classify_text(text, engine=engine)
-    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, phase, cause), v
-
 
 # --- messages: configuration checks of argument resolution (invalid_config, launch) ---------
 
@@ -102,16 +84,6 @@ def test_vllm_auto_fit_of_max_model_len_without_memory_is_kv_cache_oom():
     check(text, "vllm", Phase.KV_CACHE_ALLOC, Cause.KV_CACHE_OOM)
 
 
-def test_vllm_memory_profiling_assertion_is_kv_cache_sizing():
-    text = tb((f"{VL}/v1/worker/worker_base.py", "execute_method",
-               "return run_method(self, method, args, kwargs)"),
-              error="AssertionError: Error in memory profiling. Initial free memory 70.1 GiB, "
-              "current free memory 72.3 GiB. This happens when other processes sharing the "
-              "same container release GPU memory while vLLM is profiling during "
-              "initialization.", prefix=CORE)
-    check(text, "vllm", Phase.KV_CACHE_ALLOC, Cause.UNKNOWN)
-
-
 # --- messages: the weight loaders refusing a tensor (weight_loading) ------------------------
 
 @pytest.mark.parametrize("error", [
@@ -142,81 +114,86 @@ def test_every_sglang_graph_runner_failure_is_capture(error):
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE), v
 
 
-# --- messages: a request refused after the engine loop died (serving) -----------------------
+# --- one traceback each, read by its frames or its message ----------------------------------
 
-def test_vllm_v0_background_loop_errored_is_serving():
-    text = tb((f"{VL}/entrypoints/openai/serving_chat.py", "create_chat_completion",
-               "async for res in result_generator:"),
-              error="vllm.engine.async_llm_engine.AsyncEngineDeadError: Background loop has "
-              "errored already.")
-    check(text, "vllm", Phase.SERVING, Cause.UNKNOWN)
+_BOOM = "RuntimeError: boom"
+_EXECUTE_METHOD = (f"{VL}/v1/worker/worker_base.py", "execute_method",
+                   "return run_method(self, method, args, kwargs)")
 
 
-# --- frames ---------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("frames", [
-    # vLLM V1's worker allocating the KV cache from the sized config
-    [(f"{VL}/v1/executor/abstract.py", "initialize_from_config",
-      "self.collective_rpc(\"initialize_from_config\", args=(kv_cache_configs,))"),
-     (f"{VL}/v1/worker/gpu_worker.py", "initialize_from_config",
-      "ensure_kv_transfer_initialized(self.vllm_config, kv_cache_config)")],
-    # vLLM V0's cache engine
-    [(f"{VL}/worker/worker.py", "_init_cache_engine", "self.cache_engine = ["),
-     (f"{VL}/worker/cache_engine.py", "_allocate_kv_cache", "torch.zeros(")],
+@pytest.mark.parametrize(("engine", "frames", "error", "prefix", "phase", "cause"), [
+    # messages, KV-cache sizing: vLLM's memory profiling assertion
+    pytest.param("vllm", [_EXECUTE_METHOD],
+                 "AssertionError: Error in memory profiling. Initial free memory 70.1 GiB, "
+                 "current free memory 72.3 GiB. This happens when other processes sharing the "
+                 "same container release GPU memory while vLLM is profiling during "
+                 "initialization.", CORE, Phase.KV_CACHE_ALLOC, Cause.UNKNOWN,
+                 id="vllm-memory-profiling-assertion"),
+    # messages: a request refused after vLLM V0's engine loop died (serving)
+    pytest.param("vllm", [(f"{VL}/entrypoints/openai/serving_chat.py", "create_chat_completion",
+                           "async for res in result_generator:")],
+                 "vllm.engine.async_llm_engine.AsyncEngineDeadError: Background loop has "
+                 "errored already.", "", Phase.SERVING, Cause.UNKNOWN,
+                 id="vllm-v0-background-loop-errored"),
+    # frames: vLLM V1's worker allocating the KV cache from the sized config
+    pytest.param("vllm", [(f"{VL}/v1/executor/abstract.py", "initialize_from_config",
+                           "self.collective_rpc(\"initialize_from_config\", "
+                           "args=(kv_cache_configs,))"),
+                          (f"{VL}/v1/worker/gpu_worker.py", "initialize_from_config",
+                           "ensure_kv_transfer_initialized(self.vllm_config, kv_cache_config)")],
+                 _BOOM, CORE, Phase.KV_CACHE_ALLOC, Cause.UNKNOWN,
+                 id="vllm-v1-kv-allocation-frames"),
+    # frames: vLLM V0's cache engine
+    pytest.param("vllm", [(f"{VL}/worker/worker.py", "_init_cache_engine",
+                           "self.cache_engine = ["),
+                          (f"{VL}/worker/cache_engine.py", "_allocate_kv_cache", "torch.zeros(")],
+                 _BOOM, CORE, Phase.KV_CACHE_ALLOC, Cause.UNKNOWN,
+                 id="vllm-v0-cache-engine-frames"),
+    # frames: vLLM V1's front end output handler
+    pytest.param("vllm", [(f"{VL}/v1/engine/async_llm.py", "output_handler",
+                           "outputs = await engine_core.get_output_async()"),
+                          (f"{VL}/v1/engine/core_client.py", "get_output_async",
+                           "raise self._format_exception(outputs) from None")],
+                 _BOOM, "", Phase.SERVING, Cause.UNKNOWN, id="vllm-v1-front-end-output-handler"),
+    # frames, guard: the executor's initialize_from_config alone dates nothing (the method of
+    # that name also runs the workers' warmup)
+    pytest.param("vllm", [(f"{VL}/v1/executor/abstract.py", "initialize_from_config",
+                           "self.collective_rpc(\"compile_or_warm_up_model\")")],
+                 _BOOM, "", Phase.LAUNCH, Cause.UNKNOWN,
+                 id="vllm-executor-initialize-from-config-alone"),
+    # frames: a configuration check that raised (invalid_config)
+    pytest.param("sglang", [(f"{SG}/server_args.py", "prepare_server_args",
+                             "return ServerArgs.from_cli_args(raw_args)"),
+                            (f"{SG}/server_args.py", "_handle_data_parallelism",
+                             "assert self.tp_size % self.dp_size == 0")],
+                 "AssertionError: tp_size must be divisible by dp_size", "", Phase.LAUNCH,
+                 Cause.INVALID_CONFIG, id="sglang-server-args-check"),
+    pytest.param("vllm", [(f"{VL}/engine/arg_utils.py", "create_engine_config",
+                           "parallel_config = ParallelConfig("),
+                          (f"{VL}/config/parallel.py", "__post_init__", "raise ValueError(")],
+                 "ValueError: tp_size=8 must be divisible by dcp_size=3.", "", Phase.LAUNCH,
+                 Cause.INVALID_CONFIG, id="vllm-parallel-config-check"),
+    pytest.param("vllm", [(f"{VL}/config.py", "_verify_cuda_graph",
+                           "raise NotImplementedError(")],
+                 "NotImplementedError: this combination of options is not implemented", "",
+                 Phase.LAUNCH, Cause.INVALID_CONFIG, id="vllm-cuda-graph-config-check"),
+    # frames, guard: an exception below a config frame is not the config check (the config
+    # code called into transformers / the hub, which raised: not a refusal)
+    pytest.param("vllm", [(f"{VL}/config/model.py", "__post_init__",
+                           "self.hf_config = get_config("),
+                          ("/usr/lib/python3/dist-packages/transformers/configuration_utils.py",
+                           "get_config_dict", "raise ValueError(")],
+                 "ValueError: boom", "", Phase.LAUNCH, Cause.UNKNOWN,
+                 id="exception-below-a-config-frame"),
+    # frames: vLLM finding no platform is the no-device family
+    pytest.param("vllm", [(f"{VL}/engine/arg_utils.py", "create_engine_config",
+                           "device_config = DeviceConfig(device=cast(Device, "
+                           "current_platform.device_type))"),
+                          (f"{VL}/config/device.py", "__post_init__", "raise RuntimeError(")],
+                 "RuntimeError: Failed to infer device type, please set the environment "
+                 "variable `VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug "
+                 "the issue.", "", Phase.LAUNCH, Cause.GPU_FAULT, id="vllm-no-platform"),
 ])
-def test_vllm_kv_allocation_frames_are_kv_cache_alloc(frames):
-    text = tb(*frames, error="RuntimeError: boom", prefix=CORE)
-    check(text, "vllm", Phase.KV_CACHE_ALLOC, Cause.UNKNOWN)
-
-
-def test_vllm_v1_front_end_output_handler_is_serving():
-    text = tb((f"{VL}/v1/engine/async_llm.py", "output_handler",
-               "outputs = await engine_core.get_output_async()"),
-              (f"{VL}/v1/engine/core_client.py", "get_output_async",
-               "raise self._format_exception(outputs) from None"),
-              error="RuntimeError: boom")
-    check(text, "vllm", Phase.SERVING, Cause.UNKNOWN)
-
-
-def test_the_executor_initialize_from_config_alone_dates_nothing():
-    # the executor's method of that name also runs the workers' warmup
-    text = tb((f"{VL}/v1/executor/abstract.py", "initialize_from_config",
-               "self.collective_rpc(\"compile_or_warm_up_model\")"), error="RuntimeError: boom")
-    check(text, "vllm", Phase.LAUNCH, Cause.UNKNOWN)
-
-
-# --- frames: a configuration check that raised (invalid_config) -----------------------------
-
-@pytest.mark.parametrize(("engine", "frames", "error"), [
-    ("sglang", [(f"{SG}/server_args.py", "prepare_server_args",
-                 "return ServerArgs.from_cli_args(raw_args)"),
-                (f"{SG}/server_args.py", "_handle_data_parallelism",
-                 "assert self.tp_size % self.dp_size == 0")],
-     "AssertionError: tp_size must be divisible by dp_size"),
-    ("vllm", [(f"{VL}/engine/arg_utils.py", "create_engine_config",
-               "parallel_config = ParallelConfig("),
-              (f"{VL}/config/parallel.py", "__post_init__", "raise ValueError(")],
-     "ValueError: tp_size=8 must be divisible by dcp_size=3."),
-    ("vllm", [(f"{VL}/config.py", "_verify_cuda_graph", "raise NotImplementedError(")],
-     "NotImplementedError: this combination of options is not implemented"),
-])
-def test_an_exception_raised_by_a_config_check_is_invalid_config(engine, frames, error):
-    check(tb(*frames, error=error), engine, Phase.LAUNCH, Cause.INVALID_CONFIG)
-
-
-def test_an_exception_below_a_config_frame_is_not_the_config_check():
-    # the config code called into transformers / the hub, which raised: not a refusal
-    text = tb((f"{VL}/config/model.py", "__post_init__", "self.hf_config = get_config("),
-              ("/usr/lib/python3/dist-packages/transformers/configuration_utils.py",
-               "get_config_dict", "raise ValueError("), error="ValueError: boom")
-    check(text, "vllm", Phase.LAUNCH, Cause.UNKNOWN)
-
-
-def test_vllm_finding_no_platform_is_the_no_device_family():
-    text = tb((f"{VL}/engine/arg_utils.py", "create_engine_config",
-               "device_config = DeviceConfig(device=cast(Device, current_platform.device_type))"),
-              (f"{VL}/config/device.py", "__post_init__", "raise RuntimeError("),
-              error="RuntimeError: Failed to infer device type, please set the environment "
-              "variable `VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the "
-              "issue.")
-    check(text, "vllm", Phase.LAUNCH, Cause.GPU_FAULT)
+def test_a_traceback_is_a_crash_in_its_phase_of_its_cause(engine, frames, error, prefix, phase,
+                                                         cause):
+    check(tb(*frames, error=error, prefix=prefix), engine, phase, cause)
