@@ -7,14 +7,15 @@ requests (or died), each checked against the engines' sources.
 
 from __future__ import annotations
 
+import pytest
+from classifier_lines import frame_lines, tracker_phase, verdict
+
 from supervisor.diagnosis.classifier import classify_text
 from supervisor.diagnosis.normalize import strip_wrappers
 from supervisor.engines import get_engine
 from supervisor.states import Cause, Outcome, Phase
 
-
-def _verdict(*lines: str, engine: str | None = None):
-    return classify_text("\n".join(lines) + "\n", engine=engine)
+_SITE = "/usr/local/lib/python3.10/site-packages"
 
 
 # --- NCCL watchdog sequence numbers -----------------------------------------------------------
@@ -28,143 +29,15 @@ _WATCHDOG_NEW = ("[rank16]:[E214 06:46:21.341531487 ProcessGroupNCCL.cpp:1834] [
                  "completed NCCL work: {m}.")
 
 
-def test_watchdog_timeout_after_thousands_of_collectives_is_serving() -> None:
-    v = _verdict(_WATCHDOG_OLD.format(n=5653), engine="sglang")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
-
-
-def test_watchdog_work_number_of_newer_torch_counts_like_seqnum() -> None:
-    v = _verdict(_WATCHDOG_NEW.format(n=9301, m=9300), engine="sglang")
-    assert v.phase is Phase.SERVING
-
-
 def test_watchdog_timeout_of_the_first_collectives_stays_launch() -> None:
     # guard: the distributed init's check (SeqNum=1) and a startup's tens of collectives
     for n in (1, 32):
-        assert _verdict(_WATCHDOG_OLD.format(n=n), engine="sglang").phase is Phase.LAUNCH
-        assert _verdict(_WATCHDOG_NEW.format(n=n, m=n - 1), engine="sglang").phase \
+        assert verdict(_WATCHDOG_OLD.format(n=n), engine="sglang").phase is Phase.LAUNCH
+        assert verdict(_WATCHDOG_NEW.format(n=n, m=n - 1), engine="sglang").phase \
             is Phase.LAUNCH
 
 
-# --- frames of code that runs only on requests ------------------------------------------------
-
-def _frames(*where: tuple[str, str]) -> list[str]:
-    out = ["Traceback (most recent call last):"]
-    for path, func in where:
-        out += [f'  File "{path}", line 10, in {func}', "    x = y()"]
-    return out
-
-
-_SITE = "/usr/local/lib/python3.10/site-packages"
-
-
-def test_vllm_v0_background_loop_callback_is_serving() -> None:
-    v = _verdict(
-        "Exception in callback functools.partial(<function _raise_exception_on_finish at 0x7f>)",
-        *_frames((f"{_SITE}/vllm/engine/async_llm_engine.py", "_raise_exception_on_finish")),
-        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 MiB.",
-        engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
-
-
-def test_vllm_v0_worker_execution_loop_is_serving() -> None:
-    v = _verdict(*_frames((f"{_SITE}/vllm/worker/worker_base.py", "start_worker_execution_loop"),
-                          (f"{_SITE}/vllm/worker/worker_base.py", "execute_model")),
-                 "RuntimeError: boom", engine="vllm")
-    assert v.phase is Phase.SERVING
-
-
-def test_sglang_batch_path_without_markers_is_serving() -> None:
-    v = _verdict(*_frames((f"{_SITE}/sglang/srt/managers/schedule_batch.py",
-                           "get_model_worker_batch")),
-                 "RuntimeError: CUDA error: an illegal memory access was encountered",
-                 engine="sglang")
-    assert v.phase is Phase.SERVING
-
-
-def test_marker_printed_after_the_death_does_not_cap_at_warmup() -> None:
-    # Ray's deduplicated summary of earlier capture lines, printed as the actor dies
-    v = _verdict(*_frames((f"{_SITE}/sglang/srt/managers/schedule_batch.py",
-                           "get_model_worker_batch")),
-                 "RuntimeError: CUDA error: an illegal memory access was encountered",
-                 "[2025-05-23 18:02:42] Received sigquit from a child process. It usually means "
-                 "the child failed.",
-                 "Capturing batches (avail_mem=29.01 GB):  87%|########6 | 20/23 [00:07<00:00, "
-                 " 3.19it/s] [repeated 22x across cluster]", engine="sglang")
-    assert v.phase is Phase.SERVING
-
-
-def test_sglang_batch_path_after_startup_markers_is_still_the_warmup() -> None:
-    # guard: SGLang's warmup request takes the same path
-    v = _verdict("[2025-05-23 18:00:00 TP0] Load weight begin. avail mem=70.00 GB",
-                 "[2025-05-23 18:00:10 TP0] Capture cuda graph end. Time elapsed: 3.00 s",
-                 *_frames((f"{_SITE}/sglang/srt/managers/scheduler.py", "run_batch"),
-                          (f"{_SITE}/sglang/srt/managers/schedule_batch.py",
-                           "get_model_worker_batch")),
-                 "RuntimeError: boom", engine="sglang")
-    assert v.phase is Phase.WARMUP
-
-
-def test_rl_trainer_loop_is_serving() -> None:
-    v = _verdict(*_frames(("/work/verl/verl/trainer/main_ppo.py", "main_task"),
-                          ("/work/verl/verl/trainer/ppo/ray_trainer.py", "fit")),
-                 "ray.exceptions.RayTaskError(OutOfMemoryError): ray::main_task() (pid=5, "
-                 "ip=10.1.200.6)", engine="sglang")
-    assert v.phase is Phase.SERVING
-
-
-def test_v1_engine_dead_error_dates_the_crash_as_serving() -> None:
-    v = _verdict("(EngineCore pid=652) ERROR 05-20 20:35:26 [core.py:1161] EngineCore "
-                 "encountered a fatal error.",
-                 "(APIServer pid=539) vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
-                 "encountered an issue. See stack trace (above) for the root cause.",
-                 engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
-
-
-def test_engine_initialization_failure_stays_launch() -> None:
-    # guard: a core that dies in startup fails the client's construction, no EngineDeadError
-    v = _verdict("RuntimeError: Engine core initialization failed. See root cause above.",
-                 engine="vllm")
-    assert v.phase is Phase.LAUNCH
-
-
-# --- deaths reported without a traceback ------------------------------------------------------
-
-def test_v0_api_server_finding_its_engine_dead_is_a_crash() -> None:
-    v = _verdict('INFO:     10.0.0.4:5 - "POST /v1/chat/completions HTTP/1.0" 200 OK',
-                 "CRITICAL 02-12 10:00:00 launcher.py:99] MQLLMEngine is already dead, "
-                 "terminating server process", engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
-
-
-def test_nccl_watchdog_thread_ending_on_an_error_is_a_crash() -> None:
-    v = _verdict("[rank6]:[E1113 23:24:11.476061221 ProcessGroupNCCL.cpp:2068] [PG ID 2 PG GUID 3 "
-                 "Rank 6] Process group watchdog thread terminated with exception: CUDA error: an "
-                 "illegal memory access was encountered", engine="sglang")
-    assert v.outcome is Outcome.CRASHED
-
-
 # --- startup markers of old vLLM builds, wrappers ---------------------------------------------
-
-def _tracker_phase(*lines: str) -> Phase:
-    tracker = get_engine("vllm").new_tracker()
-    for line in lines:
-        tracker.feed(line)
-    return tracker.phase
-
-
-def test_vllm_v0_capture_message_is_capture() -> None:
-    assert _tracker_phase(
-        "(VllmWorkerProcess pid=1222518) INFO 08-17 23:29:30 model_runner.py:1007] Capturing "
-        "the model for CUDA graphs. This may lead to unexpected consequences if the model is "
-        "not static.") is Phase.CUDA_GRAPH_CAPTURE
-
-
-def test_vllm_v0_weights_format_is_weight_loading() -> None:
-    assert _tracker_phase("INFO 01-24 14:52:55 weight_utils.py:164] Using model weights format "
-                          "['*.safetensors']") is Phase.WEIGHT_LOADING
-
 
 def test_cloud_logging_resource_label_is_stripped() -> None:
     line = ("INFO 2025-11-19T20:16:36.096675816Z [resource.labels.containerName: vllm] "
@@ -180,15 +53,9 @@ _MOONCAKE = ("(Worker_DP0_TP5 pid=2543213) ERROR 12-10 03:24:54 [mooncake_connec
 
 
 def test_kv_connector_failing_a_request_is_serving_traffic() -> None:
-    assert _tracker_phase(_MOONCAKE) is Phase.SERVING
-    v = _verdict(_MOONCAKE, engine="vllm")
+    assert tracker_phase(_MOONCAKE) is Phase.SERVING
+    v = verdict(_MOONCAKE, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
-
-
-def test_kv_connector_failure_without_a_request_is_not_traffic() -> None:
-    # guard: a connector's own setup failing names no client's request
-    assert _tracker_phase("ERROR 12-10 03:24:54 [mooncake_connector.py:200] Mooncake transfer "
-                          "engine failed to initialize") is Phase.LAUNCH
 
 
 # --- live: the exit status of a run whose log ends inside a traceback -------------------------
@@ -216,94 +83,6 @@ _BUSY_PREFILL = ("[2025-07-02 03:22:34] Prefill batch. #new-seq: 2, #new-token: 
                  "0, token usage: 0.01, #running-req: 45, #queue-req: 81")
 
 
-def test_rocm_memory_access_fault_while_serving_is_a_crash() -> None:
-    v = _verdict(_BUSY_PREFILL, "Memory access fault by GPU node-2 (Agent handle: 0xdedb180) on "
-                 "address 0x7f57d9a00000. Reason: Unknown.", engine="sglang")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
-
-
-def test_ascend_kernel_task_error_is_a_crash() -> None:
-    v = _verdict("[rank3]:[W1031 21:35:04.838006795 compiler_depend.ts:57] Warning: EZ9999: Inner "
-                 "Error!", "       Kernel task happen error, retCode=0x31, [vector core "
-                 "exception].[FUNC:PreCheckTaskErr][FILE:davinci_kernel_task.cc][LINE:1539]",
-                 engine="sglang")
-    assert v.outcome is Outcome.CRASHED
-
-
-def test_triton_vllm_backend_failing_to_start_its_engine_is_a_crash() -> None:
-    v = _verdict("INFO 12-16 10:12:47 [__init__.py:216] Automatically detected platform cuda.",
-                 'E1216 02:12:49.624646 179 model.py:248] "[vllm] Failed to start engine: '
-                 'NoneType: None\\n"', engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.LAUNCH)
-
-
-def test_v0_engine_death_reported_above_the_failed_request_is_a_crash_in_serving() -> None:
-    """A fragment with no startup marker: the 500 of the request in flight comes after the
-    report of the dead engine, and the server had been up all along."""
-    v = _verdict("ERROR 12-01 13:05:02 client.py:282] RuntimeError('Engine process (pid 76) "
-                 "died.')", "ERROR 12-01 13:05:02 client.py:282] NoneType: None",
-                 "CRITICAL 12-01 13:05:02 launcher.py:99] MQLLMEngine is already dead, "
-                 "terminating server process",
-                 'INFO:     10.42.0.118:60606 - "POST /v1/completions HTTP/1.1" 500 Internal '
-                 "Server Error", "INFO:     Shutting down", engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
-
-
-def test_unhealthy_probe_before_later_traffic_is_no_crash() -> None:
-    """Only a report of a death counts back to a mid-run fragment's first line, not an error
-    line the server survived."""
-    v = _verdict("[2025-09-24 05:48:14] Health check failed. Server couldn't get a response from "
-                 "detokenizer for last 20 seconds.",
-                 '[2025-09-24 05:48:56] INFO:     10.109.14.1:43954 - "POST /v1/chat/completions '
-                 'HTTP/1.1" 200 OK', engine="sglang")
-    assert v.outcome is Outcome.READY
-
-
-def test_sglang_scheduler_event_loop_entry_is_serving() -> None:
-    v = _verdict("[2026-03-07 03:03:55 TP9 EP9] Scheduler hit an exception: Traceback (most "
-                 "recent call last):",
-                 f'  File "{_SITE}/sglang/srt/managers/scheduler.py", line 3253, in '
-                 "run_scheduler_process", "    scheduler.run_event_loop()",
-                 "AssertionError", engine="sglang")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
-
-
-def test_sglang_startup_timings_then_event_loop_failure_is_warmup() -> None:
-    v = _verdict("[2026-08-06 02:49:32] Engine startup timings (s): load_weight=16.00, "
-                 "kv_cache_allocation=0.48, scheduler_e2e=35.97, cuda_graph={prefill=0.00}",
-                 "[2026-08-06 02:49:32] Scheduler hit an exception: Traceback (most recent call "
-                 "last):",
-                 *_frames((f"{_SITE}/sglang/srt/managers/scheduler.py", "run_scheduler_process"),
-                          (f"{_SITE}/sglang/srt/managers/scheduler.py", "run_event_loop")),
-                 "AttributeError: 'runtime_knobs' object has no attribute 'x'", engine="sglang")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WARMUP)
-
-
-def test_sglang_merge_batch_frame_is_serving() -> None:
-    v = _verdict('.../sglang/python/sglang/srt/speculative/eagle_info.py", line 781, in '
-                 "merge_batch", "    self.hidden_states = torch.cat(",
-                 "RuntimeError: Sizes of tensors must match except in dimension 0.",
-                 "[2025-11-22 10:52:56] SIGQUIT received. signum=None, frame=None. It usually "
-                 "means one child failed.", engine="sglang")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
-
-
-def test_vllm_v0_engine_loop_done_callback_is_serving() -> None:
-    v = _verdict("ERROR 03-31 15:19:44 [async_llm_engine.py:68] torch.OutOfMemoryError: CUDA out "
-                 "of memory. Tried to allocate 318.00 MiB.",
-                 "Exception in callback _log_task_completion(error_callback=<bound method...>)("
-                 "<Task finishe...>) at /x/vllm/engine/async_llm_engine.py:45",
-                 "Traceback (most recent call last):", engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
-
-
-def test_vllm_encoder_cache_profiling_is_kv_cache_alloc() -> None:
-    assert _tracker_phase(
-        "INFO 06-29 08:29:08 [gpu_model_runner.py:2195] Encoder cache will be initialized with "
-        "a budget of 16384 tokens, and profiled with 1 image items of the maximum feature "
-        "size.") is Phase.KV_CACHE_ALLOC
-
-
 # --- one request's application error is no death -----------------------------------------------
 
 _ASGI = ["xinference-server  | Exception in ASGI application",
@@ -317,19 +96,9 @@ _ASGI = ["xinference-server  | Exception in ASGI application",
 
 
 def test_request_error_logged_by_uvicorn_is_serving_not_a_crash() -> None:
-    v = _verdict('xinference-server  | [2025-05-30 17:49:54] INFO:     127.0.0.1:46354 - "POST '
+    v = verdict('xinference-server  | [2025-05-30 17:49:54] INFO:     127.0.0.1:46354 - "POST '
                  '/generate HTTP/1.1" 200 OK', *_ASGI, engine="sglang")
     assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
-
-
-def test_request_error_then_a_scheduler_death_is_still_a_crash() -> None:
-    v = _verdict(*_ASGI, "xinference-server  | ValueError: bad logprobs",
-                 "[2025-05-30 17:50:00] Scheduler hit an exception: Traceback (most recent call "
-                 "last):", *_frames((f"{_SITE}/sglang/srt/managers/scheduler.py",
-                                     "event_loop_normal")),
-                 "RuntimeError: CUDA error: an illegal memory access was encountered",
-                 engine="sglang")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
 
 
 def test_request_error_during_a_startup_seen_from_the_start_is_not_ready() -> None:
@@ -350,13 +119,13 @@ _V0_CAPTURE = ("INFO 07-11 13:46:49 model_runner.py:854] Capturing the model for
 
 
 def test_error_pasted_above_the_lines_it_followed_is_a_crash() -> None:
-    v = _verdict(_OOM_FIRST, _V0_CAPTURE, engine="vllm")
+    v = verdict(_OOM_FIRST, _V0_CAPTURE, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE,
                                              Cause.CUDA_OOM)
 
 
 def test_error_first_then_a_stop_on_request_is_no_crash() -> None:
-    v = _verdict(_OOM_FIRST, _V0_CAPTURE, "INFO 07-11 13:46:50 launcher.py:1] Received SIGTERM, "
+    v = verdict(_OOM_FIRST, _V0_CAPTURE, "INFO 07-11 13:46:50 launcher.py:1] Received SIGTERM, "
                  "shutting down", engine="vllm")
     assert v.outcome is not Outcome.CRASHED
 
@@ -366,19 +135,6 @@ def test_error_first_then_a_stop_on_request_is_no_crash() -> None:
 _ENGINES_UP = ("(EngineCore_0 pid=245165) INFO 06-22 23:19:36 [core.py:172] init engine (profile, "
                "create kv cache, warmup model) took 2.55 seconds")
 _WAIT_API = "INFO 06-22 23:19:37 [utils.py:569] Waiting for API servers to complete ..."
-
-
-def test_engines_up_while_api_servers_start_is_not_ready() -> None:
-    v = _verdict(_ENGINES_UP, _WAIT_API, engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.WARMUP)
-
-
-def test_api_server_up_after_the_wait_is_ready() -> None:
-    v = _verdict(_ENGINES_UP, _WAIT_API, "(ApiServer_0 pid=245170) INFO 06-22 23:19:45 "
-                 "[launcher.py:28] Available routes are:", "(ApiServer_0 pid=245170) INFO "
-                 "06-22 23:19:45 [launcher.py:36] Route: /openapi.json, Methods: HEAD, GET",
-                 engine="vllm")
-    assert v.outcome is Outcome.READY
 
 
 # --- a Ray actor's traceback flattened into one line -------------------------------------------
@@ -392,36 +148,11 @@ def test_flattened_ray_traceback_is_read_frame_by_frame() -> None:
         f"{w} self.init_cuda_graphs() {w} File \"{mr}\", line 500, in init_cuda_graphs",
         f"{w} self.cuda_graph_runner = CudaGraphRunner(self) {w} Exception: Capture cuda graph "
         "failed: Internal Triton PTX codegen error"])
-    v = _verdict(line, engine="sglang")
+    v = verdict(line, engine="sglang")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE)
 
 
 # --- the seventh batch's kinds ------------------------------------------------------------------
-
-
-def test_sglang_2024_lowercase_load_weight_begin_is_weight_loading() -> None:
-    # SGLang's rpyc model servers of early 2024 log `Rank 1: load weight begin.`
-    v = _verdict("2024-02-20 11:42:02 | INFO | MODELRPCSERVER/10015 | welcome ('127.0.0.1', 1)",
-                 "2024-02-20 11:42:05 | INFO | model_runner | Rank 1: load weight begin.",
-                 engine="sglang")
-    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.WEIGHT_LOADING)
-
-
-def test_hpu_model_runner_warmup_frames_are_warmup() -> None:
-    v = _verdict('[rank0]: File "/w/vllm/worker/hpu_model_runner.py", line 2904, in warmup_model',
-                 "[rank0]: self.warmup_graphs(",
-                 '[rank0]: File "/w/vllm/worker/hpu_model_runner.py", line 2714, in warmup_graphs',
-                 "[rank0]: raise NotImplementedError",
-                 "[rank0]: NotImplementedError", engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WARMUP)
-
-
-def test_quantization_method_chosen_while_a_layer_is_built_is_weight_loading() -> None:
-    v = _verdict('  File "/x/vllm/model_executor/layers/quantization/awq_marlin.py", line 141, '
-                 "in get_quant_method",
-                 "    logger.warning_one(",
-                 "AttributeError: 'Logger' object has no attribute 'warning_one'", engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WEIGHT_LOADING)
 
 
 _STATS = ("INFO 08-28 02:29:15 [loggers.py:118] Engine 000: Avg prompt throughput: 0.5 tokens/s, "
@@ -432,32 +163,9 @@ _STATS = ("INFO 08-28 02:29:15 [loggers.py:118] Engine 000: Avg prompt throughpu
 def test_vllm_dump_of_a_failed_step_is_a_crash_in_serving() -> None:
     for dump in ("Dumping input data", "Dumping input data for V1 LLM engine (v0.9.1) with "
                  "config: model='m', "):
-        v = _verdict(_STATS, f"(EngineCore_0 pid=2) ERROR 08-28 02:34:09 [dump_input.py:69] {dump}",
+        v = verdict(_STATS, f"(EngineCore_0 pid=2) ERROR 08-28 02:34:09 [dump_input.py:69] {dump}",
                      engine="vllm")
         assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), dump
-
-
-def test_torch_npu_watchdog_exception_is_a_crash() -> None:
-    v = _verdict('INFO:     10.0.0.2:36750 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
-                 "[7018] [2025-12-19 14:29:37:967] torch.distributed: [ERROR] [7186] Find "
-                 "exception when finishedNPUExecutionInternal, query:build/x.ts:59 NPU function "
-                 "error: acl::AclQueryEventRecordedStatus(event_, &currStatus), error code is "
-                 "507011",
-                 "[ERROR] 2025-12-19-14:29:37 (PID:7018, Device:2, RankID:-1) ERR00100 PTA call "
-                 "acl api failed", engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
-
-
-def test_xinference_stream_error_is_one_request_not_a_death() -> None:
-    v = _verdict("[2025-04-23 20:31:56 TP0] Decode batch. #running-req: 1, #token: 469, token "
-                 "usage: 0.02, gen throughput (token/s): 36.08, #queue-req: 0,",
-                 "ERROR:xoscar.api:Destroy generator eab6f4f0 due to an error encountered.",
-                 "Traceback (most recent call last):",
-                 '  File "/x/xoscar/api.py", line 419, in __xoscar_next__',
-                 "    r = await asyncio.create_task(_async_wrapper(gen))",
-                 '  File "/x/xinference/model/llm/sglang/core.py", line 472, in stream_results',
-                 engine="sglang")
-    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING)
 
 
 def test_colour_codes_and_carriage_returns_shown_as_caret_text_are_stripped() -> None:
@@ -465,6 +173,264 @@ def test_colour_codes_and_carriage_returns_shown_as_caret_text_are_stripped() ->
             "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.^M")
     assert strip_wrappers(line) == ("vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
                                     "encountered an issue.")
-    v = _verdict(line, engine="vllm")
+    v = verdict(line, engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
 
+
+# --- one fragment each: its outcome and phase -----------------------------------------------------
+
+@pytest.mark.parametrize(("lines", "engine", "outcome", "phase"), [
+    # NCCL watchdog sequence numbers:
+    pytest.param(
+        (_WATCHDOG_OLD.format(n=5653),),
+        "sglang", Outcome.CRASHED, Phase.SERVING,
+        id="watchdog-timeout-after-thousands-of-collectives-is-serving"),
+    # frames of code that runs only on requests:
+    pytest.param(
+        ("Exception in callback functools.partial(<function _raise_exception_on_finish at 0x7f>)",
+         *frame_lines((f"{_SITE}/vllm/engine/async_llm_engine.py", "_raise_exception_on_finish")),
+         "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 MiB."),
+        "vllm", Outcome.CRASHED, Phase.SERVING, id="vllm-v0-background-loop-callback-is-serving"),
+    pytest.param(
+        ("(EngineCore pid=652) ERROR 05-20 20:35:26 [core.py:1161] EngineCore "
+         "encountered a fatal error.",
+         "(APIServer pid=539) vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
+         "encountered an issue. See stack trace (above) for the root cause."),
+        "vllm", Outcome.CRASHED, Phase.SERVING,
+        id="v1-engine-dead-error-dates-the-crash-as-serving"),
+    # deaths reported without a traceback:
+    pytest.param(
+        ('INFO:     10.0.0.4:5 - "POST /v1/chat/completions HTTP/1.0" 200 OK',
+         "CRITICAL 02-12 10:00:00 launcher.py:99] MQLLMEngine is already dead, "
+         "terminating server process"),
+        "vllm", Outcome.CRASHED, Phase.SERVING,
+        id="v0-api-server-finding-its-engine-dead-is-a-crash"),
+    # the sixth batch's kinds: deaths without a traceback, dated by what they carry:
+    pytest.param(
+        (_BUSY_PREFILL, "Memory access fault by GPU node-2 (Agent handle: 0xdedb180) on "
+         "address 0x7f57d9a00000. Reason: Unknown."),
+        "sglang", Outcome.CRASHED, Phase.SERVING,
+        id="rocm-memory-access-fault-while-serving-is-a-crash"),
+    pytest.param(
+        ("INFO 12-16 10:12:47 [__init__.py:216] Automatically detected platform cuda.",
+         'E1216 02:12:49.624646 179 model.py:248] "[vllm] Failed to start engine: '
+         'NoneType: None\\n"'),
+        "vllm", Outcome.CRASHED, Phase.LAUNCH,
+        id="triton-vllm-backend-failing-to-start-its-engine-is-a-crash"),
+    # A fragment with no startup marker: the 500 of the request in flight comes after the report
+    # of the dead engine, and the server had been up all along.
+    pytest.param(
+        ("ERROR 12-01 13:05:02 client.py:282] RuntimeError('Engine process (pid 76) "
+         "died.')", "ERROR 12-01 13:05:02 client.py:282] NoneType: None",
+         "CRITICAL 12-01 13:05:02 launcher.py:99] MQLLMEngine is already dead, "
+         "terminating server process",
+         'INFO:     10.42.0.118:60606 - "POST /v1/completions HTTP/1.1" 500 Internal '
+         "Server Error", "INFO:     Shutting down"),
+        "vllm", Outcome.CRASHED, Phase.SERVING,
+        id="v0-engine-death-reported-above-the-failed-request-is-a-crash-in-serving"),
+    pytest.param(
+        ("[2026-03-07 03:03:55 TP9 EP9] Scheduler hit an exception: Traceback (most "
+         "recent call last):",
+         f'  File "{_SITE}/sglang/srt/managers/scheduler.py", line 3253, in '
+         "run_scheduler_process", "    scheduler.run_event_loop()",
+         "AssertionError"),
+        "sglang", Outcome.CRASHED, Phase.SERVING,
+        id="sglang-scheduler-event-loop-entry-is-serving"),
+    pytest.param(
+        ("[2026-08-06 02:49:32] Engine startup timings (s): load_weight=16.00, "
+         "kv_cache_allocation=0.48, scheduler_e2e=35.97, cuda_graph={prefill=0.00}",
+         "[2026-08-06 02:49:32] Scheduler hit an exception: Traceback (most recent call "
+         "last):",
+         *frame_lines((f"{_SITE}/sglang/srt/managers/scheduler.py", "run_scheduler_process"),
+                  (f"{_SITE}/sglang/srt/managers/scheduler.py", "run_event_loop")),
+         "AttributeError: 'runtime_knobs' object has no attribute 'x'"),
+        "sglang", Outcome.CRASHED, Phase.WARMUP,
+        id="sglang-startup-timings-then-event-loop-failure-is-warmup"),
+    pytest.param(
+        ('.../sglang/python/sglang/srt/speculative/eagle_info.py", line 781, in '
+         "merge_batch", "    self.hidden_states = torch.cat(",
+         "RuntimeError: Sizes of tensors must match except in dimension 0.",
+         "[2025-11-22 10:52:56] SIGQUIT received. signum=None, frame=None. It usually "
+         "means one child failed."),
+        "sglang", Outcome.CRASHED, Phase.SERVING, id="sglang-merge-batch-frame-is-serving"),
+    pytest.param(
+        ("ERROR 03-31 15:19:44 [async_llm_engine.py:68] torch.OutOfMemoryError: CUDA out "
+         "of memory. Tried to allocate 318.00 MiB.",
+         "Exception in callback _log_task_completion(error_callback=<bound method...>)("
+         "<Task finishe...>) at /x/vllm/engine/async_llm_engine.py:45",
+         "Traceback (most recent call last):"),
+        "vllm", Outcome.CRASHED, Phase.SERVING, id="vllm-v0-engine-loop-done-callback-is-serving"),
+    # one request's application error is no death:
+    pytest.param(
+        (*_ASGI, "xinference-server  | ValueError: bad logprobs",
+         "[2025-05-30 17:50:00] Scheduler hit an exception: Traceback (most recent call "
+         "last):", *frame_lines((f"{_SITE}/sglang/srt/managers/scheduler.py",
+                             "event_loop_normal")),
+         "RuntimeError: CUDA error: an illegal memory access was encountered"),
+        "sglang", Outcome.CRASHED, Phase.SERVING,
+        id="request-error-then-a-scheduler-death-is-still-a-crash"),
+    # vLLM with separate API server processes:
+    pytest.param(
+        (_ENGINES_UP, _WAIT_API),
+        "vllm", Outcome.INCOMPLETE, Phase.WARMUP,
+        id="engines-up-while-api-servers-start-is-not-ready"),
+    # the seventh batch's kinds:
+    # SGLang's rpyc model servers of early 2024 log `Rank 1: load weight begin.`
+    pytest.param(
+        ("2024-02-20 11:42:02 | INFO | MODELRPCSERVER/10015 | welcome ('127.0.0.1', 1)",
+         "2024-02-20 11:42:05 | INFO | model_runner | Rank 1: load weight begin."),
+        "sglang", Outcome.INCOMPLETE, Phase.WEIGHT_LOADING,
+        id="sglang-2024-lowercase-load-weight-begin-is-weight-loading"),
+    pytest.param(
+        ('[rank0]: File "/w/vllm/worker/hpu_model_runner.py", line 2904, in warmup_model',
+         "[rank0]: self.warmup_graphs(",
+         '[rank0]: File "/w/vllm/worker/hpu_model_runner.py", line 2714, in warmup_graphs',
+         "[rank0]: raise NotImplementedError",
+         "[rank0]: NotImplementedError"),
+        "vllm", Outcome.CRASHED, Phase.WARMUP, id="hpu-model-runner-warmup-frames-are-warmup"),
+    pytest.param(
+        ('  File "/x/vllm/model_executor/layers/quantization/awq_marlin.py", line 141, '
+         "in get_quant_method",
+         "    logger.warning_one(",
+         "AttributeError: 'Logger' object has no attribute 'warning_one'"),
+        "vllm", Outcome.CRASHED, Phase.WEIGHT_LOADING,
+        id="quantization-method-chosen-while-a-layer-is-built-is-weight-loading"),
+    pytest.param(
+        ('INFO:     10.0.0.2:36750 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+         "[7018] [2025-12-19 14:29:37:967] torch.distributed: [ERROR] [7186] Find "
+         "exception when finishedNPUExecutionInternal, query:build/x.ts:59 NPU function "
+         "error: acl::AclQueryEventRecordedStatus(event_, &currStatus), error code is "
+         "507011",
+         "[ERROR] 2025-12-19-14:29:37 (PID:7018, Device:2, RankID:-1) ERR00100 PTA call "
+         "acl api failed"),
+        "vllm", Outcome.CRASHED, Phase.SERVING, id="torch-npu-watchdog-exception-is-a-crash"),
+    pytest.param(
+        ("[2025-04-23 20:31:56 TP0] Decode batch. #running-req: 1, #token: 469, token "
+         "usage: 0.02, gen throughput (token/s): 36.08, #queue-req: 0,",
+         "ERROR:xoscar.api:Destroy generator eab6f4f0 due to an error encountered.",
+         "Traceback (most recent call last):",
+         '  File "/x/xoscar/api.py", line 419, in __xoscar_next__',
+         "    r = await asyncio.create_task(_async_wrapper(gen))",
+         '  File "/x/xinference/model/llm/sglang/core.py", line 472, in stream_results'),
+        "sglang", Outcome.READY, Phase.SERVING,
+        id="xinference-stream-error-is-one-request-not-a-death"),
+])
+def test_a_fragment_has_its_outcome_and_phase(lines, engine, outcome, phase) -> None:
+    v = verdict(*lines, engine=engine)
+    assert (v.outcome, v.phase) == (outcome, phase)
+
+
+# --- one fragment each: its phase -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("lines", "engine", "phase"), [
+    # NCCL watchdog sequence numbers:
+    pytest.param(
+        (_WATCHDOG_NEW.format(n=9301, m=9300),),
+        "sglang", Phase.SERVING, id="watchdog-work-number-of-newer-torch-counts-like-seqnum"),
+    # frames of code that runs only on requests:
+    pytest.param(
+        (*frame_lines((f"{_SITE}/vllm/worker/worker_base.py", "start_worker_execution_loop"),
+                  (f"{_SITE}/vllm/worker/worker_base.py", "execute_model")),
+         "RuntimeError: boom"),
+        "vllm", Phase.SERVING, id="vllm-v0-worker-execution-loop-is-serving"),
+    pytest.param(
+        (*frame_lines((f"{_SITE}/sglang/srt/managers/schedule_batch.py",
+                   "get_model_worker_batch")),
+         "RuntimeError: CUDA error: an illegal memory access was encountered"),
+        "sglang", Phase.SERVING, id="sglang-batch-path-without-markers-is-serving"),
+    # Ray's deduplicated summary of earlier capture lines, printed as the actor dies
+    pytest.param(
+        (*frame_lines((f"{_SITE}/sglang/srt/managers/schedule_batch.py",
+                   "get_model_worker_batch")),
+         "RuntimeError: CUDA error: an illegal memory access was encountered",
+         "[2025-05-23 18:02:42] Received sigquit from a child process. It usually means "
+         "the child failed.",
+         "Capturing batches (avail_mem=29.01 GB):  87%|########6 | 20/23 [00:07<00:00, "
+         " 3.19it/s] [repeated 22x across cluster]"),
+        "sglang", Phase.SERVING, id="marker-printed-after-the-death-does-not-cap-at-warmup"),
+    # guard: SGLang's warmup request takes the same path
+    pytest.param(
+        ("[2025-05-23 18:00:00 TP0] Load weight begin. avail mem=70.00 GB",
+         "[2025-05-23 18:00:10 TP0] Capture cuda graph end. Time elapsed: 3.00 s",
+         *frame_lines((f"{_SITE}/sglang/srt/managers/scheduler.py", "run_batch"),
+                  (f"{_SITE}/sglang/srt/managers/schedule_batch.py",
+                   "get_model_worker_batch")),
+         "RuntimeError: boom"),
+        "sglang", Phase.WARMUP, id="sglang-batch-path-after-startup-markers-is-still-the-warmup"),
+    pytest.param(
+        (*frame_lines(("/work/verl/verl/trainer/main_ppo.py", "main_task"),
+                  ("/work/verl/verl/trainer/ppo/ray_trainer.py", "fit")),
+         "ray.exceptions.RayTaskError(OutOfMemoryError): ray::main_task() (pid=5, "
+         "ip=10.1.200.6)"),
+        "sglang", Phase.SERVING, id="rl-trainer-loop-is-serving"),
+    # guard: a core that dies in startup fails the client's construction, no EngineDeadError
+    pytest.param(
+        ("RuntimeError: Engine core initialization failed. See root cause above.",),
+        "vllm", Phase.LAUNCH, id="engine-initialization-failure-stays-launch"),
+])
+def test_a_fragment_has_its_phase(lines, engine, phase) -> None:
+    assert verdict(*lines, engine=engine).phase is phase
+
+
+# --- one fragment each: its outcome ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("lines", "engine", "outcome"), [
+    # deaths reported without a traceback:
+    pytest.param(
+        ("[rank6]:[E1113 23:24:11.476061221 ProcessGroupNCCL.cpp:2068] [PG ID 2 PG GUID 3 "
+         "Rank 6] Process group watchdog thread terminated with exception: CUDA error: an "
+         "illegal memory access was encountered",),
+        "sglang", Outcome.CRASHED, id="nccl-watchdog-thread-ending-on-an-error-is-a-crash"),
+    # the sixth batch's kinds: deaths without a traceback, dated by what they carry:
+    pytest.param(
+        ("[rank3]:[W1031 21:35:04.838006795 compiler_depend.ts:57] Warning: EZ9999: Inner "
+         "Error!", "       Kernel task happen error, retCode=0x31, [vector core "
+         "exception].[FUNC:PreCheckTaskErr][FILE:davinci_kernel_task.cc][LINE:1539]"),
+        "sglang", Outcome.CRASHED, id="ascend-kernel-task-error-is-a-crash"),
+    # Only a report of a death counts back to a mid-run fragment's first line, not an error line
+    # the server survived.
+    pytest.param(
+        ("[2025-09-24 05:48:14] Health check failed. Server couldn't get a response from "
+         "detokenizer for last 20 seconds.",
+         '[2025-09-24 05:48:56] INFO:     10.109.14.1:43954 - "POST /v1/chat/completions '
+         'HTTP/1.1" 200 OK'),
+        "sglang", Outcome.READY, id="unhealthy-probe-before-later-traffic-is-no-crash"),
+    # vLLM with separate API server processes:
+    pytest.param(
+        (_ENGINES_UP, _WAIT_API, "(ApiServer_0 pid=245170) INFO 06-22 23:19:45 "
+         "[launcher.py:28] Available routes are:", "(ApiServer_0 pid=245170) INFO "
+         "06-22 23:19:45 [launcher.py:36] Route: /openapi.json, Methods: HEAD, GET"),
+        "vllm", Outcome.READY, id="api-server-up-after-the-wait-is-ready"),
+])
+def test_a_fragment_has_its_outcome(lines, engine, outcome) -> None:
+    assert verdict(*lines, engine=engine).outcome is outcome
+
+
+# --- one fragment each: the vLLM tracker's phase on the lines -------------------------------------
+
+@pytest.mark.parametrize(("lines", "phase"), [
+    # startup markers of old vLLM builds, wrappers:
+    pytest.param(
+        ("(VllmWorkerProcess pid=1222518) INFO 08-17 23:29:30 model_runner.py:1007] Capturing "
+         "the model for CUDA graphs. This may lead to unexpected consequences if the model is "
+         "not static.",),
+        Phase.CUDA_GRAPH_CAPTURE, id="vllm-v0-capture-message-is-capture"),
+    pytest.param(
+        ("INFO 01-24 14:52:55 weight_utils.py:164] Using model weights format "
+         "['*.safetensors']",),
+        Phase.WEIGHT_LOADING, id="vllm-v0-weights-format-is-weight-loading"),
+    # a PD decode instance's request failures:
+    # guard: a connector's own setup failing names no client's request
+    pytest.param(
+        ("ERROR 12-10 03:24:54 [mooncake_connector.py:200] Mooncake transfer "
+         "engine failed to initialize",),
+        Phase.LAUNCH, id="kv-connector-failure-without-a-request-is-not-traffic"),
+    # the sixth batch's kinds: deaths without a traceback, dated by what they carry:
+    pytest.param(
+        ("INFO 06-29 08:29:08 [gpu_model_runner.py:2195] Encoder cache will be initialized with "
+         "a budget of 16384 tokens, and profiled with 1 image items of the maximum feature "
+         "size.",),
+        Phase.KV_CACHE_ALLOC, id="vllm-encoder-cache-profiling-is-kv-cache-alloc"),
+])
+def test_the_vllm_tracker_reaches_its_phase(lines, phase) -> None:
+    assert tracker_phase(*lines) is phase
