@@ -52,6 +52,9 @@ _FRAMES_ONLY = ("a paste of traceback frames only, cut at both ends: diagnose re
 _STALL_END = ("the log ends in stall reports after the server was up: diagnose says incomplete "
               "(hung, cause unknown); live, the replay is ready and serving once its log is out, "
               "and only the serving watchdog's unanswered canary (after `silence`) calls it hung")
+_LABEL_LIVE = ("a classifier miss (tests/test_classifier.py KNOWN_MISSES): the replay ends the way "
+               "the labelled run did (dies, or stays up and answers its probe), so live agrees "
+               "with the label where the file alone does not")
 LIVE_MISSES: dict[str, str] = {
     # a classifier miss (tests/test_classifier.py KNOWN_MISSES): offline the engine is detected
     # as SGLang (only uvicorn lines), live it is given as vLLM, whose tracker reads the API
@@ -96,6 +99,12 @@ LIVE_MISSES: dict[str, str] = {
         "replayed process stays up, silent, and the daemon calls it hung (incomplete)",
     # the sixth batch (fresh5)
     "j212-vllm-073-v1-int8-graphs-then-api-routes.log": _API_UP,
+    # the eighth batch (fresh7): labelled hung (live: silent after vLLM's engine-up line, hung in
+    # warmup; diagnose: ready), ready (live: the probe answered, ready; diagnose: a /health poll
+    # only, incomplete in warmup), crashed (live: exit status 1 at launch; diagnose: incomplete)
+    "l116-vllm-0151-swift-rollout-after-init-engine-hang.log": _LABEL_LIVE,
+    "l206-sglang-2510-pd-h20-health-check-finish-serving.log": _LABEL_LIVE,
+    "l317-sglang-2502-slurm-docs-script-source-not-found.log": _LABEL_LIVE,
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
 }
