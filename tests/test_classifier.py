@@ -214,15 +214,6 @@ CAUSE_MISSES: dict[str, str] = {
 }
 
 
-# Labelled logs whose verdict's evidence breaks the evidence rules, and why.
-EVIDENCE_MISSES: dict[str, str] = {
-    "l106-vllm-0901-startup-waiting-init-message-cut.log":
-        "a startup cut before weights, no warning or error: its one evidence line is vLLM's "
-        "short 'non-default args: {...}' line, which the classifier keeps (it drops only args "
-        "dumps over 160 characters) and this test forbids",
-}
-
-
 def split_fixture(path: Path) -> tuple[dict[str, str], str]:
     """Header labels, and the log body: lines starting with '#' up to and including the first
     blank line are the header; the classifier only ever sees the body."""
@@ -322,12 +313,7 @@ def test_fixture_file_is_what_diagnose_reads():
         assert diagnose_dict(path) == classify_text(body).to_dict()
 
 
-def _known_evidence(paths: list[Path]) -> list:
-    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=EVIDENCE_MISSES[p.name]))
-            if p.name in EVIDENCE_MISSES else p for p in paths]
-
-
-@pytest.mark.parametrize("path", _known_evidence(ALL_LOGS), ids=_all_ids)
+@pytest.mark.parametrize("path", ALL_LOGS, ids=_all_ids)
 def test_fixture_evidence_is_from_the_log(path: Path):
     """At most 5 lines, each clipped (the clip ends in an ellipsis), each from the log, never an
     argument or config dump."""
@@ -340,6 +326,21 @@ def test_fixture_evidence_is_from_the_log(path: Path):
         stem = line[:-1] if line.endswith("…") and len(line) == C.EVIDENCE_CLIP else line
         assert any(stem in r for r in raw), line
         assert not re.search(r"server_args=|ServerArgs\(|non-default args|with config:", line)
+
+
+def test_a_short_args_line_is_never_evidence_but_a_call_naming_server_args_is():
+    # vLLM prints its flags in one line, short when few were given: where nothing went wrong
+    # yet, the log's last line says where it stopped, not the flags
+    v = classify_text("INFO 06-01 22:03:08 [cli_args.py:300] non-default args: {'port': 8001, "
+                      "'model': 'org/m'}\nINFO 06-01 22:03:23 [core.py:438] Waiting for init "
+                      "message from front-end.\n", engine="vllm")
+    assert v.evidence == ("INFO 06-01 22:03:23 [core.py:438] Waiting for init message from "
+                          "front-end.",), v.evidence
+    # a traceback's source line that calls the argument parser is where it died: kept
+    v = classify_text('Traceback (most recent call last):\n  File "/x/sglang/launch_server.py",'
+                      ' line 11, in <module>\n    server_args = prepare_server_args(sys.argv[1:'
+                      '])\nValueError: bad value\n', engine="sglang")
+    assert "    server_args = prepare_server_args(sys.argv[1:])" in v.evidence, v.evidence
 
 
 def test_classify_file_skips_a_labelled_header_and_diagnose_dict_shape():

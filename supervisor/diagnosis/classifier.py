@@ -974,8 +974,12 @@ def _evidence(raw: list[str], msgs: list[str], idx: Iterable[int]) -> tuple[str,
 
 
 def _is_dump(msg: str) -> bool:
-    if len(msg) > 160 and S.ARGS_GATE.search(msg) and S.ARGS_DUMP.search(msg):
-        return True  # a short args line (`non-default args: {'model': 'x'}`) says no harm
+    if (len(msg) > 160 or "non-default args" in msg) and S.ARGS_GATE.search(msg) and \
+            S.ARGS_DUMP.search(msg):
+        # the flags it was launched with are context, never what went wrong (vLLM's
+        # `non-default args: {...}` however short); a short line that only names a call
+        # (`server_args = prepare_server_args(sys.argv[1:])`) is a traceback's source line
+        return True
     # a tqdm bar's blocks are not a banner: a log that hangs inside a bar ends on it
     return not msg.isascii() and "%|" not in msg and S.BANNER.search(msg) is not None
 
