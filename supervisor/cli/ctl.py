@@ -8,9 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -29,6 +30,9 @@ from .ctl_format import (
     text,
     unreachable,
 )
+
+if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
+    from exceptiongroup import BaseExceptionGroup
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
 
@@ -357,15 +361,17 @@ async def cmd_logs(client: Any, args: argparse.Namespace) -> int:
     if not args.follow:
         return EXIT_OK
     _flush_stdout()
-    async for event in client.events():
-        if event.get("event") == "log":
-            for line in wire.log_event_lines(event.get("data")):
-                out(json.dumps({"run_id": event["data"]["run_id"], "line": line})
-                    if args.json else line)
-        elif event.get("event") == "dropped":
-            sys.stderr.write(f"[{event['data']['count']} log events dropped]\n")
-        _flush_stdout()
-    return EXIT_OK
+
+    async def follow() -> None:
+        async for event in client.events():
+            if event.get("event") == "log":
+                for line in wire.log_event_lines(event.get("data")):
+                    out(json.dumps({"run_id": event["data"]["run_id"], "line": line})
+                        if args.json else line)
+            elif event.get("event") == "dropped":
+                sys.stderr.write(f"[{event['data']['count']} log events dropped]\n")
+            _flush_stdout()
+    return await _until_interrupted(follow)
 
 
 async def cmd_events(client: Any, args: argparse.Namespace) -> int:
@@ -373,15 +379,42 @@ async def cmd_events(client: Any, args: argparse.Namespace) -> int:
         await client.request("subscribe", topics=["run", "checklist", "fallback", "daemon",
                                                   "verdict"])
         story = EventStory()
-        async for event in client.events():
-            for line in [json.dumps(event, default=str)] if args.json else story.lines(event):
-                out(line)
-            _flush_stdout()
-        return EXIT_OK
+
+        async def follow() -> None:
+            async for event in client.events():
+                for line in [json.dumps(event, default=str)] if args.json else \
+                        story.lines(event):
+                    out(line)
+                _flush_stdout()
+        return await _until_interrupted(follow)
     res = await client.request("events", n=args.n)
     for ev in res["events"]:
         out(json.dumps(ev, default=str) if args.json else format_stored_event(ev))
     return EXIT_OK
+
+
+async def _until_interrupted(follow: Callable[[], Awaitable[None]]) -> int:
+    """A follower (`logs -f`, `events -f`) until its stream ends (0) or Ctrl-C (1, as an
+    interrupt anywhere else). SIGINT is taken here, through a cancel scope: the event loop's own
+    handling cancels the main task natively, and a cancel scope exiting at that moment can
+    swallow that cancellation (anyio #374) - the likely reason a follower once outlived its
+    SIGINT by 30 s in CI."""
+    interrupted = False
+    try:
+        async with anyio.create_task_group() as tg:
+            async def on_interrupt() -> None:
+                nonlocal interrupted
+                with anyio.open_signal_receiver(signal.SIGINT) as signals:
+                    async for _ in signals:
+                        interrupted = True
+                        tg.cancel_scope.cancel()
+                        return
+            tg.start_soon(on_interrupt)
+            await follow()
+            tg.cancel_scope.cancel()
+    except BaseExceptionGroup as group:  # the follower's own error (its reader gone...), as is
+        raise (group.exceptions[0] if len(group.exceptions) == 1 else group) from None
+    return EXIT_FAILED if interrupted else EXIT_OK
 
 
 async def cmd_history(client: Any, args: argparse.Namespace) -> int:

@@ -132,6 +132,24 @@ def test_status_history_show_events_read_as_text(workdir: Path, make_daemon) -> 
     assert re.search(r"profiles reloaded \(.+\): added extra", stored), stored
 
 
+@pytest.mark.parametrize("what", [["events", "-f"], ["logs", "-f"]])
+def test_a_follower_ends_on_ctrl_c_whenever_it_comes(workdir: Path, make_daemon,
+                                                       what: list[str]) -> None:
+    """Ctrl-C ends a follower at any moment: at once after it connected, or while it waits
+    for the next event (exit 1, as an interrupt anywhere else; nothing on stderr)."""
+    d = make_daemon()
+    for delay in (0.3, 0.6, 1.0, 1.5, 2.5):
+        follow = subprocess.Popen(ctl_cmd(d.sock, *what), stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True, cwd=REPO, env=ctl_env())
+        try:
+            time.sleep(delay)  # the moment of the interrupt is what varies
+            follow.send_signal(signal.SIGINT)
+            _, err = follow.communicate(timeout=15)
+        finally:
+            follow.kill()
+        assert (follow.returncode, err) in ((1, ""), (-signal.SIGINT, "")), (delay, err)
+
+
 def test_start_of_an_unknown_profile_says_so(workdir: Path, make_daemon) -> None:
     trial_profiles(workdir)
     d = make_daemon()
