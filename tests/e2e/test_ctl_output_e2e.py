@@ -84,11 +84,14 @@ def test_status_history_show_events_read_as_text(workdir: Path, make_daemon) -> 
         no_repr(res.stdout)
     finally:
         follow.send_signal(signal.SIGINT)
-        follow.wait(30)
-        reader.join(10)
-        errors = follow.stderr.read()
-        follow.stdout.close()
-        follow.stderr.close()
+        try:
+            follow.wait(30)
+        finally:  # a follower that outlived its SIGINT fails this test, not the next one
+            follow.kill()
+            reader.join(10)
+            errors = follow.stderr.read()
+            follow.stdout.close()
+            follow.stderr.close()
     assert not errors
     events = "".join(lines)
     full = f"trial + {', '.join(CHANGES)}"
