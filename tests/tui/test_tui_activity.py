@@ -184,7 +184,11 @@ async def test_the_run_panel_shows_where_a_spinning_run_is_stuck() -> None:
         assert "GPU 100% at 15% of power limit" in text
         assert "no CPU, disk or GPU activity" not in text  # the tree is busy: say so
         panel = app.main.query_one(RunPanel)
-        rows = [r.rstrip() for r in plain_rows(panel)]
+
+        def rendered() -> list[str] | None:  # the content is set a refresh before it is drawn
+            rows = [r.rstrip() for r in plain_rows(panel)]
+            return rows if any("stuck:" in r for r in rows) else None
+        rows = await wait_for(rendered, pilot, what="the stuck row drawn")
         stuck_rows = [r for r in rows if "stuck:" in r]
         assert len(stuck_rows) == 1 and "2 processes (sglang::scheduler_TP0" in stuck_rows[0]
         assert "…" in stuck_rows[0]  # cut at the panel's edge (72 columns here) ...
