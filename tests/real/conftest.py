@@ -182,3 +182,16 @@ class EventFollower:
                 elif isinstance(item, list):
                     stack.extend(item)
         return out
+
+    def phases(self) -> list[str]:
+        """The run's phase in every pushed run snapshot, each change once, in order: what a
+        subscriber (the TUI) saw live. A poll of `status` can miss a phase that lasts less
+        than a poll (vLLM's warmup, from `init engine ... took` to `Application startup
+        complete`, is ~1 s on the CPU build); a push cannot."""
+        out: list[str] = []
+        for ev in self.events:
+            data = ev.get("data")
+            if ev.get("event") == "run" and isinstance(data, dict) and data.get("phase"):
+                if not out or out[-1] != data["phase"]:
+                    out.append(data["phase"])
+        return out
