@@ -51,11 +51,6 @@ KNOWN_MISSES: dict[str, str] = {
     "f114-vllm-013-h20-double-spaced-oom-in-executor-init.log":
         "CUDA OOM raised in the executor's construction (_init_executor), no loader frame or "
         "marker in the trimmed paste: launch, labelled weight_loading from the issue title",
-    # the third batch (fresh2)
-    "g102-sglang-2601-warmup-502-killed-zh.log":
-        "a busy Prefill batch line (#running-req: 6) at the top makes the fragment serving; "
-        "the warmup error after it is labelled warmup (the launcher kills a server whose "
-        "warmup failed, traffic or not)",
     # the fourth batch (fresh3), as scored blind; each reason says what the log shows
     "h107-sglang-2503-dp-attention-compile-traceback-no-prefix.log":
         "a bare scheduler-init traceback cut at ModelRunner.initialize: nothing in the log "
@@ -142,11 +137,6 @@ KNOWN_MISSES: dict[str, str] = {
         "graph capture done and vLLM's 'init engine (profile, create kv cache, warmup model) "
         "took 5.51 seconds', then nothing: read ready (the engine is up), labelled hung from the "
         "thread (ms-swift's rollout never came up after it)",
-    "l203-sglang-2606-amd-mi350-pcg-tp4-scheduler-exception-cut.log":
-        "the tail of SGLang's piecewise-CUDA-graph failure hint (add "
-        "--disable-piecewise-cuda-graph), then a scheduler-init traceback cut at "
-        "ModelRunner.__init__: labelled cuda_graph_capture from the hint, which is no marker "
-        "(launch)",
     "l206-sglang-2510-pd-h20-health-check-finish-serving.log":
         "only a health-check generate's Finish (rid HEALTH_CHECK_...) and a 'GET /health 200 "
         "OK': labelled ready/serving; probes answered prove the HTTP server up, not startup "
@@ -155,10 +145,6 @@ KNOWN_MISSES: dict[str, str] = {
         "only a wrapped 'Receive: obj=GenerateReqInput(...)' line, no batch, Finish or access "
         "line: labelled hung in serving from the thread (requests received after warmup, never "
         "dispatched); a received request alone is not read as traffic (launch)",
-    "l308-vllm-2412-v063-dsv25-w4a16-a40-profile-run-worker-errors.log":
-        "three workers' interleaved tracebacks cut before the exception; the profiling shows "
-        "only as the source line 'self.model_runner.profile_run()', no frame of it: labelled "
-        "kv_cache_alloc, read launch",
     "l309-vllm-2501-v066-ray-pp4-4090-dsv3-weights-loaded-cut.log":
         "the driver's and Ray workers' 'Loading model weights took 16.9 GB' then cut: labelled "
         "weight_loading (the other ranks of the pp4 x tp8 cluster still loading), read "

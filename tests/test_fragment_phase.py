@@ -177,6 +177,10 @@ def test_colour_codes_and_carriage_returns_shown_as_caret_text_are_stripped() ->
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
 
 
+# a vLLM V0 multiproc worker's error prefix (its pid is the placeholder)
+_W = "(VllmWorkerProcess pid=2368{}) ERROR 12-08 23:22:14 multiproc_worker_utils.py:229] "
+
+
 # --- one fragment each: its outcome and phase -----------------------------------------------------
 
 @pytest.mark.parametrize(("lines", "engine", "outcome", "phase"), [
@@ -314,6 +318,47 @@ def test_colour_codes_and_carriage_returns_shown_as_caret_text_are_stripped() ->
          '  File "/x/xinference/model/llm/sglang/core.py", line 472, in stream_results'),
         "sglang", Outcome.READY, Phase.SERVING,
         id="xinference-stream-error-is-one-request-not-a-death"),
+    # the eighth batch's kinds:
+    # several workers' tracebacks interleaved line by line: a source line away from its frame
+    pytest.param(
+        (_W.format(1) + "    output = executor(*args, **kwargs)",
+         _W.format(2) + "Traceback (most recent call last):",
+         _W.format(0) + "    self.model_runner.profile_run()",
+         _W.format(2) + f'  File "{_SITE}/vllm/executor/multiproc_worker_utils.py", line 223, '
+         "in _run_worker_process",
+         _W.format(1) + f'  File "{_SITE}/torch/utils/_contextlib.py", line 116, in '
+         "decorate_context"),
+        "vllm", Outcome.CRASHED, Phase.KV_CACHE_ALLOC,
+        id="interleaved-workers-source-line-of-the-profile-run-is-kv-cache-alloc"),
+    pytest.param(
+        (_W.format(1) + "Traceback (most recent call last):",
+         _W.format(0) + "Traceback (most recent call last):",
+         _W.format(1) + "    self.model_runner.load_model()",
+         _W.format(0) + f'  File "{_SITE}/vllm/worker/worker_base.py", line 465, in '
+         "init_worker"),
+        "vllm", Outcome.CRASHED, Phase.WEIGHT_LOADING,
+        id="interleaved-workers-source-line-of-the-model-load-is-weight-loading"),
+    # SGLang's piecewise-capture advice ends one rank's error; a paste that starts inside it
+    # shows the next rank's scheduler exception after it
+    pytest.param(
+        ("  To work around this error, add --disable-piecewise-cuda-graph to your launch "
+         "command.",
+         "[2026-06-10 12:47:55 TP4] Scheduler hit an exception: Traceback (most recent call "
+         "last):",
+         *frame_lines((f"{_SITE}/sglang/srt/managers/scheduler.py", "run_scheduler_process"),
+                      (f"{_SITE}/sglang/srt/model_executor/model_runner.py", "__init__"))[1:]),
+        "sglang", Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE,
+        id="piecewise-advice-above-the-scheduler-exception-is-capture"),
+    # SGLang's warmup error after client traffic (clients that reached the port early): the
+    # server never announced ready, the warmup failed
+    pytest.param(
+        (_BUSY_PREFILL, "[2026-01-10 13:23:27] Initialization failed. warmup error: Traceback "
+         "(most recent call last):",
+         *frame_lines((f"{_SITE}/sglang/srt/entrypoints/http_server.py",
+                       "_execute_server_warmup"))[1:],
+         "AssertionError: res=<Response [502]>, res.text=''"),
+        "sglang", Outcome.CRASHED, Phase.WARMUP,
+        id="sglang-warmup-error-after-client-traffic-is-warmup"),
 ])
 def test_a_fragment_has_its_outcome_and_phase(lines, engine, outcome, phase) -> None:
     v = verdict(*lines, engine=engine)
@@ -367,6 +412,13 @@ def test_a_fragment_has_its_outcome_and_phase(lines, engine, outcome, phase) -> 
     pytest.param(
         ("RuntimeError: Engine core initialization failed. See root cause above.",),
         "vllm", Phase.LAUNCH, id="engine-initialization-failure-stays-launch"),
+    # guard: an indented line far from any traceback is no source line (a config dump's)
+    pytest.param(
+        (*frame_lines((f"{_SITE}/vllm/entrypoints/openai/api_server.py", "run_server")),
+         "RuntimeError: boom", "INFO 12-08 23:22:15 api_server.py:1] args:",
+         "INFO 12-08 23:22:15 api_server.py:1] note", "INFO 12-08 23:22:15 api_server.py:1] x",
+         "    profile_run(enabled)"),
+        "vllm", Phase.LAUNCH, id="indented-line-far-from-a-traceback-is-no-source-line"),
 ])
 def test_a_fragment_has_its_phase(lines, engine, phase) -> None:
     assert verdict(*lines, engine=engine).phase is phase

@@ -249,6 +249,15 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 if call:
                     scan.frames.append((i, f"<call>:{call[1]}"))
             continue
+        if msg.startswith("    ") and "(" in msg and _detached_source(scan, i):
+            # several workers' tracebacks interleaved line by line (vLLM's multiproc workers
+            # all logging through one terminal): a source line lands away from its own frame,
+            # yet the call it shows was in progress in that worker (`self.model_runner.
+            # profile_run()` among three workers' lines dates them to the memory profile run)
+            call = S.SOURCE_CALL.search(msg)
+            if call:
+                scan.frames.append((i, f"<call>:{call[1]}"))
+            continue
         prev_frame_or_code = False
         in_current_thread = None
 
@@ -346,6 +355,18 @@ _REQUEST_ERROR_PART = re.compile(r"Exception in ASGI application|Traceback \(mos
 # __xoscar_next__ and the model's stream): xoscar logs it and re-raises to the caller, the
 # REST request; the model actor and the engine under it go on (SGLang and vLLM under Xinference)
 _XOSCAR_STREAM_ERROR = re.compile(r"\bDestroy generator \w+ due to an error encountered")
+
+
+def _detached_source(scan: _Scan, i: int) -> bool:
+    """An indented line a few lines after a traceback's header or frame, with something else
+    in between: a source line of an interleaved traceback (see the scan), not a message."""
+    last = max(scan.frames[-1][0] if scan.frames else -1,
+               scan.tracebacks[-1] if scan.tracebacks else -1)
+    return last >= 0 and i - last <= _INTERLEAVE_SPAN
+
+
+# how far (in lines) an interleaved source line may be from the last traceback header or frame
+_INTERLEAVE_SPAN = 3
 
 
 def _in_request_error(msg: str) -> bool:
@@ -488,17 +509,12 @@ _VLLM_COMPILED_FRAME = re.compile(r"/torch/_inductor/output_code\.py:__call__$"
                                   r"|(?:inductor_cache|torchinductor_\w+)/\w+/\w+\.py:call$")
 
 
-def _first_error(scan: _Scan, start: int) -> int:
-    """Where the failure's own output begins: its first traceback, frame or exception line."""
-    firsts = [next((i for i in idx if i >= start), None) for idx in (
-        scan.tracebacks, [i for i, _ in scan.exceptions], [i for i, _ in scan.frames])]
-    return min((i for i in firsts if i is not None), default=start)
-
-
 def _startup_hints(raw: list[str], start: int, frames: list[tuple[int, str]],
                    engine: str) -> list[Phase]:
-    """Phases that a startup's failure (from its first error line) shows without a frame of
-    that phase."""
+    """Phases that a startup's failure shows without a frame of that phase. The advice is
+    looked for in the whole region, not only from the first error: it ends the message of the
+    exception it is part of, so in a paste that starts inside one rank's error it comes before
+    the next rank's `Scheduler hit an exception` (a CI run of 8 ranks pasted from the middle)."""
     hints: list[Phase] = []
     if engine == "sglang" and any(_PIECEWISE_ADVICE in line for line in raw[start:]):
         hints.append(Phase.CUDA_GRAPH_CAPTURE)
@@ -629,7 +645,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     stepped = any(i >= start for i in scan.step_dumps)
     named = [p for i, p in scan.named_phases if i >= start]
     if outcome is Outcome.CRASHED and ready is None:
-        named += _startup_hints(raw, _first_error(scan, start), region_frames, engine)
+        named += _startup_hints(raw, start, region_frames, engine)
     phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
                    warmup_in_loop=engine != "vllm")
 
@@ -641,9 +657,13 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     if best and phase is Phase.LAUNCH and scan.last_marker is None and not _frame_phase(
             region_frames):
         phase = _implied_phase(best, scan) or phase
-    if best and best.cause is Cause.WARMUP_FAILED and phase.rank < Phase.WARMUP.rank:
+    if best and best.cause is Cause.WARMUP_FAILED and (
+            phase.rank < Phase.WARMUP.rank or (best.message and scan.first_marker is None)):
         # the warmup request is only sent once the server is up: whatever markers the log
-        # shows, startup had got that far (the lines in between were trimmed)
+        # shows, startup had got that far (the lines in between were trimmed). And SGLang says
+        # `Initialization failed. warmup error` only from _wait_and_warmup, before it announces
+        # ready: in a fragment with no startup marker, client traffic before it (clients that
+        # reached the port early) does not make it a served run's failure
         phase = Phase.WARMUP
 
     evidence = _failure_evidence(raw, msgs, scan, start, best, fatal_after, outcome) or \
