@@ -509,6 +509,28 @@ _VLLM_COMPILED_FRAME = re.compile(r"/torch/_inductor/output_code\.py:__call__$"
                                   r"|(?:inductor_cache|torchinductor_\w+)/\w+/\w+\.py:call$")
 
 
+# vLLM's report of one rank's weights loaded (V0 0.4-0.6 `Loading model weights took X GB`,
+# V1 `Model loading took X GiB`), and the prefix of a V0 Ray or multiproc worker printing it
+# (each V0 worker logs its own; V1's multiproc workers log from rank 0 only, so a V1 `(Worker_TP0
+# pid=...)` report is the whole load's)
+_WEIGHTS_DONE = re.compile(r"Loading model weights took|Model loading took")
+_WORKER_PREFIX = re.compile(r"^\((?:RayWorkerWrapper|VllmWorkerProcess) pid=")
+
+
+def _ranks_still_loading(raw: list[str], scan: _Scan) -> bool:
+    """A multi-worker vLLM run (Ray or multiproc workers) cut while its ranks report their
+    weights loaded, no later marker: the tracker moved to KV-cache sizing at the first rank's
+    report, but each rank prints its own and profiling starts only once all are loaded; the
+    ones a cut log shows do not say the others were done (a Ray cluster of pp4 x tp8 with three
+    workers' reports, a multi-node run whose driver's shard bar stops at 54/55)."""
+    if not scan.phases or scan.phases[-1] is not Phase.KV_CACHE_ALLOC:
+        return False
+    if not _WEIGHTS_DONE.search(raw[scan.phase_lines[-1]]):
+        return False
+    return any(_WORKER_PREFIX.match(line) and _WEIGHTS_DONE.search(line)
+               for line in raw[scan.phase_lines[-1]:])
+
+
 def _startup_hints(raw: list[str], start: int, frames: list[tuple[int, str]],
                    engine: str) -> list[Phase]:
     """Phases that a startup's failure shows without a frame of that phase. The advice is
@@ -649,6 +671,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
                    warmup_in_loop=engine != "vllm")
 
+    if outcome is Outcome.INCOMPLETE and engine == "vllm" and _ranks_still_loading(raw, scan):
+        phase = Phase.WEIGHT_LOADING
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
                         engine, roomy=_weights_left_room(raw, scan))
     best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
