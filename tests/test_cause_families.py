@@ -832,3 +832,154 @@ def test_only_a_kernel_assert_on_an_index_is_a_memory_fault(assertion, cause):
 ])
 def test_a_fragment_names_its_cause(text, engine, cause):
     assert cause_of(text, engine) is cause
+
+
+# --- after the eighth batch: the CUDA runtime's, other vendors' and the hub's error tables -----
+
+V0_ENGINE = "ERROR 02-19 07:03:11 engine.py:389] "
+INIT_DEVICE = (f"{VL}/v1/worker/gpu_worker.py", "init_device",
+               "current_platform.set_device(self.device)")
+TORCH_INIT = "Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions " \
+             "before calling NumCudaDevices() that might have already set an error? "
+
+
+@pytest.mark.parametrize("error", [
+    # torch's c10/cuda/CUDAFunctions.cpp wrapping cudaGetDeviceCount's failure; the cudaError
+    # strings of 804 (forward-compat libraries on a GPU that cannot use them), 802 (no fabric
+    # manager on an NVSwitch host), 803
+    f"RuntimeError: {TORCH_INIT}Error 804: forward compatibility was attempted on non "
+    "supported HW",
+    f"RuntimeError: {TORCH_INIT}Error 802: system not yet initialized",
+    f"RuntimeError: {TORCH_INIT}Error 803: system has unsupported display driver / cuda "
+    "driver combination",
+    # error 35 and torch's own check of the driver's version
+    "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+    "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please "
+    "update your GPU driver by downloading and installing a new version from the URL: "
+    "http://www.nvidia.com/Download/index.aspx",
+    "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
+    "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
+    "RuntimeError: No CUDA GPUs are available",
+    "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, "
+    "e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available "
+    "devices to be zero.",
+    # NVML after a driver upgrade without a reload; HIP with no device
+    "pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded",
+    "RuntimeError: Failed to initialize NVML: Driver/library version mismatch",
+    "RuntimeError: HIP error: no ROCm-capable device is detected",
+])
+def test_a_cuda_runtime_that_cannot_start_on_the_driver_is_gpu_fault(error):
+    assert cause_of(tb(INIT_DEVICE, error=error, prefix=CORE), "vllm") is Cause.GPU_FAULT
+
+
+def test_vllm_v0_engine_logging_error_804_alone_is_gpu_fault():
+    """l314's kind: the MQ engine logs the message, then the traceback under it, no exception
+    line of its own at the end of the paste."""
+    text = (f"{V0_ENGINE}{TORCH_INIT}Error 804: forward compatibility was attempted on non "
+            "supported HW\n" + tb((f"{VL}/engine/multiprocessing/engine.py", "run_mp_engine",
+                                   "engine = MQLLMEngine.from_engine_args(engine_args=engine_args,"),
+                                  prefix=V0_ENGINE))
+    assert classify_text(text, engine="vllm").cause is Cause.GPU_FAULT
+
+
+def test_an_uncorrectable_nvlink_error_is_gpu_fault():
+    error = ("RuntimeError: CUDA error: uncorrectable NVLink error detected during the "
+             "execution\nCUDA kernel errors might be asynchronously reported at some other API "
+             "call, so the stacktrace below might be incorrect.")
+    text = tb((f"{VL}/distributed/parallel_state.py", "all_reduce",
+               "return self.device_communicator.all_reduce(input_)"), error=error, prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.GPU_FAULT
+
+
+@pytest.mark.parametrize("error", [
+    # torch_npu's caching allocator, Intel's XPU allocator, HIP's runtime error name
+    "RuntimeError: NPU out of memory. Tried to allocate 22.00 MiB (NPU 0; 60.97 GiB total "
+    "capacity; 10.24 GiB already allocated; 10.24 GiB current active; 19.52 MiB free; 10.65 GiB "
+    "reserved in total by PyTorch) If reserved memory is >> allocated memory try setting "
+    "max_split_size_mb to avoid fragmentation.",
+    "RuntimeError: XPU out of memory. Tried to allocate 1.50 GiB (GPU 0; 15.56 GiB total "
+    "capacity; 14.01 GiB already allocated; 14.20 GiB reserved in total by PyTorch)",
+    "RuntimeError: HIP error: out of memory\nHIP kernel errors might be asynchronously reported "
+    "at some other API call, so the stacktrace below might be incorrect.",
+])
+def test_other_vendors_allocator_oom_is_cuda_oom(error):
+    text = tb((f"{VL}/model_executor/layers/linear.py", "create_weights",
+               "weight = Parameter(torch.empty(output_size_per_partition,"), error=error,
+              prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.CUDA_OOM
+
+
+def test_cublas_arch_mismatch_is_unsupported_arch():
+    error = ("RuntimeError: CUDA error: CUBLAS_STATUS_ARCH_MISMATCH when calling "
+             "`cublasLtMatmul( ltHandle, computeDesc.descriptor(), &alpha_val, mat1_ptr, "
+             "Adesc.descriptor(), mat2_ptr, Bdesc.descriptor(), &beta_val, result_ptr, "
+             "Cdesc.descriptor(), result_ptr, Cdesc.descriptor(), &heuristicResult.algo, "
+             "workspace.mutable_data_ptr(), workspaceSize, at::cuda::getCurrentCUDAStream())`")
+    text = tb((f"{VL}/model_executor/layers/quantization/utils/w8a8_utils.py", "apply_fp8_linear",
+               "output = torch._scaled_mm(qinput, weight,"), error=error, prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.UNSUPPORTED_ARCH
+
+
+NPU_WORKER = "(VllmWorker rank=0 pid=48) ERROR 02-24 17:09:23 [multiproc_executor.py:546] "
+NPU_ALLREDUCE = (f"{TORCH}/distributed/distributed_c10d.py", "all_reduce",
+                 "work = group.allreduce([tensor], opts)")
+
+
+@pytest.mark.parametrize("error,cause", [
+    # torch_npu's HCCL_CHECK_ERROR and its op runner; HCCL's own link error
+    ("RuntimeError: create:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:89 HCCL function "
+     "error: HcclCommInitRootInfo(numRanks, &rootInfo, rank, &(comm->hcclComm_)), error code is "
+     "11", Cause.NCCL_ERROR),
+    ("RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS function "
+     "error: HcclAllreduce, error code is 6\n[ERROR] 2025-04-08-18:07:20 (PID:1292363, Device:1, "
+     "RankID:1) ERR01100 OPS call acl api failed.", Cause.NCCL_ERROR),
+    ("RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS function "
+     "error: HcclAllreduce, error code is 6\nEI0006: [PID: 1292363] 2025-04-08-18:07:20.444.436 "
+     "Getting socket times out. Reason: Remote Rank did not send the data in time. Please check "
+     "the reason for the rank being stuck", Cause.NCCL_TIMEOUT),
+    ("RuntimeError: HCCL function error: HcclGetRootInfo(&hcclID), error code is 9\n"
+     "EI0009: [PID: 2225827] 2025-09-24-20:59:48.119.066 Transport init error. Reason: "
+     "[Create][DestLink]Create Dest error!", Cause.NCCL_ERROR),
+])
+def test_ascend_hccl_errors_are_the_collective_family(error, cause):
+    assert cause_of(tb(NPU_ALLREDUCE, error=error, prefix=NPU_WORKER), "vllm") is cause
+
+
+HUB_GET = ("/usr/local/lib/python3.12/dist-packages/huggingface_hub/utils/_http.py",
+           "hf_raise_for_status", "raise _format(RevisionNotFoundError, message, response) from e")
+
+
+@pytest.mark.parametrize("error", [
+    "huggingface_hub.errors.RevisionNotFoundError: 404 Client Error. (Request ID: Root=1-6789) "
+    "Revision Not Found for url: https://huggingface.co/api/models/org/m/revision/v2.0.",
+    "huggingface_hub.errors.EntryNotFoundError: 404 Client Error. (Request ID: Root=1-6789) "
+    "Entry Not Found for url: https://huggingface.co/org/m/resolve/main/params.json.",
+])
+def test_a_revision_or_file_the_hub_repository_lacks_is_model_not_found(error):
+    assert cause_of(tb(HUB_GET, error=error), "vllm") is Cause.MODEL_NOT_FOUND
+
+
+@pytest.mark.parametrize("error", [
+    # transformers' resolve_trust_remote_code, today's and before 4.40
+    "ValueError: The repository for org/m contains custom code which must be executed to "
+    "correctly load the model. You can inspect the repository content at "
+    "https://hf.co/org/m.\nPlease pass the argument `trust_remote_code=True` to allow custom "
+    "code to be run.",
+    "ValueError: Loading /models/m requires you to execute the configuration file in that repo "
+    "on your local machine. Make sure you have read the code there to avoid malicious use, then "
+    "set the option `trust_remote_code=True` to remove this error.",
+])
+def test_custom_model_code_without_trust_remote_code_is_invalid_config(error):
+    frame = ("/usr/local/lib/python3.12/dist-packages/transformers/dynamic_module_utils.py",
+             "resolve_trust_remote_code", "raise ValueError(")
+    assert verdict_of(tb(frame, error=error), "vllm") == (
+        Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG)
+
+
+def test_tensors_the_checkpoint_lacks_are_a_corrupt_checkpoint():
+    error = ("ValueError: Following weights were not initialized from checkpoint: "
+             "{'model.layers.31.mlp.down_proj.weight', 'lm_head.weight'}")
+    text = tb((f"{VL}/model_executor/model_loader/default_loader.py", "load_weights",
+               "raise ValueError("), error=error, prefix=CORE)
+    assert verdict_of(text, "vllm") == (
+        Outcome.CRASHED, Phase.WEIGHT_LOADING, Cause.CORRUPT_CHECKPOINT)

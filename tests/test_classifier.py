@@ -181,10 +181,6 @@ CAUSE_MISSES: dict[str, str] = {
         "capture begun, its bar at 0/4, then 'Scheduler hit an exception' cut before its "
         "message: read unsupported_arch (SGLang's capture dying at its first batch), labelled "
         "unknown",
-    "l314-vllm-2502-gpustack-mq-engine-error-804-forward-compat.log":
-        "cudaGetDeviceCount's 'Error 804: forward compatibility was attempted on non supported "
-        "HW' at engine init: labelled gpu_fault (unsupported_arch in also), read unknown (no "
-        "signature for error 804)",
     "l316-vllm-2404-llamafactory-api-engine-loop-timeout-asgi.log":
         "AsyncLLMEngine's run_engine_loop raising asyncio TimeoutError from wait_for (the "
         "engine iteration timeout) under a request: labelled watchdog_timeout, read unknown (a "

@@ -85,6 +85,43 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # these under the traceback of the worker's init_device
            r"rtGetDeviceCount exec\w* failed", r"get device count failed, runtime result",
            r"drv devId is invalid", r"Device not found or invalid", flags=_I)
+    # The CUDA runtime cannot start on this host's driver and devices, raised at the process's
+    # first CUDA call (vLLM's platform detection and worker init_device, SGLang's scheduler,
+    # any torch.cuda call): torch's c10/cuda/CUDAFunctions.cpp wraps cudaGetDeviceCount's
+    # failure as `Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions
+    # before calling NumCudaDevices() ...? Error 804: forward compatibility was attempted on non
+    # supported HW` (also a UserWarning `CUDA initialization: ...` before the error); the
+    # cudaError strings under it: 804 cudaErrorCompatNotSupportedOnDevice (a container's CUDA
+    # forward-compat libraries on a GPU or driver that cannot use them), 802
+    # cudaErrorSystemNotReady (`system not yet initialized`: NVSwitch hosts without the fabric
+    # manager), 803 cudaErrorSystemDriverMismatch, 35 cudaErrorInsufficientDriver (`CUDA driver
+    # version is insufficient for CUDA runtime version`; torch's own `The NVIDIA driver on your
+    # system is too old`); no driver or no GPU visible (torch's `Found no NVIDIA driver on your
+    # system`, `No CUDA GPUs are available`); NVML after a driver upgrade without a reload
+    # (`Failed to initialize NVML: Driver/library version mismatch`, `NVMLError_DriverNotLoaded`);
+    # HIP's `no ROCm-capable device is detected` (hipErrorNoDevice). The device or its driver
+    # is unusable before any model work: the family of `no CUDA-capable device`.
+    + _sig(Cause.GPU_FAULT, 52,
+           r"Unexpected error from cudaGetDeviceCount\(\)",
+           r"forward compatibility was attempted on non supported HW",
+           r"cudaErrorCompatNotSupportedOnDevice|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+           r"cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY",
+           r"system has unsupported display driver / cuda driver combination",
+           r"cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+           r"CUDA driver version is insufficient for CUDA runtime version",
+           r"cudaErrorInsufficientDriver",
+           r"The NVIDIA driver on your system is too old",
+           r"Found no NVIDIA driver on your system", r"No CUDA GPUs are available",
+           r"Failed to initialize NVML: Driver/library version mismatch",
+           r"NVMLError_DriverNotLoaded",
+           r"CUDA unknown error - this may be due to an incorrectly set up environment",
+           r"no ROCm-capable device is detected", r"hipErrorNoDevice\b", flags=_I)
+    # NVLink reporting an uncorrectable error in a kernel's run (cudaErrorNvlinkUncorrectable,
+    # `uncorrectable NVLink error detected during the execution`): the link between GPUs
+    # failed, like an ECC error in memory.
+    + _sig(Cause.GPU_FAULT, 90,
+           r"uncorrectable NVLink error",
+           r"cudaErrorNvlinkUncorrectable|CUDA_ERROR_NVLINK_UNCORRECTABLE", flags=_I)
     # an NPU that stopped answering the runtime mid-run (CANN `Device[0] lost heartbeat`): the
     # device itself failed, like a GPU fallen off the bus
     + _sig(Cause.GPU_FAULT, 90, r"Device\[\d+\] lost heartbeat", flags=_I)
@@ -134,6 +171,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # configuration): the same family, and the same remedy (another backend).
            r"Unsupported (?:CPU |GPU |CUDA )?attention configuration",
            r"Head size \d+ is not supported", flags=_I)
+    # cuBLAS / cuBLASLt refusing a GEMM whose kernel needs a feature the device's architecture
+    # lacks (CUBLAS_STATUS_ARCH_MISMATCH, raised through torch's CUDA_CHECK as `CUDA error:
+    # CUBLAS_STATUS_ARCH_MISMATCH when calling cublasLtMatmul(...)`: an fp8 / bf16 GEMM on an
+    # older GPU): no kernel for this GPU.
+    + _sig(Cause.UNSUPPORTED_ARCH, 60, r"CUBLAS_STATUS_ARCH_MISMATCH", flags=_I)
     + _sig(Cause.UNSUPPORTED_ARCH, 55,
            r"PTX was compiled with an unsupported toolchain|unsupported PTX version", flags=_I)
     # Ascend NPU builds: an operator the model needs is missing from the installed CANN
@@ -154,6 +196,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"|\.bin|\.gguf)'",
            r"(?:model|checkpoint)(?: path)? [^ ]* ?(?:does not exist|not found)",
            r"Invalid (?:model|repository) (?:path|id)",
+           # huggingface_hub's errors for a revision (branch, tag, commit) or a file the
+           # repository does not have (file_download.py / utils/_http.py: `RevisionNotFoundError:
+           # 404 Client Error. Revision Not Found for url`, `EntryNotFoundError: ... Entry Not
+           # Found for url`): a wrong --revision or a repository that is not this model's
+           r"RevisionNotFoundError|Revision Not Found for url",
+           r"EntryNotFoundError|Entry Not Found for url",
            # the hub refusing the download: no token / no access to a gated repository
            r"\b40[13] Client Error\b", flags=_I)
     + _sig(Cause.MODEL_NOT_FOUND, 60,
@@ -181,6 +229,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.CORRUPT_CHECKPOINT, 87,
            r"\.incomplete'", r"Consistency check failed: file should be of size \d+",
            r"UnpicklingError: invalid load key", scope="error", flags=_I,
+           implies=Phase.WEIGHT_LOADING)
+    # Tensors the model needs that the checkpoint does not hold: vLLM's DefaultModelLoader
+    # (model_loader/default_loader.py, load_weights under strict loading: `ValueError: Following
+    # weights were not initialized from checkpoint: {'lm_head.weight', ...}`): a checkpoint
+    # with shards missing or cut short, or one saved for another variant of the model. Below
+    # the named corruptions (85).
+    + _sig(Cause.CORRUPT_CHECKPOINT, 70,
+           r"weights were not initialized from checkpoint", scope="error", flags=_I,
            implies=Phase.WEIGHT_LOADING)
     # transformers' cached_file (`<path> does not appear to have a file named config.json`)
     # says two things: for a hub repository id, the repository lacks the file (a wrong or
@@ -297,6 +353,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"(?:Free|Available) memory on (?:device|node) .{0,80} is less than desired "
            r"(?:GPU|CPU) memory utilization",
            flags=_I)
+    # The same allocator OOM under other vendors' torch builds: torch_npu's caching allocator
+    # (`RuntimeError: NPU out of memory. Tried to allocate 22.00 MiB (NPU 0; 60.97 GiB total
+    # capacity; ...)`, vLLM-Ascend, SGLang on NPU), Intel's XPU allocator (`XPU out of memory.
+    # Tried to allocate`), and HIP's runtime error name (`HIP error: out of memory`,
+    # hipErrorOutOfMemory; ROCm's torch words its allocator's own OOM as CUDA's).
+    + _sig(Cause.CUDA_OOM, 70,
+           r"\b[NX]PU out of memory\. Tried to allocate", r"HIP error: out of memory",
+           r"hipErrorOutOfMemory", flags=_I)
     # Triton / inductor kernel compilation. Triton's NVIDIA backend runs ptxas on the PTX it
     # generated and raises PTXASError (triton/backends/nvidia/compiler.py make_cubin:
     # `Internal Triton PTX codegen error` for ptxas' exit 255, `` `ptxas` raised SIGSEGV``,
@@ -486,6 +550,19 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"nvshmem setup connections failed", r"nvshmemi?_\w*init failed",
            r"NVSHMEM API called before NVSHMEM initialization",
            flags=_I)
+    # Ascend's HCCL, the NPU counterpart of NCCL, failing a call: torch_npu's HCCL_CHECK_ERROR
+    # and its op runner (`RuntimeError: create:.../compiler_depend.ts:89 HCCL function error:
+    # HcclCommInitRootInfo(numRanks, &rootInfo, rank, &(comm->hcclComm_)), error code is 11`,
+    # `OPS function error: HcclAllreduce, error code is 6`), HCCL's own `EI0009 ... Transport
+    # init error` for a link it cannot build (vLLM-Ascend, SGLang on NPU, verl): like NCCL's
+    # errors, often what the surviving ranks print once a peer is gone.
+    + _sig(Cause.NCCL_ERROR, 40,
+           r"\b(?:HCCL|OPS) function error: Hccl\w*", r"EI0009\b.{0,80}Transport init error",
+           flags=_I)
+    # HCCL's socket waiting on a peer rank that never sent (`EI0006: Getting socket times out.
+    # Reason: Remote Rank did not send the data in time. Please check the reason for the rank
+    # being stuck`): a collective timed out on a stuck peer, as NCCL's watchdog reports.
+    + _sig(Cause.NCCL_TIMEOUT, 50, r"EI0006\b.{0,80}Getting socket times out", flags=_I)
     # SGLang's /health probe got nothing from the detokenizer.
     + _sig(Cause.HEALTH_CHECK_FAILED, 35,
            r"Health check failed", fatal=True, implies=Phase.READY)
@@ -557,6 +634,19 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Invalid value '[^']*' (?:for|in) \w+\. Valid options",
            r"VLLM_PORT '[^']*' (?:appears to be a URI|must be a valid integer)",
            scope="error", flags=_I, implies=Phase.LAUNCH)
+    # A model whose code lives in its repository, loaded without --trust-remote-code:
+    # transformers' resolve_trust_remote_code (dynamic_module_utils.py) refuses it (`The
+    # repository for org/m contains custom code which must be executed to correctly load the
+    # model. ... Please pass the argument `trust_remote_code=True` to allow custom code to be
+    # run.`; before 4.40: `Loading org/m requires you to execute the configuration file in that
+    # repo on your local machine. ... set the option `trust_remote_code=True` to remove this
+    # error.`). Raised while vLLM / SGLang read the model config: launch.
+    + _sig(Cause.INVALID_CONFIG, 61,
+           r"contains custom code which must be executed to correctly load the model",
+           r"requires you to execute the (?:configuration|modeling|tokenizer)? ?file in that "
+           r"repo",
+           r"`trust_remote_code=True` to (?:allow custom code to be run|remove this error)",
+           flags=_I, implies=Phase.LAUNCH)
     # A check that tells the user which setting to change: an AssertionError / ValueError /
     # NotImplementedError whose message says to set, unset, use or pass a flag or an engine
     # variable (`AssertionError: 3-read Mamba conv transfer requires DS conv state layout. Set
