@@ -983,3 +983,52 @@ def test_tensors_the_checkpoint_lacks_are_a_corrupt_checkpoint():
                "raise ValueError("), error=error, prefix=CORE)
     assert verdict_of(text, "vllm") == (
         Outcome.CRASHED, Phase.WEIGHT_LOADING, Cause.CORRUPT_CHECKPOINT)
+
+
+@pytest.mark.parametrize("error", [
+    "RuntimeError: CUDA error: invalid device ordinal\nCUDA kernel errors might be "
+    "asynchronously reported at some other API call, so the stacktrace below might be "
+    "incorrect.",
+    "RuntimeError: HIP error: invalid device ordinal",
+])
+def test_a_device_index_past_the_visible_gpus_is_invalid_config(error):
+    """More ranks than CUDA_VISIBLE_DEVICES leaves: the worker's set_device is refused."""
+    text = tb((f"{VL}/v1/worker/gpu_worker.py", "init_device", "torch.cuda.set_device(self.device)"),
+              error=error, prefix="(VllmWorker rank=2 pid=311) ")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+VLLM_C_WARNING = ("WARNING 05-01 10:00:00 [__init__.py:26] Failed to import from vllm._C with "
+                  "ImportError('/usr/local/lib/python3.12/dist-packages/vllm/_C.abi3.so: undefined "
+                  "symbol: _ZN3c104cuda9SetDeviceEi')\n")
+
+
+def test_vllm_warning_that_its_op_library_did_not_import_is_no_cause_by_itself():
+    """vLLM runs on without its _C where the platform does not need it: a later failure of
+    another kind is not an import error."""
+    text = VLLM_C_WARNING + tb((f"{VL}/model_executor/models/llama.py", "forward",
+                                "hidden_states = self.mlp(hidden_states)"),
+                               error="RuntimeError: The size of tensor a (4096) must match the "
+                                     "size of tensor b (2048) at non-singleton dimension 1",
+                               prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.UNKNOWN
+
+
+def test_an_op_the_op_library_never_registered_is_an_import_error():
+    """The same warning, then the first custom op fails: the library did not load."""
+    text = VLLM_C_WARNING + tb(
+        (f"{VL}/model_executor/layers/layernorm.py", "forward_cuda", "ops.rms_norm(out, x, w, e)"),
+        (f"{TORCH}/_ops.py", "__getattr__", "raise AttributeError("),
+        error="AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'",
+        prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.IMPORT_ERROR
+
+
+def test_cuda_ipc_outside_the_custom_all_reduce_is_not_a_custom_allreduce_error():
+    """torch shares CUDA tensors between processes by IPC handle (RL weight updates, vLLM's
+    multimodal inputs); only the all-reduce's own file or frames name that cause."""
+    text = tb((f"{TORCH}/multiprocessing/reductions.py", "rebuild_cuda_tensor",
+               "storage = storage_cls._new_shared_cuda("),
+              error="RuntimeError: CUDA error: invalid argument (cudaIpcOpenMemHandle failed "
+                    "to open the IPC handle)", prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.UNKNOWN

@@ -396,7 +396,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"ImportError\b", r"ModuleNotFoundError", r"undefined symbol", r"No module named",
            r"cannot import name", r"cannot open shared object file",
            r"GLIBC(?:XX)?_[\d.]+' not found", r"Could not load any common_ops library",
-           r"version `[^`']+' not found", scope="error")
+           r"version `[^`']+' not found",
+           # an op library that did not load (or was built without the op): torch's dispatcher
+           # has no such op under the library's namespace (`AttributeError: '_OpNamespace' '_C'
+           # object has no attribute 'rms_norm'`, vLLM's _C / _C_ascend, sgl_kernel); vLLM only
+           # warns when it fails to import its _C (below, BENIGN), so this is where it shows
+           r"'_OpNamespace' '\w+' object has no attribute", scope="error")
     # An optional library the engine imports lazily and only needs for one feature, missing:
     # the import failed quietly (`try: import nixl ... except ImportError: X = None`) and the
     # feature's constructor refuses to run without it. vLLM: the KV connectors' workers (`NIXL
@@ -461,10 +466,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # Custom all-reduce (SGLang/vLLM's P2P/IPC all-reduce) failing, often silently in capture.
     + _sig(Cause.CUSTOM_ALLREDUCE_ERROR, 56,
            r"Registering 0 cuda graph addresses", implies=Phase.CUDA_GRAPH_CAPTURE)
+    # (Not CUDA IPC by itself: torch shares CUDA tensors between processes by IPC handle
+    # (multiprocessing/reductions.py's rebuild_cuda_tensor), and vLLM / SGLang use it for
+    # multimodal inputs, a weight-cache daemon and RL weight updates; the all-reduce's own IPC
+    # failures name its file, custom_all_reduce.cuh, or run through its frames.)
     + _sig(Cause.CUSTOM_ALLREDUCE_ERROR, 56,
            r"custom[_ ]?all[_ ]?reduce", r"CustomAllreduce|custom_ar\b",
            r"peer access is not supported|cudaErrorPeerAccessUnsupported",
-           r"peer mapping resources exhausted", r"cudaIpcOpenMemHandle|IPC handle",
+           r"peer mapping resources exhausted",
            scope="error", flags=_I)
     # torch's ProcessGroupNCCL watchdog: a collective hung past --dist-timeout.
     + _sig(Cause.NCCL_TIMEOUT, 50,
@@ -586,6 +595,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # a device index outside what the host shows (Ascend's `set device=1, valid device
            # range is [0, 1)`): the launch asks for more devices than it was given
            r"valid device range is \[",
+           # CUDA's and HIP's name for the same (cudaErrorInvalidDevice, `CUDA error: invalid
+           # device ordinal` from torch.cuda.set_device in a worker's init_device: a tensor
+           # parallel size above the GPUs CUDA_VISIBLE_DEVICES leaves, a device id past them)
+           r"invalid device ordinal|cudaErrorInvalidDevice\b|hipErrorInvalidDevice\b",
            r"you should provide the model as a positional argument",
            r"Invalid (?:value|choice) for (?:--|argument )",
            # a socket of an address family the host does not have (an IPv6-only setting on
@@ -867,7 +880,12 @@ BENIGN = _literals(
     "custom allreduce is disabled", "futurewarning", "userwarning", "deprecationwarning",
     "runtimewarning", "warnings.warn", "nccl info", "flashinfer.jit: loading jit ops",
     "try deepgemm", "to silence this warning", "found in remote", "skipping download",
-    "using default", "sglang is using nccl")
+    "using default", "sglang is using nccl",
+    # vLLM's platform modules import their op library and only warn on failure (platforms/
+    # rocm.py, cpu.py, cuda.py: `Failed to import from vllm._C with ModuleNotFoundError(...)`):
+    # builds without it run on; a build that needs it fails later at the first op ('_OpNamespace'
+    # '_C' object has no attribute, IMPORT_ERROR above)
+    "failed to import from vllm._c")
 
 # Lines that read as errors (lowercased message).
 ERRORISH = _literals(
