@@ -1032,3 +1032,39 @@ def test_cuda_ipc_outside_the_custom_all_reduce_is_not_a_custom_allreduce_error(
               error="RuntimeError: CUDA error: invalid argument (cudaIpcOpenMemHandle failed "
                     "to open the IPC handle)", prefix=CORE)
     assert cause_of(text, "vllm") is Cause.UNKNOWN
+
+
+GENERIC_CRASH = tb((f"{VL}/model_executor/models/llama.py", "forward",
+                    "hidden_states = self.mlp(hidden_states)"),
+                   error="RuntimeError: The size of tensor a (4096) must match the size of "
+                         "tensor b (2048) at non-singleton dimension 1", prefix=CORE)
+
+
+@pytest.mark.parametrize("line", [
+    # vLLM's sampler turning FlashInfer off on an older GPU (v1/sample/ops/topk_topp_sampler.py)
+    "WARNING 05-01 10:00:00 [topk_topp_sampler.py:130] FlashInfer top-p/top-k sampling "
+    "unavailable: unsupported compute capability 7.5; falling back. Set "
+    "VLLM_USE_FLASHINFER_SAMPLER=0 to silence.",
+    # SGLang's GDN backend choosing Triton where its CuTe DSL kernel needs SM10x
+    "[2026-01-01 10:00:00 TP0] CuTe DSL GDN prefill is not supported on this GPU (requires "
+    "SM10x). Falling back to Triton for prefill.",
+])
+def test_a_feature_turned_off_for_this_gpu_is_not_unsupported_arch(line):
+    """The engine ran on without the feature; a later failure of another kind is not the GPU's
+    architecture."""
+    assert cause_of(line + "\n" + GENERIC_CRASH, "vllm") is Cause.UNKNOWN
+
+
+def test_a_model_architecture_a_config_rejects_is_not_a_gpu_architecture():
+    text = tb((f"{SG}/configs/internvl.py", "__init__", "raise ValueError("),
+              error="ValueError: Unsupported architecture: Qwen3NextForCausalLM")
+    assert cause_of(text, "sglang") is not Cause.UNSUPPORTED_ARCH
+
+
+def test_a_kernel_refusing_the_gpu_architecture_is_still_unsupported_arch():
+    text = tb((f"{SG}/layers/attention/trtllm_mla_backend.py", "forward_decode",
+               "raise RuntimeError("),
+              error="RuntimeError: Error in function 'TllmGenFmhaRunner' at "
+                    "/workspace/include/flashinfer/trtllm/fmha/fmhaRunner.cuh:30: Unsupported "
+                    "architecture")
+    assert cause_of(text, "sglang") is Cause.UNSUPPORTED_ARCH

@@ -158,7 +158,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"CUDA_ERROR_NO_BINARY_FOR_GPU",
            r"sm_\d+a? is not compatible", r"with CUDA capability sm_\d+ is not compatible",
            r"not compatible with the current PyTorch installation",
-           r"unsupported (?:gpu |cuda |sm )?architecture", r"unsupported compute capability",
+           # (not a model architecture a config class rejects: `ValueError: Unsupported
+           # architecture: Qwen3ForCausalLM`, SGLang's configs/internvl.py and loaders)
+           r"unsupported (?:gpu |cuda |sm )?architecture(?!s?[: ]+['\"\[]*\w*for[a-z])",
+           r"unsupported compute capability",
            r"only supports? (?:Ampere|Hopper|Blackwell|sm_?\d+|compute capability)"
            r"(?: GPUs?)?(?: or newer)?",
            r"not supported (?:on|for) (?:the current|this) GPU",
@@ -885,7 +888,13 @@ BENIGN = _literals(
     # rocm.py, cpu.py, cuda.py: `Failed to import from vllm._C with ModuleNotFoundError(...)`):
     # builds without it run on; a build that needs it fails later at the first op ('_OpNamespace'
     # '_C' object has no attribute, IMPORT_ERROR above)
-    "failed to import from vllm._c")
+    "failed to import from vllm._c",
+    # a feature the engine turns off and runs on without, for this GPU or setting: vLLM's
+    # `FlashInfer top-p/top-k sampling unavailable: unsupported compute capability 7.5;
+    # falling back.` (v1/sample/ops/topk_topp_sampler.py), SGLang's `CuTe DSL GDN prefill is not
+    # supported on this GPU (requires SM10x). Falling back to Triton for prefill.`, vLLM's
+    # `... is not supported by the V1 Engine. Falling back to V0.`
+    "falling back")
 
 # Lines that read as errors (lowercased message).
 ERRORISH = _literals(
