@@ -1068,3 +1068,27 @@ def test_a_kernel_refusing_the_gpu_architecture_is_still_unsupported_arch():
                     "/workspace/include/flashinfer/trtllm/fmha/fmhaRunner.cuh:30: Unsupported "
                     "architecture")
     assert cause_of(text, "sglang") is Cause.UNSUPPORTED_ARCH
+
+
+SG_DECODE = ("[2025-09-13 09:09:15 TP0] Decode batch. #running-req: 4, #token: 9071, token usage: "
+             "0.01, cuda graph: True, gen throughput (token/s): 120.5, #queue-req: 0\n")
+
+
+def test_the_request_slot_pool_running_out_is_kv_cache_oom_while_serving():
+    text = SG_DECODE + tb(
+        (f"{SG}/managers/schedule_batch.py", "prepare_for_extend",
+         "req_pool_indices = alloc_req_slots(self.req_to_token_pool, bs, self.reqs)"),
+        (f"{SG}/mem_cache/allocation.py", "alloc_req_slots", "raise RuntimeError("),
+        error="RuntimeError: alloc_req_slots runs out of memory. Please set a smaller number for "
+              "`--max-running-requests`. self.req_to_token_pool.available_size()=1, num_reqs=2,",
+        prefix="[2025-09-13 09:09:16 TP0] ")
+    assert verdict_of(text, "sglang") == (Outcome.CRASHED, Phase.SERVING, Cause.KV_CACHE_OOM)
+
+
+def test_flashinfer_workspace_too_small_is_a_flashinfer_error():
+    text = SG_DECODE + "[2024-11-20 16:40:55 TP0] Scheduler hit an exception: " + tb(
+        (f"{SG}/layers/attention/flashinfer_backend.py", "call_begin_forward",
+         "wrapper.begin_forward("),
+        error="RuntimeError: Failed to allocate memory for batch_prefill_tmp_v with size "
+              "435814400 and alignment 16 in AlignedAllocator")
+    assert cause_of(text, "sglang") is Cause.FLASHINFER_ERROR

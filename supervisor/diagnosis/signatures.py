@@ -344,6 +344,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # pool ran out under real requests, so a fragment that shows only this was serving.
     + _sig(Cause.KV_CACHE_OOM, 80, r"out of memory\. Try to lower your batch",
            flags=_I, implies=Phase.SERVING)
+    # The request-slot pool beside it (req_to_token_pool, sized with the KV pool at startup)
+    # full under running requests: SGLang's alloc_req_slots (mem_cache/allocation.py,
+    # schedule_batch.py before: `RuntimeError: alloc_req_slots runs out of memory. Please set a
+    # smaller number for `--max-running-requests`.`).
+    + _sig(Cause.KV_CACHE_OOM, 80, r"alloc_req_slots runs out of memory",
+           flags=_I, implies=Phase.SERVING)
     # CUDA allocator OOM (weights, activations, graph capture).
     + _sig(Cause.CUDA_OOM, 70,
            r"CUDA out of memory", r"OutOfMemoryError", r"CUDA error: out of memory",
@@ -385,7 +391,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"cuda_fp8\.h: No such file",
            # a flashinfer kernel's own check (`Error in function 'VariableLengthMergeStates' at
            # .../flashinfer/attention/cascade.cuh:697: Unsupported head_dim`)
-           r"Error in function '\w+' at \S*/flashinfer/", flags=_I)
+           r"Error in function '\w+' at \S*/flashinfer/",
+           # flashinfer's workspace buffer too small for a batch's plan (`Failed to allocate
+           # memory for batch_prefill_tmp_v with size 435814400 and alignment 16 in
+           # AlignedAllocator`, include/flashinfer/allocator.h; SGLang / vLLM under load)
+           r"Failed to allocate memory for \w+ with size \d+ and alignment \d+ in "
+           r"AlignedAllocator", flags=_I)
     + _sig(Cause.FLASHINFER_ERROR, 45,
            r"fatal error: [\w/.]+\.(?:h|cuh|hpp): No such file or directory", r"^FAILED: .*\.o\b",
            r"CUDA_HOME environment variable is not set|nvcc: not found|could not find nvcc",
