@@ -51,6 +51,12 @@ KNOWN_MISSES: dict[str, str] = {
     "f114-vllm-013-h20-double-spaced-oom-in-executor-init.log":
         "CUDA OOM raised in the executor's construction (_init_executor), no loader frame or "
         "marker in the trimmed paste: launch, labelled weight_loading from the issue title",
+    # the third batch (fresh2)
+    "g102-sglang-2601-warmup-502-killed-zh.log":
+        "a busy Prefill batch line (#running-req: 6) at the top makes the fragment serving; "
+        "the warmup error after it is labelled warmup (the launcher kills a server whose "
+        "warmup failed, traffic or not); live, the daemon's phase never moves back from "
+        "serving, so a file-only rule would break live = offline",
     # the fourth batch (fresh3), as scored blind; each reason says what the log shows
     "h107-sglang-2503-dp-attention-compile-traceback-no-prefix.log":
         "a bare scheduler-init traceback cut at ModelRunner.initialize: nothing in the log "
@@ -145,6 +151,14 @@ KNOWN_MISSES: dict[str, str] = {
         "only a wrapped 'Receive: obj=GenerateReqInput(...)' line, no batch, Finish or access "
         "line: labelled hung in serving from the thread (requests received after warmup, never "
         "dispatched); a received request alone is not read as traffic (launch)",
+    "l309-vllm-2501-v066-ray-pp4-4090-dsv3-weights-loaded-cut.log":
+        "the driver's and Ray workers' 'Loading model weights took 16.9 GB' then cut: labelled "
+        "weight_loading (the other ranks of the pp4 x tp8 cluster still loading), read "
+        "kv_cache_alloc (weights done, profiling next; live, the tracker is there too)",
+    "l310-vllm-2407-ray-multinode-dscoder-v2-shards-then-nccl-cut.log":
+        "shards to 54/55, one Ray worker's 'Loading model weights took 28.78 GB' and a late "
+        "deduplicated NCCL line, then cut: labelled weight_loading (15 other workers not shown "
+        "done), read kv_cache_alloc (live, the tracker is there too)",
     "l311-sglang-2502-dsv3-h200-faulthandler-scheduler-frames.log":
         "the tail of a faulthandler dump of the scheduler process (run_scheduler_process -> "
         "spawn_main), read crashed; labelled weight_loading from an earlier piece of the paste, "

@@ -179,8 +179,6 @@ def test_colour_codes_and_carriage_returns_shown_as_caret_text_are_stripped() ->
 
 # a vLLM V0 multiproc worker's error prefix (its pid is the placeholder)
 _W = "(VllmWorkerProcess pid=2368{}) ERROR 12-08 23:22:14 multiproc_worker_utils.py:229] "
-_RAY_LOADED = ("(RayWorkerWrapper pid={}) INFO 01-02 02:07:12 model_runner.py:1099] Loading "
-               "model weights took 16.9687 GB [repeated 2x across cluster]")
 
 
 # --- one fragment each: its outcome and phase -----------------------------------------------------
@@ -351,41 +349,6 @@ _RAY_LOADED = ("(RayWorkerWrapper pid={}) INFO 01-02 02:07:12 model_runner.py:10
                       (f"{_SITE}/sglang/srt/model_executor/model_runner.py", "__init__"))[1:]),
         "sglang", Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE,
         id="piecewise-advice-above-the-scheduler-exception-is-capture"),
-    # SGLang's warmup error after client traffic (clients that reached the port early): the
-    # server never announced ready, the warmup failed
-    pytest.param(
-        (_BUSY_PREFILL, "[2026-01-10 13:23:27] Initialization failed. warmup error: Traceback "
-         "(most recent call last):",
-         *frame_lines((f"{_SITE}/sglang/srt/entrypoints/http_server.py",
-                       "_execute_server_warmup"))[1:],
-         "AssertionError: res=<Response [502]>, res.text=''"),
-        "sglang", Outcome.CRASHED, Phase.WARMUP,
-        id="sglang-warmup-error-after-client-traffic-is-warmup"),
-    # a V0 multi-worker run cut while its ranks report their weights loaded: each rank prints
-    # its own report, the ones shown do not say the others were done
-    pytest.param(
-        ("INFO 01-02 02:07:12 model_runner.py:1099] Loading model weights took 16.9583 GB",
-         _RAY_LOADED.format(2040)),
-        "vllm", Outcome.INCOMPLETE, Phase.WEIGHT_LOADING,
-        id="ray-workers-reporting-weights-loaded-then-cut-is-weight-loading"),
-    pytest.param(
-        ("Loading safetensors checkpoint shards:  98% Completed | 54/55 [01:01<00:01,  "
-         "1.15s/it]", _W.format(1).replace("ERROR", "INFO") + "Loading model weights took "
-         "28.7795 GB"),
-        "vllm", Outcome.INCOMPLETE, Phase.WEIGHT_LOADING,
-        id="multiproc-worker-reporting-weights-loaded-then-cut-is-weight-loading"),
-    # guards: V1 logs the load from rank 0 only (the whole load's), and a later marker moves on
-    pytest.param(
-        ("(Worker_TP0 pid=34322) INFO 05-06 20:59:59 [gpu_model_runner.py:4879] Model loading "
-         "took 12.66 GiB memory and 31.657031 seconds",),
-        "vllm", Outcome.INCOMPLETE, Phase.KV_CACHE_ALLOC,
-        id="v1-rank-0-weights-loaded-then-cut-is-kv-cache-alloc"),
-    pytest.param(
-        (_RAY_LOADED.format(2040), "(RayWorkerWrapper pid=2040) INFO 01-02 02:08:12 "
-         "model_runner.py:1007] Capturing the model for CUDA graphs. This may lead to "
-         "unexpected consequences if the model is not static."),
-        "vllm", Outcome.INCOMPLETE, Phase.CUDA_GRAPH_CAPTURE,
-        id="ray-workers-weights-loaded-then-capture-is-capture"),
 ])
 def test_a_fragment_has_its_outcome_and_phase(lines, engine, outcome, phase) -> None:
     v = verdict(*lines, engine=engine)

@@ -509,28 +509,6 @@ _VLLM_COMPILED_FRAME = re.compile(r"/torch/_inductor/output_code\.py:__call__$"
                                   r"|(?:inductor_cache|torchinductor_\w+)/\w+/\w+\.py:call$")
 
 
-# vLLM's report of one rank's weights loaded (V0 0.4-0.6 `Loading model weights took X GB`,
-# V1 `Model loading took X GiB`), and the prefix of a V0 Ray or multiproc worker printing it
-# (each V0 worker logs its own; V1's multiproc workers log from rank 0 only, so a V1 `(Worker_TP0
-# pid=...)` report is the whole load's)
-_WEIGHTS_DONE = re.compile(r"Loading model weights took|Model loading took")
-_WORKER_PREFIX = re.compile(r"^\((?:RayWorkerWrapper|VllmWorkerProcess) pid=")
-
-
-def _ranks_still_loading(raw: list[str], scan: _Scan) -> bool:
-    """A multi-worker vLLM run (Ray or multiproc workers) cut while its ranks report their
-    weights loaded, no later marker: the tracker moved to KV-cache sizing at the first rank's
-    report, but each rank prints its own and profiling starts only once all are loaded; the
-    ones a cut log shows do not say the others were done (a Ray cluster of pp4 x tp8 with three
-    workers' reports, a multi-node run whose driver's shard bar stops at 54/55)."""
-    if not scan.phases or scan.phases[-1] is not Phase.KV_CACHE_ALLOC:
-        return False
-    if not _WEIGHTS_DONE.search(raw[scan.phase_lines[-1]]):
-        return False
-    return any(_WORKER_PREFIX.match(line) and _WEIGHTS_DONE.search(line)
-               for line in raw[scan.phase_lines[-1]:])
-
-
 def _startup_hints(raw: list[str], start: int, frames: list[tuple[int, str]],
                    engine: str) -> list[Phase]:
     """Phases that a startup's failure shows without a frame of that phase. The advice is
@@ -671,8 +649,6 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
                    warmup_in_loop=engine != "vllm")
 
-    if outcome is Outcome.INCOMPLETE and engine == "vllm" and _ranks_still_loading(raw, scan):
-        phase = Phase.WEIGHT_LOADING
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
                         engine, roomy=_weights_left_room(raw, scan))
     best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
@@ -681,13 +657,9 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     if best and phase is Phase.LAUNCH and scan.last_marker is None and not _frame_phase(
             region_frames):
         phase = _implied_phase(best, scan) or phase
-    if best and best.cause is Cause.WARMUP_FAILED and (
-            phase.rank < Phase.WARMUP.rank or (best.message and scan.first_marker is None)):
+    if best and best.cause is Cause.WARMUP_FAILED and phase.rank < Phase.WARMUP.rank:
         # the warmup request is only sent once the server is up: whatever markers the log
-        # shows, startup had got that far (the lines in between were trimmed). And SGLang says
-        # `Initialization failed. warmup error` only from _wait_and_warmup, before it announces
-        # ready: in a fragment with no startup marker, client traffic before it (clients that
-        # reached the port early) does not make it a served run's failure
+        # shows, startup had got that far (the lines in between were trimmed)
         phase = Phase.WARMUP
 
     evidence = _failure_evidence(raw, msgs, scan, start, best, fatal_after, outcome) or \
