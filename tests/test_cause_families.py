@@ -1092,3 +1092,32 @@ def test_flashinfer_workspace_too_small_is_a_flashinfer_error():
         error="RuntimeError: Failed to allocate memory for batch_prefill_tmp_v with size "
               "435814400 and alignment 16 in AlignedAllocator")
     assert cause_of(text, "sglang") is Cause.FLASHINFER_ERROR
+
+
+@pytest.mark.parametrize("frame,error", [
+    ((f"{VL}/config/parallel.py", "__post_init__", "raise ValueError("),
+     "ValueError: World size (8) is larger than the number of available GPUs (4) in this node. "
+     "If this is intentional and you are using:"),
+    ((f"{VL}/v1/executor/ray_utils.py", "_wait_until_pg_ready", "raise ValueError("),
+     "ValueError: Cannot provide a placement group requiring 8 GPUs (placement_group_specs=[{"
+     "'GPU': 1.0, 'node:10.0.0.1': 0.001}]) within 1800 seconds."),
+    ((f"{VL}/executor/ray_utils.py", "initialize_ray_cluster", "raise ValueError("),
+     "ValueError: The number of required GPUs exceeds the total number of available GPUs in the "
+     "placement group."),
+    ((f"{TORCH}/cuda/__init__.py", "_lazy_init", "raise RuntimeError("),
+     "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+     "multiprocessing, you must use the 'spawn' start method"),
+])
+def test_a_launch_asking_for_gpus_it_was_not_given_is_invalid_config(frame, error):
+    """More GPUs than the node or the Ray cluster has; CUDA started before the fork. Also
+    the exception line alone, without the configuration frame that dates it."""
+    assert cause_of(tb(frame, error=error), "vllm") is Cause.INVALID_CONFIG
+    assert cause_of(error + "\n", "vllm") is Cause.INVALID_CONFIG
+
+
+def test_windows_address_in_use_is_port_in_use():
+    error = ("OSError: [WinError 10048] Only one usage of each socket address (protocol/network "
+             "address/port) is normally permitted")
+    text = tb(("C:\\Python312\\Lib\\asyncio\\base_events.py", "create_server", "sock.bind(sa)"),
+              error=error)
+    assert cause_of(text, "vllm") is Cause.PORT_IN_USE

@@ -151,7 +151,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.PORT_IN_USE, 92,
            r"address already in use", r"\[Errno 98\]", r"Port is already in use",
            r"\bat \d+ is not available in \d+ seconds", r"EADDRINUSE",
-           r"failed to (?:bind|listen).{0,80}errno: 98", flags=_I, fatal=True)
+           r"failed to (?:bind|listen).{0,80}errno: 98",
+           # Windows' WSAEADDRINUSE (vLLM / SGLang under Windows or WSL's Windows-side Python:
+           # `OSError: [WinError 10048] Only one usage of each socket address
+           # (protocol/network address/port) is normally permitted`)
+           r"\[WinError 10048\]", r"Only one usage of each socket address",
+           flags=_I, fatal=True)
     # The GPU cannot run this build's kernels (new arch like sm_120, or an old one).
     + _sig(Cause.UNSUPPORTED_ARCH, 90,
            r"no kernel image is available", r"cudaErrorNoKernelImageForDevice",
@@ -613,6 +618,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # device ordinal` from torch.cuda.set_device in a worker's init_device: a tensor
            # parallel size above the GPUs CUDA_VISIBLE_DEVICES leaves, a device id past them)
            r"invalid device ordinal|cudaErrorInvalidDevice\b|hipErrorInvalidDevice\b",
+           # the same at argument resolution or at the Ray executor's placement: vLLM's
+           # ParallelConfig (config/parallel.py: `World size (8) is larger than the number of
+           # available GPUs (4) in this node`), its Ray placement (executor/ray_utils.py: `Cannot
+           # provide a placement group requiring 8 GPUs ... within 1800 seconds`; 0.4-0.6:
+           # `The number of required GPUs exceeds the total number of available GPUs in the
+           # placement group`)
+           r"World size \(\d+\) is larger than the number of available GPUs",
+           r"Cannot provide a placement group requiring \d+ GPUs",
+           r"number of required GPUs exceeds the total number of available GPUs",
            r"you should provide the model as a positional argument",
            r"Invalid (?:value|choice) for (?:--|argument )",
            # a socket of an address family the host does not have (an IPv6-only setting on
@@ -661,6 +675,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Invalid value '[^']*' (?:for|in) \w+\. Valid options",
            r"VLLM_PORT '[^']*' (?:appears to be a URI|must be a valid integer)",
            scope="error", flags=_I, implies=Phase.LAUNCH)
+    # CUDA initialised in a process that then forked its workers: torch's _lazy_init refuses
+    # (`RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with
+    # multiprocessing, you must use the 'spawn' start method`); a launch setting (vLLM's
+    # VLLM_WORKER_MULTIPROC_METHOD=spawn, a script touching CUDA before it builds the engine).
+    + _sig(Cause.INVALID_CONFIG, 61, r"Cannot re-initialize CUDA in forked subprocess",
+           flags=_I)
     # A model whose code lives in its repository, loaded without --trust-remote-code:
     # transformers' resolve_trust_remote_code (dynamic_module_utils.py) refuses it (`The
     # repository for org/m contains custom code which must be executed to correctly load the
