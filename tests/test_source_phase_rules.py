@@ -86,18 +86,19 @@ def test_vllm_auto_fit_of_max_model_len_without_memory_is_kv_cache_oom():
 
 # --- messages: the weight loaders refusing a tensor (weight_loading) ------------------------
 
-@pytest.mark.parametrize("error", [
-    "ValueError: There is no module or parameter named 'lm_head.weight_scale' in "
-    "Qwen2ForCausalLM",
-    "ValueError: Following weights were not initialized from checkpoint: "
-    "{'model.layers.0.mlp.gate_up_proj.weight'}",
-    "AssertionError: Attempted to load weight (torch.Size([151936, 4096])) into parameter "
-    "(torch.Size([152064, 4096]))",
+@pytest.mark.parametrize("error, cause", [
+    ("ValueError: There is no module or parameter named 'lm_head.weight_scale' in "
+     "Qwen2ForCausalLM", Cause.UNKNOWN),
+    # tensors the model needs are missing from the checkpoint: an incomplete checkpoint
+    ("ValueError: Following weights were not initialized from checkpoint: "
+     "{'model.layers.0.mlp.gate_up_proj.weight'}", Cause.CORRUPT_CHECKPOINT),
+    ("AssertionError: Attempted to load weight (torch.Size([151936, 4096])) into parameter "
+     "(torch.Size([152064, 4096]))", Cause.UNKNOWN),
 ])
-def test_a_weight_loader_refusing_a_tensor_is_weight_loading(error):
+def test_a_weight_loader_refusing_a_tensor_is_weight_loading(error, cause):
     text = tb((f"{VL}/v1/worker/worker_base.py", "execute_method",
                "return run_method(self, method, args, kwargs)"), error=error, prefix=CORE)
-    check(text, "vllm", Phase.WEIGHT_LOADING, Cause.UNKNOWN)
+    check(text, "vllm", Phase.WEIGHT_LOADING, cause)
 
 
 # --- messages: SGLang's graph runners (capture) ---------------------------------------------
