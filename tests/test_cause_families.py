@@ -8,7 +8,7 @@ cause was `unknown` (or, for the guards, another cause); the guards check what m
 from __future__ import annotations
 
 import pytest
-from classifier_lines import CORE, SG, TORCH, VL, cause_of, tb, verdict_of
+from classifier_lines import CORE, SG, TORCH, VL, cause_of, check, tb, verdict_of
 
 from supervisor.diagnosis.classifier import classify_text
 from supervisor.states import Cause, Outcome, Phase
@@ -1121,3 +1121,46 @@ def test_windows_address_in_use_is_port_in_use():
     text = tb(("C:\\Python312\\Lib\\asyncio\\base_events.py", "create_server", "sock.bind(sa)"),
               error=error)
     assert cause_of(text, "vllm") is Cause.PORT_IN_USE
+
+
+# --- watchdog_timeout: vLLM V0's engine-iteration timeout, raised with no message ----------
+
+ASYNC = "/usr/lib/python3.11/asyncio"
+ENGINE_LOOP = (f"{VL}/engine/async_llm_engine.py", "run_engine_loop",
+               "has_requests_in_progress = await asyncio.wait_for(")
+REQUEST = (f"{VL}/engine/async_llm_engine.py", "generate", "async for request_output in stream:")
+
+
+@pytest.mark.parametrize("frames,error", [
+    # 0.4.0: asyncio.wait_for around the step, nothing logged before the raise
+    ((REQUEST, ENGINE_LOOP, (f"{ASYNC}/tasks.py", "wait_for",
+                             "raise exceptions.TimeoutError() from exc")),
+     "asyncio.exceptions.TimeoutError"),
+    # 0.4.1-0.6 on Python 3.11: `async with asyncio_timeout(...)` is asyncio.timeout
+    (((f"{VL}/engine/async_llm_engine.py", "run_engine_loop",
+       "async with asyncio_timeout(ENGINE_ITERATION_TIMEOUT_S):"),
+      (f"{ASYNC}/timeouts.py", "__aexit__", "raise TimeoutError from exc_val")),
+     "TimeoutError"),
+    # ... and on older Pythons vLLM's own copy of async_timeout
+    (((f"{VL}/engine/async_llm_engine.py", "run_engine_loop",
+       "async with asyncio_timeout(ENGINE_ITERATION_TIMEOUT_S):"),
+      (f"{VL}/engine/async_timeout.py", "__aexit__", "self._do_exit(exc_type)"),
+      (f"{VL}/engine/async_timeout.py", "_do_exit", "raise asyncio.TimeoutError")),
+     "asyncio.exceptions.TimeoutError"),
+])
+def test_vllm_v0_engine_iteration_timing_out_is_watchdog_timeout(frames, error):
+    check(tb(*frames, error=error), "vllm", Phase.SERVING, Cause.WATCHDOG_TIMEOUT)
+
+
+@pytest.mark.parametrize("frames,error", [
+    # a client's own wait_for timing out: no engine watchdog
+    ((("/home/u/bench.py", "main", "await asyncio.wait_for(send(), 30)"),
+      (f"{ASYNC}/tasks.py", "wait_for", "raise exceptions.TimeoutError() from exc")),
+     "asyncio.exceptions.TimeoutError"),
+    # raised deeper in the step, with its own message: that code's timeout, not the loop's
+    ((ENGINE_LOOP, (f"{VL}/distributed/device_communicators/shm_broadcast.py",
+                    "acquire_read", "raise TimeoutError")),
+     "TimeoutError"),
+])
+def test_a_timeout_error_anywhere_else_is_no_engine_watchdog(frames, error):
+    assert verdict_of(tb(*frames, error=error), "vllm")[2] is not Cause.WATCHDOG_TIMEOUT

@@ -195,10 +195,6 @@ CAUSE_MISSES: dict[str, str] = {
         "capture begun, its bar at 0/4, then 'Scheduler hit an exception' cut before its "
         "message: read unsupported_arch (SGLang's capture dying at its first batch), labelled "
         "unknown",
-    "l316-vllm-2404-llamafactory-api-engine-loop-timeout-asgi.log":
-        "AsyncLLMEngine's run_engine_loop raising asyncio TimeoutError from wait_for (the "
-        "engine iteration timeout) under a request: labelled watchdog_timeout, read unknown (a "
-        "bare asyncio TimeoutError is no watchdog signature)",
 }
 
 

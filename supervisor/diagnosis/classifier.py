@@ -651,6 +651,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
 
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
                         engine, roomy=_weights_left_room(raw, scan))
+    cands += _engine_iteration_timeout(scan, msgs, start)
     best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
     cause = best.cause if best else Cause.UNKNOWN
 
@@ -921,6 +922,32 @@ def _cut_at_raise(scan: _Scan, frames: list[tuple[int, str]]) -> list[_Candidate
         return []
     return [_Candidate(cause, prio, last[0]) for cause, rx, prio in S.RAISE_SITES
             if rx.search(last[1])]
+
+
+# vLLM V0's AsyncLLMEngine bounds each engine iteration (ENGINE_ITERATION_TIMEOUT_S): 0.4.0
+# awaited `asyncio.wait_for(...)` in run_engine_loop and logged nothing, later builds an
+# `asyncio_timeout(...)` block (whose __aexit__ raises). A bare TimeoutError raised right there
+# is that step watchdog firing; the same error from any other await (a client's, V1's shared-
+# memory broadcast) names no watchdog.
+_BARE_TIMEOUT = re.compile(r"^(?:asyncio\.(?:exceptions\.)?)?TimeoutError\s*$")
+_TIMEOUT_RAISER = re.compile(r"asyncio/tasks\.py:wait_for$|timeouts?\.py:(?:__aexit__|_do_exit)$")
+
+
+def _engine_iteration_timeout(scan: _Scan, msgs: list[str], start: int) -> list[_Candidate]:
+    out: list[_Candidate] = []
+    for i, wrapper in scan.exceptions:
+        if i < start or wrapper or "TimeoutError" not in msgs[i] \
+                or not _BARE_TIMEOUT.match(msgs[i].strip()):
+            continue
+        opened = max((t for t in scan.tracebacks if t < i), default=-1)
+        wheres = [w for j, w in scan.frames if opened < j < i and not w.startswith("<call>:")]
+        raisers = wheres[-2:] if len(wheres) >= 2 else []
+        # the last frame of the engine's own code before the timeout's frames raised
+        engine_frames = [w for w in wheres if not _TIMEOUT_RAISER.search(w)]
+        if raisers and _TIMEOUT_RAISER.search(raisers[-1]) and engine_frames \
+                and engine_frames[-1].endswith("async_llm_engine.py:run_engine_loop"):
+            out.append(_Candidate(Cause.WATCHDOG_TIMEOUT, 45, i, Phase.SERVING))
+    return out
 
 
 def _weights_left_room(raw: list[str], scan: _Scan) -> bool:
