@@ -181,6 +181,34 @@ def test_sglang_warmup_request_logged_before_the_ready_line_then_a_client() -> N
     assert tracker.phase is Phase.SERVING
 
 
+def test_sglang_piece_starting_inside_the_startup_with_the_warmup_request_then_a_client() -> None:
+    """No marker before the warmup's access line (the paste starts there): it is still the
+    warmup's, so the next local POST after ready is a client's."""
+    tracker = _walk("sglang", [WARMUP_POST, SG_STARTUP[-1]])
+    assert tracker.phase is Phase.READY
+    tracker.feed(WARMUP_POST)
+    assert tracker.phase is Phase.SERVING
+
+
+@pytest.mark.parametrize("end", ["End of disaggregation warmup",
+                                 "End of prefill warmup with status 200, resp: [{'text': 'x'}]"])
+def test_sglang_pd_warmup_ended_then_a_local_post_is_a_client(end: str) -> None:
+    """A PD server logs its warmup's end after its requests were answered (their access lines
+    come before it, or not at all): the first local POST after ready is a client's."""
+    tracker = _walk("sglang", [*SG_STARTUP[:-1], f"{SG_TS} {end}", SG_STARTUP[-1]])
+    assert tracker.phase is Phase.READY
+    tracker.feed(WARMUP_POST)
+    assert tracker.phase is Phase.SERVING
+
+
+def test_sglang_log_starting_mid_run_counts_its_first_local_post() -> None:
+    """Up from a client's request, no startup seen: no warmup line to excuse."""
+    tracker = _walk("sglang", [WARMUP_POST.replace("127.0.0.1", "10.0.0.7")])
+    seen = tracker.requests_seen
+    tracker.feed(WARMUP_POST)
+    assert tracker.phase is Phase.SERVING and tracker.requests_seen == seen + 1
+
+
 # --- local reads of API resources ------------------------------------------------------------
 
 def _local_get(path: str) -> str:

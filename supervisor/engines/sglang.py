@@ -28,9 +28,9 @@ _PREFILTER = literal_prefilter(
     "server_args", "Init torch dist", "using nccl", "Load weight", "shards", "load weight",
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
-    "Uvicorn running", "Started server process", "disaggregation warmup", "fired up and ready",
-    " batch", "HTTP/", "%|", "failed for request ", "retracted_reqs", "startup timings",
-    "ASGI app",
+    "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
+    "fired up and ready", " batch", "HTTP/", "%|", "failed for request ", "retracted_reqs",
+    "startup timings", "ASGI app",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
 )
@@ -70,6 +70,9 @@ _PROBE_PREFILL_RE = _C(r"#new-seq: 1, #new-token: 1,")
 # The routes of the server's own warmup request (_execute_server_warmup: /generate, or /encode
 # for an embedding model), sent to its local address.
 _WARMUP_ROUTES = ("/generate", "/encode")
+# PD disaggregation's warmup (_send_disaggregation_warmup_requests; a prefill server's in 2025
+# builds) logs its end after every warmup request was answered.
+_PD_WARMUP_END_RE = _C(r"End of (?:disaggregation|prefill) warmup")
 
 
 class SGLangTracker(MarkerTracker):
@@ -110,6 +113,10 @@ class SGLangTracker(MarkerTracker):
             changed = self._capture_progress(line) or changed
         if " batch" in line:
             changed = self._batch(line) or changed
+        if "End of " in line and _PD_WARMUP_END_RE.search(line):
+            # a PD server's warmup logs its end once its requests were answered: any request
+            # access line after it is a client's
+            self.warmup_answered = True
         if "HTTP/" in line and not self._warmup_access(line):
             changed = self._access(line) or changed
         return changed
@@ -118,9 +125,11 @@ class SGLangTracker(MarkerTracker):
         """The access line of the warmup's own request (a local POST /generate). uvicorn
         writes it when the response is sent, which races SGLang's ready line printed once the
         same response arrives: it can come just after the ready line, and is not a client's.
-        Only for a run whose startup was seen and only once; a batch after ready (a client's
-        prefill) has already moved the run to serving."""
-        if self.warmup_answered or self.markers_seen == 0 or '"POST /' not in line:
+        Once only (the first such line, before ready too: a piece that starts inside the
+        startup), never in a log that starts mid-run; a batch after ready (a client's prefill)
+        has already moved the run to serving."""
+        if self.warmup_answered or '"POST /' not in line or (self.ready and
+                                                             self.markers_seen == 0):
             return False
         access = parse_access(line)
         if access is None or access[1] != "POST" or not is_loopback(access[0]) or \
