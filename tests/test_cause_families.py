@@ -238,6 +238,18 @@ def test_a_death_after_weights_that_left_little_memory_is_still_guessed_kv_cache
                                              Cause.KV_CACHE_OOM)
 
 
+@pytest.mark.parametrize("call", ["self.init_memory_pools()", "self.init_memory_pool("])
+def test_a_traceback_dated_to_the_kv_pool_by_its_frames_alone_is_not_guessed(call):
+    """No marker says the weights were done (a CI log's traceback only): the frames date the
+    pool's setup, and nothing says memory was short."""
+    text = ("[2026-06-17 16:25:18] Scheduler hit an exception: "
+            + tb((f"{SG}/managers/scheduler.py", "__init__", "self.init_model_worker()"),
+                 (f"{SG}/managers/scheduler.py", "init_model_worker", call)))
+    v = classify_text(text, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC,
+                                             Cause.UNKNOWN)
+
+
 # --- health_check_failed: vLLM V0's engine process not answering its health RPC ----------------
 
 @pytest.mark.parametrize("client", ["entrypoints/openai/rpc/client.py",

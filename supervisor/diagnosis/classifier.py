@@ -873,10 +873,12 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         # SGLang died after the weights and before the KV pool was done, and the error itself
         # is not in the log: the pool-sizing check ("Not enough memory") is what fails there,
         # unless SGLang's own report says the weights left most of the memory free (`roomy`).
-        # (vLLM's phase of the same name also compiles and profiles the model: no such guess.)
+        # Only when its markers got there (a traceback alone dated by its frames says nothing
+        # of the weights being done). (vLLM's phase of the same name also compiles and profiles
+        # the model: no such guess.)
         visible_root = any(i >= start and not w for i, w in scan.exceptions)
-        if phase is Phase.KV_CACHE_ALLOC and not visible_root and engine == "sglang" \
-                and not roomy:
+        if phase is Phase.KV_CACHE_ALLOC and scan.final_phase is Phase.KV_CACHE_ALLOC \
+                and not visible_root and engine == "sglang" and not roomy:
             cands.append(_Candidate(Cause.KV_CACHE_OOM, 12, anchor))
         # SGLang died in CUDA-graph capture at its very first batch, the error text cut off: a
         # kernel that cannot launch at all on this GPU (no kernel image for its architecture)

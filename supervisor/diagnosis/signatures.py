@@ -842,7 +842,9 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|warmup_server)$")),
     (Phase.CUDA_GRAPH_CAPTURE, _C(r":\w*capture\w*$|:init_cuda_graphs?$|:init_device_graphs$"
                                   r"|graph_runner\.py:__init__$|cuda_graph_setup\.py:")),
-    (Phase.KV_CACHE_ALLOC, _C(r":(?:init_memory_pool|profile_max_num_token|_initialize_kv_caches"
+    # (SGLang 2026 builds: the scheduler's init_memory_pools -> init_target_memory_pool)
+    (Phase.KV_CACHE_ALLOC, _C(r":(?:init_(?:target_)?memory_pools?|profile_max_num_token"
+                              r"|_initialize_kv_caches"
                               r"|determine_available_memory|initialize_kv_cache\w*|profile_run"
                               r"|_?check_enough_kv_cache_memory|get_kv_cache_config\w*"
                               r"|_?init_cache_engine|initialize_cache"
