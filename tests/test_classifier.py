@@ -186,10 +186,6 @@ KNOWN_MISSES: dict[str, str] = {
         "faulthandler dumps of several scheduler ranks interleaved character by character, the "
         "fatal-signal line above the piece: labelled crashed in serving (process_batch_result); "
         "the garbled frames are neither a fatal nor a dating frame (incomplete, launch)",
-    "m214-sglang-ci-actions-timestamps-init-memory-pools-exception.log":
-        "'Scheduler hit an exception' in Scheduler.__init__ -> init_model_worker -> "
-        "init_memory_pools behind GitHub Actions timestamps, cut before the exception line: "
-        "labelled kv_cache_alloc from the frame, read launch (that frame dates nothing here)",
     "m301-vllm-kserve-nccl-heartbeat-monitor-fatal.log":
         "rank1's ProcessGroupNCCL heartbeat monitor timeout and its [F] watchdog-stuck line "
         "(nccl_timeout, right): labelled serving from the thread (during a benchmark); no "
