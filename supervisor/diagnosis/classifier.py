@@ -646,8 +646,9 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     named = [p for i, p in scan.named_phases if i >= start]
     if outcome is Outcome.CRASHED and ready is None:
         named += _startup_hints(raw, start, region_frames, engine)
+    framed = None if stepped else _frame_phase(region_frames)  # read twice below
     phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
-                   warmup_in_loop=engine != "vllm")
+                   warmup_in_loop=engine != "vllm", framed=framed)
 
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
                         engine, roomy=_weights_left_room(raw, scan))
@@ -655,8 +656,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
     cause = best.cause if best else Cause.UNKNOWN
 
-    if best and phase is Phase.LAUNCH and scan.last_marker is None and not _frame_phase(
-            region_frames):
+    if best and phase is Phase.LAUNCH and scan.last_marker is None and not framed:
         phase = _implied_phase(best, scan) or phase
     if best and best.cause is Cause.WARMUP_FAILED and phase.rank < Phase.WARMUP.rank:
         # the warmup request is only sent once the server is up: whatever markers the log
@@ -780,6 +780,8 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
             if (best is None or phase.rank > best.rank) and rx.search(where):
                 best = phase
                 break
+        if best is Phase.SERVING:
+            return best  # no frame phase ranks above it: the frames left cannot change it
     if container and (best is None or best.rank < Phase.CUDA_GRAPH_CAPTURE.rank):
         return Phase.WARMUP
     return best
@@ -787,13 +789,14 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
 
 def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
            was_ready: bool, stepped: bool = False, named: list[Phase] | None = None,
-           warmup_in_loop: bool = True) -> Phase:
-    """The latest of the markers' phase and what the failure shows: its frames, a message
-    raised in one phase only (``named``), or a dump of the step of real requests that failed
-    (serving, whatever the markers reached: a fragment that starts at the failure has none)."""
+           warmup_in_loop: bool = True, framed: Phase | None = None) -> Phase:
+    """The latest of the markers' phase and what the failure shows: its frames (``framed``,
+    their _frame_phase), a message raised in one phase only (``named``), or a dump of the step
+    of real requests that failed (serving, whatever the markers reached: a fragment that starts
+    at the failure has none)."""
     if stepped:
         return Phase.SERVING
-    fp = max([p for p in [_frame_phase(frames), *(named or ())] if p is not None],
+    fp = max([p for p in [framed, *(named or ())] if p is not None],
              key=lambda p: p.rank, default=None)
     if fp is None:
         return tracker_phase
