@@ -1011,7 +1011,7 @@ def _evidence(raw: list[str], msgs: list[str], idx: Iterable[int]) -> tuple[str,
     seen: set[str] = set()
     for i in dict.fromkeys(idx):  # a line listed twice (root error and best cause) adds nothing
         line, msg = raw[i], msgs[i]
-        key = _RANK_PREFIX.sub("", msg).strip()
+        key = _dedup_key(msg)
         if not key or key in seen or _is_dump(msg) or _BARE_EXCEPTION.match(key):
             continue
         seen.add(key)
@@ -1019,6 +1019,14 @@ def _evidence(raw: list[str], msgs: list[str], idx: Iterable[int]) -> tuple[str,
         if len(out) >= MAX_EVIDENCE:
             break
     return tuple(out)
+
+
+def _dedup_key(msg: str) -> str:
+    """The message without its rank names, which tell the ranks' copies of a line apart. Every
+    word _RANK_PREFIX can start with holds "ank" or "P": most lines have neither, and skip it."""
+    if "ank" in msg or "P" in msg:
+        msg = _RANK_PREFIX.sub("", msg)
+    return msg.strip()
 
 
 def _is_dump(msg: str) -> bool:
