@@ -198,6 +198,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     in_current_thread: list[str] | None = None
     markers = 0
     request_error = False  # inside the traceback of uvicorn's `Exception in ASGI application`
+    matched: dict[str, tuple[S.Signature, ...]] = {}  # message -> the signatures it matches
     for i, line in enumerate(raw):
         msg = msgs[i]
         # live tracker (phase markers, ready, serving; a log that starts mid-run is ready at
@@ -316,17 +317,32 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.fatal.append((i, False))  # (past the gate: all say fault / fail / error)
         if ("already dead" in msg or "thread terminated" in msg) and _DEATH_REPORT.search(msg):
             scan.fatal.append((i, True))
-        _match_signatures(scan, i, low, is_exc)
+        _match_signatures(scan, i, msg, low, is_exc, matched)
     scan.final_phase = tracker.phase
     if tracker.ready:
         scan.api_servers_pending = None
     return scan
 
 
-def _match_signatures(scan: _Scan, i: int, low: str, is_exc: bool) -> None:
-    """Record the signatures the lowercased message matches. Whether the line reads as an error
-    (ERRORISH) is only searched for once a signature of scope "error" could match: most lines
-    here have no candidate at all, and that search is one of the dearest of the scan."""
+def _match_signatures(scan: _Scan, i: int, msg: str, low: str, is_exc: bool,
+                      matched: dict[str, tuple[S.Signature, ...]]) -> None:
+    """Record the signatures the message matches. The ranks of a run print the same lines:
+    each distinct message of a log is matched once (``matched``, kept for one scan)."""
+    found = matched.get(msg)
+    if found is None:
+        found = matched[msg] = _signatures_of(low, is_exc)
+    for sig in found:
+        scan.hits.append((sig, i))
+        if sig.fatal:
+            scan.fatal.append((i, False))
+
+
+def _signatures_of(low: str, is_exc: bool) -> tuple[S.Signature, ...]:
+    """The signatures the lowercased message matches, in SIGNATURES' order. Whether the line
+    reads as an error (ERRORISH) is only searched for once a signature of scope "error" could
+    match: most lines here have no candidate at all, and that search is one of the dearest of
+    the scan."""
+    found: list[S.Signature] = []
     errorish: bool | None = True if is_exc else None
     for k in sorted(S.SIGNATURE_NEEDLES.candidates(low)):  # in SIGNATURES' order
         sig = S.SIGNATURES[k]
@@ -336,9 +352,8 @@ def _match_signatures(scan: _Scan, i: int, low: str, is_exc: bool) -> None:
             if not errorish:
                 continue
         if sig.pattern.search(low):
-            scan.hits.append((sig, i))
-            if sig.fatal:
-                scan.fatal.append((i, False))
+            found.append(sig)
+    return tuple(found)
 
 
 # What uvicorn's log of one request's application error is made of (its header, the
