@@ -194,10 +194,6 @@ KNOWN_MISSES: dict[str, str] = {
         "behind a sidecar prefix, 'MQLLMEngine is already dead, terminating server process' and "
         "chat completions answered 500: labelled serving; a 500 is no request served, and "
         "nothing else in the piece dates it (launch)",
-    "m305-vllm-gpustack-4090-shutdown-after-serving-restart.log":
-        "chat requests served, then a clean shutdown (Shutting down FastAPI, destroy_process_"
-        "group warning, Application shutdown complete) and the next launch's first line: "
-        "labelled stopped (ready), read crashed/unknown (the exit-time warning after traffic)",
     "m309-vllm-pd-nixl-engine-init-done-then-stuck.log":
         "NIXL up, KV caches registered and 'init engine (profile, create kv cache, warmup model) "
         "took 21.62 seconds', then cut before the API server: labelled incomplete in warmup "
@@ -897,6 +893,30 @@ def test_vllm_engine_core_exiting_is_a_stop_and_a_fatal_error_is_not():
     v = verdict([load, stop, *cut])
     assert (v.outcome, v.phase, v.cause) == (Outcome.INCOMPLETE, Phase.WEIGHT_LOADING, None)
     v = verdict([load, f"{VCORE} EngineCore encountered a fatal error.", *cut])
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.UNKNOWN)
+
+
+SERVED = ['INFO:     10.0.0.9:50028 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+          "INFO 01-19 13:50:58 [loggers.py:122] Engine 000: Avg prompt throughput: 30.7 "
+          "tokens/s, Avg generation throughput: 0.8 tokens/s, Running: 0 reqs, Waiting: 0 reqs"]
+EXIT_WARNING = ("[rank0]:[W119 13:55:02.151101192 ProcessGroupNCCL.cpp:1479] Warning: WARNING: "
+                "destroy_process_group() was not called before program exit, which can leak "
+                "resources.")
+
+
+@pytest.mark.parametrize("shutdown", [
+    "INFO 01-19 13:55:01 [launcher.py:80] Shutting down FastAPI HTTP server.",
+    "(APIServer pid=1) INFO 05-02 10:00:00 [launcher.py:254] [shutdown] API server: shutdown "
+    "triggered",
+])
+def test_vllm_api_server_shutting_down_on_its_signal_is_a_stop(shutdown):
+    """vLLM's API server logs its HTTP server's shutdown only from its SIGINT/SIGTERM handler:
+    the exit-time warning after it is no silent death."""
+    v = verdict([*SERVED, shutdown, EXIT_WARNING, "INFO:     Shutting down",
+                 "INFO:     Application shutdown complete."])
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+    # without the line, the same ending is a death the log does not explain
+    v = verdict([*SERVED, EXIT_WARNING])
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.UNKNOWN)
 
 

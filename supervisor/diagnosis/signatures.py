@@ -985,7 +985,7 @@ _LIFECYCLE_LITERALS = (
     "SIGTERM", "SIGINT", "sigterm", "Signal Received", "signal 15", "KeyboardInterrupt",
     "Killing local vLLM", "leaked", "before program exit", "interpreter shutdown",
     "runtime state", "EngineCore exiting", "WorkerProc was terminated",
-    "WorkerProc handling signal")
+    "WorkerProc handling signal", "FastAPI HTTP server", "shutdown triggered")
 LIFECYCLE_GATE = _literals(*_LIFECYCLE_LITERALS)
 # either of the two (one search per line instead of two)
 RARE_GATE = _literals(*_FATAL_LITERALS, *_LIFECYCLE_LITERALS)
@@ -1003,7 +1003,11 @@ STOP_REQUEST = _C(
     # of 2025-26, `WorkerProc handling signal 2, raising SystemExit` at debug level): a Ctrl-C
     # reaches every worker of the process group, and the executor's own shutdown sends SIGTERM.
     # When a sibling died first its traceback comes before these lines and stays the failure.
-    r"|WorkerProc was terminated|WorkerProc handling signal (?:2|15)\b", _I)
+    r"|WorkerProc was terminated|WorkerProc handling signal (?:2|15)\b"
+    # vLLM's API server (entrypoints/launcher.py serve_http): its HTTP server task is cancelled
+    # only by its SIGINT/SIGTERM handler, and only then does it log this; an engine that died
+    # ends the server through its watchdog, without the line. 2026 builds log the handler too.
+    r"|Shutting down FastAPI HTTP server|API server: shutdown triggered", _I)
 EXIT_NOISE = _C(
     r"resource_tracker: There appear to be \d+ leaked|was not called before program exit"
     r"|Fatal Python error: .*at interpreter shutdown|^Python runtime state: finaliz")

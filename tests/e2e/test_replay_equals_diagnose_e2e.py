@@ -105,10 +105,8 @@ LIVE_MISSES: dict[str, str] = {
     "l116-vllm-0151-swift-rollout-after-init-engine-hang.log": _LABEL_LIVE,
     "l206-sglang-2510-pd-h20-health-check-finish-serving.log": _LABEL_LIVE,
     "l317-sglang-2502-slurm-docs-script-source-not-found.log": _LABEL_LIVE,
-    # the ninth batch (fresh8): labelled stopped (live: ready in serving, the replay's clean exit
-    # after traffic; diagnose: crashed on the exit-time warning), incomplete (live: silent after
-    # vLLM's engine-up line, hung in warmup; diagnose: ready)
-    "m305-vllm-gpustack-4090-shutdown-after-serving-restart.log": _LABEL_LIVE,
+    # the ninth batch (fresh8): labelled incomplete (live: silent after vLLM's engine-up line,
+    # hung in warmup; diagnose: ready)
     "m309-vllm-pd-nixl-engine-init-done-then-stuck.log": _LABEL_LIVE,
     "m210-sglang-mi300-glm53-interleaved-faulthandler-dump.log":
         "faulthandler dumps interleaved character by character: diagnose finds no fatal line "
