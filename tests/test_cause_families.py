@@ -1176,3 +1176,24 @@ def test_vllm_v0_engine_iteration_timing_out_is_watchdog_timeout(frames, error):
 ])
 def test_a_timeout_error_anywhere_else_is_no_engine_watchdog(frames, error):
     assert verdict_of(tb(*frames, error=error), "vllm")[2] is not Cause.WATCHDOG_TIMEOUT
+
+
+# --- kv_cache_oom: KV slots refused to the cache layers above the pool ----------------------
+
+@pytest.mark.parametrize("error", [
+    "ValueError: Failed to allocate token prealloc indices",
+    "RuntimeError: HiSparse spec decode failed to allocate logical KV slots.",
+])
+def test_kv_slots_a_cache_layer_could_not_allocate_are_kv_cache_oom_in_serving(error):
+    text = tb((f"{SG}/managers/scheduler.py", "get_new_batch_prefill",
+               "req.init_next_round_input(self.tree_cache)"),
+              (f"{SG}/mem_cache/radix_cache.py", "match_prefix_lmcache",
+               "raise ValueError(msg)"), error=error)
+    check(text, "sglang", Phase.SERVING, Cause.KV_CACHE_OOM)
+
+
+def test_other_allocations_that_failed_are_no_kv_pool_exhaustion():
+    for error in ["RuntimeError: Failed to allocate memory for workspace buffer",
+                  "RuntimeError: failed to allocate 2 GiB of pinned host memory"]:
+        assert verdict_of(error + "\n", "sglang")[2] is not Cause.KV_CACHE_OOM
+

@@ -235,10 +235,6 @@ CAUSE_MISSES: dict[str, str] = {
         "a CUDA error report for cudaErrorAssert (a device-side assert) behind raw terminal "
         "escapes, then 'AsyncLLM output_handler failed': labelled illegal_memory_access (kernel "
         "faults filed together), read unknown (no illegal-access wording)",
-    "m203-sglang-lmcache-prealloc-indices-scheduler-crash.log":
-        "a Decode batch, then 'Scheduler hit an exception' in match_prefix_lmcache: 'ValueError: "
-        "Failed to allocate token prealloc indices': labelled kv_cache_oom (token slots not "
-        "allocated; also unknown), read unknown (LMCache's wording is no KV-cache family)",
 }
 
 

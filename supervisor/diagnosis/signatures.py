@@ -355,6 +355,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # smaller number for `--max-running-requests`.`).
     + _sig(Cause.KV_CACHE_OOM, 80, r"alloc_req_slots runs out of memory",
            flags=_I, implies=Phase.SERVING)
+    # KV slots for a request's tokens not to be had from the pool's allocator, as the cache
+    # layers above it word it: LMCache's prefix match (2025: `ValueError: Failed to allocate
+    # token prealloc indices`; 2026: `Failed to allocate unified SWA slots for LMCache`),
+    # HiSparse speculative decoding (`failed to allocate logical KV slots`).
+    + _sig(Cause.KV_CACHE_OOM, 75,
+           r"failed to allocate (?:[\w-]+ ){0,3}(?:kv|token|swa)\b[\w ]{0,20}?"
+           r"\b(?:slots|indices)\b",
+           flags=_I, implies=Phase.SERVING)
     # CUDA allocator OOM (weights, activations, graph capture).
     + _sig(Cause.CUDA_OOM, 70,
            r"CUDA out of memory", r"OutOfMemoryError", r"CUDA error: out of memory",
