@@ -476,3 +476,26 @@ def test_a_fragment_has_its_outcome(lines, engine, outcome) -> None:
 ])
 def test_the_vllm_tracker_reaches_its_phase(lines, phase) -> None:
     assert tracker_phase(*lines) is phase
+
+
+# --- a Ctrl-C: the stack it interrupted is the stop, not a death ------------------------------
+
+_CTRL_C = [*frame_lines((f"{_SITE}/vllm/entrypoints/openai/api_server.py", "<module>"),
+                        (f"{_SITE}/uvloop/__init__.py", "run"),
+                        ("/usr/lib/python3.11/asyncio/runners.py", "run")),
+           "KeyboardInterrupt",
+           "/usr/lib/python3.11/multiprocessing/resource_tracker.py:254: UserWarning: "
+           "resource_tracker: There appear to be 1 leaked semaphore objects to clean up at "
+           "shutdown"]
+
+
+def test_the_stack_a_ctrl_c_interrupted_is_a_stop() -> None:
+    v = verdict(*_CTRL_C, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, None), v
+
+
+def test_a_crash_before_the_ctrl_c_is_still_a_crash() -> None:
+    crash = [*frame_lines((f"{_SITE}/vllm/worker/model_runner.py", "load_model")),
+             "RuntimeError: CUDA error: an illegal memory access was encountered"]
+    v = verdict(*crash, *_CTRL_C, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.ILLEGAL_MEMORY_ACCESS), v

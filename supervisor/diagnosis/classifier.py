@@ -748,11 +748,12 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
     exiting, only a message signature still counts (shutdown prints tracebacks of its own); exit
     output with no stop request is a death in itself (the log just ends)."""
     fatal = set(scan.fatal)
+    stop = _stop_traceback(scan)
     for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
-        if idx > last_activity and not _of_request(scan, idx):
+        if idx > last_activity and not _of_request(scan, idx) and idx not in stop:
             fatal.add((idx, False))
     tail = [i for i, _ in scan.frames if i > last_activity]
-    if tail and not _of_request(scan, tail[0]):
+    if tail and not _of_request(scan, tail[0]) and tail[0] not in stop:
         fatal.add((tail[0], False))
     if scan.exceptions and scan.exceptions[0] == (scan.first_text, False) and \
             scan.stop_at is None:
@@ -769,6 +770,16 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
         if scan.stop_at is None and not fatal:
             fatal.add((quiet, True))
     return sorted(fatal)
+
+
+def _stop_traceback(scan: _Scan) -> range:
+    """The lines of the traceback that the stop request ends: a Ctrl-C's `KeyboardInterrupt`
+    is the exception line of the stack it interrupted, and that stack is the stop, not a
+    death. Empty when the request is no exception line."""
+    stop = scan.stop_at
+    if stop is None or all(i != stop for i, _ in scan.exceptions):
+        return range(0)
+    return range(max((t for t in scan.tracebacks if t < stop), default=stop), stop + 1)
 
 
 def _of_request(scan: _Scan, index: int) -> bool:
