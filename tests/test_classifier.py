@@ -35,14 +35,15 @@ FRESH5 = CORPUS / "fresh5"  # the sixth batch: measured blind once, tuning data 
 FRESH6 = CORPUS / "fresh6"  # the seventh batch: measured blind once, tuning data since
 FRESH7 = CORPUS / "fresh7"  # the eighth batch: measured blind once, tuning data since
 FRESH8 = CORPUS / "fresh8"  # the ninth batch: measured blind once
+FRESH9 = CORPUS / "fresh9"  # the tenth batch: measured blind once
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
-# fourth, the fifth, the sixth, the seventh, the eighth and the ninth batch.
+# fourth, the fifth, the sixth, the seventh, the eighth, the ninth and the tenth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
     sorted(FRESH5.glob("*.log")) + sorted(FRESH6.glob("*.log")) + sorted(FRESH7.glob("*.log")) + \
-    sorted(FRESH8.glob("*.log"))
+    sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -206,6 +207,55 @@ KNOWN_MISSES: dict[str, str] = {
         "verl's 'VLLM generating sequences with batch size 64' then the driver's main_ppo "
         "ray.get traceback, cut before the exception: labelled serving (rollout under way); "
         "verl's rollout line is no engine traffic (launch)",
+    # the tenth batch (fresh9), as scored blind
+    "n107-vllm-ray-pp-tp-init-device-pylogging.log":
+        "a Ray worker's execute_method -> init_device traceback re-emitted behind a Python "
+        "logging prefix ('[ERROR] [MainThread] [...] >>>'), cut before the exception: labelled "
+        "crashed (the issue's failure); no fatal line in the piece (incomplete)",
+    "n108-vllm-v1-offline-stuck-processed-prompts-zero.log":
+        "'init engine ... took 68.69 seconds' then an offline 'Processed prompts: 0%' bar and "
+        "nothing more: labelled hung in ready (stuck at 0 %, from the thread), read ready and "
+        "serving (the bar is taken as traffic; nothing says it never moved)",
+    "n110-vllm-tenstorrent-mqengine-no-heartbeat.log":
+        "a completion stream's MQEngineDeadError ('No heartbeat received from MQLLMEngine') "
+        "inside an exception group, then an ASGI traceback: labelled serving; the stream's "
+        "serving_completion frames do not date the crash (launch)",
+    "n114-vllm-v0-multistep-advance-step-worker-error.log":
+        "a VllmWorkerProcess traceback in advance_step_flashattn (multi-step decoding), cut "
+        "before the RuntimeError: labelled serving from the thread, read launch; the install "
+        "path '/eagle/...' also reads as an EAGLE frame (speculative_decoding_error)",
+    "n115-vllm-v055-rpc-server-expected-running-sequences.log":
+        "'vLLM ZMQ RPC Server was interrupted' then a never-retrieved AssertionError('expected "
+        "running sequences') from the RPC server's generate: labelled serving from the thread "
+        "(crashes under load); no traffic line, and generate frames do not date it (launch)",
+    "n118-vllm-v04-ctrl-c-stack-in-load-model.log":
+        "a '[rank0]:' stack ending in driver_worker.load_model(), pasted after the maintainer "
+        "asked for a Ctrl-C, KeyboardInterrupt past the piece: labelled stopped in "
+        "weight_loading, read crashed (a traceback cut mid-frame, cause unknown)",
+    "n215-sglang-fa3-dynamo-generator-seed-capture.log":
+        "'Cannot call CUDAGeneratorImpl::current_seed during CUDA graph capture' (dynamo), then "
+        "a chained traceback cut at ModelRunner.initialize: labelled cuda_graph_capture; the "
+        "capture wording in the message dates nothing and no capture frame is shown (launch)",
+    "n302-vllm-ipex-xpu-docker-tp-hang-ctrl-c.log":
+        "a KeyboardInterrupt from asyncio's runner under the ipex-llm api_server, a shell "
+        "prompt, leak warnings and '^C': labelled stopped in warmup (a hang just before the API "
+        "server, from the thread); nothing in the piece dates it (launch)",
+    "n308-vllm-gpustack-npu-ray-enginecore-failed-ansi-cut.log":
+        "behind ANSI residue, a Ray worker's MoE layer INFO (model construction) then "
+        "'EngineCore failed to start.' cut before the exception: labelled weight_loading, "
+        "read launch (a layer's INFO line is no loading marker)",
+    "n309-vllm-ascend-grpo-server-collective-rpc-failed.log":
+        "EngineCore_DP0 'Invocation of collective_rpc method failed' with its traceback, an "
+        "error a utility call returns to its client: labelled ready in serving (the engine "
+        "lives on, from the thread), read crashed at launch",
+    "n310-sglang-045-multinode-gloo-monitored-barrier-tp6.log":
+        "rank 6's Gloo monitoredBarrier error waiting for rank 0, then TP6 'Scheduler hit an "
+        "exception' cut in ModelRunner.initialize: labelled weight_loading, "
+        "multinode_rank_failure (the barrier after loading), read launch, unknown",
+    "n314-vllm-ascend-0101rc1-docker-routes-listing-cut.log":
+        "'Starting vLLM API server 0' and the route listing, cut inside it: labelled ready "
+        "(vLLM lists routes only once the engine core is up), read ready in warmup (no "
+        "'Application startup complete')",
 }
 
 
@@ -235,6 +285,15 @@ CAUSE_MISSES: dict[str, str] = {
         "a CUDA error report for cudaErrorAssert (a device-side assert) behind raw terminal "
         "escapes, then 'AsyncLLM output_handler failed': labelled illegal_memory_access (kernel "
         "faults filed together), read unknown (no illegal-access wording)",
+    # the tenth batch (fresh9), as scored blind
+    "n301-vllm-production-stack-helm-no-config-format.log":
+        "'ValueError: No supported config format found in Qwen/Qwen1.5-0.5B' from get_config "
+        "under the Helm chart's shared storage (no config.json where the model was looked for): "
+        "labelled model_not_found, read unknown (no not-found wording)",
+    "n306-vllm-trl-dp-enginecore-ncclcomminitrank-cut.log":
+        "interleaved EngineCore tracebacks ending in pynccl ncclCommInitRank, cut before the "
+        "exception: labelled unknown (the NCCL error text is not shown; nccl_error in also), "
+        "read nccl_error from the frames",
 }
 
 

@@ -116,6 +116,19 @@ LIVE_MISSES: dict[str, str] = {
         "behind a sidecar prefix, chat completions answered 500 after 'MQLLMEngine is already "
         "dead': diagnose dates nothing (crashed at launch); live, the access lines prove the HTTP "
         "server up, so the run dies in warmup (labelled serving)",
+    # the tenth batch (fresh9): labelled crashed (live: exit status 1 at launch; diagnose: a
+    # traceback behind a logging prefix, cut before its exception, incomplete)
+    "n107-vllm-ray-pp-tp-init-device-pylogging.log": _LABEL_LIVE,
+    "n118-vllm-v04-ctrl-c-stack-in-load-model.log":
+        "a stack pasted after a Ctrl-C, cut in load_model: diagnose reads it as crashed (a "
+        "known classifier miss, labelled stopped in weight_loading); live, the replayed "
+        "process stays up, silent, and the daemon calls it hung at launch (incomplete)",
+    "n309-vllm-ascend-grpo-server-collective-rpc-failed.log":
+        "'Invocation of collective_rpc method failed' and its traceback: diagnose reads it as "
+        "fatal (crashed at launch, a known classifier miss, labelled ready in serving); live, "
+        "the replayed process stays up, silent, nothing proves it up, and the daemon calls it "
+        "hung at launch (incomplete)",
+    "n314-vllm-ascend-0101rc1-docker-routes-listing-cut.log": _API_UP,
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
 }
