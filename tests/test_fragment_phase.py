@@ -499,3 +499,21 @@ def test_a_crash_before_the_ctrl_c_is_still_a_crash() -> None:
              "RuntimeError: CUDA error: an illegal memory access was encountered"]
     v = verdict(*crash, *_CTRL_C, engine="vllm")
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.ILLEGAL_MEMORY_ACCESS), v
+
+
+# --- a utility call the engine core failed and answered: one client's error ------------------
+
+_CORE_ERR = "(EngineCore_DP0 pid=22) ERROR 09-24 20:59:57 [core.py:790] "
+_CALL_FAILED = [_CORE_ERR + "Invocation of collective_rpc method failed",
+                *(_CORE_ERR + line for line in frame_lines(
+                    (f"{_SITE}/vllm/v1/engine/core.py", "_handle_client_request"),
+                    (f"{_SITE}/vllm/v1/engine/core.py", "collective_rpc"))),
+                _CORE_ERR + "RuntimeError: update_weights failed on rank 1"]
+
+
+def test_a_utility_call_the_engine_core_failed_is_no_death() -> None:
+    v = verdict(*_CALL_FAILED, engine="vllm")
+    assert v.outcome is not Outcome.CRASHED, v
+    # the same traceback without the core's line saying it answered the call: a death
+    v = verdict(*_CALL_FAILED[1:], engine="vllm")
+    assert v.outcome is Outcome.CRASHED, v

@@ -266,7 +266,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             request_error = _in_request_error(msg)
         if "Traceback (most recent call last)" in msg:
             scan.tracebacks.append(i)
-            if not request_error and i and _XOSCAR_STREAM_ERROR.search(msgs[i - 1]):
+            if not request_error and i and _CALL_ERROR_BEFORE.search(msgs[i - 1].strip()):
                 request_error = True  # read on as uvicorn's request error is
             if request_error:
                 scan.request_tracebacks.add(i)
@@ -369,7 +369,12 @@ _REQUEST_ERROR_PART = re.compile(r"Exception in ASGI application|Traceback \(mos
 # Destroy generator <id> due to an error encountered.`, then its traceback through xoscar's
 # __xoscar_next__ and the model's stream): xoscar logs it and re-raises to the caller, the
 # REST request; the model actor and the engine under it go on (SGLang and vLLM under Xinference)
-_XOSCAR_STREAM_ERROR = re.compile(r"\bDestroy generator \w+ due to an error encountered")
+# vLLM V1's engine core failing a utility call a client made (`Invocation of collective_rpc
+# method failed`, core.py _invoke_utility_method: logged with its traceback and returned to the
+# caller as the call's failure - an RL trainer's weight sync, a profiler start); the engine core
+# goes on serving.
+_CALL_ERROR_BEFORE = re.compile(r"\bDestroy generator \w+ due to an error encountered"
+                                r"|^Invocation of \w+ method failed$")
 
 
 def _detached_source(scan: _Scan, i: int) -> bool:
