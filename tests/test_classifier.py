@@ -247,7 +247,7 @@ KNOWN_MISSES: dict[str, str] = {
     "n309-vllm-ascend-grpo-server-collective-rpc-failed.log":
         "EngineCore_DP0 'Invocation of collective_rpc method failed' with its traceback, an "
         "error a utility call returns to its client: labelled ready in serving (the engine "
-        "lives on, from the thread), read crashed at launch",
+        "lives on, from the thread); nothing in the piece proves it up (not ready, launch)",
     "n310-sglang-045-multinode-gloo-monitored-barrier-tp6.log":
         "rank 6's Gloo monitoredBarrier error waiting for rank 0, then TP6 'Scheduler hit an "
         "exception' cut in ModelRunner.initialize: labelled weight_loading, "

@@ -123,11 +123,6 @@ LIVE_MISSES: dict[str, str] = {
         "a stack pasted after a Ctrl-C, cut in load_model: diagnose reads it as crashed (a "
         "known classifier miss, labelled stopped in weight_loading); live, the replayed "
         "process stays up, silent, and the daemon calls it hung at launch (incomplete)",
-    "n309-vllm-ascend-grpo-server-collective-rpc-failed.log":
-        "'Invocation of collective_rpc method failed' and its traceback: diagnose reads it as "
-        "fatal (crashed at launch, a known classifier miss, labelled ready in serving); live, "
-        "the replayed process stays up, silent, nothing proves it up, and the daemon calls it "
-        "hung at launch (incomplete)",
     "n314-vllm-ascend-0101rc1-docker-routes-listing-cut.log": _API_UP,
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
