@@ -1197,3 +1197,16 @@ def test_other_allocations_that_failed_are_no_kv_pool_exhaustion():
                   "RuntimeError: failed to allocate 2 GiB of pinned host memory"]:
         assert verdict_of(error + "\n", "sglang")[2] is not Cause.KV_CACHE_OOM
 
+
+# --- model_not_found: a path or repository without a model config ---------------------------
+
+@pytest.mark.parametrize("error", [
+    "ValueError: No supported config format found in Qwen/Qwen1.5-0.5B.",
+    "ValueError: No supported config format found in /models/default_model_path",
+])
+def test_a_model_path_without_any_config_is_model_not_found(error):
+    text = tb((f"{VL}/transformers_utils/config.py", "get_config",
+               'raise ValueError(f"No supported config format found in {model}.")'),
+              error=error)
+    check(text, "vllm", Phase.LAUNCH, Cause.MODEL_NOT_FOUND)
+

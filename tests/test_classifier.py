@@ -286,10 +286,6 @@ CAUSE_MISSES: dict[str, str] = {
         "escapes, then 'AsyncLLM output_handler failed': labelled illegal_memory_access (kernel "
         "faults filed together), read unknown (no illegal-access wording)",
     # the tenth batch (fresh9), as scored blind
-    "n301-vllm-production-stack-helm-no-config-format.log":
-        "'ValueError: No supported config format found in Qwen/Qwen1.5-0.5B' from get_config "
-        "under the Helm chart's shared storage (no config.json where the model was looked for): "
-        "labelled model_not_found, read unknown (no not-found wording)",
     "n306-vllm-trl-dp-enginecore-ncclcomminitrank-cut.log":
         "interleaved EngineCore tracebacks ending in pynccl ncclCommInitRank, cut before the "
         "exception: labelled unknown (the NCCL error text is not shown; nccl_error in also), "

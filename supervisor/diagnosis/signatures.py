@@ -212,9 +212,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"EntryNotFoundError|Entry Not Found for url",
            # the hub refusing the download: no token / no access to a gated repository
            r"\b40[13] Client Error\b", flags=_I)
+    # ... or the path holds no model config: transformers finding no `model_type`, vLLM
+    # finding neither config.json nor Mistral's params.json (transformers_utils/config.py: `No
+    # supported config format found in <model>`) - a wrong path or repository name
     + _sig(Cause.MODEL_NOT_FOUND, 60,
            r"couldn't connect to 'https://huggingface\.co'",
-           r"Unrecognized model in .* Should have a `model_type` key", scope="error",
+           r"Unrecognized model in .* Should have a `model_type` key",
+           r"No supported config format found in ", scope="error",
            flags=_I)
     # A checkpoint with damaged or missing files: truncated safetensors (interrupted download or
     # upload), no weight files of the format asked for, missing tokenizer files. For the vLLM and
