@@ -1210,3 +1210,20 @@ def test_a_model_path_without_any_config_is_model_not_found(error):
               error=error)
     check(text, "vllm", Phase.LAUNCH, Cause.MODEL_NOT_FOUND)
 
+
+# --- speculative decoding frames: the module's or function's name, not the install path -----
+
+@pytest.mark.parametrize("path, func, cause", [
+    # a cluster file system named eagle (ALCF's /eagle) holding an ordinary install
+    ("/eagle/proj/envs/v064/lib/python3.11/site-packages/vllm/_custom_ops.py",
+     "advance_step_flashattn", Cause.UNKNOWN),
+    (f"{VL}/model_executor/models/llama_eagle.py", "forward",
+     Cause.SPECULATIVE_DECODING_ERROR),
+    (f"{VL}/v1/spec_decode/eagle.py", "propose", Cause.SPECULATIVE_DECODING_ERROR),
+    (f"{SG}/model_executor/model_runner.py", "init_eagle_buffers",
+     Cause.SPECULATIVE_DECODING_ERROR),
+])
+def test_an_eagle_frame_is_its_code_not_its_install_path(path, func, cause):
+    text = tb((path, func, "x = op(y)"), error="RuntimeError: expected a tensor of rank 2")
+    assert verdict_of(text, "vllm")[2] is cause
+

@@ -222,8 +222,8 @@ KNOWN_MISSES: dict[str, str] = {
         "serving_completion frames do not date the crash (launch)",
     "n114-vllm-v0-multistep-advance-step-worker-error.log":
         "a VllmWorkerProcess traceback in advance_step_flashattn (multi-step decoding), cut "
-        "before the RuntimeError: labelled serving from the thread, read launch; the install "
-        "path '/eagle/...' also reads as an EAGLE frame (speculative_decoding_error)",
+        "before the RuntimeError: labelled serving from the thread; nothing in the piece "
+        "dates it (launch)",
     "n115-vllm-v055-rpc-server-expected-running-sequences.log":
         "'vLLM ZMQ RPC Server was interrupted' then a never-retrieved AssertionError('expected "
         "running sequences') from the RPC server's generate: labelled serving from the thread "

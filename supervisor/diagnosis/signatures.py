@@ -747,7 +747,10 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     (Cause.SPECULATIVE_DECODING_ERROR,
      _C(r"^(?!.*(?::forward_batch_speculative_generation|/speculative/\w+\.py:"
         r"forward_batch_generation|spec_decode_worker\.py:execute_model)$)"
-        r"(?:.*(?:/speculative/|eagle|:draft_\w*$|:\w*_draft\w*$|spec_decode))", _I), 28),
+        # (eagle only in the module's or function's own name: a path like /eagle/projects/...,
+        # a cluster's file system, is no speculative code)
+        r"(?:.*(?:/speculative/|eagle[\w.]*:|:\w*eagle\w*$|:draft_\w*$|:\w*_draft\w*$"
+        r"|spec_decode))", _I), 28),
     (Cause.FLASHINFER_ERROR,
      _C(r":_run_ninja_build$|:_write_ninja_file_and_build|:_jit_compile$|flashinfer/jit"), 27),
     (Cause.FLASHINFER_ERROR, _C(r"/flashinfer/"), 26),
