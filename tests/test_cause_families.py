@@ -1227,3 +1227,18 @@ def test_an_eagle_frame_is_its_code_not_its_install_path(path, func, cause):
     text = tb((path, func, "x = op(y)"), error="RuntimeError: expected a tensor of rank 2")
     assert verdict_of(text, "vllm")[2] is cause
 
+
+# --- multinode_rank_failure: Gloo's monitored barrier naming the peer that never came -------
+
+@pytest.mark.parametrize("line", [
+    "[rank6]:[E421 04:13:43.457389636 ProcessGroupGloo.cpp:143] Rank 6 successfully reached "
+    "monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please "
+    "check rank 0 logs for faulty rank.",
+    "[rank0]:[E421 04:13:43.457389636 ProcessGroupGloo.cpp:187] Ranks 1, 3 failed to pass "
+    "monitoredBarrier in 1800000 ms",
+])
+def test_a_peer_missing_sglang_load_barrier_is_a_rank_failure_after_weights(line):
+    text = line + "\n" + "[2025-04-21 04:13:43 TP6] Scheduler hit an exception: " + tb(
+        (f"{SG}/managers/scheduler.py", "run_scheduler_process", "scheduler = Scheduler("))
+    check(text, "sglang", Phase.WEIGHT_LOADING, Cause.MULTINODE_RANK_FAILURE)
+

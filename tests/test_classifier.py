@@ -248,10 +248,6 @@ KNOWN_MISSES: dict[str, str] = {
         "EngineCore_DP0 'Invocation of collective_rpc method failed' with its traceback, an "
         "error a utility call returns to its client: labelled ready in serving (the engine "
         "lives on, from the thread); nothing in the piece proves it up (not ready, launch)",
-    "n310-sglang-045-multinode-gloo-monitored-barrier-tp6.log":
-        "rank 6's Gloo monitoredBarrier error waiting for rank 0, then TP6 'Scheduler hit an "
-        "exception' cut in ModelRunner.initialize: labelled weight_loading, "
-        "multinode_rank_failure (the barrier after loading), read launch, unknown",
     "n314-vllm-ascend-0101rc1-docker-routes-listing-cut.log":
         "'Starting vLLM API server 0' and the route listing, cut inside it: labelled ready "
         "(vLLM lists routes only once the engine core is up), read ready in warmup (no "

@@ -469,6 +469,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"RendezvousTimeoutError|RendezvousConnectionError|RendezvousClosedError",
            r"dist[-_]init[-_]addr.{0,80}(?:refused|unreachable|timed out|failed)",
            flags=_I, fatal=True, implies=Phase.LAUNCH)
+    # Gloo's monitored barrier naming the peer that never reached it (`Rank 6 successfully
+    # reached monitoredBarrier, but received errors while waiting for send/recv from rank 0`,
+    # `Ranks 1, 3 failed to pass monitoredBarrier in 1800000 ms`): SGLang's only barrier of
+    # the kind waits for every rank to finish loading its weights (load_model_utils.py), and
+    # its next message is the "other ranks that didn't finish loading" above.
+    + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
+           r"reached monitoredBarrier, but received errors while waiting",
+           r"failed to pass monitoredBarrier", implies=Phase.WEIGHT_LOADING)
     + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
            r"waiting for (?:all )?(?:other )?(?:nodes|ranks) to (?:connect|join|finish)",
            flags=_I, implies=Phase.LAUNCH)
