@@ -270,7 +270,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 request_error = True  # read on as uvicorn's request error is
             if request_error:
                 scan.request_tracebacks.add(i)
-        if S.RARE_GATE.search(msg):  # one search for the two gates below; most lines fail it
+        rare = S.RARE_GATE.search(msg)  # one search for the three gates; most lines fail it
+        if rare:
             if S.LIFECYCLE_GATE.search(msg):
                 _lifecycle(scan, i, msg)
             if S.FATAL_GATE.search(msg):
@@ -305,7 +306,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if "shards" in msg and scan.slow_load is None:
             _check_slow_load(scan, i, msg)
 
-        if S.ARGS_GATE.search(msg) and S.ARGS_DUMP.search(msg):
+        if rare and S.ARGS_GATE.search(msg) and S.ARGS_DUMP.search(msg):
             if scan.spec_line is None and S.SPECULATIVE_ON.search(msg):
                 scan.spec_line = i
             continue
