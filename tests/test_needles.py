@@ -112,3 +112,32 @@ def _corpus_frames() -> list[str]:
             if m:
                 out.append(f"{m[1]}:{m[2]}")
     return out
+
+
+def _stripped_one_at_a_time(line: str) -> str:
+    """strip_wrappers as a loop of single matches (what its one repeated match must equal)."""
+    from supervisor.diagnosis.normalize import _WRAPPER_PATTERNS
+    one = re.compile("(?:" + "|".join(f"(?:{p})" for p in _WRAPPER_PATTERNS) + ")")
+    for _ in range(8):
+        m = one.match(line)
+        if m is None or m.end() == 0:
+            break
+        line = line[m.end():]
+    return line
+
+
+@pytest.mark.parametrize("line", [
+    "sglang-1  | [2025-03-08 12:29:21 TP0] Load weight begin",
+    "2025-03-08T12:29:21.123456789Z stdout F (EngineCore_DP0 pid=9) INFO 06-22 02:54:36 "
+    "[core.py:1] x",
+    "[rank0]: [rank0]: Traceback (most recent call last):",
+    "sglang-1  | " * 9 + "nine compose prefixes: eight are stripped",
+    "│ [1;36m(VllmWorker rank=0 pid=7)[0;0m ERROR 06-22 02:54:36 [w.py:2] boom",
+    '  File "x.py", line 1, in <module>',
+])
+def test_wrappers_are_stripped_in_one_match_as_one_at_a_time(line: str):
+    # the repeated match reads each wrapper where the previous one ended: sound only while no
+    # wrapper form looks behind or anchors on the start of the text
+    from supervisor.diagnosis.normalize import _WRAPPER_PATTERNS
+    assert not [p for p in _WRAPPER_PATTERNS if re.search(r"\(\?<[=!]|\\[bBA]|^\^", p)]
+    assert strip_wrappers(line) == _stripped_one_at_a_time(line)

@@ -62,7 +62,10 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     # SGLang: `[2025-03-08 12:29:21 DP0 TP0] `, `[12-11 17:47:40] ` (multimodal), `[... .123]`
     r"\[(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z_]+\d+)*\] ?",
 )
-_WRAPPER = _C("^(?:" + "|".join(f"(?:{p})" for p in _WRAPPER_PATTERNS) + ")")
+# Up to 8 wrappers in a row, in one match: each repetition takes the first form that matches
+# where the previous one ended, as matching the remainder again would (no form looks behind),
+# without a call and a copy of the line per wrapper.
+_WRAPPERS = _C("(?:" + "|".join(f"(?:{p})" for p in _WRAPPER_PATTERNS) + "){0,8}")
 # tqdm glues the next line after a bar fragment when the bar ends without a newline
 _GLUED = _C(r"(?:(?<=it/s\])|(?<=s/it\]))(?=\S)")
 
@@ -123,9 +126,5 @@ def strip_wrappers(line: str) -> str:
         line = line.replace("^[", "")
         if line.endswith("^M"):
             line = line[:-2]
-    for _ in range(8):
-        m = _WRAPPER.match(line)
-        if m is None or m.end() == 0:
-            break
-        line = line[m.end():]
-    return line
+    end = _WRAPPERS.match(line).end()
+    return line[end:] if end else line
