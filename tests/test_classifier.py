@@ -138,10 +138,6 @@ KNOWN_MISSES: dict[str, str] = {
         "labelled ready; only uvicorn lines behind vLLM's '(APIServer pid=)' prefix, so the engine "
         "is detected as SGLang, whose tracker reads them as warmup (incomplete)",
     # the eighth batch (fresh7), as scored blind; each reason says what the log shows
-    "l111-vllm-nightly-3090-tp2-stream-capture-unsupported.log":
-        "a worker's CUDA error tail naming cudaErrorStreamCaptureUnsupported, then a new "
-        "traceback cut at its header: labelled cuda_graph_capture from the error name and the "
-        "thread; no capture marker or frame in the piece (launch)",
     "l116-vllm-0151-swift-rollout-after-init-engine-hang.log":
         "graph capture done and vLLM's 'init engine (profile, create kv cache, warmup model) "
         "took 5.51 seconds', then nothing: read ready (the engine is up), labelled hung from the "
@@ -232,10 +228,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a '[rank0]:' stack ending in driver_worker.load_model(), pasted after the maintainer "
         "asked for a Ctrl-C, KeyboardInterrupt past the piece: labelled stopped in "
         "weight_loading, read crashed (a traceback cut mid-frame, cause unknown)",
-    "n215-sglang-fa3-dynamo-generator-seed-capture.log":
-        "'Cannot call CUDAGeneratorImpl::current_seed during CUDA graph capture' (dynamo), then "
-        "a chained traceback cut at ModelRunner.initialize: labelled cuda_graph_capture; the "
-        "capture wording in the message dates nothing and no capture frame is shown (launch)",
     "n302-vllm-ipex-xpu-docker-tp-hang-ctrl-c.log":
         "a KeyboardInterrupt from asyncio's runner under the ipex-llm api_server, a shell "
         "prompt, leak warnings and '^C': labelled stopped in warmup (a hang just before the API "

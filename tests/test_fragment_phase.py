@@ -517,3 +517,29 @@ def test_a_utility_call_the_engine_core_failed_is_no_death() -> None:
     # the same traceback without the core's line saying it answered the call: a death
     v = verdict(*_CALL_FAILED[1:], engine="vllm")
     assert v.outcome is Outcome.CRASHED, v
+
+
+# --- errors raised only while a stream captures a graph ---------------------------------------
+
+_WK = "(Worker_TP1 pid=15193) ERROR 05-08 19:06:38 [multiproc_executor.py:962] "
+
+
+@pytest.mark.parametrize("lines", [
+    # the tail of a CUDA error report, then the next traceback cut at its header
+    (_WK + "Search for `cudaErrorStreamCaptureUnsupported' in https://docs.nvidia.com/cuda/"
+           "cuda-runtime-api/group__CUDART__TYPES.html for more information.",
+     _WK + "Traceback (most recent call last):"),
+    ("RuntimeError: CUDA error: operation not permitted when stream is capturing",),
+    ("torch._dynamo.exc.InternalTorchDynamoError: RuntimeError: Cannot call "
+     "CUDAGeneratorImpl::current_seed during CUDA graph capture. If you need this call to be "
+     "captured, please file an issue.",),
+])
+def test_an_error_only_a_capturing_stream_raises_dates_the_capture(lines) -> None:
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE), v
+
+
+def test_a_capture_error_never_moves_a_serving_run_back() -> None:
+    served = ['INFO:     10.0.0.9:50028 - "POST /v1/completions HTTP/1.1" 200 OK',
+              "RuntimeError: CUDA error: operation not permitted when stream is capturing"]
+    assert verdict(*served, engine="vllm").phase is Phase.SERVING

@@ -290,6 +290,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.self_timeouts.append(i)
         elif "_log_task_completion" in msg and _ENGINE_LOOP_DONE.search(msg):
             scan.named_phases.append((i, Phase.SERVING))
+        if "aptur" in msg and S.CAPTURE_ONLY_ERROR.search(msg):
+            scan.named_phases.append((i, Phase.CUDA_GRAPH_CAPTURE))
         if "xit code" in msg:
             for m in S.EXIT_CODE_LINE.finditer(msg):
                 scan.exit_codes.append((i, int(m[1])))

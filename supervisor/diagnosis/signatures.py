@@ -841,6 +841,14 @@ WARMUP_CONTAINER = _C(r":compile_or_warm_up_model$")
 #   no cause);
 # - vLLM V0's AsyncLLMEngine refusing a request once its engine loop died (`AsyncEngineDeadError:
 #   Background loop has errored already`): only a request gets it, so serving.
+# Errors the CUDA runtime or torch raise only while a stream is capturing a graph, in an
+# exception line or in the CUDA error report around it (`Search for
+# \`cudaErrorStreamCaptureUnsupported' ...`, `operation not permitted when stream is capturing`,
+# `operation failed due to a previous error during capture`, torch's `Cannot call
+# CUDAGeneratorImpl::current_seed during CUDA graph capture`): the run was capturing graphs.
+CAPTURE_ONLY_ERROR = _C(r"cudaErrorStreamCapture\w+|not permitted when stream is capturing"
+                        r"|due to a previous error during capture|during CUDA graph capture")
+
 PHASE_MESSAGES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.CUDA_GRAPH_CAPTURE, _C(r"Capture (?:[\w-]+ ){0,3}(?i:cuda|cpu|npu) graph failed")),
     (Phase.WEIGHT_LOADING, _C(r"KeyError: '(?:[\w]+\.)*layers\.\d+\.[\w.]*"
