@@ -787,7 +787,13 @@ def _stop_traceback(scan: _Scan) -> range:
     stop = scan.stop_at
     if stop is None or all(i != stop for i, _ in scan.exceptions):
         return range(0)
-    return range(max((t for t in scan.tracebacks if t < stop), default=stop), stop + 1)
+    opened = _traceback_of(scan, stop)
+    return range(stop if opened is None else opened, stop + 1)
+
+
+def _traceback_of(scan: _Scan, index: int) -> int | None:
+    """The header of the latest traceback at or before the line (None: none before it)."""
+    return max((t for t in scan.tracebacks if t <= index), default=None)
 
 
 def _of_request(scan: _Scan, index: int) -> bool:
@@ -795,8 +801,7 @@ def _of_request(scan: _Scan, index: int) -> bool:
     latest traceback at or before it is one): not a death."""
     if not scan.request_tracebacks:
         return False
-    latest = max((t for t in scan.tracebacks if t <= index), default=None)
-    return latest in scan.request_tracebacks
+    return _traceback_of(scan, index) in scan.request_tracebacks
 
 
 def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
@@ -978,12 +983,12 @@ def _engine_iteration_timeout(scan: _Scan, msgs: list[str], start: int) -> list[
         if i < start or wrapper or "TimeoutError" not in msgs[i] \
                 or not _BARE_TIMEOUT.match(msgs[i].strip()):
             continue
-        opened = max((t for t in scan.tracebacks if t < i), default=-1)
+        opened = _traceback_of(scan, i)
+        opened = -1 if opened is None else opened
         wheres = [w for j, w in scan.frames if opened < j < i and not w.startswith("<call>:")]
-        raisers = wheres[-2:] if len(wheres) >= 2 else []
-        # the last frame of the engine's own code before the timeout's frames raised
+        # the innermost frame raised the timeout; the last of the engine's own code above it
         engine_frames = [w for w in wheres if not _TIMEOUT_RAISER.search(w)]
-        if raisers and _TIMEOUT_RAISER.search(raisers[-1]) and engine_frames \
+        if wheres and _TIMEOUT_RAISER.search(wheres[-1]) and engine_frames \
                 and engine_frames[-1].endswith("async_llm_engine.py:run_engine_loop"):
             out.append(_Candidate(Cause.WATCHDOG_TIMEOUT, 45, i, Phase.SERVING))
     return out
