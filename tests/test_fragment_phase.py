@@ -543,3 +543,91 @@ def test_a_capture_error_never_moves_a_serving_run_back() -> None:
     served = ['INFO:     10.0.0.9:50028 - "POST /v1/completions HTTP/1.1" 200 OK',
               "RuntimeError: CUDA error: operation not permitted when stream is capturing"]
     assert verdict(*served, engine="vllm").phase is Phase.SERVING
+
+
+# --- frames of a request being answered, or of a scheduled step's own work ---------------------
+
+_V = f"{_SITE}/vllm"
+_SG = f"{_SITE}/sglang/srt"
+
+
+@pytest.mark.parametrize(("frames", "engine"), [
+    pytest.param(((f"{_V}/entrypoints/openai/serving_chat.py", "create_chat_completion"),),
+                 "vllm", id="vllm-openai-chat-handler"),
+    pytest.param(((f"{_V}/entrypoints/openai/completion/serving.py",
+                   "completion_stream_generator"),), "vllm", id="vllm-2026-completion-stream"),
+    pytest.param(((f"{_V}/entrypoints/openai/api_server.py", "create_completion"),),
+                 "vllm", id="vllm-api-server-route"),
+    pytest.param(((f"{_V}/engine/async_llm_engine.py", "generate"),),
+                 "vllm", id="vllm-v0-async-engine-generate"),
+    pytest.param(((f"{_V}/engine/multiprocessing/client.py", "_process_request"),),
+                 "vllm", id="vllm-v0-mq-client-request"),
+    pytest.param(((f"{_V}/entrypoints/openai/rpc/server.py", "generate"),),
+                 "vllm", id="vllm-05-rpc-server-generate"),
+    pytest.param((("/app/run.py", "main"), (f"{_V}/entrypoints/llm.py", "generate"),
+                  (f"{_V}/entrypoints/llm.py", "_run_engine")), "vllm", id="vllm-offline-generate"),
+    pytest.param(((f"{_V}/worker/multi_step_model_runner.py", "execute_model"),
+                  (f"{_V}/_custom_ops.py", "advance_step_flashattn")),
+                 "vllm", id="vllm-v0-multi-step-advance-step"),
+    pytest.param(((f"{_V}/v1/sample/sampler.py", "apply_penalties"),
+                  (f"{_V}/v1/sample/ops/penalties.py", "apply_all_penalties"),
+                  (f"{_V}/model_executor/layers/utils.py", "get_token_bin_counts_and_mask")),
+                 "vllm", id="vllm-penalties-of-a-batch"),
+    pytest.param(((f"{_SG}/entrypoints/http_server.py", "openai_v1_chat_completions"),
+                  (f"{_SG}/entrypoints/openai/serving_base.py", "handle_request")),
+                 "sglang", id="sglang-openai-route"),
+    pytest.param(((f"{_SG}/managers/tokenizer_manager.py", "generate_request"),
+                  (f"{_SG}/managers/tokenizer_manager.py", "_wait_one_response")),
+                 "sglang", id="sglang-tokenizer-manager-request"),
+])
+def test_frames_of_a_request_being_answered_are_serving(frames, engine) -> None:
+    v = verdict(*frame_lines(*frames), "RuntimeError: boom", engine=engine)
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+@pytest.mark.parametrize(("frames", "engine"), [
+    # the same modules' startup steps: building the handlers, opening the socket
+    pytest.param(((f"{_V}/entrypoints/openai/api_server.py", "run_server"),
+                  (f"{_V}/entrypoints/openai/api_server.py", "create_server_socket")),
+                 "vllm", id="vllm-api-server-socket"),
+    pytest.param(((f"{_V}/entrypoints/openai/api_server.py", "init_app_state"),
+                  (f"{_V}/entrypoints/openai/serving_chat.py", "__init__")),
+                 "vllm", id="vllm-openai-handler-construction"),
+    pytest.param(((f"{_V}/entrypoints/llm.py", "__init__"),),
+                 "vllm", id="vllm-offline-engine-construction"),
+    # the profiling sampler run enters the sampler's apply_penalties and returns at once
+    pytest.param(((f"{_V}/v1/worker/gpu_model_runner.py", "_dummy_sampler_run"),
+                  (f"{_V}/v1/sample/sampler.py", "apply_penalties")),
+                 "vllm", id="vllm-profiling-sampler-run"),
+    # SGLang's health probe is no request of a client
+    pytest.param(((f"{_SG}/entrypoints/http_server.py", "health_generate"),),
+                 "sglang", id="sglang-health-generate"),
+])
+def test_startup_frames_of_the_same_modules_are_not_serving(frames, engine) -> None:
+    v = verdict(*frame_lines(*frames), "RuntimeError: boom", engine=engine)
+    assert v.phase is not Phase.SERVING
+
+
+def test_sglang_warmup_request_frames_after_startup_markers_stay_warmup() -> None:
+    v = verdict("[2025-05-23 18:00:00 TP0] Load weight begin. avail mem=70.00 GB",
+                "[2025-05-23 18:00:10 TP0] Capture cuda graph end. Time elapsed: 3.00 s",
+                *frame_lines((f"{_SG}/entrypoints/http_server.py", "generate_request"),
+                             (f"{_SG}/managers/tokenizer_manager.py", "generate_request")),
+                "RuntimeError: boom", engine="sglang")
+    assert v.phase is Phase.WARMUP
+
+
+def test_frames_inside_an_exception_group_box_are_read() -> None:
+    # Python 3.11's (and the exceptiongroup backport's) boxed sub-exception: an ASGI app's task
+    # group re-raising the error of a completion stream
+    v = verdict("  + Exception Group Traceback (most recent call last):",
+                "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+                "  +-+---------------- 1 ----------------",
+                "    | Traceback (most recent call last):",
+                f'    |   File "{_V}/entrypoints/openai/serving_completion.py", line 262, in '
+                "completion_stream_generator",
+                "    |     async for prompt_idx, res in result_generator:",
+                "    | RuntimeError: boom",
+                "    +------------------------------------",
+                "RuntimeError: boom", engine="vllm")
+    assert v.phase is Phase.SERVING

@@ -483,7 +483,38 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|worker_base\.py:(?:start_worker_execution_loop|execute_model)$"
     r"|scheduler\.py:run_batch$|schedule_batch\.py:get_model_worker_batch$"
     r"|(?:scheduler\.py|<call>):run_event_loop$|(?:schedule_batch|_info)\.py:merge_batch$"
-    r"|ray_trainer\.py:fit$|:generate_sequences$")
+    r"|ray_trainer\.py:fit$|:generate_sequences$"
+    # a request being answered (none is sent before ready: vLLM sends no warmup request, and
+    # SGLang's warmup request is capped at warmup by the markers before it, see _phase):
+    # - vLLM's OpenAI layer (entrypoints/openai/serving_*.py to 2025, <kind>/serving.py in 2026
+    #   builds) and SGLang's (srt/entrypoints/openai/serving_*.py): the handlers, not __init__
+    r"|/entrypoints/openai/(?:serving_\w+|\w+/serving)\.py:(?:create_\w+|_create_\w+"
+    r"|\w+_(?:stream|full)_generator|render_\w+_request|_preprocess\w*|_tokenize_prompt\w*"
+    r"|_normalize_prompt\w*|_validate_input|_check_model|handle_request|_handle_\w+_request)$"
+    # - their routes: vLLM's api_server.py (not create_server_socket, a startup step),
+    #   SGLang's http_server.py (not health_generate, a probe) and its old openai_api adapter
+    r"|api_server\.py:(?:create_(?:chat_completion|completion|embedding|transcription|response)s?"
+    r"|generate)$|http_server\.py:(?:(?:serve_)?generate_request|openai_v1_\w+|v1_\w+)$"
+    r"|openai_api/adapter\.py:v1_\w+$"
+    # - vLLM V0's AsyncLLMEngine taking a request (generate, its stream's generator), the MQ
+    #   client (engine/multiprocessing/client.py) and the 0.5 RPC server passing one on
+    r"|async_llm_engine\.py:(?:generate|generator|add_request(?:_async)?|encode)$"
+    r"|multiprocessing/client\.py:(?:_process_request|generate|encode)$"
+    r"|/rpc/server\.py:generate$"
+    # - offline vLLM: LLM.generate/chat/encode run the built engine over prompts (llm.py)
+    r"|entrypoints/llm\.py:(?:generate|chat|encode|embed|classify|score|beam_search"
+    r"|_run_engine|_validate_and_add_requests)$"
+    # - SGLang's tokenizer manager handling a request (tokenizer_manager.py; the health probe's
+    #   request comes through http_server.py:health_generate, not listed, and after ready)
+    r"|tokenizer_manager\.py:(?:generate_request|_wait_one_response|_handle_batch_request"
+    r"|_send_one_request|_tokenize_one_request)$"
+    # - a scheduled step's own work: vLLM V0 multi-step decoding advancing its inputs between
+    #   steps (advance_step of the attention metadata / _custom_ops, multi_step_model_runner;
+    #   profiling and capture call the base runner), and penalties applied to a batch's logits
+    #   (V1 ops/penalties.py apply_all_penalties, layers/utils.py apply_penalties: the profiling
+    #   sampler run sets no penalties and returns before them)
+    r"|:advance_step\w*$|ops/penalties\.py:apply_all_penalties$"
+    r"|layers/utils\.py:(?:apply_penalties|get_token_bin_counts_and_mask)$")
 # Frames of one startup phase beyond S.FRAME_PHASES:
 # - a quantization config choosing the method of a layer being built (`get_quant_method`, called
 #   from LinearBase / FusedMoE / embedding constructors in vLLM's and SGLang's layers/

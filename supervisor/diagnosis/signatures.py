@@ -1075,7 +1075,9 @@ def is_exception_line(msg: str) -> bool:
 
 # Traceback structure.
 TRACEBACK_START = _C(r"Traceback \(most recent call last\):")
-FRAME_LINE = _C(r'^\s*(?:File "|(?=\.\.\.[/\\]))([^"]+)", line \d+,? in (\S+)')
+# (a frame inside an exception group's box, `  |   File "..."`, Python 3.11 and the
+# exceptiongroup backport: an ASGI app's TaskGroup re-raising a request's error, is one too)
+FRAME_LINE = _C(r'^\s*(?:\|\s+)?(?:File "|(?=\.\.\.[/\\]))([^"]+)", line \d+,? in (\S+)')
 
 
 def frame_match(msg: str) -> re.Match[str] | None:
