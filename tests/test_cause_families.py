@@ -1162,6 +1162,10 @@ REQUEST = (f"{VL}/engine/async_llm_engine.py", "generate", "async for request_ou
 ])
 def test_vllm_v0_engine_iteration_timing_out_is_watchdog_timeout(frames, error):
     check(tb(*frames, error=error), "vllm", Phase.SERVING, Cause.WATCHDOG_TIMEOUT)
+    # the bare exception line says nothing alone: the loop's frame is shown beside it
+    evidence = classify_text(tb(*frames, error=error), engine="vllm").evidence
+    assert evidence[0].strip() == error
+    assert "in run_engine_loop" in evidence[1]
 
 
 @pytest.mark.parametrize("frames,error", [

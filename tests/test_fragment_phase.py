@@ -631,3 +631,16 @@ def test_frames_inside_an_exception_group_box_are_read() -> None:
                 "    +------------------------------------",
                 "RuntimeError: boom", engine="vllm")
     assert v.phase is Phase.SERVING
+
+
+def test_requests_answered_500_around_a_dead_mq_engine_are_served_requests() -> None:
+    # behind a log shipper's prefix the header is not at the line's start; CRITICAL is a vLLM
+    # level too, so the launcher's lines name the engine, and vLLM's API server answers only
+    # once the engine is up: the POSTs answered 500 were clients' requests reaching it
+    pre = "[Sidecar abc]: 2024-11-13T03:15:08.672Z 1 stdout: "
+    dead = pre + ("CRITICAL 11-12 19:15:08 launcher.py:99] MQLLMEngine is already dead, "
+                  "terminating server process")
+    answered = pre + 'INFO:     127.0.0.1:41034 - "POST /v1/chat/completions HTTP/1.1" 500 ' \
+        "Internal Server Error"
+    v = verdict(dead, answered, dead, answered)
+    assert (v.engine, v.outcome, v.phase) == ("vllm", Outcome.CRASHED, Phase.SERVING)

@@ -67,6 +67,7 @@ class _Candidate:
     index: int
     implies: Phase | None = None
     message: bool = False   # a message signature (not frames / exit status / context)
+    support: int | None = None  # a line that makes a bare message this cause (its frame)
 
 
 @dataclass
@@ -160,8 +161,9 @@ _VLLM_HINTS = re.compile("|".join(re.escape(k) for k in (
     # a fragment cut inside the capture has nothing else (SGLang's says "Capturing batches")
     "Capturing CUDA graphs (")))
 # vLLM's own logger header, `[file.py:N]` (2025 on) or `file.py:N]` (2024); old SGLang builds
-# print a few vLLM-style lines too, which is why a log is vLLM only if these dominate.
-_VLLM_HEADER = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d "
+# print a few vLLM-style lines too, which is why a log is vLLM only if these dominate. CRITICAL
+# too: V0's launcher logs `MQLLMEngine is already dead, terminating server process` at it.
+_VLLM_HEADER = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d "
                           r"(?:\[[\w./]+:\d+\]|[\w.]+\.py:\d+\])")
 _SGLANG_HINTS = re.compile("|".join(re.escape(k) for k in (
     "sglang", "SGLang", "sgl_kernel", "sgl-kernel", "server_args=", "hit an exception",
@@ -1016,12 +1018,15 @@ def _engine_iteration_timeout(scan: _Scan, msgs: list[str], start: int) -> list[
             continue
         opened = _traceback_of(scan, i)
         opened = -1 if opened is None else opened
-        wheres = [w for j, w in scan.frames if opened < j < i and not w.startswith("<call>:")]
+        framed = [(j, w) for j, w in scan.frames
+                  if opened < j < i and not w.startswith("<call>:")]
         # the innermost frame raised the timeout; the last of the engine's own code above it
-        engine_frames = [w for w in wheres if not _TIMEOUT_RAISER.search(w)]
-        if wheres and _TIMEOUT_RAISER.search(wheres[-1]) and engine_frames \
-                and engine_frames[-1].endswith("async_llm_engine.py:run_engine_loop"):
-            out.append(_Candidate(Cause.WATCHDOG_TIMEOUT, 45, i, Phase.SERVING))
+        engine_frames = [(j, w) for j, w in framed if not _TIMEOUT_RAISER.search(w)]
+        if framed and _TIMEOUT_RAISER.search(framed[-1][1]) and engine_frames \
+                and engine_frames[-1][1].endswith("async_llm_engine.py:run_engine_loop"):
+            # the bare `TimeoutError` says nothing alone: the loop's frame goes beside it
+            out.append(_Candidate(Cause.WATCHDOG_TIMEOUT, 45, i, Phase.SERVING,
+                                  support=engine_frames[-1][0]))
     return out
 
 
@@ -1049,6 +1054,8 @@ def _failure_evidence(raw: list[str], msgs: list[str], scan: _Scan, start: int,
         idx.append(roots[0])
     if best is not None:
         idx.append(best.index)
+        if best.support is not None:
+            idx.append(best.support)
         if best.cause is Cause.BUS_ERROR:
             idx.extend([i for i, _ in scan.frames if i > best.index][:2])
     idx.extend(roots[:1])
