@@ -871,7 +871,6 @@ TORCH_INIT = "Unexpected error from cudaGetDeviceCount(). Did you run some cuda 
     "http://www.nvidia.com/Download/index.aspx",
     "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
     "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
-    "RuntimeError: No CUDA GPUs are available",
     "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, "
     "e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available "
     "devices to be zero.",
@@ -1116,6 +1115,9 @@ def test_flashinfer_workspace_too_small_is_a_flashinfer_error():
     ((f"{VL}/executor/ray_utils.py", "initialize_ray_cluster", "raise ValueError("),
      "ValueError: The number of required GPUs exceeds the total number of available GPUs in the "
      "placement group."),
+    # zero devices visible: a Ray worker or a container given none, CUDA_VISIBLE_DEVICES empty
+    ((f"{TORCH}/cuda/__init__.py", "_lazy_init", "torch._C._cuda_init()"),
+     "RuntimeError: No CUDA GPUs are available"),
     ((f"{TORCH}/cuda/__init__.py", "_lazy_init", "raise RuntimeError("),
      "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
      "multiprocessing, you must use the 'spawn' start method"),

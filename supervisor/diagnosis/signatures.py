@@ -97,10 +97,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # manager), 803 cudaErrorSystemDriverMismatch, 35 cudaErrorInsufficientDriver (`CUDA driver
     # version is insufficient for CUDA runtime version`; torch's own `The NVIDIA driver on your
     # system is too old`); no driver or no GPU visible (torch's `Found no NVIDIA driver on your
-    # system`, `No CUDA GPUs are available`); NVML after a driver upgrade without a reload
-    # (`Failed to initialize NVML: Driver/library version mismatch`, `NVMLError_DriverNotLoaded`);
-    # HIP's `no ROCm-capable device is detected` (hipErrorNoDevice). The device or its driver
-    # is unusable before any model work: the family of `no CUDA-capable device`.
+    # system`; zero devices visible is a setting, see INVALID_CONFIG); NVML after a driver
+    # upgrade without a reload (`Failed to initialize NVML: Driver/library version mismatch`,
+    # `NVMLError_DriverNotLoaded`); HIP's `no ROCm-capable device is detected`
+    # (hipErrorNoDevice). The device or its driver is unusable before any model work: the
+    # family of `no CUDA-capable device`.
     + _sig(Cause.GPU_FAULT, 52,
            r"Unexpected error from cudaGetDeviceCount\(\)",
            r"forward compatibility was attempted on non supported HW",
@@ -111,7 +112,7 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"CUDA driver version is insufficient for CUDA runtime version",
            r"cudaErrorInsufficientDriver",
            r"The NVIDIA driver on your system is too old",
-           r"Found no NVIDIA driver on your system", r"No CUDA GPUs are available",
+           r"Found no NVIDIA driver on your system",
            r"Failed to initialize NVML: Driver/library version mismatch",
            r"NVMLError_DriverNotLoaded",
            r"CUDA unknown error - this may be due to an incorrectly set up environment",
@@ -647,6 +648,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"World size \(\d+\) is larger than the number of available GPUs",
            r"Cannot provide a placement group requiring \d+ GPUs",
            r"number of required GPUs exceeds the total number of available GPUs",
+           # torch's `No CUDA GPUs are available` (_cuda_init, zero devices visible): a process
+           # given none - a Ray actor or worker with no num_gpus (Ray sets CUDA_VISIBLE_DEVICES
+           # to ''), a container started without GPUs, CUDA_VISIBLE_DEVICES empty or wrong (vLLM
+           # issues 6896, 14413, 14415, 14456, ray 51193: each fixed by a placement setting). A
+           # host without a usable driver says so itself (gpu_fault above); a GPU that fails
+           # under a run is XID/ECC/launch failures, never this.
+           r"No CUDA GPUs are available",
            r"you should provide the model as a positional argument",
            r"Invalid (?:value|choice) for (?:--|argument )",
            # a socket of an address family the host does not have (an IPv6-only setting on
