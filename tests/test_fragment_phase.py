@@ -644,3 +644,15 @@ def test_requests_answered_500_around_a_dead_mq_engine_are_served_requests() -> 
         "Internal Server Error"
     v = verdict(dead, answered, dead, answered)
     assert (v.engine, v.outcome, v.phase) == ("vllm", Outcome.CRASHED, Phase.SERVING)
+
+
+def test_sglang_flashinfer_autotune_line_dates_a_failed_startup_past_the_kv_pool() -> None:
+    autotune = ("[2026-09-21 13:38:19 TP0] Running FlashInfer autotune with cache: "
+                "/root/.cache/sglang/flashinfer/autotune/0.6.18/sm120/b6/rank_tp0_pp0_dp0.json")
+    tb = [*frame_lines((f"{_SG}/managers/scheduler.py", "run_scheduler_process"),
+                       (f"{_SG}/managers/scheduler.py", "__init__")),
+          "RuntimeError: boom"]
+    v = verdict(autotune, *tb, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC)
+    # guard: the same traceback without it stays undated
+    assert verdict(*tb, engine="sglang").phase is Phase.LAUNCH

@@ -556,6 +556,11 @@ _FRAME_HINT_GATE = _frame_gate(rx for _, rx, _ in S.FRAME_HINTS)
 #   FAILED_MSG, raised from the capture at startup; a runtime recompilation in serving prints
 #   it too, after traffic, which keeps the later phase)
 _PIECEWISE_ADVICE = "--disable-piecewise-cuda-graph to your launch command"
+# - SGLang's `Running FlashInfer autotune with cache: ...` (model_executor/runner/
+#   flashinfer_autotune.py): logged from the graph runner's warmup before capture (2026 builds;
+#   the model runner's kernel warmup earlier), both after the KV pool exists: at least
+#   kv_cache_alloc (a frame of the capture that follows still dates it later)
+_SGLANG_AUTOTUNE = "Running FlashInfer autotune"
 # - vLLM V1 runs the torch.compile'd model first in the memory-profiling run (KV cache sizing):
 #   frames of the compiled code being run (inductor's output_code `__call__`, a generated
 #   module's `call`) with no later frame are that run (a capture or a served step shows frames
@@ -574,6 +579,8 @@ def _startup_hints(raw: list[str], start: int, frames: list[tuple[int, str]],
     hints: list[Phase] = []
     if engine == "sglang" and any(_PIECEWISE_ADVICE in line for line in raw[start:]):
         hints.append(Phase.CUDA_GRAPH_CAPTURE)
+    if engine == "sglang" and any(_SGLANG_AUTOTUNE in line for line in raw):
+        hints.append(Phase.KV_CACHE_ALLOC)  # reached before the failure, wherever pasted
     if engine == "vllm" and any(_VLLM_COMPILED_FRAME.search(w) for _, w in frames):
         hints.append(Phase.KV_CACHE_ALLOC)
     return hints
