@@ -656,3 +656,23 @@ def test_sglang_flashinfer_autotune_line_dates_a_failed_startup_past_the_kv_pool
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC)
     # guard: the same traceback without it stays undated
     assert verdict(*tb, engine="sglang").phase is Phase.LAUNCH
+
+
+_RAYLET = "(EngineCore_DP0 pid=37804)     /usr/lib/ray/core/src/ray/raylet/raylet(+0xebef22) " \
+    "[0x5d9928c2bf22] boost::asio::io_context::run()"
+_LIBC = "(EngineCore_DP0 pid=37804)     /lib/x86_64-linux-gnu/libc.so.6(__libc_start_main+0x80) " \
+    "[0x77f524e20e40] __libc_start_main"
+_UVICORN_DOWN = ["(APIServer pid=37667) INFO:     Shutting down",
+                 "(APIServer pid=37667) INFO:     Application shutdown complete.",
+                 "(APIServer pid=37667) INFO:     Finished server process [37667]"]
+
+
+def test_a_native_stack_dump_then_the_api_server_going_down_is_a_crash_of_a_ready_server() -> None:
+    # vLLM V1's process prefixes name the engine; the bottom of a glog/abseil failure
+    # handler's stack (a process dying on a signal or a CHECK) is a death, and uvicorn shutting
+    # down after it is its consequence, not a stop on request
+    v = verdict(_RAYLET, _LIBC, *_UVICORN_DOWN)
+    assert (v.engine, v.outcome, v.phase) == ("vllm", Outcome.CRASHED, Phase.READY)
+    # guard: the API server shutting down alone is a stop of a ready server
+    v = verdict(*_UVICORN_DOWN)
+    assert (v.engine, v.outcome) == ("vllm", Outcome.READY)

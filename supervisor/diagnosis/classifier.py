@@ -170,6 +170,10 @@ _SGLANG_HINTS = re.compile("|".join(re.escape(k) for k in (
     "Received sigquit", "fired up and ready", "Capture cuda graph", "KV Cache is allocated",
     "Load weight begin", "Load weight end", "Memory pool end", "max_total_num_tokens=",
     "Decode batch", "Prefill batch", "scheduler is dead")))
+# vLLM's process prefixes (V1's `(APIServer pid=N)`, `(EngineCore_DP0 pid=N)`, V0's
+# `(VllmWorkerProcess pid=N)`, its Ray workers'): on the raw line, as a wrapper strips them
+_VLLM_PROCESS = re.compile(r"\((?:APIServer|EngineCore(?:_\w+)?|VllmWorker\w*|RayWorkerWrapper"
+                           r"|RayWorkerVllm) pid=\d+")
 _SGLANG_RANK = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]+\d+)+\]")
 
 
@@ -185,7 +189,8 @@ def _detect(msgs: list[str], raw: list[str]) -> str:
         # on the message: a compose service named "sglang" proves nothing
         if _SGLANG_HINTS.search(msg) or ("[" in line and _SGLANG_RANK.search(line)):
             sg += 1
-        elif _VLLM_HINTS.search(msg) or (".py:" in line and _VLLM_HEADER.search(line)):
+        elif _VLLM_HINTS.search(msg) or (".py:" in line and _VLLM_HEADER.search(line)) or \
+                (" pid=" in line and _VLLM_PROCESS.search(line)):
             vl += 1
     return "vllm" if vl > sg else "sglang"
 

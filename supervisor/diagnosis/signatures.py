@@ -935,6 +935,12 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)"), True),
     (_C(r"^(?:.*: line \d+: +\d+ )?(?:Segmentation fault|Aborted|Bus error|Illegal instruction)"
         r"\b"), True),
+    # the bottom frame of a native stack in glibc's backtrace_symbols form,
+    # `binary(__libc_start_main+0x80) [0x7f...]`: what glog's and abseil's failure handlers
+    # (Ray's raylet and core workers, a CHECK failure, a fatal signal) print as the process
+    # dies; torch's C++ exception traces name it as `frame #N: __libc_start_main + 0x..`
+    # instead, and are read by their exception line
+    (_C(r"\(__libc_start_main\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]"), True),
 )
 
 # Exception lines that only wrap or report a root error printed elsewhere.
@@ -1007,7 +1013,7 @@ _FATAL_LITERALS = (
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "Killed", "Segmentation fault", "Aborted", "Bus error",
-    "Illegal instruction")
+    "Illegal instruction", "__libc_start_main+")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)
