@@ -174,7 +174,7 @@ def test_colour_codes_and_carriage_returns_shown_as_caret_text_are_stripped() ->
     assert strip_wrappers(line) == ("vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
                                     "encountered an issue.")
     v = verdict(line, engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.READY)
 
 
 # a vLLM V0 multiproc worker's error prefix (its pid is the placeholder)
@@ -200,8 +200,8 @@ _W = "(VllmWorkerProcess pid=2368{}) ERROR 12-08 23:22:14 multiproc_worker_utils
          "encountered a fatal error.",
          "(APIServer pid=539) vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
          "encountered an issue. See stack trace (above) for the root cause."),
-        "vllm", Outcome.CRASHED, Phase.SERVING,
-        id="v1-engine-dead-error-dates-the-crash-as-serving"),
+        "vllm", Outcome.CRASHED, Phase.READY,
+        id="v1-engine-dead-error-says-the-engine-was-up-not-that-it-served"),
     # deaths reported without a traceback:
     pytest.param(
         ('INFO:     10.0.0.4:5 - "POST /v1/chat/completions HTTP/1.0" 200 OK',

@@ -290,7 +290,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 if rx.search(msg):
                     scan.named_phases.append((i, phase))
             if "EngineDeadError" in msg and _ENGINE_DEAD_ERROR.search(msg):
-                scan.named_phases.append((i, Phase.SERVING))
+                scan.named_phases.append((i, Phase.READY))
             if _raised_by_config_check(scan, i, msg):
                 scan.config_rejections.append(i)
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
@@ -450,9 +450,10 @@ _DEATH_REPORT = re.compile(r"\bMQLLMEngine is already dead, terminating server p
                           r"|\bProcess group watchdog thread terminated with exception")
 # vLLM V1's engine client raising EngineDeadError (v1/engine/exceptions.py): the API server's
 # output handler or a request finding the engine core dead, which happens only once the client
-# is up and taking requests (a core that dies in startup fails the client's construction with
-# `Engine core initialization failed` instead): serving, as in the multi-node Ray runs whose
-# worker died mid-run and the PD and embeddings runs of the corpus
+# is up (a core that dies in startup fails the client's construction with `Engine core
+# initialization failed` instead): ready. Not serving by itself: AsyncLLM starts its output
+# handler eagerly inside the API server's loop (async_llm.py __init__ -> _run_output_handler),
+# so a core that dies idle raises it too; a request's own frames or traffic say serving
 _ENGINE_DEAD_ERROR = re.compile(r"\bv1\.engine\.exceptions\.EngineDeadError\b|^EngineDeadError:")
 # vLLM V0's AsyncLLMEngine reporting the end of its background loop (asyncio's `Exception in
 # callback _log_task_completion(error_callback=...)`, the loop task's done callback): the loop
