@@ -47,10 +47,6 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
-    "f217-vllm-ray-multinode-request-raylet-stack-then-uvicorn-exit.log":
-        "only a relayed raylet C++ stack and uvicorn's shutdown lines: nothing the classifier "
-        "reads as fatal (uvicorn also shuts down this way on a plain SIGTERM) and no line says "
-        "the API server had been up; labelled crashed/serving from the issue",
     "f114-vllm-013-h20-double-spaced-oom-in-executor-init.log":
         "CUDA OOM raised in the executor's construction (_init_executor), no loader frame or "
         "marker in the trimmed paste: launch, labelled weight_loading from the issue title",
@@ -61,13 +57,6 @@ KNOWN_MISSES: dict[str, str] = {
         "warmup failed, traffic or not); live, the daemon's phase never moves back from "
         "serving, so a file-only rule would break live = offline",
     # the fourth batch (fresh3), as scored blind; each reason says what the log shows
-    "h107-sglang-2503-dp-attention-compile-traceback-no-prefix.log":
-        "a bare scheduler-init traceback cut at ModelRunner.initialize: nothing in the log "
-        "dates it (labelled cuda_graph_capture from the thread); launch",
-    "h309-vllm-rayserve-2502-dsr1-h20-replica-stopped-after-mla.log":
-        "Ray Serve stopping a replica after vLLM's 'Using Triton MLA backend': labelled "
-        "weight_loading (model construction), read launch; the backend selection is cached and "
-        "first runs when V0's model runner is built, before load_model, so the line is no proof",
     "h414-vllm-0501-ray-two-node-logits-gather-nccl-error-2.log":
         "a remote Ray worker's NCCL error in the logits gather of the profiling run (labelled "
         "kv_cache_alloc); the trimmed paste has no frame of the profiling: launch",
@@ -80,28 +69,13 @@ KNOWN_MISSES: dict[str, str] = {
         "a traceback fragment qwen2.forward -> logits_processor -> all_gather cut before the "
         "exception line (labelled incomplete, cuda_graph_capture from the thread title); read "
         "crashed at launch",
-    "i211-vllm-040-rocm-mi250x-triton-segfault-init-cache.log":
-        "Ray SIGSEGV frames then 'Fatal Python error: Segmentation fault' in Triton's compiler; "
-        "the _init_cache frame (kv_cache_alloc) is only in a later piece of the paste: launch",
-    "i301-sglang-kimi-k2-b200-marlin-watchdog-ima.log":
-        "torch's ProcessGroupNCCL watchdog thread terminating on 'CUDA error: an illegal memory "
-        "access' (fatal for the rank, read crashed), cut at the C++ frames; labelled serving "
-        "from the thread: nothing in the paste dates it (launch)",
-    "i303-sglang-sm120-autotune-trtllm-mla-scheduler-init-cut.log":
-        "FlashInfer autotune of trtllm_batch_decode_mla (after the KV pool, before graph "
-        "capture) then 'Scheduler hit an exception' in Scheduler.__init__: labelled "
-        "kv_cache_alloc, read launch",
-    "i311-vllm-ascend-2026-pd-dsv4-stress-shm-broadcast-hang.log":
-        "only 'No available shared memory broadcast block found in 60 seconds' from several "
-        "EngineCore_DP ranks (hung under a load test per the thread): labelled serving, read "
-        "launch",
+    "i304-vllm-2026-rtx3090-serving-oom-output-handler.log":
+        "the EngineCore's CUDA OOM, then the API server's 'AsyncLLM output_handler failed' "
+        "traceback: labelled ready (no request line); the output_handler frame is read as "
+        "serving (m114, the same shape, is labelled serving: the labels disagree)",
     "i401-vllm-ray-tp8-serving-watchdog-allreduce-timeout.log":
         "engine stats with 1 running request, then a Ray worker's NCCL watchdog ALLREDUCE "
         "timeout (SeqNum 20518) and no exit: labelled hung, read crashed",
-    "i402-vllm-ray-multinode-dsv3-watchdog-distbackenderror.log":
-        "only the NCCL watchdog's checkTimeout C++ frames and 'terminate called after throwing "
-        "c10::DistBackendError': labelled serving from the thread (the timeout's SeqNum is in "
-        "an earlier piece of the paste); nothing in this one dates it (launch)",
     "i403-vllm-llama32-vision-tp4-first-allreduce-watchdog.log":
         "every rank's watchdog timing out the first collective (SeqNum=1, the init check), no "
         "exit shown: labelled hung at launch, read crashed",
@@ -109,13 +83,6 @@ KNOWN_MISSES: dict[str, str] = {
         "uvicorn up, a models listing and one chat completion's prefill batch, then cut: "
         "labelled serving, read warmup",
     # the sixth batch (fresh5), as scored blind; each reason says what the log shows
-    "j111-sglang-2510-ascend-leval-ez9999-aivec-mpu-invalid-address.log":
-        "CANN's 'EZ9999: Inner Error!' device report ('The MPU address access is invalid', "
-        "vector core exception) under long-context requests: labelled serving from the thread; "
-        "nothing in the paste dates it (launch; crashed, illegal_memory_access are read)",
-    "j305-vllm-art-2507-qwen3-2xa100-worker-died-rl-step.log":
-        "'Worker proc VllmWorker-1 died unexpectedly' among shm_broadcast waits, no traffic "
-        "line: labelled serving from the thread; nothing in the paste dates it (launch)",
     "j309-vllm-kubeai-2505-v083-llama32-input-scale-attributeerror.log":
         "an MQLLMEngine traceback ending in \"'ColumnParallelLinear' object has no attribute "
         "'input_scale'\" (quantized-weight post-processing), middle of the traceback missing: "
@@ -124,15 +91,6 @@ KNOWN_MISSES: dict[str, str] = {
         "single-token prefill batches and 'GET /health_generate 200 OK' then 'Abort request': "
         "labelled serving, read warmup",
     # the seventh batch (fresh6), as scored blind; each reason says what the log shows
-    "k204-vllm-ascend-2603-pd-mtp-fftsplus-timeout.log":
-        "a PD worker's torch_npu watchdog error (fatal) and an fftsplus task timeout with no "
-        "frame, marker or traffic: labelled serving from the thread, read launch",
-    "k207-vllm-tpu-2503-pr-xgrammar-triton-import-fatal.log":
-        "an import error in xgrammar raised in the engine core after its init (phase from the "
-        "thread: warmup); nothing in the paste dates it (launch)",
-    "k208-vllm-v1-2502-pr-qwen25vl-penalties-scatter-fatal.log":
-        "a sampler penalty's scatter_add_ index error in the engine core, without the loop's "
-        "frames in the paste: labelled serving, read launch",
     "k211-vllm-ascend-2511-release-check-ready-404.log":
         "a release check: the API server up and one completion answered 404 (wrong model name), "
         "labelled ready; only uvicorn lines behind vLLM's '(APIServer pid=)' prefix, so the engine "
@@ -158,14 +116,6 @@ KNOWN_MISSES: dict[str, str] = {
         "shards to 54/55, one Ray worker's 'Loading model weights took 28.78 GB' and a late "
         "deduplicated NCCL line, then cut: labelled weight_loading (15 other workers not shown "
         "done), read kv_cache_alloc (live, the tracker is there too)",
-    "l311-sglang-2502-dsv3-h200-faulthandler-scheduler-frames.log":
-        "the tail of a faulthandler dump of the scheduler process (run_scheduler_process -> "
-        "spawn_main), read crashed; labelled weight_loading from an earlier piece of the paste, "
-        "nothing in this one dates it (launch)",
-    "l312-sglang-2504-verl-gh200-oom-then-sigquit-flush-cache.log":
-        "a CUDA OOM, 'Received sigquit from a child process' and verl's never-awaited "
-        "flush_cache warning: labelled serving (verl pushes weights into a running engine); no "
-        "traffic line in the log (launch)",
     "l317-sglang-2502-slurm-docs-script-source-not-found.log":
         "a Slurm script's 'run.sh: 18: source: not found' and its own '[ERROR] Failed to "
         "activate environment' before any engine line: labelled crashed at launch, read "
@@ -175,30 +125,14 @@ KNOWN_MISSES: dict[str, str] = {
         "a worker's ERROR traceback through gpu_model_runner._dummy_run -> CUDAGraphWrapper's "
         "pass-through, cut before the exception: labelled kv_cache_alloc (the profile run, a "
         "guess), read launch (the same frames serve capture warmup, so they date nothing)",
-    "m118-vllm-club3090-dual-w4a8-serving-worker-response-cut.log":
-        "an EngineCore traceback through the executor's _wait_for_response, cut before the root "
-        "error: labelled serving from the thread (crashes after a few chat requests); no traffic "
-        "line or loop frame in the piece (launch)",
     "m210-sglang-mi300-glm53-interleaved-faulthandler-dump.log":
         "faulthandler dumps of several scheduler ranks interleaved character by character, the "
         "fatal-signal line above the piece: labelled crashed in serving (process_batch_result); "
         "the garbled frames are neither a fatal nor a dating frame (incomplete, launch)",
-    "m301-vllm-kserve-nccl-heartbeat-monitor-fatal.log":
-        "rank1's ProcessGroupNCCL heartbeat monitor timeout and its [F] watchdog-stuck line "
-        "(nccl_timeout, right): labelled serving from the thread (during a benchmark); no "
-        "traffic, marker or frame in the piece (launch)",
-    "m302-vllm-sidecar-mqllmengine-dead-500s.log":
-        "behind a sidecar prefix, 'MQLLMEngine is already dead, terminating server process' and "
-        "chat completions answered 500: labelled serving; a 500 is no request served, and "
-        "nothing else in the piece dates it (launch)",
     "m309-vllm-pd-nixl-engine-init-done-then-stuck.log":
         "NIXL up, KV caches registered and 'init engine (profile, create kv cache, warmup model) "
         "took 21.62 seconds', then cut before the API server: labelled incomplete in warmup "
         "(stuck, from the thread), read ready (the engine core is up)",
-    "m314-sglang-verl-multiturn-scheduler-faulthandler-dump.log":
-        "the tail of a scheduler's faulthandler dump (run_scheduler_process, 'Extension "
-        "modules:') behind verl's '(WorkerDict pid=)' prefix: labelled serving from the thread "
-        "(multi-turn rollout); no traffic or loop frame in the piece (launch)",
     "m315-vllm-054-verl-grpo-generate-then-driver-traceback.log":
         "verl's 'VLLM generating sequences with batch size 64' then the driver's main_ppo "
         "ray.get traceback, cut before the exception: labelled serving (rollout under way); "
@@ -212,26 +146,10 @@ KNOWN_MISSES: dict[str, str] = {
         "'init engine ... took 68.69 seconds' then an offline 'Processed prompts: 0%' bar and "
         "nothing more: labelled hung in ready (stuck at 0 %, from the thread), read ready and "
         "serving (the bar is taken as traffic; nothing says it never moved)",
-    "n110-vllm-tenstorrent-mqengine-no-heartbeat.log":
-        "a completion stream's MQEngineDeadError ('No heartbeat received from MQLLMEngine') "
-        "inside an exception group, then an ASGI traceback: labelled serving; the stream's "
-        "serving_completion frames do not date the crash (launch)",
-    "n114-vllm-v0-multistep-advance-step-worker-error.log":
-        "a VllmWorkerProcess traceback in advance_step_flashattn (multi-step decoding), cut "
-        "before the RuntimeError: labelled serving from the thread; nothing in the piece "
-        "dates it (launch)",
-    "n115-vllm-v055-rpc-server-expected-running-sequences.log":
-        "'vLLM ZMQ RPC Server was interrupted' then a never-retrieved AssertionError('expected "
-        "running sequences') from the RPC server's generate: labelled serving from the thread "
-        "(crashes under load); no traffic line, and generate frames do not date it (launch)",
     "n118-vllm-v04-ctrl-c-stack-in-load-model.log":
         "a '[rank0]:' stack ending in driver_worker.load_model(), pasted after the maintainer "
         "asked for a Ctrl-C, KeyboardInterrupt past the piece: labelled stopped in "
         "weight_loading, read crashed (a traceback cut mid-frame, cause unknown)",
-    "n302-vllm-ipex-xpu-docker-tp-hang-ctrl-c.log":
-        "a KeyboardInterrupt from asyncio's runner under the ipex-llm api_server, a shell "
-        "prompt, leak warnings and '^C': labelled stopped in warmup (a hang just before the API "
-        "server, from the thread); nothing in the piece dates it (launch)",
     "n308-vllm-gpustack-npu-ray-enginecore-failed-ansi-cut.log":
         "behind ANSI residue, a Ray worker's MoE layer INFO (model construction) then "
         "'EngineCore failed to start.' cut before the exception: labelled weight_loading, "
@@ -240,10 +158,6 @@ KNOWN_MISSES: dict[str, str] = {
         "EngineCore_DP0 'Invocation of collective_rpc method failed' with its traceback, an "
         "error a utility call returns to its client: labelled ready in serving (the engine "
         "lives on, from the thread); nothing in the piece proves it up (not ready, launch)",
-    "n314-vllm-ascend-0101rc1-docker-routes-listing-cut.log":
-        "'Starting vLLM API server 0' and the route listing, cut inside it: labelled ready "
-        "(vLLM lists routes only once the engine core is up), read ready in warmup (no "
-        "'Application startup complete')",
 }
 
 
