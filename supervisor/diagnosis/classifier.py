@@ -521,6 +521,14 @@ _SERVING_WORK_FRAMES = re.compile(
     #   profiling and capture call the base runner), and penalties applied to a batch's logits
     #   (V1 ops/penalties.py apply_all_penalties, layers/utils.py apply_penalties: the profiling
     #   sampler run sets no penalties and returns before them)
+    # - a step of scheduled requests below the loops: vLLM V1's EngineCore.step and the
+    #   scheduler's schedule / update_from_output it calls (v1/engine/core.py, v1/core/sched/),
+    #   the core taking a request in (add_request, preprocess_add_request), V0's LLMEngine.step
+    #   and its scheduler (engine/llm_engine.py, core/scheduler.py): only a step calls them
+    r"|/v1/engine/core\.py:(?:step|add_request|preprocess_add_request)$"
+    r"|/v1/core/sched/\w+\.py:(?:schedule|update_from_output)$"
+    r"|/engine/llm_engine\.py:(?:step|_process_model_outputs)$"
+    r"|/core/scheduler\.py:(?:schedule|_schedule\w*)$"
     r"|:advance_step\w*$|ops/penalties\.py:apply_all_penalties$"
     r"|layers/utils\.py:(?:apply_penalties|get_token_bin_counts_and_mask)$")
 # Frames of one startup phase beyond S.FRAME_PHASES:
