@@ -56,21 +56,9 @@ _LABEL_LIVE = ("a classifier miss (tests/test_classifier.py KNOWN_MISSES): the r
                "the labelled run did (dies, or stays up and answers its probe), so live agrees "
                "with the label where the file alone does not")
 LIVE_MISSES: dict[str, str] = {
-    # a classifier miss (tests/test_classifier.py KNOWN_MISSES): offline the engine is detected
-    # as SGLang (only uvicorn lines), live it is given as vLLM, whose tracker reads the API
-    # server's startup as ready
-    "k211-vllm-ascend-2511-release-check-ready-404.log":
-        "only uvicorn lines behind vLLM's '(APIServer pid=)' prefix: diagnose detects SGLang "
-        "and says incomplete in warmup; live, the run's engine is vLLM and it is ready",
     "29-vllm-v1-startup-kv-and-graph-capture-sm120.log": _API_UP,
     "c022-vllm-rtx5090-routes-then-started.log": _API_UP,
     "c067-vllm-084-lora-3h-graph-capture-then-up.log": _API_UP,
-    # a classifier miss (tests/test_classifier.py KNOWN_MISSES): the file alone says incomplete;
-    # the replay dies with exit status 1 as the labelled crash did, and live that status says
-    # crashed
-    "f217-vllm-ray-multinode-request-raylet-stack-then-uvicorn-exit.log":
-        "labelled crashed, diagnose says incomplete (a known classifier miss); live, the "
-        "replay's exit status 1 says crashed",
     # a log that was up, then ends in stall reports: diagnose says hung (incomplete, cause
     # unknown). Live, the replay is ready with its whole log out (what the test waits for) and
     # stays up, silent: a hung server is the serving watchdog's to call, with a canary after
@@ -112,10 +100,6 @@ LIVE_MISSES: dict[str, str] = {
         "faulthandler dumps interleaved character by character: diagnose finds no fatal line "
         "(incomplete, a known classifier miss, labelled crashed); live, the replayed process "
         "exits with the labelled run's failure and the daemon calls it crashed (launch either way)",
-    "m302-vllm-sidecar-mqllmengine-dead-500s.log":
-        "behind a sidecar prefix, chat completions answered 500 after 'MQLLMEngine is already "
-        "dead': diagnose dates nothing (crashed at launch); live, the access lines prove the HTTP "
-        "server up, so the run dies in warmup (labelled serving)",
     # the tenth batch (fresh9): labelled crashed (live: exit status 1 at launch; diagnose: a
     # traceback behind a logging prefix, cut before its exception, incomplete)
     "n107-vllm-ray-pp-tp-init-device-pylogging.log": _LABEL_LIVE,
