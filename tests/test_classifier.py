@@ -154,10 +154,6 @@ KNOWN_MISSES: dict[str, str] = {
         "behind ANSI residue, a Ray worker's MoE layer INFO (model construction) then "
         "'EngineCore failed to start.' cut before the exception: labelled weight_loading, "
         "read launch (a layer's INFO line is no loading marker)",
-    "n309-vllm-ascend-grpo-server-collective-rpc-failed.log":
-        "EngineCore_DP0 'Invocation of collective_rpc method failed' with its traceback, an "
-        "error a utility call returns to its client: labelled ready in serving (the engine "
-        "lives on, from the thread); nothing in the piece proves it up (not ready, launch)",
 }
 
 

@@ -514,6 +514,9 @@ _CALL_FAILED = [_CORE_ERR + "Invocation of collective_rpc method failed",
 def test_a_utility_call_the_engine_core_failed_is_no_death() -> None:
     v = verdict(*_CALL_FAILED, engine="vllm")
     assert v.outcome is not Outcome.CRASHED, v
+    # only the core's busy loop handles a client's call: a fragment that starts there was up
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.READY, None)
+    assert tracker_phase(*_CALL_FAILED) is Phase.READY
     # the same traceback without the core's line saying it answered the call: a death
     v = verdict(*_CALL_FAILED[1:], engine="vllm")
     assert v.outcome is Outcome.CRASHED, v

@@ -29,7 +29,7 @@ _PREFILTER = literal_prefilter(
     "API server: ", "HPU blocks", "CPU blocks", "Warmup][", "Warmup finished", "Shutting down",
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
     "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
-    "ASGI app",
+    "ASGI app", "method failed",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -88,6 +88,10 @@ _GRAPH_BAR_RE = _C(r"(?i:capturing cuda ?graph)[^:]*:\s*\d+%\|[^|]*\|\s*(\d+)/(\
 # `INFO:     Shutting down` (the API server's uvicorn starts only once the engine is up).
 _API_SHUTDOWN_RE = _C(r"\bAPI server: (?:shutdown triggered|stopping engine client)"
                       r"|Shutting down FastAPI HTTP server|INFO:\s+Shutting down\s*$")
+# V1's engine core failing a utility call a client made (core.py _handle_client_request:
+# `Invocation of collective_rpc method failed`): only its busy loop handles client calls, and it
+# runs once EngineCore is built, so a fragment that starts there was up.
+_UTILITY_FAILED_RE = _C(r"\bInvocation of \w+ method failed\s*$")
 # uvicorn shutting down with connections open (printed only when some are): clients were
 # connected to the API server.
 _CONNECTIONS_OPEN = "Waiting for connections to close"
@@ -128,6 +132,9 @@ class VLLMTracker(MarkerTracker):
                 _API_SHUTDOWN_RE.search(line):
             # a fragment that starts at a stop: the API server being shut down had been up
             changed = self.mark_ready(line) is not None
+        if not self.ready and self.markers_seen == 0 and "method failed" in line and \
+                _UTILITY_FAILED_RE.search(line):
+            changed = self.mark_ready(line) is not None or changed
         if self.markers_seen == 0 and _CONNECTIONS_OPEN in line:
             # a fragment that starts at a stop with clients connected: it was serving them (not
             # for a run seen from its start: our own probe may be connected when we stop it)
