@@ -69,10 +69,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a traceback fragment qwen2.forward -> logits_processor -> all_gather cut before the "
         "exception line (labelled incomplete, cuda_graph_capture from the thread title); read "
         "crashed at launch",
-    "i304-vllm-2026-rtx3090-serving-oom-output-handler.log":
-        "the EngineCore's CUDA OOM, then the API server's 'AsyncLLM output_handler failed' "
-        "traceback: labelled ready (no request line); the output_handler frame is read as "
-        "serving (m114, the same shape, is labelled serving: the labels disagree)",
     "i401-vllm-ray-tp8-serving-watchdog-allreduce-timeout.log":
         "engine stats with 1 running request, then a Ray worker's NCCL watchdog ALLREDUCE "
         "timeout (SeqNum 20518) and no exit: labelled hung, read crashed",
