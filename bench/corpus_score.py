@@ -39,17 +39,19 @@ PARTS = {
     "fresh7": FIXTURES / "corpus" / "fresh7",
     "fresh8": FIXTURES / "corpus" / "fresh8",
     "fresh9": FIXTURES / "corpus" / "fresh9",
+    "fresh10": FIXTURES / "corpus" / "fresh10",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
-             "fresh6", "fresh7", "fresh8", "fresh9")
+             "fresh6", "fresh7", "fresh8", "fresh9", "fresh10")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
               ("fresh2", "third batch (fresh2)"), ("fresh3", "fourth batch (fresh3)"),
               ("fresh4", "fifth batch (fresh4)"), ("fresh5", "sixth batch (fresh5)"),
               ("fresh6", "seventh batch (fresh6)"), ("fresh7", "eighth batch (fresh7)"),
-              ("fresh8", "ninth batch (fresh8)"), ("fresh9", "tenth batch (fresh9)"))
+              ("fresh8", "ninth batch (fresh8)"), ("fresh9", "tenth batch (fresh9)"),
+              ("fresh10", "eleventh batch (fresh10)"))
 FIELDS = ("outcome", "phase", "cause")
 
 
