@@ -541,6 +541,12 @@ _SERVING_WORK_FRAMES = re.compile(
 _STARTUP_FRAMES = (
     (Phase.WEIGHT_LOADING, re.compile(r"/layers/quantization/[\w/]+\.py:get_quant_method$")),
     (Phase.WARMUP, re.compile(r"hpu\w*\.py:warmup_(?:model|graphs|scenario)$")),
+    # - TPU runners precompiling the model over its padded shapes, their counterpart of graph
+    #   capture (both called from the worker's capture_model step): tpu-inference's
+    #   runner/compilation_manager.py (`_run_compilation`, `model_fn_wrapper`, `_precompile_*`)
+    #   and vLLM's own v1/worker/tpu_model_runner.py `_precompile_*`
+    (Phase.CUDA_GRAPH_CAPTURE,
+     re.compile(r"/compilation_manager\.py:|tpu_model_runner\.py:_precompile_\w+$")),
 )
 _FRAME_PHASES = (*S.FRAME_PHASES, (Phase.SERVING, _SERVING_WORK_FRAMES), *_STARTUP_FRAMES)
 

@@ -185,6 +185,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # CUBLAS_STATUS_ARCH_MISMATCH when calling cublasLtMatmul(...)`: an fp8 / bf16 GEMM on an
     # older GPU): no kernel for this GPU.
     + _sig(Cause.UNSUPPORTED_ARCH, 60, r"CUBLAS_STATUS_ARCH_MISMATCH", flags=_I)
+    # ROCm's rocBLAS with no Tensile kernel library for this GPU's gfx target (a consumer or
+    # new APU such as gfx1150 that the image was not built for): its Tensile host
+    # (tensile_host.cpp) prints `rocBLAS error: Cannot read .../TensileLibrary.dat: Illegal seek
+    # for GPU arch : gfx1150`, lists the libraries it has, then calls rocblas_abort() - the
+    # process dies with no Python traceback (vLLM / SGLang on ROCm, at the first GEMM: profiling
+    # or compile). hipBLASLt's host words the same failure alike.
+    + _sig(Cause.UNSUPPORTED_ARCH, 90,
+           r"(?:rocBLAS|hipBLASLt) error: Cannot read .{0,300}for GPU arch",
+           flags=_I, fatal=True)
     + _sig(Cause.UNSUPPORTED_ARCH, 55,
            r"PTX was compiled with an unsupported toolchain|unsupported PTX version", flags=_I)
     # Ascend NPU builds: an operator the model needs is missing from the installed CANN
@@ -388,6 +397,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.CUDA_OOM, 70,
            r"\b[NX]PU out of memory\. Tried to allocate", r"HIP error: out of memory",
            r"hipErrorOutOfMemory", flags=_I)
+    # XLA on TPU (vLLM's tpu-inference and TPU runner, SGLang-JAX) out of device memory: the
+    # compiler placing a program that needs more than a memory space holds (`RESOURCE_EXHAUSTED:
+    # XLA:TPU compile permanent error. Ran out of memory in memory space vmem. Used 76.58M of
+    # 64.00M vmem`; `hbm` the same), and the runtime's allocator (`RESOURCE_EXHAUSTED: Error
+    # allocating device buffer: Attempting to allocate ...`). The accelerator's memory is
+    # exhausted, as with CUDA's allocator; raised while the runner precompiles its shapes.
+    + _sig(Cause.CUDA_OOM, 70,
+           r"Ran out of memory in memory space (?:vmem|hbm|smem|cmem)\b",
+           r"RESOURCE_EXHAUSTED: Error allocating device buffer", flags=_I)
     # Triton / inductor kernel compilation. Triton's NVIDIA backend runs ptxas on the PTX it
     # generated and raises PTXASError (triton/backends/nvidia/compiler.py make_cubin:
     # `Internal Triton PTX codegen error` for ptxas' exit 255, `` `ptxas` raised SIGSEGV``,
@@ -686,6 +704,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # a dtype this GPU cannot compute in: vLLM's platform check at worker start
            # (platforms/cuda.py and rocm.py check_if_supports_dtype; the fix is --dtype half)
            r"Bfloat16 is only supported on GPUs with compute capability of at least",
+           scope="error", flags=_I, implies=Phase.LAUNCH)
+    # A platform refusing the engine generation it was given: vLLM's CPU platform
+    # (platforms/cpu.py get_attn_backend_cls, 0.9-0.10: `ValueError: CPU backend only supports
+    # V1.`) when a setting V1 lacks (an OTLP traces endpoint, a V0-only flag, VLLM_USE_V1=0)
+    # sends the launch down V0's MQLLMEngine; the fix is the setting, not the host. Raised at
+    # the worker's init, before any weights.
+    + _sig(Cause.INVALID_CONFIG, 61,
+           r"^(?:\w+\.)*(?:ValueError|NotImplementedError|RuntimeError): \w+ (?:backend|platform) "
+           r"only supports V[01]\b",
            scope="error", flags=_I, implies=Phase.LAUNCH)
     # Arguments or environment the engine refuses before any model work. A keyword argument
     # its own argument classes do not have, from a wrapper built for another release (OpenRLHF,
