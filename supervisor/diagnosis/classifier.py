@@ -765,9 +765,11 @@ _STALL_REPORT = re.compile(
     r"|[Ww]atchdog timeout \(self\.watchdog_timeout=[\d.]+, self\.soft=True\)"
     # (not SGLang's `Decode out of memory happened. #retracted_reqs`: the scheduler retracts
     # requests under KV pressure and carries on decoding - traffic, not a stall; k115)
-    # vLLM's stats (V0 and V1): requests running and no token in or out since the last line
+    # vLLM's stats (V0 and V1): requests running, or none running while requests queue
+    # (V0's `Pending`, V1's `Waiting`: the scheduler admits nothing), and no token in or out
+    # since the last line
     r"|Avg prompt throughput: 0\.0 tokens/s, Avg generation throughput: 0\.0 tokens/s, "
-    r"Running: [1-9]")
+    r"Running: (?:[1-9]|0 reqs?, (?:Swapped: \d+ reqs?, )?(?:Pending|Waiting): [1-9])")
 # What may sit between and after stall reports: a paste's elision marks, a dump's indented or
 # thread-header lines (py-spy under a soft watchdog)
 _ELISION = re.compile(r"\s*(?:\.{3,}|…|\[\.\.\.\])?\s*$|\s|Thread (?:0x)?[0-9a-f]+ ")
