@@ -100,6 +100,7 @@ class _Scan:
     request_tracebacks: set[int] = field(default_factory=set)  # one request's, logged by uvicorn
     first_text: int | None = None      # the first line that is not blank
     api_servers_pending: int | None = None  # engines up, separate API servers not yet
+    mq_client: bool = False            # vLLM V0's API server waiting on its MQLLMEngine
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
     first_marker: int | None = None
@@ -234,6 +235,11 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if "API servers" in msg or msg.startswith(S.ROUTE_LISTED):
             scan.api_servers_pending = i if not tracker.ready and \
                 _API_SERVERS_PENDING.search(msg) else None
+        if "MQLLMEngine" in msg and _MQ_CLIENT.search(msg):
+            scan.mq_client = True
+        if scan.mq_client and tracker.started and not tracker.ready and \
+                scan.api_servers_pending is None:
+            scan.api_servers_pending = i  # an engine under an API server: up at uvicorn's line
 
         if not msg or msg.isspace():
             continue  # blank lines (also from \r\n split twice) end nothing
@@ -409,6 +415,12 @@ def _in_request_error(msg: str) -> bool:
 # make the server ready here: the API servers start after it and say so themselves (their
 # `Application startup complete`, their routes); a log that ends at the wait is incomplete
 _API_SERVERS_PENDING = re.compile(r"\bWaiting for API servers to complete\b")
+# vLLM V0's OpenAI server runs its engine in a process of its own (MQLLMEngine) and its client
+# polls it while it starts (engine/multiprocessing/client.py, `Waiting for output from
+# MQLLMEngine.`, logged only in the API server's process): the engine's `init engine ... took`
+# then says the engine is up, not the server - that is uvicorn's line, as for V1's engine cores
+# (a V0 API-server log cut between the two: warmup, incomplete).
+_MQ_CLIENT = re.compile(r"Waiting for output from MQLLMEngine")
 
 # Fatal lines outside the engines' own wording:
 # - a native library's signal handler reporting the crash of the process it is in, then its
