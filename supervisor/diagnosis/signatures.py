@@ -521,6 +521,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # errors of the survivors below.
     + _sig(Cause.MULTINODE_RANK_FAILURE, 46,
            r"RayWorkerProc rank=\S+ died unexpectedly", flags=_I, fatal=True)
+    # torch's collective consistency check (ProcessGroupWrapper, on with TORCH_DISTRIBUTED_DEBUG
+    # =DETAIL, as SGLang's and vLLM's ROCm images and multi-node guides set it) finding ranks in
+    # different collectives: `RuntimeError: Detected mismatch between collectives on ranks. Rank
+    # 11 is running collective: CollectiveFingerPrint(SequenceNumber=17, OpType=BARRIER), but
+    # Rank 0 is running collective: ...(SequenceNumber=45 ...)`. A peer rank fell out of step
+    # (it failed or skipped a step the others ran): the rank named is the one to read, as for
+    # a peer that never joined.
+    + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
+           r"Detected mismatch between collectives on ranks", flags=_I)
     # Custom all-reduce (SGLang/vLLM's P2P/IPC all-reduce) failing, often silently in capture.
     + _sig(Cause.CUSTOM_ALLREDUCE_ERROR, 56,
            r"Registering 0 cuda graph addresses", implies=Phase.CUDA_GRAPH_CAPTURE)
