@@ -47,6 +47,13 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     # web log viewers and copies from a terminal (and the caret text of one, `^[[0;36m`, once
     # strip_wrappers has dropped its `^[`)
     r"\[\d+(?:;\d+)*m ?",
+    # a job launcher's per-process tag after its own stamp, `[/bin/sh@<0,0>]: ` (the command,
+    # then <node,rank>), around an SGLang server's lines
+    r"\[[\w./\-]{1,120}@<\d+,\d+>\]: ?",
+    # a multi-pod log viewer (stern, kubetail): `<pod> <container> ` before each line; a pod of
+    # a Deployment ends in its ReplicaSet hash and a 5-character suffix. Only where a process
+    # prefix follows (`(APIServer pid=1) `), as in llm-d's and vLLM's multi-process logs.
+    r"[a-z0-9][a-z0-9.\-]{0,200}-[a-z0-9]{5} [a-z0-9][a-z0-9\-]{0,62} (?=\([\w.:\-]+ pid=)",
     # a log viewer's box around each line (k9s, lens)
     r"│ ?",
     # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `
