@@ -504,6 +504,11 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|scheduler\.py:run_batch$|schedule_batch\.py:get_model_worker_batch$"
     r"|(?:scheduler\.py|<call>):run_event_loop$|(?:schedule_batch|_info)\.py:merge_batch$"
     r"|ray_trainer\.py:fit$|:generate_sequences$"
+    # - SGLang 0.1.x (router era): the router's RPC into the model worker, `exposed_step` ->
+    #   `forward_step` -> `forward_fill_batch` / `forward_decode_batch` (managers/router/
+    #   model_rpc.py), runs a batch of received requests; the worker's init is `exposed_init_*`
+    r"|router/model_rpc\.py:(?:exposed_step|forward_step|forward_fill_batch"
+    r"|forward_decode_batch)$"
     # a request being answered (none is sent before ready: vLLM sends no warmup request, and
     # SGLang's warmup request is capped at warmup by the markers before it, see _phase):
     # - vLLM's OpenAI layer (entrypoints/openai/serving_*.py to 2025, <kind>/serving.py in 2026
