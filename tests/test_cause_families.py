@@ -8,7 +8,7 @@ cause was `unknown` (or, for the guards, another cause); the guards check what m
 from __future__ import annotations
 
 import pytest
-from classifier_lines import CORE, SG, TORCH, VL, cause_of, check, tb, verdict_of
+from classifier_lines import CORE, SG, TORCH, VL, cause_of, check, tb, verdict, verdict_of
 
 from supervisor.diagnosis.classifier import classify_text
 from supervisor.states import Cause, Outcome, Phase
@@ -1248,3 +1248,56 @@ def test_a_peer_missing_sglang_load_barrier_is_a_rank_failure_after_weights(line
         (f"{SG}/managers/scheduler.py", "run_scheduler_process", "scheduler = Scheduler("))
     check(text, "sglang", Phase.WEIGHT_LOADING, Cause.MULTINODE_RANK_FAILURE)
 
+
+
+# --- the eleventh batch's families -------------------------------------------------------------
+
+def test_rocblas_without_a_tensile_library_for_the_gpu_arch_is_a_fatal_unsupported_arch():
+    # rocBLAS's Tensile host prints this, lists what it has, and aborts: no Python traceback
+    lines = ["(EngineCore_DP0 pid=166) INFO 11-11 10:02:43 [backends.py:281] Compiling a graph "
+             "for dynamic shape takes 35.06 s",
+             "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: "
+             "Illegal seek for GPU arch : gfx1150",
+             " List of available TensileLibrary Files : ",
+             '"/opt/rocm/lib/rocblas/library/TensileLibrary_lazy_gfx1100.dat"']
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.UNSUPPORTED_ARCH), v
+    # guard: rocBLAS naming no arch (a path problem it survives) proves nothing alone
+    v = verdict(lines[0], "rocBLAS warning: Cannot read a tuning file", engine="vllm")
+    assert v.outcome is Outcome.INCOMPLETE
+
+
+@pytest.mark.parametrize("error", [
+    "ValueError: CPU backend only supports V1.",
+    "NotImplementedError: XPU platform only supports V1",
+])
+def test_a_platform_that_only_supports_v1_is_invalid_config(error):
+    text = tb((f"{VL}/platforms/cpu.py", "get_attn_backend_cls",
+               'raise ValueError("CPU backend only supports V1.")'), error=error)
+    check(text, "vllm", Phase.LAUNCH, Cause.INVALID_CONFIG)
+
+
+@pytest.mark.parametrize("error", [
+    "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out "
+    "of memory in memory space vmem. Used 76.58M of 64.00M vmem.",
+    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer: "
+    "Attempting to allocate 2.00G. That was not possible. There are 1.10G free.",
+])
+def test_xla_out_of_device_memory_is_cuda_oom_and_tpu_precompile_is_capture(error):
+    text = tb(("/root/tpu-inference/tpu_inference/runner/compilation_manager.py",
+               "_run_compilation", "result = fn(*args, **call_kwargs)"),
+              ("/root/tpu-inference/tpu_inference/runner/compilation_manager.py",
+               "model_fn_wrapper", "kv_caches, hidden_states, *_ = self.runner.model_fn("),
+              error=error, prefix="(EngineCore pid=106339) ERROR 06-03 07:41:11 [core.py:1184] ")
+    check(text, "vllm", Phase.CUDA_GRAPH_CAPTURE, Cause.CUDA_OOM)
+
+
+def test_ranks_in_different_collectives_is_a_peer_rank_out_of_step():
+    text = tb((f"{SG}/model_executor/cuda_graph_runner.py", "capture_one_batch_size",
+               "self.model_runner.tp_group.barrier()"),
+              (f"{TORCH}/distributed/distributed_c10d.py", "barrier", "work = group.barrier()"),
+              error="RuntimeError: Detected mismatch between collectives on ranks. Rank 11 is "
+                    "running collective: CollectiveFingerPrint(SequenceNumber=17OpType=BARRIER), "
+                    "but Rank 0 is running collective: CollectiveFingerPrint(SequenceNumber=45"
+                    "OpType=BARRIER)")
+    check(text, "sglang", Phase.CUDA_GRAPH_CAPTURE, Cause.MULTINODE_RANK_FAILURE)

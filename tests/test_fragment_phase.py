@@ -690,3 +690,54 @@ def test_a_native_stack_dump_then_the_api_server_going_down_is_a_crash_of_a_read
     # guard: the API server shutting down alone is a stop of a ready server
     v = verdict(*_UVICORN_DOWN)
     assert (v.engine, v.outcome) == ("vllm", Outcome.READY)
+
+
+# --- the eleventh batch's kinds --------------------------------------------------------------
+
+_V0_STATS = ("INFO 09-18 16:11:03 metrics.py:351] Avg prompt throughput: {p} tokens/s, Avg "
+             "generation throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: "
+             "{q} reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%.")
+_CLIENT = 'INFO:     10.0.0.99:58210 - "POST /v1/chat/completions HTTP/1.1" 200 OK'
+
+
+def test_vllm_requests_queued_with_none_running_and_no_tokens_is_a_stall() -> None:
+    v = verdict(_CLIENT, _V0_STATS.format(p="70.6", q=12), _V0_STATS.format(p="0.0", q=22),
+                engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.INCOMPLETE, Phase.SERVING, Cause.UNKNOWN)
+    # guard: an idle server (nothing queued) is not stalled
+    v = verdict(_CLIENT, _V0_STATS.format(p="0.0", q=0), engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING)
+
+
+_ENGINE_UP = ("INFO 04-06 00:55:21 [llm_engine.py:447] init engine (profile, create kv cache, "
+              "warmup model) took 71.33 seconds")
+_MQ_WAIT = "DEBUG 04-06 00:55:29 [client.py:193] Waiting for output from MQLLMEngine."
+
+
+def test_a_v0_engine_under_an_api_server_is_up_at_uvicorn_not_at_init_engine() -> None:
+    v = verdict(_ENGINE_UP, _MQ_WAIT, "DEBUG 04-06 00:55:55 [engine.py:157] Starting Engine Loop.",
+                engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.WARMUP)
+    v = verdict(_ENGINE_UP, _MQ_WAIT, "INFO:     Application startup complete.", engine="vllm")
+    assert v.outcome is Outcome.READY
+    # guard: an offline engine (no API server) is up at its init line
+    assert verdict(_ENGINE_UP, engine="vllm").outcome is Outcome.READY
+
+
+@pytest.mark.parametrize("prefix", [
+    "[2025-11-25 16:01:47] [/bin/sh@<0,0>]: ",
+    "ms-pd-llm-d-modelservice-decode-6c8f9c4df6-vh88z vllm (APIServer pid=1) ",
+])
+def test_launcher_and_multi_pod_viewer_prefixes_are_wrappers(prefix: str) -> None:
+    assert strip_wrappers(prefix + '  File "/x/y.py", line 3, in run') == \
+        '  File "/x/y.py", line 3, in run'
+
+
+def test_sglang_router_model_rpc_step_frames_are_serving() -> None:
+    lines = [*frame_lines((f"{_SG}/managers/router/model_rpc.py", "exposed_step"),
+                          (f"{_SG}/managers/router/model_rpc.py", "forward_step"),
+                          (f"{_SG}/managers/router/model_rpc.py", "forward_fill_batch"),
+                          (f"{_SG}/managers/router/infer_batch.py", "prepare_for_extend")),
+             "AttributeError: 'NoneType' object has no attribute 'cpu'"]
+    v = verdict("Exception in ModelRpcClient:", *lines, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
