@@ -173,10 +173,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a stack dump of a live scheduler ('Thread 0x...' headers only, no fatal error), the "
         "main thread in torch.distributed broadcast under recv_requests: labelled hung, "
         "collective_hang; read crashed, unknown (a faulthandler header is taken as a death)",
-    "o303-vllm-dynamo-run-debug-wrapped-mqllmengine-traceback.log":
-        "vLLM's startup traceback re-emitted by dynamo-run's Rust logger ('    <stamp> DEBUG "
-        "dynamo_run::subprocess: ') and cut before its exception: labelled crashed, read "
-        "incomplete (the wrapper is not stripped, so no line reads as a frame)",
     "o310-sglang-gpustack-ascend-npu-graph-replay-watchdog-pyspy.log":
         "the scheduler watchdog's batch dump and py-spy stack (graph replay in event_loop_"
         "overlap), its 'Watchdog timeout' line outside the piece: labelled crashed, serving, "

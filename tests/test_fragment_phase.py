@@ -727,6 +727,7 @@ def test_a_v0_engine_under_an_api_server_is_up_at_uvicorn_not_at_init_engine() -
 @pytest.mark.parametrize("prefix", [
     "[2025-11-25 16:01:47] [/bin/sh@<0,0>]: ",
     "ms-pd-llm-d-modelservice-decode-6c8f9c4df6-vh88z vllm (APIServer pid=1) ",
+    "    2025-06-06T19:02:34.252Z DEBUG dynamo_run::subprocess: ",
 ])
 def test_launcher_and_multi_pod_viewer_prefixes_are_wrappers(prefix: str) -> None:
     assert strip_wrappers(prefix + '  File "/x/y.py", line 3, in run') == \

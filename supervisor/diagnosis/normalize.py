@@ -47,6 +47,11 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     # web log viewers and copies from a terminal (and the caret text of one, `^[[0;36m`, once
     # strip_wrappers has dropped its `^[`)
     r"\[\d+(?:;\d+)*m ?",
+    # a Rust `tracing` subscriber re-emitting a child's lines (dynamo-run's
+    # `    2025-06-06T19:02:34.252Z DEBUG dynamo_run::subprocess: `): indent, stamp, level and a
+    # module path with `::`
+    r" {0,8}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z +(?:TRACE|DEBUG|INFO|WARN|ERROR) "
+    r"\w+(?:::\w+)+: ",
     # a job launcher's per-process tag after its own stamp, `[/bin/sh@<0,0>]: ` (the command,
     # then <node,rank>), around an SGLang server's lines
     r"\[[\w./\-]{1,120}@<\d+,\d+>\]: ?",

@@ -113,7 +113,6 @@ LIVE_MISSES: dict[str, str] = {
     "o106-vllm-v1-2505-running-one-req-zero-throughput-hang.log": _STALL_END,
     # labelled crashed (live: the replay exits; diagnose: no death in the file, incomplete)
     "o110-vllm-ascend-2607-two-node-drafter-load-shutdown-tbe.log": _LABEL_LIVE,
-    "o303-vllm-dynamo-run-debug-wrapped-mqllmengine-traceback.log": _LABEL_LIVE,
     # labelled hung (live: the replay stays up, silent: hung; diagnose: a live stack dump's
     # 'Thread 0x...' headers read as a death, crashed)
     "o212-sglang-multinode-scheduler-stack-broadcast-recv.log": _LABEL_LIVE,
