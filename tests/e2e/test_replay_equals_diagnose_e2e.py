@@ -118,8 +118,10 @@ LIVE_MISSES: dict[str, str] = {
     "o212-sglang-multinode-scheduler-stack-broadcast-recv.log": _LABEL_LIVE,
     "o310-sglang-gpustack-ascend-npu-graph-replay-watchdog-pyspy.log":
         "labelled crashed: the replay exits, so live says crashed where diagnose finds no death "
-        "(incomplete in warmup, a known classifier miss); live also names port_in_use, which "
-        "nothing in the log says - not explained yet",
+        "(incomplete in warmup, a known classifier miss); live names port_in_use from the exit "
+        "alone: with none of SGLang's kill markers in the piece the replay exits 1 (its "
+        "stand-in for a Python error's exit), and an SGLang exit 1 in warmup with no traceback "
+        "is how uvicorn failing to bind its port ends",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
 }
