@@ -886,7 +886,8 @@ def _of_request(scan: _Scan, index: int) -> bool:
 def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
     best: Phase | None = None
     container = False
-    for _, where in frames:
+    # each place once: the ranks of a run print the same traceback, and a repeat changes nothing
+    for where in dict.fromkeys(where for _, where in frames):
         if where.endswith(":<module>"):  # an import chain: module code says nothing of the
             continue                     # phase (a loader imported while parsing arguments)
         if "warm_up" in where and S.WARMUP_CONTAINER.search(where):
@@ -952,13 +953,13 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 engine: str, roomy: bool = False) -> list[_Candidate]:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
              for sig, i in scan.hits if i >= start]
+    hints: dict[str, tuple[Cause, int] | None] = {}  # place -> its hint (ranks repeat places)
     for i, where in _run_frames(frames):
-        if not _may_match(_FRAME_HINT_GATE, where):
-            continue
-        for cause, rx, prio in S.FRAME_HINTS:
-            if rx.search(where):
-                cands.append(_Candidate(cause, prio, i))
-                break
+        if where not in hints:
+            hints[where] = _frame_hint(where)
+        hint = hints[where]
+        if hint is not None:
+            cands.append(_Candidate(hint[0], hint[1], i))
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
                  for i in scan.config_rejections if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
@@ -1023,6 +1024,15 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 and not scan.tracebacks and not frames and first_fatal is None:
             cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))
     return cands
+
+
+def _frame_hint(where: str) -> tuple[Cause, int] | None:
+    """The cause (and its priority) that the first S.FRAME_HINTS regex matching the frame names."""
+    if _may_match(_FRAME_HINT_GATE, where):
+        for cause, rx, prio in S.FRAME_HINTS:
+            if rx.search(where):
+                return cause, prio
+    return None
 
 
 def _run_frames(frames: list[tuple[int, str]]) -> list[tuple[int, str]]:
