@@ -65,6 +65,22 @@ def test_index_on_made_up_lines() -> None:
     assert index.candidates("all good") == {1}
 
 
+def test_index_finds_needles_that_overlap_or_start_one_another() -> None:
+    # "abc" starts "abcde", "bcd" and "cdef" overlap it, "abx" shares its start and is absent
+    pats = [re.compile(p) for p in ("abcde", "bcd", "cdef", "abc", "abx", "zzz")]
+    index = NeedleIndex(pats)
+    assert index.candidates("..abcdef..") == {0, 1, 2, 3}
+    assert index.candidates("abc") == {3}
+    assert index.candidates("abcabx") == {3, 4}
+    assert index.candidates("") == set()
+    # the same as a test of every needle on its own, on every slice of a made-up text
+    text = "xabcdefabxbcdzzzabcd"
+    for i in range(len(text)):
+        for j in range(i, len(text) + 1):
+            want = {k for k, p in enumerate(pats) if p.pattern in text[i:j]}
+            assert index.candidates(text[i:j]) == want, text[i:j]
+
+
 def test_lowered_needles_also_of_a_case_insensitive_pattern() -> None:
     rx = re.compile(r"\bEAGLE3?\b|:draft_\w*$", re.IGNORECASE)
     assert needles(rx) is None
