@@ -33,7 +33,7 @@ from ..engines import get_engine
 from ..engines.base import ASGI_REQUEST_ERROR, literal_prefilter
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
-from .needles import lowered_needles
+from .needles import LiteralSets, lowered_needles
 from .normalize import split_lines, strip_wrappers, unglue
 
 MAX_EVIDENCE = 5
@@ -283,7 +283,10 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 request_error = True  # read on as uvicorn's request error is
             if request_error:
                 scan.request_tracebacks.add(i)
-        rare = S.RARE_GATE.search(msg)  # one search for the three gates; most lines fail it
+        low = msg.lower()
+        gates = _LINE_GATES.found(low)
+        # the three rare gates, asked only of a line that holds one of their literals lowercased
+        rare = gates & _RARE_BIT and S.RARE_GATE.search(msg)
         if rare:
             if S.LIFECYCLE_GATE.search(msg):
                 _lifecycle(scan, i, msg)
@@ -325,8 +328,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             if scan.spec_line is None and S.SPECULATIVE_ON.search(msg):
                 scan.spec_line = i
             continue
-        low = msg.lower()
-        if not S.SIGNATURE_GATE.search(low) or S.BENIGN.search(low):
+        if not gates & _SIGNATURE_BIT or gates & _BENIGN_BIT:
             continue
         if ("Caught signal " in msg or "ailed to start " in msg or "ault by GPU" in msg or
                 "task happen error" in msg or "NPUExecution" in msg) and _DEATH_LINE.search(msg):
@@ -338,6 +340,14 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     if tracker.ready:
         scan.api_servers_pending = None
     return scan
+
+
+# The scan's literal gates of a message, in one walk over it (needles.LiteralSets) instead of a
+# search each: the signature gate and the benign list (both on the lowercased message), and the
+# rare gates' literals lowercased, which a message holds whenever it holds them as they are.
+_LINE_GATES = LiteralSets(S.SIGNATURE_LITERALS, S.BENIGN_LITERALS,
+                          [literal.lower() for literal in S.RARE_LITERALS])
+_SIGNATURE_BIT, _BENIGN_BIT, _RARE_BIT = 1, 2, 4
 
 
 def _match_signatures(scan: _Scan, i: int, msg: str, low: str, is_exc: bool,

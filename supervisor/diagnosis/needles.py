@@ -121,6 +121,38 @@ class NeedleIndex:
         return out
 
 
+class LiteralSets:
+    """Which of several sets of literals occur in a text, as a bit per set (bit k: set k), in
+    one walk over the text (as NeedleIndex.candidates walks it) instead of one search a set."""
+
+    def __init__(self, *sets: Iterable[str]) -> None:
+        bit_of: dict[str, int] = {}
+        for k, literals in enumerate(sets):
+            for literal in literals:
+                bit_of[literal] = bit_of.get(literal, 0) | 1 << k
+        self.every = (1 << len(sets)) - 1
+        self._finder = _longest_needle_finder(bit_of)
+        self._bits_of_found = {found: _or(b for lit, b in bit_of.items() if found.startswith(lit))
+                               for found in bit_of}
+
+    def found(self, text: str) -> int:
+        bits = 0
+        if self._finder is None:
+            return bits
+        m = self._finder.search(text)
+        while m is not None and bits != self.every:
+            bits |= self._bits_of_found[m.group()]
+            m = self._finder.search(text, m.start() + 1)
+        return bits
+
+
+def _or(bits: Iterable[int]) -> int:
+    out = 0
+    for b in bits:
+        out |= b
+    return out
+
+
 def _longest_needle_finder(found: Iterable[str]) -> re.Pattern[str] | None:
     """A trie of the needles whose match is the longest needle starting where it matches: at
     a node that ends a needle and goes on, the rest is optional and greedy, so the engine tries

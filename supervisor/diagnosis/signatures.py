@@ -992,7 +992,7 @@ def _literals(*fragments: str) -> re.Pattern[str]:
 
 
 # Informational lines that merely mention errors (matched on the lowercased message).
-BENIGN = _literals(
+BENIGN_LITERALS = (
     "can be ignored", "ignore import error", "is deprecated", "will be removed",
     "custom allreduce is disabled", "futurewarning", "userwarning", "deprecationwarning",
     "runtimewarning", "warnings.warn", "nccl info", "flashinfer.jit: loading jit ops",
@@ -1009,6 +1009,7 @@ BENIGN = _literals(
     # supported on this GPU (requires SM10x). Falling back to Triton for prefill.`, vLLM's
     # `... is not supported by the V1 Engine. Falling back to V0.`
     "falling back")
+BENIGN = _literals(*BENIGN_LITERALS)
 
 # Lines that read as errors (lowercased message).
 ERRORISH = _literals(
@@ -1020,7 +1021,7 @@ SIGNATURE_NEEDLES = NeedleIndex([sig.pattern for sig in SIGNATURES])
 
 # A message line is only tried against SIGNATURES when it contains one of these (lowercased);
 # every signature's text contains at least one (tests/test_classifier.py checks the examples).
-SIGNATURE_GATE = _literals(
+SIGNATURE_LITERALS = (
     "error", "fail", "fatal", "exception", "abort", "kill", "oom", "died", "dead", "lost",
     "fallen", "xid", "ecc", "signal", "sigbus", "bus", "illegal", "misaligned", "assert",
     "memory", "alloc", "profiled value", "kv cache", "too small", "larger than", "resource",
@@ -1039,6 +1040,7 @@ SIGNATURE_GATE = _literals(
     "unknown quantization", "positional argument", "likely closed", "divisible",
     "does not match the quantization", "auto-fit", "infer device", "only supported on",
     "leaves no", "leave no", "not installed", "please install", "blocks: 0")
+SIGNATURE_GATE = _literals(*SIGNATURE_LITERALS)
 
 # Cheap literal gates in front of the structural regexes below (case-sensitive).
 _FATAL_LITERALS = (
@@ -1070,7 +1072,8 @@ _LIFECYCLE_LITERALS = (
     "WorkerProc handling signal", "FastAPI HTTP server", "shutdown triggered")
 LIFECYCLE_GATE = _literals(*_LIFECYCLE_LITERALS)
 # any of the three (one search per line instead of three: ~10 % of lines pass it)
-RARE_GATE = _literals(*_FATAL_LITERALS, *_LIFECYCLE_LITERALS, *_ARGS_LITERALS)
+RARE_LITERALS = (*_FATAL_LITERALS, *_LIFECYCLE_LITERALS, *_ARGS_LITERALS)
+RARE_GATE = _literals(*RARE_LITERALS)
 STOP_REQUEST = _C(
     # (2026 vLLM's shutdown lines: "trigger received signal=SIGINT")
     r"\b(?:received|caught|got|handling) (?:signal[ =])?(?:SIGTERM|SIGINT|signal 15)\b"
