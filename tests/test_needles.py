@@ -9,7 +9,7 @@ import pytest
 
 from supervisor.diagnosis import classifier as K
 from supervisor.diagnosis import signatures as S
-from supervisor.diagnosis.needles import NeedleIndex, lowered_needles, needles
+from supervisor.diagnosis.needles import LiteralSets, NeedleIndex, lowered_needles, needles
 from supervisor.diagnosis.normalize import strip_wrappers
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sglang-logs"
@@ -79,6 +79,31 @@ def test_index_finds_needles_that_overlap_or_start_one_another() -> None:
         for j in range(i, len(text) + 1):
             want = {k for k, p in enumerate(pats) if p.pattern in text[i:j]}
             assert index.candidates(text[i:j]) == want, text[i:j]
+
+
+def test_literal_sets_say_which_sets_occur() -> None:
+    sets = LiteralSets(("abcde", "zzz"), ("abc", "cdef"), ("bcd",))
+    assert sets.found("..abcdef..") == 0b111
+    assert sets.found("xabcx") == 0b010        # "abc" starts "abcde", which is absent
+    assert sets.found("zzz bcd") == 0b101
+    assert sets.found("") == 0
+    assert LiteralSets(()).found("anything") == 0
+
+
+def test_line_gates_are_the_three_gates_on_real_log_lines() -> None:
+    """The scan's one walk says what the signature gate and the benign list say, and never
+    hides a line the rare gate (case-sensitive, on the message) would pass."""
+    scored = ["sglang-logs", "real-engines", "corpus", "corpus/heldout", "corpus/fresh",
+              "corpus/fresh/heldout", *(f"corpus/fresh{k}" for k in range(2, 10))]
+    for path in sorted(p for d in scored for p in (FIXTURES.parent / d).glob("*.log")):
+        for line in path.read_text(errors="replace").splitlines():
+            msg = strip_wrappers(line)
+            low = msg.lower()
+            bits = K._LINE_GATES.found(low)
+            assert bool(bits & K._SIGNATURE_BIT) == bool(S.SIGNATURE_GATE.search(low)), low
+            assert bool(bits & K._BENIGN_BIT) == bool(S.BENIGN.search(low)), low
+            if S.RARE_GATE.search(msg):
+                assert bits & K._RARE_BIT, msg
 
 
 def test_lowered_needles_also_of_a_case_insensitive_pattern() -> None:
