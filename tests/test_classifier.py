@@ -212,10 +212,6 @@ CAUSE_MISSES: dict[str, str] = {
         "interleaved EngineCore tracebacks ending in pynccl ncclCommInitRank, cut before the "
         "exception: labelled unknown (the NCCL error text is not shown; nccl_error in also), "
         "read nccl_error from the frames",
-    # the eleventh batch (fresh10)
-    "o313-vllm-kserve-hfserver-081-cpu-v0-fallback-cut.log":
-        "a healthy CPU startup cut at launch: labelled incomplete with cause none, read unknown "
-        "(every other incomplete log of the corpus is labelled unknown)",
 }
 
 
