@@ -306,6 +306,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.self_timeouts.append(i)
         elif "_log_task_completion" in msg and _ENGINE_LOOP_DONE.search(msg):
             scan.named_phases.append((i, Phase.SERVING))
+        elif "processing method " in msg and _WORKER_STEP_FAILED.search(msg):
+            scan.named_phases.append((i, Phase.SERVING))
         if "aptur" in msg and S.CAPTURE_ONLY_ERROR.search(msg):
             scan.named_phases.append((i, Phase.CUDA_GRAPH_CAPTURE))
         if "xit code" in msg:
@@ -481,6 +483,13 @@ _ENGINE_DEAD_ERROR = re.compile(r"\bv1\.engine\.exceptions\.EngineDeadError\b|^E
 # callback _log_task_completion(error_callback=...)`, the loop task's done callback): the loop
 # is started by the first request (add_request, start_engine_loop), so it was serving
 _ENGINE_LOOP_DONE = re.compile(r"^Exception in callback _log_task_completion\(")
+# vLLM V0's multiproc workers (executor/multiproc_worker_utils.py) reporting the method that
+# raised (`Exception in worker VllmWorkerProcess while processing method
+# start_worker_execution_loop: ...`): the executor starts the workers' execution loop from its
+# execute_model, at the first scheduled step, and a worker's execute_model runs one (profiling,
+# KV sizing and capture are methods of their own): that worker died serving
+_WORKER_STEP_FAILED = re.compile(r"\bException in worker \S+ while processing method "
+                                 r"(?:start_worker_execution_loop|execute_model)\b")
 # vLLM V1's engine core dumping the input of a model step that raised (`Dumping input data for
 # V1 LLM engine (v...) with config: ...`, dump_input.py): EngineCore.log_error_detail wraps only
 # the execute_model of a scheduled step, prints this and re-raises into the busy loop, which
@@ -514,6 +523,13 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|scheduler\.py:run_batch$|schedule_batch\.py:get_model_worker_batch$"
     r"|(?:scheduler\.py|<call>):run_event_loop$|(?:schedule_batch|_info)\.py:merge_batch$"
     r"|ray_trainer\.py:fit$|:generate_sequences$"
+    # - vLLM V0's speculative decoding (spec_decode/, 0.4-0.6): SpecDecodeWorker.execute_model
+    #   and the proposal / scoring / verification of a step it runs (`_run_speculative_decoding_
+    #   step` -> the scorer's `score_proposals`); its KV sizing and capture go through the
+    #   target and draft workers' own methods, so only a scheduled batch reaches these
+    r"|spec_decode/spec_decode_worker\.py:(?:execute_model|_run_speculative_decoding_step"
+    r"|_run_no_spec|_run_non_driver_rank|_verify_tokens)$"
+    r"|spec_decode/\w+\.py:score_proposals$"
     # - SGLang 0.1.x (router era): the router's RPC into the model worker, `exposed_step` ->
     #   `forward_step` -> `forward_fill_batch` / `forward_decode_batch` (managers/router/
     #   model_rpc.py), runs a batch of received requests; the worker's init is `exposed_init_*`

@@ -40,6 +40,9 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d+ \[[\w.\-]+\.py:\d+\] ?",
     # mpirun --tag-output: `Thu Jan 23 11:55:50 2025[1,1]<stderr>:`
     r"(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?\[\d+,\d+\]<std(?:out|err)>:",
+    # a deployment's log viewer tagging each line with its service (Akash providers' lease
+    # logs: `[vllm]: [rank0]:     raise RuntimeError(...)`): a lowercase name, a colon, a space
+    r"\[[a-z][\w.\-]{0,62}+\]: ",
     # torch's C++ logging: `[rank0]:`, `[W514 11:29:56.613774080 ProcessGroupNCCL.cpp:1496] `
     r"\[rank\d+\]: ?",
     r"\[[IWEF]\d{3,4} \d\d:\d\d:\d\d\.\d+ [\w.]+:\d+\] ?",

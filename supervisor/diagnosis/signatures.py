@@ -419,6 +419,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"triton\.compiler\.errors\.\w+|CompilationError", r"PassManager::run failed",
            r"BackendCompilerFailed|InductorError|torch\._inductor\.exc\.",
            r"Failed to find C compiler", flags=_I)
+    # Triton-Ascend (the NPU backend SGLang and vLLM-Ascend compile their Triton kernels with):
+    # its MLIRCompilationError frames the failing stage's output (bishengir-compile,
+    # triton-adapter-opt) between `///------[ERROR][Triton][BEG]------`, `[<stage>] encounters
+    # error:` and `///------[ERROR][Triton][END]------` (triton/compiler/errors.py); a paste of
+    # the error often keeps only its tail, the closing delimiter.
+    + _sig(Cause.TRITON_COMPILE_ERROR, 66, r"^\[\w+\] encounters error:",
+           r"\[ERROR\]\[Triton\]\[END\]", flags=_I)
     # flashinfer (and other) JIT extension builds: nvcc / ninja failures.
     + _sig(Cause.FLASHINFER_ERROR, 65,
            r"Error building extension", r"ninja: build stopped",
@@ -669,11 +676,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # the same at argument resolution or at the Ray executor's placement: vLLM's
            # ParallelConfig (config/parallel.py: `World size (8) is larger than the number of
            # available GPUs (4) in this node`), its Ray placement (executor/ray_utils.py: `Cannot
-           # provide a placement group requiring 8 GPUs ... within 1800 seconds`; 0.4-0.6:
-           # `The number of required GPUs exceeds the total number of available GPUs in the
-           # placement group`)
+           # provide a placement group requiring 8 GPUs ... within 1800 seconds`, `4.0 GPUs`
+           # in 2026 builds; 0.4-0.6: `The number of required GPUs exceeds the total number of
+           # available GPUs in the placement group`)
            r"World size \(\d+\) is larger than the number of available GPUs",
-           r"Cannot provide a placement group requiring \d+ GPUs",
+           r"Cannot provide a placement group requiring \d+(?:\.\d+)? GPUs",
            r"number of required GPUs exceeds the total number of available GPUs",
            # torch's `No CUDA GPUs are available` (_cuda_init, zero devices visible): a process
            # given none - a Ray actor or worker with no num_gpus (Ray sets CUDA_VISIBLE_DEVICES

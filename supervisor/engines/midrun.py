@@ -44,6 +44,17 @@ _RETRACTION = "retracted_reqs: "
 _KV_CONNECTOR_FAILURE = re.compile(r"\b(?:[Tt]ransfer failed|Failed to transfer KV cache) "
                                    r"for request (?:chat)?cmpl-")
 
+# vLLM's KV connectors at work on one client's request: the scheduler side's hook on a request
+# it just allocated blocks for (`NIXLConnector update_state_after_alloc: num_external_tokens=0,
+# kv_transfer_params={...}`, the Mooncake connector's alike; v1/core/sched/scheduler.py calls
+# it only while scheduling requests), and a connector naming
+# the OpenAI request it stores or loads KV for (LMCache's `Storing KV cache for 6 out of 6
+# tokens ... for request cmpl-...`; vLLM's OpenAI layer makes the `cmpl-` / `chatcmpl-` ids,
+# offline LLM numbers its requests). Profiling and capture run dummy batches, never a request.
+_KV_CONNECTOR_HOOK = "Connector update_state_after_alloc"
+_KV_FOR_REQUEST = re.compile(r"\bKV cache for \d+ out of \d+ (?:required )?tokens\b.* for request "
+                             r"(?:chat)?cmpl-")
+
 # vLLM PD disaggregation (NIXL / llm-d decode): the scheduler keeps a request it was sent in
 # WAITING_FOR_REMOTE_KVS until the prefill side's KV blocks arrive (`cmpl-... is still in
 # WAITING_FOR_REMOTE_KVS state.`, DEBUG): a client's request, on a server that is up.
@@ -83,7 +94,10 @@ def is_engine_traffic(line: str) -> bool:
         return _BUSY_STATS.search(line) is not None
     if _PD_REMOTE_KV_WAIT in line:
         return True
-    if " for request " in line and _KV_CONNECTOR_FAILURE.search(line):
+    if " for request " in line and (_KV_CONNECTOR_FAILURE.search(line) or
+                                    _KV_FOR_REQUEST.search(line)):
+        return True
+    if _KV_CONNECTOR_HOOK in line:
         return True
     if "Processed prompts" in line:
         return is_offline_generate(line)
