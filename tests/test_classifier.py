@@ -105,10 +105,6 @@ KNOWN_MISSES: dict[str, str] = {
         "only a wrapped 'Receive: obj=GenerateReqInput(...)' line, no batch, Finish or access "
         "line: labelled hung in serving from the thread (requests received after warmup, never "
         "dispatched); a received request alone is not read as traffic (launch)",
-    "l309-vllm-2501-v066-ray-pp4-4090-dsv3-weights-loaded-cut.log":
-        "the driver's and Ray workers' 'Loading model weights took 16.9 GB' then cut: labelled "
-        "weight_loading (the other ranks of the pp4 x tp8 cluster still loading), read "
-        "kv_cache_alloc (weights done, profiling next; live, the tracker is there too)",
     "l310-vllm-2407-ray-multinode-dscoder-v2-shards-then-nccl-cut.log":
         "shards to 54/55, one Ray worker's 'Loading model weights took 28.78 GB' and a late "
         "deduplicated NCCL line, then cut: labelled weight_loading (15 other workers not shown "
