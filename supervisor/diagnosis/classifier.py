@@ -978,7 +978,7 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 phase: Phase, exit_code: int | None, was_ready: bool,
                 engine: str, roomy: bool = False) -> list[_Candidate]:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
-             for sig, i in scan.hits if i >= start]
+             for sig, i in scan.hits if i >= start and not _received_not_read(scan, sig, i)]
     hints: dict[str, tuple[Cause, int] | None] = {}  # place -> its hint (ranks repeat places)
     for i, where in _run_frames(frames):
         if where not in hints:
@@ -1050,6 +1050,29 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 and not scan.tracebacks and not frames and first_fatal is None:
             cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))
     return cands
+
+
+# Code that deserialises what a peer sent, not a file: vLLM's KV-transfer pipes and lookup
+# buffers (distributed/kv_transfer/, `_recv_impl` -> pickle.loads of the received bytes; the
+# Mooncake and PyNccl pipes of V0 PD disaggregation) and multiprocessing's connection.recv. A
+# pickle error raised there (`UnpicklingError: invalid load key`) is bytes from the wire, not a
+# checkpoint: the checkpoint signature does not apply.
+_RECEIVING_FRAME = re.compile(r"/kv_transfer/[\w/]+\.py:|multiprocessing/connection\.py:recv")
+
+
+def _received_not_read(scan: _Scan, sig: S.Signature, i: int) -> bool:
+    """The checkpoint-corruption hit at ``i`` is an exception raised inside a receiving frame
+    (the innermost frame within a few lines above it)."""
+    if sig.cause is not Cause.CORRUPT_CHECKPOINT or not scan.frames:
+        return False
+    for idx, where in reversed(scan.frames):
+        if idx >= i:
+            continue
+        if i - idx > 4:
+            return False
+        if not where.startswith("<call>:"):
+            return _RECEIVING_FRAME.search(where) is not None
+    return False
 
 
 def _frame_hint(where: str) -> tuple[Cause, int] | None:

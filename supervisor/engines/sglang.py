@@ -42,7 +42,7 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|Beginning to load weights|Loading model from"), Phase.WEIGHT_LOADING),
     # max_total_num_tokens= is the scheduler reporting its KV pool once its model runner is set
     # up: after a graph capture it also means the capture is over (_special).
-    (_C(r"[Ll]oad weight end|Cache is allocated|Memory pool end|SWAKVPool mem usage"
+    (_C(r"Cache is allocated|Memory pool end|SWAKVPool mem usage"
         r"|max_total_num_tokens="), Phase.KV_CACHE_ALLOC),
     (_C(r"Capture\b.*?(?i:graph) (?:begin|end)|Capture cuda graph bs|Capturing batches"
         r"|Registering \d+ cuda graph addresses"), Phase.CUDA_GRAPH_CAPTURE),
@@ -53,6 +53,16 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|Start of pd disaggregation warmup|Engine startup timings \(s\): "), Phase.WARMUP),
     (_C(r"The server is fired up and ready to roll"), Phase.READY),
 )
+
+# Each rank's model runner logs its own `Load weight begin` / `Beginning to load weights` and
+# `Load weight end` (model_runner.py load_model), under its tag (`[... PP1 TP0]`; none on a
+# single rank). Weight loading is over when every rank that began it has ended it: one rank's
+# end while others still load (pipeline stages and TP ranks finish at different times) is no
+# evidence that the run reached KV-cache sizing.
+_WEIGHTS_BEGIN_RE = _C(r"[Ll]oad weight begin|Beginning to load weights")
+_WEIGHTS_END_RE = _C(r"[Ll]oad weight end")
+_RANK_TAG_RE = _C(r"\[(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?((?: [A-Z_]+\d+)+)\]"
+                  r"|\bRank (\d+): ")
 
 # A stack dump's frame in the capture: SGLang's watchdogs (the soft one only warns) print a
 # py-spy dump of the stuck scheduler, one `function (file.py:line)` a line, innermost first
@@ -75,19 +85,27 @@ _WARMUP_ROUTES = ("/generate", "/encode")
 _PD_WARMUP_END_RE = _C(r"End of (?:disaggregation|prefill) warmup")
 
 
+def _rank_tag(line: str) -> str:
+    m = _RANK_TAG_RE.search(line)
+    return "" if m is None else (m[1] or m[2] or "").strip()
+
+
 class SGLangTracker(MarkerTracker):
     """``warmup_answered``: the access line of the server's own warmup request was seen."""
 
-    __slots__ = ("warmup_answered",)
+    __slots__ = ("warmup_answered", "loading_ranks")
     PREFILTER = _PREFILTER
     MARKERS = _MARKERS
 
     def __init__(self) -> None:
         super().__init__()
         self.warmup_answered = False
+        self.loading_ranks: set[str] = set()
 
     def _special(self, line: str) -> bool:
         changed = False
+        if "oad weight" in line or "to load weights" in line:
+            changed = self._weights_of_rank(line)
         if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
         if "ASGI app" in line:
@@ -120,6 +138,18 @@ class SGLangTracker(MarkerTracker):
         if "HTTP/" in line and not self._warmup_access(line):
             changed = self._access(line) or changed
         return changed
+
+    def _weights_of_rank(self, line: str) -> bool:
+        """A rank beginning or ending its weight loading; the last one to end moves the run to
+        kv_cache_alloc (the begin itself is a marker)."""
+        if _WEIGHTS_BEGIN_RE.search(line):
+            self.loading_ranks.add(_rank_tag(line))
+            return False
+        if not _WEIGHTS_END_RE.search(line):
+            return False
+        self.loading_ranks.discard(_rank_tag(line))
+        self.markers_seen += 1
+        return not self.loading_ranks and self._advance(Phase.KV_CACHE_ALLOC)
 
     def _warmup_access(self, line: str) -> bool:
         """The access line of the warmup's own request (a local POST /generate). uvicorn
