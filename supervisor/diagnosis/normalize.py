@@ -40,9 +40,6 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d+ \[[\w.\-]+\.py:\d+\] ?",
     # mpirun --tag-output: `Thu Jan 23 11:55:50 2025[1,1]<stderr>:`
     r"(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?\[\d+,\d+\]<std(?:out|err)>:",
-    # a deployment's log viewer tagging each line with its service (Akash providers' lease
-    # logs: `[vllm]: [rank0]:     raise RuntimeError(...)`): a lowercase name, a colon, a space
-    r"\[[a-z][\w.\-]{0,62}+\]: ",
     # torch's C++ logging: `[rank0]:`, `[W514 11:29:56.613774080 ProcessGroupNCCL.cpp:1496] `
     r"\[rank\d+\]: ?",
     r"\[[IWEF]\d{3,4} \d\d:\d\d:\d\d\.\d+ [\w.]+:\d+\] ?",
@@ -50,18 +47,6 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     # web log viewers and copies from a terminal (and the caret text of one, `^[[0;36m`, once
     # strip_wrappers has dropped its `^[`)
     r"\[\d+(?:;\d+)*m ?",
-    # a Rust `tracing` subscriber re-emitting a child's lines (dynamo-run's
-    # `    2025-06-06T19:02:34.252Z DEBUG dynamo_run::subprocess: `): indent, stamp, level and a
-    # module path with `::`
-    r" {0,8}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z +(?:TRACE|DEBUG|INFO|WARN|ERROR) "
-    r"\w+(?:::\w+)+: ",
-    # a job launcher's per-process tag after its own stamp, `[/bin/sh@<0,0>]: ` (the command,
-    # then <node,rank>), around an SGLang server's lines
-    r"\[[\w./\-]{1,120}@<\d+,\d+>\]: ?",
-    # a multi-pod log viewer (stern, kubetail): `<pod> <container> ` before each line; a pod of
-    # a Deployment ends in its ReplicaSet hash and a 5-character suffix. Only where a process
-    # prefix follows (`(APIServer pid=1) `), as in llm-d's and vLLM's multi-process logs.
-    r"[a-z0-9][a-z0-9.\-]{0,200}-[a-z0-9]{5} [a-z0-9][a-z0-9\-]{0,62} (?=\([\w.:\-]+ pid=)",
     # a log viewer's box around each line (k9s, lens)
     r"│ ?",
     # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `
@@ -77,10 +62,34 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     # SGLang: `[2025-03-08 12:29:21 DP0 TP0] `, `[12-11 17:47:40] ` (multimodal), `[... .123]`
     r"\[(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z_]+\d+)*\] ?",
 )
+# Wrapper forms seen in one or two sources each, tried after every common form (no common
+# form matches their text): a wrapper the common forms strip no longer tries them first, only
+# the message's start does, where each fails within its first characters (possessive runs, the
+# pod form behind a lookahead that scans its two names once). Among the common forms they cost
+# every line 0.04 us (10 % of the stripping); here 0.02 us.
+_RARE_WRAPPER_FORMS: tuple[str, ...] = (
+    # a deployment's log viewer tagging each line with its service (Akash providers' lease
+    # logs: `[vllm]: [rank0]:     raise RuntimeError(...)`): a lowercase name, a colon, a space
+    r"\[[a-z][\w.\-]{0,62}+\]: ",
+    # a Rust `tracing` subscriber re-emitting a child's lines (dynamo-run's
+    # `    2025-06-06T19:02:34.252Z DEBUG dynamo_run::subprocess: `): indent, stamp, level and a
+    # module path with `::`
+    r" {0,8}+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z +(?:TRACE|DEBUG|INFO|WARN|ERROR) "
+    r"\w+(?:::\w+)+: ",
+    # a job launcher's per-process tag after its own stamp, `[/bin/sh@<0,0>]: ` (the command,
+    # then <node,rank>), around an SGLang server's lines
+    r"\[[\w./\-]{1,120}+@<\d+,\d+>\]: ?",
+    # a multi-pod log viewer (stern, kubetail): `<pod> <container> ` before each line; a pod of
+    # a Deployment ends in its ReplicaSet hash and a 5-character suffix. Only where a process
+    # prefix follows (`(APIServer pid=1) `), as in llm-d's and vLLM's multi-process logs.
+    r"(?=[a-z0-9.\-]{7,207}+ [a-z0-9\-]{1,63}+ \([\w.:\-]+ pid=)"
+    r"[a-z0-9][a-z0-9.\-]{0,200}-[a-z0-9]{5} [a-z0-9][a-z0-9\-]{0,62} ",
+)
 # Up to 8 wrappers in a row, in one match: each repetition takes the first form that matches
 # where the previous one ended, as matching the remainder again would (no form looks behind),
 # without a call and a copy of the line per wrapper.
-_WRAPPERS = _C("(?:" + "|".join(f"(?:{p})" for p in _WRAPPER_PATTERNS) + "){0,8}")
+_WRAPPERS = _C("(?:" + "|".join(f"(?:{p})" for p in (*_WRAPPER_PATTERNS, *_RARE_WRAPPER_FORMS))
+               + "){0,8}")
 # tqdm glues the next line after a bar fragment when the bar ends without a newline
 _GLUED = _C(r"(?:(?<=it/s\])|(?<=s/it\]))(?=\S)")
 
