@@ -37,14 +37,17 @@ FRESH7 = CORPUS / "fresh7"  # the eighth batch: measured blind once, tuning data
 FRESH8 = CORPUS / "fresh8"  # the ninth batch: measured blind once
 FRESH9 = CORPUS / "fresh9"  # the tenth batch: measured blind once
 FRESH10 = CORPUS / "fresh10"  # the eleventh batch: measured blind once, tuning data since
+FRESH11 = CORPUS / "fresh11"  # the twelfth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
-# fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth and the eleventh batch.
+# fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh and the
+# twelfth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
     sorted(FRESH5.glob("*.log")) + sorted(FRESH6.glob("*.log")) + sorted(FRESH7.glob("*.log")) + \
-    sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log")) + sorted(FRESH10.glob("*.log"))
+    sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log")) + sorted(FRESH10.glob("*.log")) + \
+    sorted(FRESH11.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -174,6 +177,23 @@ KNOWN_MISSES: dict[str, str] = {
         "overlap), its 'Watchdog timeout' line outside the piece: labelled crashed, serving, "
         "watchdog_timeout; read incomplete in warmup (neither the dump nor py-spy's frames are "
         "read)",
+    # the twelfth batch (fresh11), after its tuning
+    "p106-vllm-v1-2507-mp-backend-init-engine-then-cut.log":
+        "V1 'init engine ... took', the stat logger's cache_config_info line and the generation-"
+        "config warning, cut before the API server's lines: labelled incomplete in warmup, read "
+        "ready (sglang-logs/29, the same lines to the same cut, is labelled ready: the labels "
+        "disagree)",
+    "p205-sglang-2501-deepseek-v3-stops-serving-fragment.log":
+        "a 200 chat completion and a Prefill batch with 99 running requests, cut mid-line: "
+        "labelled hung (the thread says it stopped answering), read ready in serving (nothing "
+        "in the piece says it stalled)",
+    "p309-sglang-2505-verl-ray-workerdict-oom-sigquit.log":
+        "a CUDA OOM, SGLang's sigquit and verl_engine.py's never-awaited "
+        "'TokenizerManager.flush_cache' warning: labelled crashed in ready from that warning, "
+        "read launch (fresh7/l312, the same lines, is labelled launch: the labels disagree)",
+    "p316-vllm-2411-verl-multinode-rollout-hang-last-metrics.log":
+        "one V0 stats line with 'Running: 2 reqs' at 103 tokens/s: labelled hung (the thread "
+        "says the rollout hung after it), read ready in serving (tokens still moving)",
 }
 
 
@@ -208,6 +228,15 @@ CAUSE_MISSES: dict[str, str] = {
         "interleaved EngineCore tracebacks ending in pynccl ncclCommInitRank, cut before the "
         "exception: labelled unknown (the NCCL error text is not shown; nccl_error in also), "
         "read nccl_error from the frames",
+    # the twelfth batch (fresh11), after its tuning
+    "p213-sglang-h20-tp8-faulthandler-enomem.log":
+        "'OSError: [Errno 12] Cannot allocate memory' from faulthandler.enable() at a scheduler's "
+        "start: labelled unknown (host memory in also: no OOM kill), read host_oom_killed (host "
+        "memory exhausted)",
+    "p301-vllm-2604-gpustack-ray-placement-group-1800s.log":
+        "vLLM's Ray executor unable to place 4.0 GPUs within 1800 s, its advice to reduce the "
+        "tensor parallel size: labelled multinode_rank_failure from the thread (a node that "
+        "never joined Ray), read invalid_config (the message; in also)",
 }
 
 
