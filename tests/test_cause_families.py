@@ -1301,3 +1301,51 @@ def test_ranks_in_different_collectives_is_a_peer_rank_out_of_step():
                     "but Rank 0 is running collective: CollectiveFingerPrint(SequenceNumber=45"
                     "OpType=BARRIER)")
     check(text, "sglang", Phase.CUDA_GRAPH_CAPTURE, Cause.MULTINODE_RANK_FAILURE)
+
+
+# --- the twelfth batch's families --------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    # the MLIRCompilationError's message (triton-ascend's compiler/errors.py), pasted from its
+    # first delimiter (the exception's name above it is matched on its own)
+    ["///------------------[ERROR][Triton][BEG]------------------",
+     "[ConvertLinalgRToBinary] encounters error:",
+     "bishengir-compile: for the --target option: Cannot find option named 'Ascend910B4-1'!",
+     "///------------------[ERROR][Triton][END]------------------",
+     "[2026-01-04 01:51:58] Received sigquit from a child process. It usually means the child "
+     "failed."],
+    # a paste that keeps only its tail, then the process killed
+    ["0.Program arguments: /usr/local/Ascend/ascend-toolkit/latest/bin/bishengir-compile "
+     "/tmp/tmp2xcu41uh/kernel.ttadapter.mlir --enable-hfusion-compile=true -o /tmp/x/kernel",
+     "///------------------[ERROR][Triton][END]------------------", "", "Killed"],
+])
+def test_triton_ascend_compile_failure_is_a_triton_compile_error(lines):
+    assert cause_of("\n".join(lines) + "\n", "sglang") is Cause.TRITON_COMPILE_ERROR
+
+
+def test_a_2026_placement_group_of_fractional_gpus_is_invalid_config():
+    text = tb((f"{VL}/v1/executor/ray_utils.py", "_wait_until_pg_ready",
+               "raise ValueError("),
+              error="ValueError: Cannot provide a placement group requiring 4.0 GPUs "
+                    "(placement_group_specs=[{'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}, {'GPU': "
+                    "1.0}]) within 1800 seconds.", prefix=CORE)
+    check(text, "vllm", Phase.LAUNCH, Cause.INVALID_CONFIG)
+
+
+_PIPE = f"{VL}/distributed/kv_transfer/kv_pipe/mooncake_distributed_pipe.py"
+
+
+def test_a_pickle_error_in_a_kv_transfer_receive_is_no_checkpoint():
+    text = tb((f"{VL}/engine/multiprocessing/engine.py", "run_engine_loop",
+               "request_outputs = self.engine_step()"),
+              (_PIPE, "_recv_impl", "return pickle.loads(data)"),
+              error="_pickle.UnpicklingError: invalid load key, 'H'.")
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING, Cause.UNKNOWN), v
+    # guard: the same error out of the loader reading a checkpoint is one
+    text = tb((f"{VL}/model_executor/model_loader/weight_utils.py", "pt_weights_iterator",
+               "state = torch.load(bin_file, map_location='cpu')"),
+              (f"{TORCH}/serialization.py", "_legacy_load",
+               "magic_number = pickle_module.load(f, **pickle_load_args)"),
+              error="_pickle.UnpicklingError: invalid load key, 'v'.")
+    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT

@@ -742,3 +742,106 @@ def test_sglang_router_model_rpc_step_frames_are_serving() -> None:
              "AttributeError: 'NoneType' object has no attribute 'cpu'"]
     v = verdict("Exception in ModelRpcClient:", *lines, engine="sglang")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+# --- the twelfth batch's kinds ---------------------------------------------------------------
+
+_NIXL_ALLOC = ("(EngineCore_2 pid=2085) DEBUG 08-17 18:19:26 [nixl_connector.py:303] NIXLConnector "
+               "update_state_after_alloc: num_external_tokens=0, kv_transfer_params="
+               "{'do_remote_decode': True, 'do_remote_prefill': False}")
+_LMCACHE_STORE = ("(VllmWorker rank=1 pid=1034) [2025-09-08 21:48:38,604] LMCache INFO: Storing KV "
+                  "cache for 6 out of 6 tokens (skip_leading_tokens=0) for request "
+                  "cmpl-f870c93bda2647ab91bf1cbed5859bab-0 (vllm_v1_adapter.py:1057:lmcache)")
+_WORKER_FAILED = ("(VllmWorker TP0 pid=2940) ERROR 08-17 18:19:26 [multiproc_executor.py:601] "
+                  "WorkerProc hit an exception.")
+
+
+@pytest.mark.parametrize("line", [_NIXL_ALLOC, _LMCACHE_STORE])
+def test_a_kv_connector_working_on_a_request_is_serving_traffic(line: str) -> None:
+    assert tracker_phase(line) is Phase.SERVING
+    v = verdict(line, _WORKER_FAILED, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+def test_a_kv_connector_line_naming_no_request_is_no_traffic() -> None:
+    # guard: a connector's startup line (its handshake listener) names no client request
+    line = ("(EngineCore_DP0 pid=7) INFO 08-17 18:10:02 [nixl_connector.py:512] Initializing NIXL "
+            "wrapper; KV cache for 0 out of 0 tokens")
+    assert tracker_phase(line) is Phase.LAUNCH
+
+
+_V0_RUNNER = "/usr/local/lib/python3.10/dist-packages/vllm"
+
+
+def test_v0_speculative_decoding_step_frames_are_serving() -> None:
+    lines = [*frame_lines((f"{_V0_RUNNER}/spec_decode/spec_decode_worker.py",
+                           "_run_speculative_decoding_step"),
+                          (f"{_V0_RUNNER}/spec_decode/batch_expansion.py", "score_proposals"),
+                          (f"{_V0_RUNNER}/worker/model_runner.py", "execute_model")),
+             "KeyError: 8"]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    # guard: the model runner's execute_model alone is also the profiling run: no date
+    v = verdict(*frame_lines((f"{_V0_RUNNER}/worker/model_runner.py", "execute_model")),
+                "KeyError: 8", engine="vllm")
+    assert v.phase is Phase.LAUNCH, v
+
+
+@pytest.mark.parametrize(("method", "phase"), [
+    ("start_worker_execution_loop", Phase.SERVING),
+    ("execute_model", Phase.SERVING),
+    ("determine_num_available_blocks", Phase.LAUNCH),  # guard: a startup method of the worker
+])
+def test_a_v0_worker_failing_in_its_execution_loop_is_serving(method: str, phase: Phase) -> None:
+    prefix = "(VllmWorkerProcess pid=267340) ERROR 08-27 01:19:33 multiproc_worker_utils.py:226] "
+    v = verdict(f"{prefix}Exception in worker VllmWorkerProcess while processing method "
+                f"{method}: 40, Traceback (most recent call last):",
+                f'{prefix}  File "{_V0_RUNNER}/worker/model_runner.py", line 1399, in '
+                "execute_model", f"{prefix}    model_executable = self.graph_runners[ve][bs]",
+                f"{prefix}KeyError: 40", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, phase), v
+
+
+def test_a_log_viewers_service_tag_is_a_wrapper() -> None:
+    assert strip_wrappers('[vllm]: [rank0]:   File "/x/y.py", line 3, in run') == \
+        '  File "/x/y.py", line 3, in run'
+    # guard: a bracketed word that is the message itself stays (no colon, or an upper-case tag)
+    assert strip_wrappers("[Errno 12] Cannot allocate memory") == \
+        "[Errno 12] Cannot allocate memory"
+    assert strip_wrappers("[ERROR]: disk full") == "[ERROR]: disk full"
+
+
+def test_a_traceback_behind_a_service_tag_and_rank_prefix_is_a_crash() -> None:
+    # a piece that starts mid-traceback and ends at the raise, its exception line cut away
+    p = "[vllm]: [rank0]: "
+    v = verdict(f'{p}  File "{_V0_RUNNER}/distributed/device_communicators/pynccl.py", line 89, '
+                "in __init__", f"{p}    self.comm: ncclComm_t = self.nccl.ncclCommInitRank(",
+                f'{p}  File "{_V0_RUNNER}/distributed/device_communicators/pynccl_wrapper.py", '
+                "line 223, in NCCL_CHECK",
+                f'{p}    raise RuntimeError(f"NCCL error: {{error_str}}")', engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.NCCL_ERROR), v
+
+
+_SG_RANK = "[2026-01-30 20:54:{s:02d} PP{pp} TP{tp}] "
+
+
+def _sglang_weights(*events: tuple[str, int, int]) -> list[str]:
+    words = {"begin": "Load weight begin. avail mem=78.38 GB",
+             "end": "Load weight end. elapsed=6.21 s, type=Qwen3ForCausalLM, avail mem=76.05 GB"}
+    return [_SG_RANK.format(s=50 + i, pp=pp, tp=tp) + words[what]
+            for i, (what, pp, tp) in enumerate(events)]
+
+
+def test_sglang_weight_loading_ends_when_every_rank_that_began_it_has_ended() -> None:
+    ranks = [(pp, tp) for pp in (0, 1) for tp in (0, 1)]
+    begun = _sglang_weights(*(("begin", pp, tp) for pp, tp in ranks))
+    one_done = begun + _sglang_weights(("end", 1, 1))
+    assert tracker_phase(*one_done, engine="sglang") is Phase.WEIGHT_LOADING
+    assert verdict(*one_done, engine="sglang").phase is Phase.WEIGHT_LOADING
+    all_done = begun + _sglang_weights(*(("end", pp, tp) for pp, tp in ranks))
+    assert tracker_phase(*all_done, engine="sglang") is Phase.KV_CACHE_ALLOC
+    # a single rank (no tag in old builds) and a piece that shows only the end lines
+    assert tracker_phase("Load weight begin. avail mem=70 GB", "Load weight end. avail mem=60 GB",
+                         engine="sglang") is Phase.KV_CACHE_ALLOC
+    assert tracker_phase(*_sglang_weights(("end", 0, 0)), engine="sglang") is \
+        Phase.KV_CACHE_ALLOC
