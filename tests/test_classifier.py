@@ -161,9 +161,6 @@ KNOWN_MISSES: dict[str, str] = {
         "workers) and CANN TBE's 'main process disappeared!': labelled crashed in weight "
         "loading; no error names a death of its own, and no line is read as loading progress "
         "(incomplete, launch; not looked into this round)",
-    "o205-sglang-jax-tpu-v6e-fused-kv-cut.log":
-        "SGLang-JAX's own progress lines (weights loaded, 'Creating fused KV buffers'), cut: "
-        "labelled kv_cache_alloc, read launch (the JAX port's wording is no SGLang marker)",
     "o208-sglang-dsv2-a100-tp8-load-weight-end-cut.log":
         "'Load weight end' from 7 of 8 ranks, cut at the 8th: labelled weight_loading (one "
         "rank still loading), read kv_cache_alloc (as l309/l310: the log cannot say the last "

@@ -845,3 +845,12 @@ def test_sglang_weight_loading_ends_when_every_rank_that_began_it_has_ended() ->
                          engine="sglang") is Phase.KV_CACHE_ALLOC
     assert tracker_phase(*_sglang_weights(("end", 0, 0)), engine="sglang") is \
         Phase.KV_CACHE_ALLOC
+
+
+def test_sglang_jax_creating_its_fused_kv_buffers_is_kv_cache_alloc() -> None:
+    lines = ["[2025-09-15 15:35:31] TPU Memory profiling: available_device_memory=16.6GB, "
+             "available_kv_cache=10.4GB, max_tokens=21227, cell_size=524288bytes",
+             "[2025-09-15 15:35:31] Creating fused KV buffers for 32 layers"]
+    assert tracker_phase(*lines, engine="sglang") is Phase.KV_CACHE_ALLOC
+    v = verdict(*lines, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.KV_CACHE_ALLOC), v

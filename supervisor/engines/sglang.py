@@ -30,7 +30,7 @@ _PREFILTER = literal_prefilter(
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
     "fired up and ready", " batch", "HTTP/", "%|", "failed for request ", "retracted_reqs",
-    "startup timings", "ASGI app",
+    "startup timings", "ASGI app", "fused KV buffers",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
 )
@@ -42,8 +42,10 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|Beginning to load weights|Loading model from"), Phase.WEIGHT_LOADING),
     # max_total_num_tokens= is the scheduler reporting its KV pool once its model runner is set
     # up: after a graph capture it also means the capture is over (_special).
+    # (SGLang-JAX, the TPU port: its memory pool's `_create_buffers` logs `Creating fused KV
+    # buffers for 32 layers` as it allocates the pool, after its TPU memory profiling)
     (_C(r"Cache is allocated|Memory pool end|SWAKVPool mem usage"
-        r"|max_total_num_tokens="), Phase.KV_CACHE_ALLOC),
+        r"|max_total_num_tokens=|Creating fused KV buffers for \d+ layers"), Phase.KV_CACHE_ALLOC),
     (_C(r"Capture\b.*?(?i:graph) (?:begin|end)|Capture cuda graph bs|Capturing batches"
         r"|Registering \d+ cuda graph addresses"), Phase.CUDA_GRAPH_CAPTURE),
     # 2026 builds sum up the startup once every scheduler is built (`Engine startup timings
