@@ -151,11 +151,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'EngineCore failed to start.' cut before the exception: labelled weight_loading, "
         "read launch (a layer's INFO line is no loading marker)",
     # the eleventh batch (fresh10), after its tuning
-    "o105-vllm-ascend-0100-capture-model-ranks-interleaved.log":
-        "vLLM-Ascend workers' tracebacks interleaved rank by rank through compile_or_warm_up_"
-        "model -> capture_model, cut before the error: labelled cuda_graph_capture, read warmup "
-        "(compile_or_warm_up_model dates it; the capture frame under it is not taken; not "
-        "looked into this round)",
     "o110-vllm-ascend-2607-two-node-drafter-load-shutdown-tbe.log":
         "workers loading the draft model at 70 %, then the executor's shutdown (SIGTERM to its "
         "workers) and CANN TBE's 'main process disappeared!': labelled crashed in weight "

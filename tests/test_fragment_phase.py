@@ -854,3 +854,19 @@ def test_sglang_jax_creating_its_fused_kv_buffers_is_kv_cache_alloc() -> None:
     assert tracker_phase(*lines, engine="sglang") is Phase.KV_CACHE_ALLOC
     v = verdict(*lines, engine="sglang")
     assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.KV_CACHE_ALLOC), v
+
+
+def test_a_source_line_behind_other_workers_lines_shows_the_call_in_progress() -> None:
+    # several workers' tracebacks interleaved line by line: rank 7's frame, three lines of other
+    # ranks, then rank 7's source line of that frame, then the captured graph's forward
+    pre = "(VllmWorker rank={r} pid=3{r}) ERROR 08-21 08:26:21 [multiproc_executor.py:546] "
+    lines = [pre.format(r=7) + '  File "/vllm-workspace/vllm-ascend/vllm_ascend/worker/'
+             'worker_v1.py", line 261, in compile_or_warm_up_model',
+             pre.format(r=3) + '  File "/usr/lib/python3.11/site-packages/torch/nn/modules/'
+             'module.py", line 1751, in _wrapped_call_impl',
+             pre.format(r=4) + "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+             pre.format(r=2) + "    return self._call_impl(*args, **kwargs)",
+             pre.format(r=7) + "    self.model_runner.capture_model()",
+             pre.format(r=4) + '  File "<eval_with_key>.98", line 882, in forward']
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE), v

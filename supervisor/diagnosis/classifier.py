@@ -257,8 +257,12 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if prev_frame_or_code and (msg[0].isspace() or set(msg.strip()) <= {"^", "~"}):
             # source code under a frame: `raise RuntimeError(f"NCCL error: ...")`; its call was
             # in progress too (a traceback cut after `scheduler.event_loop_normal()` and a
-            # decorator's frame was in the event loop)
-            if "(" in msg and scan.frames and scan.frames[-1][0] == i - 1:
+            # decorator's frame was in the event loop). Also a few lines further down, behind
+            # other workers' lines (interleaved tracebacks, as below): vLLM-Ascend's ranks
+            # printing `compile_or_warm_up_model` then, three lines on, its
+            # `self.model_runner.capture_model()`
+            if "(" in msg and scan.frames and (scan.frames[-1][0] == i - 1 or
+                                               _detached_source(scan, i)):
                 call = S.SOURCE_CALL.search(msg)
                 if call:
                     scan.frames.append((i, f"<call>:{call[1]}"))
