@@ -170,19 +170,18 @@ KNOWN_MISSES: dict[str, str] = {
         "watchdog_timeout; read incomplete in warmup (neither the dump nor py-spy's frames are "
         "read)",
     # the twelfth batch (fresh11), after its tuning
-    "p106-vllm-v1-2507-mp-backend-init-engine-then-cut.log":
-        "V1 'init engine ... took', the stat logger's cache_config_info line and the generation-"
-        "config warning, cut before the API server's lines: labelled incomplete in warmup, read "
-        "ready (sglang-logs/29, the same lines to the same cut, is labelled ready: the labels "
-        "disagree)",
     "p205-sglang-2501-deepseek-v3-stops-serving-fragment.log":
         "a 200 chat completion and a Prefill batch with 99 running requests, cut mid-line: "
         "labelled hung (the thread says it stopped answering), read ready in serving (nothing "
         "in the piece says it stalled)",
     "p309-sglang-2505-verl-ray-workerdict-oom-sigquit.log":
         "a CUDA OOM, SGLang's sigquit and verl_engine.py's never-awaited "
-        "'TokenizerManager.flush_cache' warning: labelled crashed in ready from that warning, "
-        "read launch (fresh7/l312, the same lines, is labelled launch: the labels disagree)",
+        "'TokenizerManager.flush_cache' warning: labelled crashed in ready from that warning "
+        "(an engine already built), read launch",
+    "l312-sglang-2504-verl-gh200-oom-then-sigquit-flush-cache.log":
+        "a CUDA OOM, SGLang's sigquit and verl_engine.py's never-awaited "
+        "'TokenizerManager.flush_cache' warning: labelled crashed in ready from that warning "
+        "(an engine already built, as p309), read launch",
     "p316-vllm-2411-verl-multinode-rollout-hang-last-metrics.log":
         "one V0 stats line with 'Running: 2 reqs' at 103 tokens/s: labelled hung (the thread "
         "says the rollout hung after it), read ready in serving (tokens still moving)",
@@ -216,11 +215,6 @@ CAUSE_MISSES: dict[str, str] = {
         "escapes, then 'AsyncLLM output_handler failed': labelled illegal_memory_access (kernel "
         "faults filed together), read unknown (no illegal-access wording)",
     # the tenth batch (fresh9), as scored blind
-    "n306-vllm-trl-dp-enginecore-ncclcomminitrank-cut.log":
-        "interleaved EngineCore tracebacks ending in pynccl ncclCommInitRank, cut before the "
-        "exception: labelled unknown (the NCCL error text is not shown; nccl_error in also), "
-        "read nccl_error from the frames",
-    # the twelfth batch (fresh11), after its tuning
     "p213-sglang-h20-tp8-faulthandler-enomem.log":
         "'OSError: [Errno 12] Cannot allocate memory' from faulthandler.enable() at a scheduler's "
         "start: labelled unknown (host memory in also: no OOM kill), read host_oom_killed (host "

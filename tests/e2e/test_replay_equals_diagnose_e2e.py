@@ -122,10 +122,8 @@ LIVE_MISSES: dict[str, str] = {
         "alone: with none of SGLang's kill markers in the piece the replay exits 1 (its "
         "stand-in for a Python error's exit), and an SGLang exit 1 in warmup with no traceback "
         "is how uvicorn failing to bind its port ends",
-    # the twelfth batch (fresh11): labelled incomplete in warmup (live: the replay stays up,
-    # silent after V1's 'init engine ... took', and the daemon calls it hung in warmup; diagnose
-    # reads the engine up with no API-server line after it, ready)
-    "p106-vllm-v1-2507-mp-backend-init-engine-then-cut.log": _LABEL_LIVE,
+    # the twelfth batch (fresh11)
+    "p106-vllm-v1-2507-mp-backend-init-engine-then-cut.log": _API_UP,
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
 }
