@@ -771,6 +771,11 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         return Verdict(engine, outcome, tracker_phase, None, _evidence(raw, msgs, ev))
 
     start = after + 1 if outcome is Outcome.CRASHED else 0
+    if midrun and fatal_after and fatal_after[0][0] < start:
+        # a fragment whose death report comes above the traffic that dates it (vLLM V1's
+        # `EngineCore encountered a fatal error` and its traceback, then the API server's last
+        # polls): the failure's own lines are above the first traffic too
+        start = 0
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
     stepped = any(i >= start for i in scan.step_dumps)
     named = [p for i, p in scan.named_phases if i >= start]

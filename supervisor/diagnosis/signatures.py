@@ -147,7 +147,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # A device another process holds: Gaudi's Synapse refusing to acquire the card
     # (`RuntimeError: synStatus=20 [Device already acquired] Device acquire failed.`, synStatus
     # 26 for a card in a bad state), the counterpart of CUDA's devices busy or unavailable.
-    + _sig(Cause.GPU_FAULT, 52, r"\bDevice acquire failed", flags=_I)
+    + _sig(Cause.GPU_FAULT, 52, r"\bDevice acquire failed",
+           # Ascend's CANN runtime unable to open an NPU at worker start (torch_npu's
+           # set_device / vllm-ascend's NPUWorker._init_device): `[Error]: Failed to start the
+           # device.` with `E39999: Inner Error!` and the TSD daemon's `TsdOpen failed. devId=9,
+           # tdt error=1` - the device is absent, held or broken: the no-device family
+           r"\[Error\]: Failed to start the device", r"\bTsdOpen failed\b", flags=_I)
     # A port taken: uvicorn's bind, SGLang's internal ports, ZMQ, the torch TCPStore.
     + _sig(Cause.PORT_IN_USE, 92,
            r"address already in use", r"\[Errno 98\]", r"Port is already in use",
@@ -405,7 +410,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # exhausted, as with CUDA's allocator; raised while the runner precompiles its shapes.
     + _sig(Cause.CUDA_OOM, 70,
            r"Ran out of memory in memory space (?:vmem|hbm|smem|cmem)\b",
-           r"RESOURCE_EXHAUSTED: Error allocating device buffer", flags=_I)
+           r"RESOURCE_EXHAUSTED: Error allocating device buffer",
+           # PJRT's TPU runtime loading a compiled program whose buffers do not fit in the HBM
+           # left (`RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: Error loading
+           # program: Attempting to reserve 1.04G at the bottom of memory. That was not
+           # possible. There are 905.37M free`; vLLM's TPU runner, torch_xla)
+           r"RESOURCE_EXHAUSTED: Error loading program: Attempting to reserve", flags=_I)
     # Triton / inductor kernel compilation. Triton's NVIDIA backend runs ptxas on the PTX it
     # generated and raises PTXASError (triton/backends/nvidia/compiler.py make_cubin:
     # `Internal Triton PTX codegen error` for ptxas' exit 255, `` `ptxas` raised SIGSEGV``,
@@ -458,7 +468,18 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # has no such op under the library's namespace (`AttributeError: '_OpNamespace' '_C'
            # object has no attribute 'rms_norm'`, vLLM's _C / _C_ascend, sgl_kernel); vLLM only
            # warns when it fails to import its _C (below, BENIGN), so this is where it shows
-           r"'_OpNamespace' '\w+' object has no attribute", scope="error")
+           r"'_OpNamespace' '\w+' object has no attribute",
+           # the same op library missing, in the words of the package that needed it, where a
+           # wrapper relays the ImportError without its name (vLLM's vllm_flash_attn/__init__.py
+           # `vllm.vllm_flash_attn requires the CUDA flash attention extensions (_vllm_fa2_C or
+           # _vllm_fa3_C)`, inside V1's `Worker failed with error '...'`)
+           r"\brequires the [\w ]{0,60}extensions? \(_\w+_C\b",
+           # an accelerator's binding module whose guarded import (`try: import torch_npu` /
+           # `if is_npu(): import torch_npu`) did not run or failed quietly: the first use of the
+           # name fails (SGLang's and vLLM's NPU, MLU, MUSA, XPU and TPU paths)
+           r"NameError: name '(?:torch_npu|torch_mlu|torch_musa|torch_xla|torch_gcu"
+           r"|intel_extension_for_pytorch|ipex|sgl_kernel\w*|vllm_ascend\w*|custom_ops)' is "
+           r"not defined", scope="error")
     # An optional library the engine imports lazily and only needs for one feature, missing:
     # the import failed quietly (`try: import nixl ... except ImportError: X = None`) and the
     # feature's constructor refuses to run without it. vLLM: the KV connectors' workers (`NIXL
@@ -527,7 +548,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # error that is shown (OOM killer, bus error, a CUDA error) ranks above, and the NCCL
     # errors of the survivors below.
     + _sig(Cause.MULTINODE_RANK_FAILURE, 46,
-           r"RayWorkerProc rank=\S+ died unexpectedly", flags=_I, fatal=True)
+           r"RayWorkerProc rank=\S+ died unexpectedly",
+           # the same worker's death seen by the caller of one of its tasks, Ray's
+           # `ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this
+           # task.` (with `class_name: RayWorkerWrapper`, vLLM's ray_utils / ray_executor): the
+           # process exited with no exception of its own (not `died because of an error raised
+           # in its creation task`, an __init__ that raised, whose error is its own)
+           r"The actor died unexpectedly before finishing this task", flags=_I, fatal=True)
     # torch's collective consistency check (ProcessGroupWrapper, on with TORCH_DISTRIBUTED_DEBUG
     # =DETAIL, as SGLang's and vLLM's ROCm images and multi-node guides set it) finding ranks in
     # different collectives: `RuntimeError: Detected mismatch between collectives on ranks. Rank
