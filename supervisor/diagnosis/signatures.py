@@ -306,6 +306,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"\.cu:\d+: [^:\[]{1,200}: block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] "
            r"assertion.{0,120}(?:index|idx|bounds)",
            flags=_I)
+    # A device-side assert raised as the failing call's own error (torch's `RuntimeError: CUDA
+    # error: device-side assert triggered` from a stream synchronize or a copy in the engine's
+    # forward / overlap thread, flashinfer's `CUDA Error: device-side assert triggered (710)`,
+    # CUDA's `cudaErrorAssert` in torch's hint) with no assert line saying which check: a
+    # kernel fault of the model's step, filed with the memory faults (SGLang, vLLM, any
+    # phase). Only at the start of the message: relayed by NCCL's watchdog (`watchdog thread
+    # terminated with exception: CUDA error: ...`) it is a peer's or a later report, no cause.
+    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 50,
+           r"^(?:\w+error: )?cuda error: device-side assert triggered",
+           r"^search for `cudaErrorAssert'", flags=_I)
     # The kernel's OOM killer / host RAM exhausted.
     + _sig(Cause.HOST_OOM_KILLED, 83,
            r"Out of memory: Killed process", r"invoked oom-killer", r"\boom-kill\b",
