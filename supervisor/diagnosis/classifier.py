@@ -998,6 +998,7 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
                  for i in scan.config_rejections if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
+    cands.extend(_draft_index_fault(cands))
     if outcome is Outcome.INCOMPLETE:
         if scan.slow_load is not None:
             cands.append(_Candidate(Cause.SLOW_WEIGHT_LOADING, 5, scan.slow_load))
@@ -1059,6 +1060,23 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 and not scan.tracebacks and not frames and first_fatal is None:
             cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))
     return cands
+
+
+def _draft_index_fault(cands: list[_Candidate]) -> list[_Candidate]:
+    """Kernel index asserts followed by a traceback through the speculative draft's own code
+    (SGLang's eagle_draft_cuda_graph_runner capturing, the EAGLE workers; vLLM's spec_decode /
+    v1/spec_decode): the draft indexed past a table of the target's (an EAGLE3 draft's vocabulary
+    map, the target's hidden-state layers it reads) - the draft does not fit the target, a
+    speculative-decoding failure, above the memory-fault reading of the same asserts."""
+    index = next((c for c in cands if c.message and c.priority == S.INDEX_ASSERT_PRIORITY
+                  and c.cause is Cause.ILLEGAL_MEMORY_ACCESS), None)
+    if index is None:
+        return []
+    draft = next((c for c in cands if not c.message and c.index > index.index
+                  and c.cause is Cause.SPECULATIVE_DECODING_ERROR), None)
+    if draft is None:
+        return []
+    return [_Candidate(draft.cause, index.priority + 1, index.index)]
 
 
 # Code that deserialises what a peer sent, not a file: vLLM's KV-transfer pipes and lookup

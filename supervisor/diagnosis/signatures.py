@@ -64,6 +64,10 @@ def _sig(cause: Cause, priority: int, *patterns: str, scope: str = "line", fatal
 
 # --- the causes -----------------------------------------------------------------------------
 
+# a kernel's index check failing (ATen's `index out of bounds` asserts): read by the classifier
+# against the code the failing traceback ran through
+INDEX_ASSERT_PRIORITY = 64
+
 SIGNATURES: tuple[Signature, ...] = tuple(
     # GPU hardware / driver faults: nothing else matters when the GPU itself failed.
     _sig(Cause.GPU_FAULT, 95,
@@ -301,7 +305,7 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # index_size`) is a read past a buffer: the memory-fault family. Other asserts (a
     # multinomial's `0 <= p4 && p4 <= 1`, a probability tensor with nan) and the bare `CUDA
     # error: device-side assert triggered` relayed by a watchdog or a later call name no cause.
-    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 64,
+    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, INDEX_ASSERT_PRIORITY,
            # (the function as the compiler names it: `indexSelectSmallIndex`, `operator()`)
            r"\.cu:\d+: [^:\[]{1,200}: block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] "
            r"assertion.{0,120}(?:index|idx|bounds)",
