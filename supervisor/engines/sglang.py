@@ -30,7 +30,7 @@ _PREFILTER = literal_prefilter(
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
     "fired up and ready", " batch", "HTTP/", "%|", "failed for request ", "retracted_reqs",
-    "startup timings", "ASGI app", "fused KV buffers",
+    "startup timings", "ASGI app", "fused KV buffers", "flush_cache",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
 )
@@ -76,6 +76,12 @@ _CAPTURE_FRAME_RE = _C(r"\b(?:capture\w*|_capture_graph\w*|init_(?:cuda|device)_
 _CAPTURE_BS_RE = _C(r"Capture cuda graph bs \[([^\]]*)\]")
 _CAPTURE_BAR_RE = _C(r"Capturing batches[^:]*:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 _BATCH_RE = _C(r"(Decode|Prefill) batch(?: \[\d+\])?[.,]")
+# verl's in-process SGLang wrapper (entrypoints/verl_engine.py, 2025) calling the tokenizer
+# manager of its engine without awaiting it: Python's `RuntimeWarning: coroutine
+# 'TokenizerManager.flush_cache' was never awaited` at exit or GC. VerlEngine only holds an
+# Engine once Engine() returned - its schedulers up and ready - so a piece with no startup line
+# that shows this was up, as a mid-run fragment is at its first traffic (midrun.py).
+_BUILT_ENGINE_CALL_RE = _C(r"coroutine 'TokenizerManager\.flush_cache' was never awaited")
 # SGLang's /health runs a 1-token generation (input_ids=[0]): a prefill of exactly one new token
 # after ready is our own probe, not a user's request.
 _PROBE_PREFILL_RE = _C(r"#new-seq: 1, #new-token: 1,")
@@ -110,6 +116,9 @@ class SGLangTracker(MarkerTracker):
             changed = self._weights_of_rank(line)
         if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
+        if "flush_cache" in line and not self.ready and self.markers_seen == 0 and \
+                _BUILT_ENGINE_CALL_RE.search(line):
+            changed = self.mark_ready(line) is not None
         if "ASGI app" in line:
             changed = self._request_error(line) or changed
         if self.ready and ("failed for request " in line or "retracted_reqs" in line) \
