@@ -52,6 +52,12 @@ _KV_CONNECTOR_FAILURE = re.compile(r"\b(?:[Tt]ransfer failed|Failed to transfer 
 # tokens ... for request cmpl-...`; vLLM's OpenAI layer makes the `cmpl-` / `chatcmpl-` ids,
 # offline LLM numbers its requests). Profiling and capture run dummy batches, never a request.
 _KV_CONNECTOR_HOOK = "Connector update_state_after_alloc"
+# vLLM's NIXL connector on a prefill instance giving up the KV blocks of a request it prefilled
+# whose decode side never read them (`Releasing expired KV blocks for request cmpl-... which
+# were retrieved by 0 decode worker(s) within 120 seconds`, nixl_connector.py; `... by 0 remote
+# worker(s) before lease expired.` in later builds): only a prefilled client request holds
+# blocks to send, so the prefill server was serving.
+_KV_EXPIRED = "Releasing expired KV blocks for request "
 _KV_FOR_REQUEST = re.compile(r"\bKV cache for \d+ out of \d+ (?:required )?tokens\b.* for request "
                              r"(?:chat)?cmpl-")
 
@@ -97,7 +103,7 @@ def is_engine_traffic(line: str) -> bool:
     if " for request " in line and (_KV_CONNECTOR_FAILURE.search(line) or
                                     _KV_FOR_REQUEST.search(line)):
         return True
-    if _KV_CONNECTOR_HOOK in line:
+    if _KV_CONNECTOR_HOOK in line or _KV_EXPIRED in line:
         return True
     if "Processed prompts" in line:
         return is_offline_generate(line)

@@ -29,7 +29,7 @@ _PREFILTER = literal_prefilter(
     "API server: ", "HPU blocks", "CPU blocks", "Warmup][", "Warmup finished", "Shutting down",
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
     "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
-    "ASGI app", "method failed", "Connector update_state",
+    "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
