@@ -37,6 +37,11 @@ _PD_REQUEST_FAILURE = re.compile(r"\b(?:Prefill|Decode) (?:transfer|bootstrap) f
 # out of memory happened. #retracted_reqs: 1, #new_token_ratio: ...`): only decoding requests
 # can be retracted, so the server was serving.
 _RETRACTION = "retracted_reqs: "
+# SGLang's grammar backend refusing the token a request under structured output just sampled
+# (`Grammar accept_token failed for req <rid> with token [443]: Tokens not accepted`; the
+# scheduler's batch result processing, PD prefill and decode alike): logged and the request
+# aborted, the server goes on - a client's request was being decoded.
+_GRAMMAR_REJECT = "Grammar accept_token failed for req "
 # vLLM PD disaggregation's KV connectors failing one request's transfer from the prefill side
 # (vLLM-Ascend's Mooncake connector: `Mooncake transfer failed for request cmpl-...`, `Failed to
 # transfer KV cache for request cmpl-...: ...`; NIXL's `... transfer failed for request ...`):
@@ -79,7 +84,7 @@ def is_serving_traffic(line: str) -> bool:
             and (access[2].startswith("/v1/") or not is_loopback(access[0]))
     if "-req: " in line:
         return _BUSY_BATCH.search(line) is not None
-    if "failed for request " in line or _RETRACTION in line:
+    if "failed for req" in line or _RETRACTION in line:
         return is_request_trouble(line)
     return is_engine_traffic(line)
 
@@ -89,6 +94,8 @@ def is_request_trouble(line: str) -> bool:
     failing, requests retracted for want of KV cache): requests were being served."""
     if _RETRACTION in line:
         return "Decode out of memory" in line
+    if _GRAMMAR_REJECT in line:
+        return True
     return "failed for request " in line and (_PD_REQUEST_FAILURE.search(line) is not None or
                                               _KV_CONNECTOR_FAILURE.search(line) is not None)
 

@@ -29,7 +29,7 @@ _PREFILTER = literal_prefilter(
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
-    "fired up and ready", " batch", "HTTP/", "%|", "failed for request ", "retracted_reqs",
+    "fired up and ready", " batch", "HTTP/", "%|", "failed for req", "retracted_reqs",
     "startup timings", "ASGI app", "fused KV buffers", "flush_cache",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
@@ -121,7 +121,7 @@ class SGLangTracker(MarkerTracker):
             changed = self.mark_ready(line) is not None
         if "ASGI app" in line:
             changed = self._request_error(line) or changed
-        if self.ready and ("failed for request " in line or "retracted_reqs" in line) \
+        if self.ready and ("failed for req" in line or "retracted_reqs" in line) \
                 and is_request_trouble(line):
             # a client's request named (PD transfer failed, retracted): serving
             self.requests_seen = max(self.requests_seen, 1)
