@@ -959,6 +959,11 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                        r"|step_with_batch_queue|_process_engine_step|run_engine_loop"
                        r"|engine_step|step_async|run_engine_loop_\w+)$"
                        r"|/executor/[\w/]+\.py:(?:_driver_)?execute_model$"
+                       # the same step on the worker side (V1's gpu_worker / tpu_worker /
+                       # worker_base execute_model, under the multiproc worker_busy_loop): only
+                       # the executor's execute_model RPC calls it (the dummy and profiling runs
+                       # call the model runner's own methods)
+                       r"|/worker/\w*worker\w*\.py:execute_model$"
                        # vLLM V1's front end: AsyncLLM starts its output handler at the first
                        # request (v1/engine/async_llm.py), and generate/add_request are requests
                        r"|/v1/engine/async_llm\.py:(?:output_handler|generate|add_request)$")),
