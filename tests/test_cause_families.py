@@ -1349,3 +1349,107 @@ def test_a_pickle_error_in_a_kv_transfer_receive_is_no_checkpoint():
                "magic_number = pickle_module.load(f, **pickle_load_args)"),
               error="_pickle.UnpicklingError: invalid load key, 'v'.")
     assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+
+
+@pytest.mark.parametrize("text", [
+    # torch's error from a stream synchronize in SGLang's overlap worker
+    tb((f"{SG}/managers/tp_worker_overlap_thread.py", "forward_batch_generation",
+        "self.scheduler_stream.synchronize()"),
+       error="RuntimeError: CUDA error: device-side assert triggered"),
+    # flashinfer's own CUDA error report, then the overlap thread's traceback
+    "CUDA Error: device-side assert triggered (710) /tmp/flashinfer/include/flashinfer/"
+    "attention/decode.cuh: line 749 at function cudaFuncSetAttribute(kernel, smem_size)\n"
+    + tb((f"{SG}/managers/tp_worker_overlap_thread.py", "forward_thread_func",
+          "self.forward_thread_func_()"),
+         error="RuntimeError: CUDA error: device-side assert triggered"),
+    # torch's hint naming the error code (vLLM V1's engine core)
+    CORE + "RuntimeError: CUDA error: device-side assert triggered\n" + CORE +
+    "Search for `cudaErrorAssert' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+    "group__CUDART__TYPES.html for more information.\n",
+])
+def test_a_device_side_assert_raised_by_the_call_is_a_kernel_fault(text):
+    assert cause_of(text, "sglang" if "sglang" in text else "vllm") is \
+        Cause.ILLEGAL_MEMORY_ACCESS
+
+
+def test_a_device_side_assert_relayed_by_the_nccl_watchdog_names_no_cause():
+    text = ("[rank3]:[E1117 21:22:11.441603074 ProcessGroupNCCL.cpp:2068] [PG ID 2 PG GUID 3 "
+            "Rank 3] Process group watchdog thread terminated with exception: CUDA error: "
+            "device-side assert triggered\n")
+    assert cause_of(text, "sglang") is Cause.UNKNOWN
+
+
+def test_index_asserts_then_a_traceback_through_the_draft_capture_are_the_drafts():
+    asserts = ("/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:93: operator(): block: "
+               "[0,0,0], thread: [127,0,0] Assertion `-sizes[i] <= index && index < sizes[i] "
+               "&& \"index out of bounds\"` failed.\n")
+    hit = "[2025-07-17 11:39:45] Scheduler hit an exception: "
+    capture = hit + tb((f"{SG}/speculative/eagle_draft_cuda_graph_runner.py", "__init__",
+                        "self.capture()"),
+                       (f"{SG}/model_executor/cuda_graph_runner.py", "capture",
+                        ") = self.capture_one_batch_size(bs, forward)"))
+    assert cause_of(asserts + capture, "sglang") is Cause.SPECULATIVE_DECODING_ERROR
+    # guard: the same asserts under the target model's own capture are a memory fault
+    target = hit + tb((f"{SG}/model_executor/cuda_graph_runner.py", "capture",
+                       ") = self.capture_one_batch_size(bs, forward)"))
+    assert cause_of(asserts + target, "sglang") is Cause.ILLEGAL_MEMORY_ACCESS
+
+
+def test_tpu_runtime_unable_to_reserve_hbm_for_a_program_is_cuda_oom():
+    text = ("RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: Error loading program: "
+            "Attempting to reserve 1.04G at the bottom of memory. That was not possible. There "
+            "are 905.37M free, 0B reserved, and 905.37M reservable.\n")
+    assert cause_of(text, "vllm") is Cause.CUDA_OOM
+
+
+def test_a_ray_worker_actor_that_died_unexpectedly_is_a_rank_failure():
+    text = tb(("/usr/local/lib/python3.12/dist-packages/ray/_private/worker.py", "get_objects",
+               "raise value"),
+              error="ray.exceptions.ActorDiedError: The actor died unexpectedly before "
+                    "finishing this task.", prefix="ERROR 05-06 14:20:15 [core.py:387] ")
+    assert cause_of(text, "vllm") is Cause.MULTINODE_RANK_FAILURE
+    # guard: an actor whose constructor raised died of its own error, not named here
+    text = tb(("/usr/local/lib/python3.12/dist-packages/ray/_private/worker.py", "get_objects",
+               "raise value"),
+              error="ray.exceptions.ActorDiedError: The actor died because of an error raised "
+                    "in its creation task, ray::LLMRayActor.__init__()")
+    assert cause_of(text, "vllm") is not Cause.MULTINODE_RANK_FAILURE
+
+
+@pytest.mark.parametrize("error", [
+    "NameError: name 'torch_npu' is not defined",
+    "RuntimeError: Worker failed with error 'vllm.vllm_flash_attn requires the CUDA flash "
+    "attention extensions (_vllm_fa2_C or _vllm_fa3_C). On ROCm, use upstream flash_attn.', "
+    "please check the stack trace above for the root cause",
+])
+def test_a_binding_module_or_op_library_that_did_not_import_is_an_import_error(error):
+    text = tb((f"{SG}/hardware_backend/npu/utils.py", "npu_format_cast",
+               "tmp = torch_npu.npu_format_cast(tensor, acl_format.value)"), error=error)
+    assert cause_of(text, "sglang") is Cause.IMPORT_ERROR
+    # guard: another undefined name is a bug, not an import
+    text = tb((f"{SG}/hardware_backend/npu/utils.py", "npu_format_cast", "tmp = fmt(tensor)"),
+              error="NameError: name 'fmt' is not defined")
+    assert cause_of(text, "sglang") is not Cause.IMPORT_ERROR
+
+
+def test_an_npu_that_cannot_be_started_is_the_no_device_family():
+    pre = "(Worker pid=3600530) ERROR 09-15 13:02:43 [multiproc_executor.py:870] "
+    text = tb(("/vllm-workspace/vllm-ascend/vllm_ascend/worker/worker_v1.py", "_init_device",
+               "torch.npu.set_device(self.device)"),
+              error="RuntimeError: [Error]: Failed to start the device.", prefix=pre) + \
+        pre + "E39999: Inner Error!\n" + pre + "E39999[PID: 3600530] TsdOpen failed. devId=9, " \
+        "tdt error=1[FUNC:PrintfTsdError][FILE:runtime.cc][LINE:2638]\n"
+    assert cause_of(text, "vllm") is Cause.GPU_FAULT
+
+
+def test_a_death_report_above_the_traffic_that_dates_it_keeps_its_cause():
+    pre = "(EngineCore_0 pid=96) "
+    text = (pre + "ERROR 10-21 11:25:49 [core.py:702] EngineCore encountered a fatal error.\n"
+            + tb((f"{VL}/v1/engine/core.py", "run_busy_loop", "self._process_engine_step()"),
+                 error="RuntimeError: CUDA error: no kernel image is available for execution "
+                       "on the device", prefix=pre)
+            + '(APIServer pid=7) INFO:     192.168.50.13:46482 - "POST /v1/chat/completions '
+              'HTTP/1.1" 200 OK\n')
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == \
+        (Outcome.CRASHED, Phase.SERVING, Cause.UNSUPPORTED_ARCH), v

@@ -870,3 +870,47 @@ def test_a_source_line_behind_other_workers_lines_shows_the_call_in_progress() -
              pre.format(r=4) + '  File "<eval_with_key>.98", line 882, in forward']
     v = verdict(*lines, engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE), v
+
+
+def test_verl_flush_cache_never_awaited_shows_a_built_sglang_engine() -> None:
+    pre = "(WorkerDict pid=281552) "
+    lines = [pre + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.84 GiB. "
+             "GPU 1 has a total capacity of 94.50 GiB of which 4.33 GiB is free.",
+             pre + "[2025-04-23 19:23:11] Received sigquit from a child process. It usually "
+             "means the child failed.",
+             pre + "/usr/local/lib/python3.12/dist-packages/sglang/srt/entrypoints/verl_engine"
+             ".py:160: RuntimeWarning: coroutine 'TokenizerManager.flush_cache' was never "
+             "awaited",
+             pre + "  self._engine.tokenizer_manager.flush_cache()"]
+    assert tracker_phase(*lines, engine="sglang") is Phase.READY
+    v = verdict(*lines, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.READY, Cause.CUDA_OOM), v
+
+
+def test_nixl_releasing_a_prefilled_requests_expired_blocks_is_serving_traffic() -> None:
+    line = ("(EngineCore_DP0 pid=3747544) WARNING 09-24 16:35:21 [nixl_connector.py:1048] "
+            "Releasing expired KV blocks for request cmpl-3da205a6-0 which were retrieved by 0 "
+            "decode worker(s) within 120 seconds.")
+    v = verdict(line, line, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None), v
+
+
+def test_sglang_grammar_refusing_a_requests_token_is_serving_traffic() -> None:
+    line = ("[2026-02-11 09:59:34 DP2 TP2 EP2] Grammar accept_token failed for req "
+            "fa35174b137d41d7a336f83005ce2423 with token [443]: Tokens not accepted: 443")
+    v = verdict(line, "Accepted tokens: [24313, 443]", engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None), v
+
+
+def test_a_vllm_workers_execute_model_is_a_scheduled_step() -> None:
+    pre = "(VllmWorker rank=1 pid=2587) ERROR 08-18 06:39:05 [multiproc_executor.py:527] "
+    lines = [pre + "WorkerProc hit an exception."] + [pre + x for x in frame_lines(
+        ("/venv/vllm/v1/executor/multiproc_executor.py", "worker_busy_loop"),
+        ("/venv/vllm/v1/worker/gpu_worker.py", "execute_model"))]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    # guard: the model runner's execute_model also runs the dummy runs of startup
+    lines = [pre + "WorkerProc hit an exception."] + [pre + x for x in frame_lines(
+        ("/venv/vllm/v1/executor/multiproc_executor.py", "worker_busy_loop"),
+        ("/venv/vllm/v1/worker/gpu/model_runner.py", "execute_model"))]
+    assert verdict(*lines, engine="vllm").phase is not Phase.SERVING
