@@ -320,6 +320,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 50,
            r"^(?:\w+error: )?cuda error: device-side assert triggered",
            r"^search for `cudaErrorAssert'", flags=_I)
+    # ... unless the kernel's assert line is in the log and names a check on no index (a
+    # multinomial's `cumdist[size - 1] > 0`, a probability tensor's range): that check failed,
+    # a cause the enum has no name for (an index check ranks above, as a memory fault)
+    + _sig(Cause.UNKNOWN, 51,
+           r"\.cu:\d+: [^:\[]{1,200}: block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] "
+           r"assertion", flags=_I)
     # The kernel's OOM killer / host RAM exhausted.
     + _sig(Cause.HOST_OOM_KILLED, 83,
            r"Out of memory: Killed process", r"invoked oom-killer", r"\boom-kill\b",
