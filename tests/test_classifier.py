@@ -204,10 +204,6 @@ KNOWN_MISSES: dict[str, str] = {
         "one line: python's 'Error while finding module specification for "
         "vllm.entrypoints.openai.api_server (ModuleNotFoundError: No module named vllm)': "
         "labelled crashed; read incomplete (import_error named, no fatal line)",
-    "q309-vllm-openrlhf-v1-llmengine-no-model-executor.log":
-        "OpenRLHF's LLMRayActor calling LLM.collective_rpc -> 'LLMEngine' object has no "
-        "attribute 'model_executor': labelled ready (a built LLM), read launch (the LLM's "
-        "method frames are not read as a phase)",
     "q311-sglang-verl-agent-loop-rollout-worker-died.log":
         "Ray's 'actor is dead because its worker process has died' and verl's "
         "AgentLoopWorker.generate_sequences traceback: labelled serving (rollout requests in "

@@ -914,3 +914,18 @@ def test_a_vllm_workers_execute_model_is_a_scheduled_step() -> None:
         ("/venv/vllm/v1/executor/multiproc_executor.py", "worker_busy_loop"),
         ("/venv/vllm/v1/worker/gpu/model_runner.py", "execute_model"))]
     assert verdict(*lines, engine="vllm").phase is not Phase.SERVING
+
+
+def test_an_rpc_on_a_built_offline_llm_shows_it_ready() -> None:
+    pre = "(ActorModelRayActor pid=700388) "
+    lines = [pre + x for x in frame_lines(
+        ("/venv/openrlhf/trainer/ray/vllm_engine.py", "init_process_group"),
+        ("/venv/lib/python3.12/site-packages/vllm/entrypoints/llm.py", "collective_rpc"))]
+    lines.append(pre + "AttributeError: 'LLMEngine' object has no attribute 'model_executor'")
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.READY), v
+    # guard: the LLM's constructor failing is its startup
+    lines = [pre + x for x in frame_lines(
+        ("/venv/lib/python3.12/site-packages/vllm/entrypoints/llm.py", "__init__"))]
+    lines.append(pre + "AttributeError: 'LLMEngine' object has no attribute 'model_executor'")
+    assert verdict(*lines, engine="vllm").phase is Phase.LAUNCH

@@ -973,6 +973,11 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                        # vLLM V1's front end: AsyncLLM starts its output handler at the first
                        # request (v1/engine/async_llm.py), and generate/add_request are requests
                        r"|/v1/engine/async_llm\.py:(?:output_handler|generate|add_request)$")),
+    # vLLM's offline LLM (entrypoints/llm.py) driven by its owner (an RL trainer's rollout
+    # actor: OpenRLHF, verl): a method of the LLM object called to sync weights or run an RPC
+    # on the workers exists only once the constructor returned, the engine built and warmed up
+    (Phase.READY, _C(r"/vllm/entrypoints/llm\.py:(?:collective_rpc|apply_model|sleep|wake_up"
+                     r"|reset_prefix_cache|start_profile|stop_profile|get_metrics)$")),
     (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|warmup_server)$")),
     (Phase.CUDA_GRAPH_CAPTURE, _C(r":\w*capture\w*$|:init_cuda_graphs?$|:init_device_graphs$"
                                   r"|graph_runner\.py:__init__$|cuda_graph_setup\.py:")),
