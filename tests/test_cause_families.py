@@ -1453,3 +1453,14 @@ def test_a_death_report_above_the_traffic_that_dates_it_keeps_its_cause():
     v = classify_text(text, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == \
         (Outcome.CRASHED, Phase.SERVING, Cause.UNSUPPORTED_ARCH), v
+
+
+@pytest.mark.parametrize("line", [
+    "2024-01-23T03:26:45.560602035-05:00 /usr/bin/python3: Error while finding module "
+    "specification for 'vllm.entrypoints.openai.api_server' (ModuleNotFoundError: No module "
+    "named 'vllm')",
+    "python3: No module named sglang.launch_server",
+])
+def test_the_interpreter_unable_to_find_the_module_to_run_is_a_fatal_import_error(line):
+    v = classify_text(line + "\n", engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.IMPORT_ERROR), v

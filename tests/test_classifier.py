@@ -200,10 +200,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'Engine core initialization failed' behind Xinference's actor prefix, then the "
         "launch request's 'POST /v1/models' answered 503: labelled launch; read serving (the "
         "access line of another host is taken as traffic)",
-    "q308-vllm-runpod-template-no-module-named-vllm.log":
-        "one line: python's 'Error while finding module specification for "
-        "vllm.entrypoints.openai.api_server (ModuleNotFoundError: No module named vllm)': "
-        "labelled crashed; read incomplete (import_error named, no fatal line)",
     "q311-sglang-verl-agent-loop-rollout-worker-died.log":
         "Ray's 'actor is dead because its worker process has died' and verl's "
         "AgentLoopWorker.generate_sequences traceback: labelled serving (rollout requests in "

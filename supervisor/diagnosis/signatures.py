@@ -500,6 +500,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"NameError: name '(?:torch_npu|torch_mlu|torch_musa|torch_xla|torch_gcu"
            r"|intel_extension_for_pytorch|ipex|sgl_kernel\w*|vllm_ascend\w*|custom_ops)' is "
            r"not defined", scope="error")
+    # The interpreter unable to find the module it was told to run (`python3 -m
+    # vllm.entrypoints.openai.api_server`, `-m sglang.launch_server`): runpy prints `/usr/bin/
+    # python3: Error while finding module specification for 'vllm.entrypoints.openai.api_server'
+    # (ModuleNotFoundError: No module named 'vllm')` (or `python3: No module named X`) and the
+    # process exits 1 - no traceback, nothing started (a container whose image lacks the engine).
+    + _sig(Cause.IMPORT_ERROR, 60,
+           r"^(?:\S*/)?python[\d.]*: (?:Error while finding module specification for"
+           r"|No module named )", fatal=True, implies=Phase.LAUNCH)
     # An optional library the engine imports lazily and only needs for one feature, missing:
     # the import failed quietly (`try: import nixl ... except ImportError: X = None`) and the
     # feature's constructor refuses to run without it. vLLM: the KV connectors' workers (`NIXL

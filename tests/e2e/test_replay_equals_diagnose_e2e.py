@@ -127,9 +127,8 @@ LIVE_MISSES: dict[str, str] = {
     # the thirteenth batch (fresh12)
     "q117-vllm-2508-eager-init-engine-took-apiserver-startup-cut.log": _API_UP,
     # labelled crashed: the replay exits, so live says crashed with the cause its lines name
-    # (cuda_oom, import_error) where diagnose finds no fatal line (incomplete)
+    # (cuda_oom) where diagnose finds no fatal line (incomplete)
     "q302-vllm-dynamo-v0-gpu0-busy-oom-loading-shards.log": _LABEL_LIVE,
-    "q308-vllm-runpod-template-no-module-named-vllm.log": _LABEL_LIVE,
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
 }
