@@ -929,3 +929,16 @@ def test_an_rpc_on_a_built_offline_llm_shows_it_ready() -> None:
         ("/venv/lib/python3.12/site-packages/vllm/entrypoints/llm.py", "__init__"))]
     lines.append(pre + "AttributeError: 'LLMEngine' object has no attribute 'model_executor'")
     assert verdict(*lines, engine="vllm").phase is Phase.LAUNCH
+
+
+def test_xinference_launching_a_model_is_no_request_to_the_engine() -> None:
+    lines = ["RuntimeError: [address=0.0.0.0:36797, pid=6075] Engine core initialization "
+             "failed. See root cause above. Failed core proc(s): {}",
+             '2026-08-07T18:25:43.679Z INFO uvicorn.access pid:1 role:local address:0.0.0.0:9997 '
+             'node:3d67e2e62a71 172.19.0.1:34608 - "POST /v1/models HTTP/1.1" 503']
+    assert tracker_phase(*lines, engine="vllm") is Phase.LAUNCH  # live, the same
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.LAUNCH), v
+    # guard: a completion answered from another host is a request to a server that was up
+    lines[1] = lines[1].replace("POST /v1/models", "POST /v1/chat/completions")
+    assert verdict(*lines, engine="vllm").phase is not Phase.LAUNCH

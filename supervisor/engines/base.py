@@ -123,6 +123,13 @@ def is_probe(method: str, path: str) -> bool:
     return method in ("GET", "HEAD") and path.partition("?")[0].rstrip("/") in PROBE_PATHS
 
 
+def is_launcher_call(method: str, path: str) -> bool:
+    """A POST to /v1/models: vLLM and SGLang only list models there; it is Xinference's
+    supervisor API launching one (its uvicorn access log shares the engine's output), answered
+    whether or not the engine it starts ever came up - no sign of the engine's HTTP server."""
+    return method == "POST" and path.partition("?")[0].rstrip("/") == "/v1/models"
+
+
 def is_traffic(method: str, client: str, path: str = "") -> bool:
     """Whether an access line is real traffic rather than a local readiness/health probe.
 
@@ -131,7 +138,10 @@ def is_traffic(method: str, client: str, path: str = "") -> bool:
     is a request; so is any request from another host (a client or a load balancer that has put
     the server in rotation), and a local read of an API resource other than the model list
     (a client polling its job: `GET /v1/videos/<id>`, `/v1/batches/<id>`, `/v1/files/<id>`).
+    Not a launcher's call (is_launcher_call).
     """
+    if is_launcher_call(method, path):
+        return False
     return method not in ("GET", "HEAD", "OPTIONS") or not is_loopback(client) or (
         path.startswith("/v1/") and not is_probe(method, path))
 
@@ -282,7 +292,7 @@ class MarkerTracker(PhaseTracker):
     def _access(self, line: str) -> bool:
         """An access line: HTTP is up (>= warmup); after ready, real traffic means serving."""
         access = parse_access(line)
-        if access is None:
+        if access is None or is_launcher_call(access[1], access[2]):
             return False
         if self.ready:
             if is_traffic(access[1], access[0], access[2]):
