@@ -196,10 +196,6 @@ KNOWN_MISSES: dict[str, str] = {
         "dynamo's wrapper lines, a worker exiting -15 and shards at 13 %, the CUDA OOM in a "
         "joined second piece: labelled crashed, cuda_oom; read incomplete (not looked into "
         "this round)",
-    "q311-sglang-verl-agent-loop-rollout-worker-died.log":
-        "Ray's 'actor is dead because its worker process has died' and verl's "
-        "AgentLoopWorker.generate_sequences traceback: labelled serving (rollout requests in "
-        "flight), read launch (verl's frames are not an engine's)",
 }
 
 

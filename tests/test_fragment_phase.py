@@ -942,3 +942,18 @@ def test_xinference_launching_a_model_is_no_request_to_the_engine() -> None:
     # guard: a completion answered from another host is a request to a server that was up
     lines[1] = lines[1].replace("POST /v1/models", "POST /v1/chat/completions")
     assert verdict(*lines, engine="vllm").phase is not Phase.LAUNCH
+
+
+def test_verls_agent_loop_sending_requests_is_serving() -> None:
+    pre = "[2026-03-12 11:50:36] (TaskRunner pid=3483799) "
+    lines = [pre + "The actor is dead because its worker process has died. Worker exit type: "
+             "SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error "
+             "code 2. End of file."] + [pre + x for x in frame_lines(
+                 ("/app/verl/experimental/agent_loop/agent_loop.py", "_run_agent_loop"),
+                 ("/app/verl/experimental/agent_loop/single_turn_agent_loop.py", "run"))]
+    v = verdict(*lines, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    # guard: verl's trainer code elsewhere dates nothing
+    lines = lines[:1] + [pre + x for x in frame_lines(
+        ("/app/verl/trainer/main_ppo.py", "run"))]
+    assert verdict(*lines, engine="sglang").phase is Phase.LAUNCH

@@ -980,7 +980,12 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                        r"|/worker/\w*worker\w*\.py:execute_model$"
                        # vLLM V1's front end: AsyncLLM starts its output handler at the first
                        # request (v1/engine/async_llm.py), and generate/add_request are requests
-                       r"|/v1/engine/async_llm\.py:(?:output_handler|generate|add_request)$")),
+                       r"|/v1/engine/async_llm\.py:(?:output_handler|generate|add_request)$"
+                       # verl's agent loop (verl/experimental/agent_loop/, 2025-2026): its
+                       # workers run once the rollout servers (vLLM or SGLang in server mode)
+                       # are up, each loop's run() sending generation requests to them
+                       r"|/verl/experimental/agent_loop/\w+\.py:(?:_run_agent_loop|run"
+                       r"|generate_sequences)$")),
     # vLLM's offline LLM (entrypoints/llm.py) driven by its owner (an RL trainer's rollout
     # actor: OpenRLHF, verl): a method of the LLM object called to sync weights or run an RPC
     # on the workers exists only once the constructor returned, the engine built and warmed up
