@@ -184,10 +184,6 @@ KNOWN_MISSES: dict[str, str] = {
         "exception, no marker: labelled serving, unknown; read launch (the v2 worker's "
         "forward_batch_generation dates nothing) and speculative_decoding_error (the frames "
         "are the speculative worker's, as the cut c093 and f109 are labelled)",
-    "q214-sglang-2502-r1-nextn-xgrammar-prefill-then-scheduler-exception.log":
-        "one 21-token Prefill batch with nothing running or queued, then 'Scheduler hit an "
-        "exception' cut before its text: labelled serving (a client's structured-output "
-        "request), read warmup (a lone prefill is what SGLang's warmup sends)",
     "q217-sglang-2510-gb200-glm45-air-deepep-warmup-batch-watchdog-dump.log":
         "NCCL setup, deep_gemm and ninja lines, then the watchdog's cur_batch dump of a "
         "6-token request, cut in that line: labelled hung in warmup, read launch (the batch "

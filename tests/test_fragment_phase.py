@@ -957,3 +957,14 @@ def test_verls_agent_loop_sending_requests_is_serving() -> None:
     lines = lines[:1] + [pre + x for x in frame_lines(
         ("/app/verl/trainer/main_ppo.py", "run"))]
     assert verdict(*lines, engine="sglang").phase is Phase.LAUNCH
+
+
+@pytest.mark.parametrize("tokens, phase", [(21, Phase.SERVING), (7, Phase.WARMUP)])
+def test_a_lone_prefill_longer_than_the_warmup_prompt_is_a_clients(tokens, phase) -> None:
+    lines = [f"[2025-02-20 04:26:58 TP0] Prefill batch. #new-seq: 1, #new-token: {tokens}, "
+             "#cached-token: 0, cache hit rate: 0.00%, token usage: 0.00, #running-req: 0, "
+             "#queue-req: 0",
+             "[2025-02-20 04:27:00 TP5] Scheduler hit an exception: Traceback (most recent call "
+             "last):"]
+    assert tracker_phase(*lines[:1], engine="sglang") is phase
+    assert verdict(*lines, engine="sglang").phase is phase

@@ -27,8 +27,12 @@ _BUSY_STATS = re.compile(r"\b(?:Running|Waiting|Pending): [1-9]\d* reqs"
                          r"|throughput: (?:[1-9]|0\.\d*[1-9])")
 _REQUEST_LOG = re.compile(r"\b(?:Added|Received) request \S")
 # SGLang's batch statistics: its warmup is one short request, so a prefill batch with requests
-# already running or waiting in the queue is traffic (DP-attention ranks log one line each).
-_BUSY_BATCH = re.compile(r"Prefill batch\b.*#(?:running-req|queue-req): [1-9]")
+# already running or waiting in the queue is traffic (DP-attention ranks log one line each), and
+# so is one prefilling more new tokens than the warmup's prompt has (`The capital city of
+# France is`, 6-8 tokens in any tokenizer the engines serve; the health check's 1 token; 3
+# input ids with --skip-tokenizer-init): a client's prompt.
+_BUSY_BATCH = re.compile(r"Prefill batch\b.*(?:#(?:running-req|queue-req): [1-9]"
+                         r"|#new-token: (?:1[6-9]|[2-9]\d|\d{3,}),)")
 # SGLang PD disaggregation failing one request's KV transfer or bootstrap (`Prefill transfer
 # failed for request rank=0 req.rid='...'`, `Decode transfer failed ...`, `Prefill bootstrap
 # failed for request ...`): such a line names a client's request, so the server was taking them.
