@@ -1174,8 +1174,9 @@ def test_sglang_fragment_starting_with_a_busy_prefill_batch_is_serving(r, q):
 
 
 def test_sglang_lone_prefill_batch_before_markers_is_still_the_warmup():
-    v = verdict([BATCH.format(r=0, q=0), "Fatal Python error: Segmentation fault"],
-                engine="sglang")
+    # (the warmup prompt's length: a lone prefill of more new tokens is a client's prompt)
+    lone = BATCH.format(r=0, q=0).replace("#new-token: 1280", "#new-token: 7")
+    v = verdict([lone, "Fatal Python error: Segmentation fault"], engine="sglang")
     assert v.phase is Phase.WARMUP, v
 
 
