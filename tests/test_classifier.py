@@ -184,10 +184,6 @@ KNOWN_MISSES: dict[str, str] = {
         "exception, no marker: labelled serving, unknown; read launch (the v2 worker's "
         "forward_batch_generation dates nothing) and speculative_decoding_error (the frames "
         "are the speculative worker's, as the cut c093 and f109 are labelled)",
-    "q217-sglang-2510-gb200-glm45-air-deepep-warmup-batch-watchdog-dump.log":
-        "NCCL setup, deep_gemm and ninja lines, then the watchdog's cur_batch dump of a "
-        "6-token request, cut in that line: labelled hung in warmup, read launch (the batch "
-        "dump is not read as a phase)",
     "q302-vllm-dynamo-v0-gpu0-busy-oom-loading-shards.log":
         "dynamo's wrapper lines, a worker exiting -15 and shards at 13 %, the CUDA OOM in a "
         "joined second piece: labelled crashed, cuda_oom; read incomplete (not looked into "

@@ -968,3 +968,13 @@ def test_a_lone_prefill_longer_than_the_warmup_prompt_is_a_clients(tokens, phase
              "last):"]
     assert tracker_phase(*lines[:1], engine="sglang") is phase
     assert verdict(*lines, engine="sglang").phase is phase
+
+
+def test_the_watchdogs_dump_of_a_one_request_batch_is_the_warmup() -> None:
+    line = ("[2025-10-03 20:42:19 DP0 TP0 EP0] self.cur_batch.batch_size()=1, "
+            "self.cur_batch.reqs=[Req(rid=5dae8f8f882644bd84ed47e7351445a8, input_ids=[785, "
+            "6722, 3283, 315, 9621, 374], output_ids=[], self.grammar=None")
+    nccl = "sam-test-0:1:1 [0] NCCL INFO Connected all trees"
+    assert tracker_phase(nccl, line, engine="sglang") is Phase.WARMUP
+    v = verdict(nccl, line, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.WARMUP), v

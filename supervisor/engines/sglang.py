@@ -30,7 +30,7 @@ _PREFILTER = literal_prefilter(
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
     "fired up and ready", " batch", "HTTP/", "%|", "failed for req", "retracted_reqs",
-    "startup timings", "ASGI app", "fused KV buffers", "flush_cache",
+    "startup timings", "ASGI app", "fused KV buffers", "flush_cache", "cur_batch",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
 )
@@ -82,6 +82,10 @@ _BATCH_RE = _C(r"(Decode|Prefill) batch(?: \[\d+\])?[.,]")
 # Engine once Engine() returned - its schedulers up and ready - so a piece with no startup line
 # that shows this was up, as a mid-run fragment is at its first traffic (midrun.py).
 _BUILT_ENGINE_CALL_RE = _C(r"coroutine 'TokenizerManager\.flush_cache' was never awaited")
+# SGLang's scheduler watchdog (scheduler.py watchdog_thread, 2025 builds) dumping the batch that
+# stopped moving before it kills the process: `self.cur_batch.batch_size()=1,
+# self.cur_batch.reqs=[Req(rid=..., input_ids=[...], ...)]`
+_STUCK_BATCH_RE = _C(r"\bself\.cur_batch\.batch_size\(\)=(\d+)")
 # SGLang's /health runs a 1-token generation (input_ids=[0]): a prefill of exactly one new token
 # after ready is our own probe, not a user's request.
 _PROBE_PREFILL_RE = _C(r"#new-seq: 1, #new-token: 1,")
@@ -119,6 +123,8 @@ class SGLangTracker(MarkerTracker):
         if "flush_cache" in line and not self.ready and self.markers_seen == 0 and \
                 _BUILT_ENGINE_CALL_RE.search(line):
             changed = self.mark_ready(line) is not None
+        if "cur_batch" in line:
+            changed = self._stuck_batch(line) or changed
         if "ASGI app" in line:
             changed = self._request_error(line) or changed
         if self.ready and ("failed for req" in line or "retracted_reqs" in line) \
@@ -196,6 +202,16 @@ class SGLangTracker(MarkerTracker):
         if self.phase is Phase.CUDA_GRAPH_CAPTURE:
             self.progress = {"kind": "cuda_graph_bs", "done": int(m[1]), "total": int(m[2])}
         return changed
+
+    def _stuck_batch(self, line: str) -> bool:
+        """The scheduler watchdog's dump of the batch it found stuck: a batch was running, so
+        the server was past its graphs. A batch of one request before ready is the warmup's
+        (its one request is the first batch): warmup. A larger batch is clients' requests,
+        left to the traffic and the watchdog's own line to date (the dump follows that fatal
+        line: no ready from it)."""
+        m = _STUCK_BATCH_RE.search(line)
+        return m is not None and m[1] == "1" and not self.ready and \
+            self._advance(Phase.WARMUP)
 
     def _batch(self, line: str) -> bool:
         m = _BATCH_RE.search(line)
