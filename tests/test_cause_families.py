@@ -1464,3 +1464,22 @@ def test_a_death_report_above_the_traffic_that_dates_it_keeps_its_cause():
 def test_the_interpreter_unable_to_find_the_module_to_run_is_a_fatal_import_error(line):
     v = classify_text(line + "\n", engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.IMPORT_ERROR), v
+
+
+def test_a_v0_worker_that_died_before_the_monitor_kills_the_rest_is_no_stop():
+    text = ("ERROR multiproc_worker_utils.run: Worker VllmWorkerProcess pid 8773 died, exit "
+            "code: -15\n"
+            "INFO multiproc_worker_utils.run: Killing local vLLM worker processes\n"
+            + tb((f"{VL}/engine/llm_engine.py", "__init__",
+                  "self.model_executor = executor_class(vllm_config=vllm_config, )"),
+                 error="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB."
+                       " GPU 0 has a total capacity of 79.20 GiB of which 48.62 MiB is free.")
+            + "Loading safetensors checkpoint shards:  13% Completed | 2/15 [00:01<00:11, "
+              "1.12it/s]\n")
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == \
+        (Outcome.CRASHED, Phase.WEIGHT_LOADING, Cause.CUDA_OOM), v
+    # guard: the kill alone, at a shutdown with every worker exiting 0, is a stop
+    v = classify_text("INFO multiproc_worker_utils.run: Killing local vLLM worker processes\n",
+                      engine="vllm")
+    assert v.outcome is not Outcome.CRASHED, v

@@ -184,10 +184,6 @@ KNOWN_MISSES: dict[str, str] = {
         "exception, no marker: labelled serving, unknown; read launch (the v2 worker's "
         "forward_batch_generation dates nothing) and speculative_decoding_error (the frames "
         "are the speculative worker's, as the cut c093 and f109 are labelled)",
-    "q302-vllm-dynamo-v0-gpu0-busy-oom-loading-shards.log":
-        "dynamo's wrapper lines, a worker exiting -15 and shards at 13 %, the CUDA OOM in a "
-        "joined second piece: labelled crashed, cuda_oom; read incomplete (not looked into "
-        "this round)",
 }
 
 

@@ -1045,6 +1045,14 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
         r"|WorkerProc (?:initialization failed|failed to start)|EngineDeadError"
         r"|EngineCore encountered a fatal error|Engine process failed to start"
         r"|Worker proc \S+ died unexpectedly"), True),
+    # vLLM V0's worker monitor (multiproc_worker_utils.py WorkerMonitor) reporting a worker
+    # process that exited non-zero, before it kills the others (`Worker VllmWorkerProcess pid
+    # 8773 died, exit code: -15`, then `Killing local vLLM worker processes`): a rank died, and
+    # the kill that follows is its consequence, not a stop requested. Not itself marked a
+    # consequence: the monitor's thread prints it while the engine tears down, among the
+    # failure's own lines and the loader's (a paste joins them in any order), so it dates
+    # nothing and the phase stays what the markers show
+    (_C(r"\bWorker \S+ pid \d+ died, exit code: -?[1-9]"), False),
     (_C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)"), True),
     (_C(r"^(?:.*: line \d+: +\d+ )?(?:Segmentation fault|Aborted|Bus error|Illegal instruction)"
         r"\b"), True),
@@ -1127,8 +1135,8 @@ _FATAL_LITERALS = (
     "most recent call first", "Capture cuda graph failed", "EngineCore failed",
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",
-    "died unexpectedly", "Killed", "Segmentation fault", "Aborted", "Bus error",
-    "Illegal instruction", "__libc_start_main+")
+    "died unexpectedly", "died, exit code", "Killed", "Segmentation fault", "Aborted",
+    "Bus error", "Illegal instruction", "__libc_start_main+")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)

@@ -126,9 +126,6 @@ LIVE_MISSES: dict[str, str] = {
     "p106-vllm-v1-2507-mp-backend-init-engine-then-cut.log": _API_UP,
     # the thirteenth batch (fresh12)
     "q117-vllm-2508-eager-init-engine-took-apiserver-startup-cut.log": _API_UP,
-    # labelled crashed: the replay exits, so live says crashed with the cause its lines name
-    # (cuda_oom) where diagnose finds no fatal line (incomplete)
-    "q302-vllm-dynamo-v0-gpu0-busy-oom-loading-shards.log": _LABEL_LIVE,
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
 }
