@@ -179,11 +179,6 @@ KNOWN_MISSES: dict[str, str] = {
         "one V0 stats line with 'Running: 2 reqs' at 103 tokens/s: labelled hung (the thread "
         "says the rollout hung after it), read ready in serving (tokens still moving)",
     # the thirteenth batch (fresh12), after its tuning
-    "q206-sglang-2511-llama4-scout-eagle-v2-verify-triton-load-binary.log":
-        "a traceback through eagle_worker_v2 verify into Triton's load_binary, cut before the "
-        "exception, no marker: labelled serving, unknown; read launch (the v2 worker's "
-        "forward_batch_generation dates nothing) and speculative_decoding_error (the frames "
-        "are the speculative worker's, as the cut c093 and f109 are labelled)",
 }
 
 
@@ -219,6 +214,10 @@ CAUSE_MISSES: dict[str, str] = {
         "tensor parallel size: labelled multinode_rank_failure from the thread (a node that "
         "never joined Ray), read invalid_config (the message; in also)",
     # the thirteenth batch (fresh12), after its tuning
+    "q206-sglang-2511-llama4-scout-eagle-v2-verify-triton-load-binary.log":
+        "a traceback through eagle_worker_v2's verify into a Triton kernel's load_binary, cut "
+        "before the exception: labelled unknown; read speculative_decoding_error (cut inside "
+        "SGLang's speculative/ code, as c093 and f109 are labelled)",
     "q216-sglang-2606-ci-dcp-eagle-v2-draft-extend-graph-init-trace.log":
         "'Scheduler hit an exception' through maybe_init_draft_worker -> EagleDraftWorker -> "
         "init_cuda_graphs, cut before the exception: labelled unknown; read "

@@ -978,3 +978,15 @@ def test_the_watchdogs_dump_of_a_one_request_batch_is_the_warmup() -> None:
     assert tracker_phase(nccl, line, engine="sglang") is Phase.WARMUP
     v = verdict(nccl, line, engine="sglang")
     assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.WARMUP), v
+
+
+def test_an_sglang_workers_per_batch_entry_runs_a_scheduled_batch() -> None:
+    where = [("/sgl-workspace/sglang/python/sglang/srt/speculative/eagle_worker_v2.py",
+              "forward_batch_generation"),
+             ("/sgl-workspace/sglang/python/sglang/srt/speculative/eagle_worker_v2.py", "verify")]
+    v = verdict(*frame_lines(*where), engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    # guard: after startup markers the same batch is the warmup's
+    v = verdict("[2025-11-20 10:00:00] Capture cuda graph end. Time elapsed: 9.12 s",
+                *frame_lines(*where), engine="sglang")
+    assert v.phase is Phase.WARMUP, v

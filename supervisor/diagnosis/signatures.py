@@ -985,7 +985,13 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                        # workers run once the rollout servers (vLLM or SGLang in server mode)
                        # are up, each loop's run() sending generation requests to them
                        r"|/verl/experimental/agent_loop/\w+\.py:(?:_run_agent_loop|run"
-                       r"|generate_sequences)$")),
+                       r"|generate_sequences)$"
+                       # SGLang's workers' per-batch entry (tp_worker, the overlap thread's, the
+                       # speculative workers'): only the scheduler's loop calls it, with a batch
+                       # it scheduled (graph capture runs the model's forward directly); startup
+                       # markers before it cap it at warmup (_phase)
+                       r"|/srt/(?:managers|speculative)/\w+\.py:forward_batch_"
+                       r"(?:generation|speculative_generation)$")),
     # vLLM's offline LLM (entrypoints/llm.py) driven by its owner (an RL trainer's rollout
     # actor: OpenRLHF, verl): a method of the LLM object called to sync weights or run an RPC
     # on the workers exists only once the constructor returned, the engine built and warmed up
