@@ -67,6 +67,11 @@ _KV_CONNECTOR_HOOK = "Connector update_state_after_alloc"
 # worker(s) before lease expired.` in later builds): only a prefilled client request holds
 # blocks to send, so the prefill server was serving.
 _KV_EXPIRED = "Releasing expired KV blocks for request "
+# vllm-ascend's ACLGraphWrapper.__call__ (compilation/acl_graph.py) logs `Replaying aclgraph`
+# (info_once) the first time a captured graph runs again: capture_model only captures (each
+# shape's first call), so a replay is execute_model running a scheduled batch, or an idle DP
+# rank's dummy batch while its peers serve: Ascend runs with graph modes, serving.
+_ACLGRAPH_REPLAY = "Replaying aclgraph"
 _KV_FOR_REQUEST = re.compile(r"\bKV cache for \d+ out of \d+ (?:required )?tokens\b.* for request "
                              r"(?:chat)?cmpl-")
 
@@ -114,7 +119,7 @@ def is_engine_traffic(line: str) -> bool:
     if " for request " in line and (_KV_CONNECTOR_FAILURE.search(line) or
                                     _KV_FOR_REQUEST.search(line)):
         return True
-    if _KV_CONNECTOR_HOOK in line or _KV_EXPIRED in line:
+    if _KV_CONNECTOR_HOOK in line or _KV_EXPIRED in line or _ACLGRAPH_REPLAY in line:
         return True
     if "Processed prompts" in line:
         return is_offline_generate(line)

@@ -30,6 +30,7 @@ _PREFILTER = literal_prefilter(
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
     "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
+    "Replaying aclgraph", "ampler warmup",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -76,7 +77,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
 # server. Like the CPU build's `Warming up model` after KV sizing it is the engine's warmup, one
 # step: its graph capture comes after the per-shape warmup, so it cannot be a phase of its own
 # (a run's phase never moves back). A marker, checked in _special behind its literals.
-_HPU_WARMUP_RE = _C(r"\[Warmup\]\[[\w/]+\]\[\d+/\d+\]|Warmup finished in \d+ secs")
+_HPU_WARMUP_RE = _C(r"\[Warmup\]\[[\w/]+\]\[\d+/\d+\]|Warmup finished in \d+ secs"
+                    # its sampler warmup (hpu_model_runner.py warmup_sampler, in warmup_model
+                    # after the buckets: `Starting sampler warmup...`, `Sampler warmup completed
+                    # successfully`, per the fork's warm-up docs)
+                    r"|Starting sampler warmup|Sampler warmup completed")
 _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took")
 # The KV cache has been sized: what follows is "warmup model" of init engine's "(profile, create kv
 # cache, warmup model)".
@@ -145,7 +150,7 @@ class VLLMTracker(MarkerTracker):
             changed = self._request_error(line) or changed
         if "shards" in line:
             changed = self._shard_progress(line) or changed
-        if "Warmup" in line and _HPU_WARMUP_RE.search(line):
+        if ("Warmup" in line or "ampler warmup" in line) and _HPU_WARMUP_RE.search(line):
             self.markers_seen += 1
             changed = self._advance(Phase.WARMUP) or changed
         if not self.kv_sized and ("KV cache" in line or "PU blocks" in line):
