@@ -39,16 +39,17 @@ FRESH9 = CORPUS / "fresh9"  # the tenth batch: measured blind once
 FRESH10 = CORPUS / "fresh10"  # the eleventh batch: measured blind once, tuning data since
 FRESH11 = CORPUS / "fresh11"  # the twelfth batch: measured blind once, tuning data since
 FRESH12 = CORPUS / "fresh12"  # the thirteenth batch: measured blind once, tuning data since
+FRESH13 = CORPUS / "fresh13"  # the fourteenth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
-# twelfth and the thirteenth batch.
+# twelfth, the thirteenth and the fourteenth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
     sorted(FRESH5.glob("*.log")) + sorted(FRESH6.glob("*.log")) + sorted(FRESH7.glob("*.log")) + \
     sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log")) + sorted(FRESH10.glob("*.log")) + \
-    sorted(FRESH11.glob("*.log")) + sorted(FRESH12.glob("*.log"))
+    sorted(FRESH11.glob("*.log")) + sorted(FRESH12.glob("*.log")) + sorted(FRESH13.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -179,6 +180,28 @@ KNOWN_MISSES: dict[str, str] = {
         "one V0 stats line with 'Running: 2 reqs' at 103 tokens/s: labelled hung (the thread "
         "says the rollout hung after it), read ready in serving (tokens still moving)",
     # the thirteenth batch (fresh12), after its tuning
+    # the fourteenth batch (fresh13), after its tuning
+    "r108-vllm-omni-npu-stage-enginedead-on-request.log":
+        "vllm-omni's stage worker generating a request when its engine died: labelled serving, "
+        "read launch (the omni stage frames date nothing)",
+    "r202-sglang-pyspy-dump-overlap-hang.log":
+        "a py-spy dump of a DP scheduler idle in process_batch_result_prefill: labelled "
+        "serving, read launch (a dump's frames are not a traceback's)",
+    "r203-sglang-dspark-sm120-scheduler-exception.log":
+        "SGLang's overlap loop failing after Uvicorn with only the local warmup poll before it: "
+        "labelled serving (the label counts the loop frame), read warmup",
+    "r209-sglang-pd-decode-health-check-failed-bootstrap.log":
+        "a PD decode node's 'Health check failed' after /health polls from other hosts: "
+        "labelled hung in serving, read crashed in warmup",
+    "r301-vllm-ray-serve-enginedead-request.log":
+        "Ray Serve handling a request when the engine died: labelled serving, read ready (the "
+        "EngineDeadError rule: the output handler runs before any request)",
+    "r303-vllm-ray-serve-example-request-attributeerror.log":
+        "Ray Serve's tutorial app, an AttributeError in the OpenAI serving layer answering a "
+        "request: labelled ready in serving (a request's error), read crashed at launch",
+    "r306-sglang-verl-ctrlc-after-hang.log":
+        "verl's SGLang schedulers' stacks printed after a KeyboardInterrupt: labelled stopped "
+        "(ready), read crashed",
 }
 
 
@@ -223,6 +246,14 @@ CAUSE_MISSES: dict[str, str] = {
         "init_cuda_graphs, cut before the exception: labelled unknown; read "
         "speculative_decoding_error, as f109 (the same cut inside the draft worker's graph "
         "init) is labelled",
+    # the fourteenth batch (fresh13), after its tuning
+    "r102-vllm-tpu-xla-nightly-infer-device-type.log":
+        "vLLM's DeviceConfig 'Failed to infer device type' on a TPU nightly (no platform "
+        "found): labelled unknown (import_error in also), read gpu_fault (the no-device family)",
+    "r109-vllm-cpu-kv-offload-capture-shm-broadcast-hang.log":
+        "'Registering 0 cuda graph addresses' during a PIECEWISE capture, then shared-memory "
+        "broadcast waits: labelled unknown (collective_hang in also), read "
+        "custom_allreduce_error",
 }
 
 
