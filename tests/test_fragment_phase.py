@@ -990,3 +990,24 @@ def test_an_sglang_workers_per_batch_entry_runs_a_scheduled_batch() -> None:
     v = verdict("[2025-11-20 10:00:00] Capture cuda graph end. Time elapsed: 9.12 s",
                 *frame_lines(*where), engine="sglang")
     assert v.phase is Phase.WARMUP, v
+
+
+# --- forks' lines that date a fragment: Ascend graph replay, Gaudi sampler warmup -------------
+
+_ACL_REPLAY = ("(Worker_DP1_TP0_EP4 pid=17312) INFO 11-25 12:01:16 [acl_graph.py:187] "
+               "Replaying aclgraph")
+_SHM_WAIT = ("(EngineCore_DP0 pid=16899) INFO 11-25 12:02:16 [shm_broadcast.py:466] No available "
+             "shared memory broadcast block found in 60 seconds.")
+_HPU_SAMPLER = ("(Worker_TP0 pid=635023) INFO 04-09 11:25:43 [hpu_model_runner.py:4675] "
+                "Starting sampler warmup...")
+
+
+def test_ascend_graph_replay_is_a_served_batch() -> None:
+    assert tracker_phase(_ACL_REPLAY, _SHM_WAIT) is Phase.SERVING
+    v = verdict(_ACL_REPLAY, _SHM_WAIT, engine="vllm")
+    assert v.phase is Phase.SERVING
+
+
+def test_gaudi_sampler_warmup_is_the_warmup() -> None:
+    assert tracker_phase(_HPU_SAMPLER) is Phase.WARMUP
+    assert verdict(_HPU_SAMPLER, engine="vllm").phase is Phase.WARMUP
