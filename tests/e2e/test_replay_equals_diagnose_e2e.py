@@ -131,6 +131,13 @@ LIVE_MISSES: dict[str, str] = {
         "Ascend's graph replay (serving), then only the engine core's shared-memory broadcast "
         "waits: diagnose reads them as a stall (incomplete, unknown); the live run, replayed "
         "fast, ends ready in serving before any wait is long enough to call it hung",
+    # known classifier misses (KNOWN_MISSES) where diagnose reads a fatal the live run does not
+    "r209-sglang-pd-decode-health-check-failed-bootstrap.log":
+        "diagnose reads 'Health check failed' as crashed (labelled hung); live: incomplete",
+    "r303-vllm-ray-serve-example-request-attributeerror.log":
+        "diagnose reads a request's AttributeError as a crash (labelled ready); live: incomplete",
+    "r306-sglang-verl-ctrlc-after-hang.log":
+        "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
 }
