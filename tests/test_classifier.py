@@ -81,17 +81,11 @@ KNOWN_MISSES: dict[str, str] = {
     "i403-vllm-llama32-vision-tp4-first-allreduce-watchdog.log":
         "every rank's watchdog timing out the first collective (SeqNum=1, the init check), no "
         "exit shown: labelled hung at launch, read crashed",
-    "i405-sglang-2412-tp4-first-request-then-cut.log":
-        "uvicorn up, a models listing and one chat completion's prefill batch, then cut: "
-        "labelled serving, read warmup",
     # the sixth batch (fresh5), as scored blind; each reason says what the log shows
     "j309-vllm-kubeai-2505-v083-llama32-input-scale-attributeerror.log":
         "an MQLLMEngine traceback ending in \"'ColumnParallelLinear' object has no attribute "
         "'input_scale'\" (quantized-weight post-processing), middle of the traceback missing: "
         "labelled weight_loading, read launch",
-    "j409-sglang-2502-r1-2node-h20-health-generate-abort-cut.log":
-        "single-token prefill batches and 'GET /health_generate 200 OK' then 'Abort request': "
-        "labelled serving, read warmup",
     # the seventh batch (fresh6), as scored blind; each reason says what the log shows
     "k211-vllm-ascend-2511-release-check-ready-404.log":
         "a release check: the API server up and one completion answered 404 (wrong model name), "
@@ -102,10 +96,6 @@ KNOWN_MISSES: dict[str, str] = {
         "graph capture done and vLLM's 'init engine (profile, create kv cache, warmup model) "
         "took 5.51 seconds', then nothing: read ready (the engine is up), labelled hung from the "
         "thread (ms-swift's rollout never came up after it)",
-    "l206-sglang-2510-pd-h20-health-check-finish-serving.log":
-        "only a health-check generate's Finish (rid HEALTH_CHECK_...) and a 'GET /health 200 "
-        "OK': labelled ready/serving; probes answered prove the HTTP server up, not startup "
-        "over (SGLang answers them in its warmup): incomplete in warmup",
     "l207-sglang-2605-dsv4-h20-receive-never-dispatched-hang.log":
         "only a wrapped 'Receive: obj=GenerateReqInput(...)' line, no batch, Finish or access "
         "line: labelled hung in serving from the thread (requests received after warmup, never "

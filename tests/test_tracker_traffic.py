@@ -209,6 +209,35 @@ def test_sglang_log_starting_mid_run_counts_its_first_local_post() -> None:
     assert tracker.phase is Phase.SERVING and tracker.requests_seen == seen + 1
 
 
+def _sg_access(client: str, method: str, path: str, status: str = "200 OK") -> str:
+    return f'{SG_TS} INFO:     {client}:46322 - "{method} {path} HTTP/1.1" {status}'
+
+
+@pytest.mark.parametrize("line", [
+    _sg_access("10.1.1.33", "POST", "/v1/chat/completions"),   # a client's API call
+    _sg_access("172.17.0.109", "GET", "/health_generate"),     # a balancer's check, answered
+    _sg_access("172.17.0.109", "GET", "/health"),
+])
+def test_sglang_another_host_answered_before_the_ready_line_is_serving(line: str) -> None:
+    """Pastes drop SGLang's ready line (printed after its warmup), and its health routes
+    answer 503 until the warmup is over: another host's call answered means startup was over."""
+    tracker = _walk("sglang", [*SG_STARTUP[:3], line])
+    assert tracker.phase is Phase.SERVING and tracker.requests_seen == 1
+
+
+@pytest.mark.parametrize("line", [
+    WARMUP_POST,                                                  # the server's own warmup
+    _sg_access("127.0.0.1", "GET", "/health"),                    # a launcher's local check
+    _sg_access("10.1.1.33", "GET", "/v1/models"),                 # a model list: polled early
+    _sg_access("10.1.1.33", "GET", "/get_model_info"),
+    _sg_access("172.17.0.109", "GET", "/health", "503 Service Unavailable"),  # still warming
+    _sg_access("10.1.1.33", "POST", "/v1/chat/completions", "500 Internal Server Error"),
+])
+def test_sglang_calls_before_the_ready_line_that_prove_no_startup_over(line: str) -> None:
+    tracker = _walk("sglang", [*SG_STARTUP[:3], line])
+    assert tracker.phase is Phase.WARMUP and tracker.requests_seen == 0
+
+
 # --- local reads of API resources ------------------------------------------------------------
 
 def _local_get(path: str) -> str:

@@ -299,7 +299,26 @@ class MarkerTracker(PhaseTracker):
                 self.requests_seen += 1
                 return self._advance(Phase.SERVING)
             return False
+        if _remote_client_call(access, line):
+            # a client on another host using the API before the ready line (pastes drop it;
+            # SGLang prints it only after its warmup): the server was in use, startup over
+            self.requests_seen += 1
+            return self._advance(Phase.SERVING)
         return self._advance(Phase.WARMUP)
+
+
+def _remote_client_call(access: tuple[str, str, str], line: str) -> bool:
+    """A call from another host answered 2xx: an API call (not a poll of metrics or the model
+    list), or a health check, which SGLang answers 503 until its warmup is over (a load
+    balancer's rotation). No launcher's readiness check, no warmup of the server's own (both
+    come from loopback)."""
+    client, method, path = access
+    if '" 2' not in line or is_loopback(client):
+        return False
+    return not is_probe(method, path) or path.partition("?")[0].rstrip("/") in HEALTH_PATHS
+
+
+HEALTH_PATHS = frozenset({"/health", "/health_generate"})
 
 
 def arg_key(key: str) -> str:

@@ -91,7 +91,6 @@ LIVE_MISSES: dict[str, str] = {
     # warmup; diagnose: ready), ready (live: the probe answered, ready; diagnose: a /health poll
     # only, incomplete in warmup), crashed (live: exit status 1 at launch; diagnose: incomplete)
     "l116-vllm-0151-swift-rollout-after-init-engine-hang.log": _LABEL_LIVE,
-    "l206-sglang-2510-pd-h20-health-check-finish-serving.log": _LABEL_LIVE,
     "l317-sglang-2502-slurm-docs-script-source-not-found.log": _LABEL_LIVE,
     # the ninth batch (fresh8): labelled incomplete (live: silent after vLLM's engine-up line,
     # hung in warmup; diagnose: ready)
