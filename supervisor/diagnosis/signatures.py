@@ -981,6 +981,10 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                        # vLLM V1's front end: AsyncLLM starts its output handler at the first
                        # request (v1/engine/async_llm.py), and generate/add_request are requests
                        r"|/v1/engine/async_llm\.py:(?:output_handler|generate|add_request)$"
+                       # the same on V1's sync LLMEngine and the engine-core clients: a request
+                       # handed to the engine core (offline generate, a wrapper's infer - ms-swift
+                       # rollout, RL actors); startup never adds one
+                       r"|/v1/engine/(?:llm_engine|core_client)\.py:add_request(?:_async)?$"
                        # verl's agent loop (verl/experimental/agent_loop/, 2025-2026): its
                        # workers run once the rollout servers (vLLM or SGLang in server mode)
                        # are up, each loop's run() sending generation requests to them
@@ -991,7 +995,13 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                        # it scheduled (graph capture runs the model's forward directly); startup
                        # markers before it cap it at warmup (_phase)
                        r"|/srt/(?:managers|speculative)/\w+\.py:forward_batch_"
-                       r"(?:generation|speculative_generation)$")),
+                       r"(?:generation|speculative_generation)$"
+                       # SGLang 0.1-0.2's ModelTpServer (managers/[controller/]tp_worker.py):
+                       # the router's exposed_step -> forward_step -> forward_prefill_batch /
+                       # forward_decode_batch step the requests it was sent (its warmup is an
+                       # HTTP request, capped at warmup by the markers before it)
+                       r"|/srt/managers/(?:controller/)?tp_worker\.py:(?:exposed_step"
+                       r"|forward_step|forward_(?:prefill|decode)_batch)$")),
     # vLLM's offline LLM (entrypoints/llm.py) driven by its owner (an RL trainer's rollout
     # actor: OpenRLHF, verl): a method of the LLM object called to sync weights or run an RPC
     # on the workers exists only once the constructor returned, the engine built and warmed up
@@ -1012,7 +1022,12 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               r"|determine_num_available_blocks"
                               # vLLM V1 laying out the KV cache (groups of layer specs)
                               r"|get_kv_cache_groups|unify_\w*kv_cache_specs?"
-                              r"|get_kv_cache_specs?)$|(?:kv_cache_configurator|pool_configurator)"
+                              r"|get_kv_cache_specs?"
+                              # a KV connector (NIXL, LMCache, Mooncake) registering the KV
+                              # cache just allocated with its transfer engine (vLLM V1's
+                              # initialize_kv_cache -> kv_transfer register_kv_caches)
+                              r"|register_kv_caches"
+                              r")$|(?:kv_cache_configurator|pool_configurator)"
                               r"\.py:|memory_pool\.py:(?:__init__|_create_buffers)$"
                               # vLLM V1's worker allocating the KV cache from the sized config
                               # (gpu_worker.py / worker_base.py; the executor's method of that
