@@ -284,6 +284,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"illegal memory access", r"cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS",
            r"misaligned address", r"an illegal instruction was encountered",
            r"unspecified launch failure.{0,10}illegal", flags=_I)
+    # ... unless the check that reports it is the custom all-reduce's own: vLLM's CUDACHECK in
+    # csrc/custom_all_reduce.cuh (and the forks' and sgl-kernel's copies) prints `Failed: Cuda
+    # error /.../custom_all_reduce.cuh:1735 'an illegal memory access was encountered'` for a
+    # CUDA call the all-reduce made (its IPC buffers, its kernel), then exits: the all-reduce's
+    # failure (vLLM and forks at startup or serving, one line per rank, no traceback).
+    + _sig(Cause.CUSTOM_ALLREDUCE_ERROR, 85,
+           r"^failed: cuda error \S*custom_all_reduce\w*\.cuh?:\d+", flags=_I)
     # The same fault reported by other vendors' runtimes, which abort the process with no
     # exception of the engine's: ROCm's ROCr prints `Memory access fault by GPU node-2 (Agent
     # handle: 0x...) on address 0x.... Reason: Page not present or supervisor privilege.` and
@@ -872,7 +879,12 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # are inductor's frames that run a graph already compiled (output_code.py's __call__,
     # utils.py's input-aligning run, CachingAutotuner.run launching a kernel): an op failing
     # under them (`RuntimeError: Error Internal` from a CUTLASS GEMM) is not a compilation
-    (Cause.TRITON_COMPILE_ERROR, _C(r"/triton/(?:compiler|backends)/|/triton/runtime/\w+\.py:"
+    # (the backends' driver.py launching a compiled kernel, CudaLauncher.__call__ / launch, is a
+    # launch: a host tensor passed to a kernel fails there - `Pointer argument (at 0) cannot be
+    # accessed from Triton (cpu tensor?)`, vLLM V1 workers; the driver's own compile of its
+    # launcher stub, compile_module_from_src, stays a compilation)
+    (Cause.TRITON_COMPILE_ERROR, _C(r"/triton/(?:compiler/|backends/(?!\w+/driver\.py:(?:__call__"
+                                    r"|launch)$))|/triton/runtime/\w+\.py:"
                                     r"\w*compile|/_inductor/(?!output_code\.py:|utils\.py:run$"
                                     r"|runtime/triton_heuristics\.py:run$)"), 26),
     (Cause.WARMUP_FAILED, _C(r":_execute_server_warmup$|:_wait_and_warmup$"), 24),
