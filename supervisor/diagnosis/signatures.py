@@ -342,9 +342,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # OpenRLHF): the task's `ray.exceptions.OutOfMemoryError: Task was killed due to the node
     # running low on memory.` and the raylet's `1 Workers (tasks / actors) killed due to memory
     # pressure (OOM)` - the host OOM killer's work done by Ray before the kernel's.
+    # The same report's closing advice (`Refer to the documentation on how to address the out
+    # of memory issue: https://docs.ray.io/.../ray-oom-prevention.html.`) stands for it where a
+    # truncated job log (`ray job` keeps the last 20,000 characters) cut its head off.
     + _sig(Cause.HOST_OOM_KILLED, 83,
            r"killed due to the node running low on memory",
-           r"killed due to memory pressure \(OOM\)", flags=_I, fatal=True)
+           r"killed due to memory pressure \(OOM\)",
+           r"address the out of memory issue: \S*ray-oom-prevention", flags=_I, fatal=True)
     + _sig(Cause.HOST_OOM_KILLED, 54,
            r"DefaultCPUAllocator: (?:can't|not enough memory)", r"std::bad_alloc",
            r"\[Errno 12\] Cannot allocate memory", scope="error", flags=_I)
@@ -1086,6 +1090,11 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # failure's own lines and the loader's (a paste joins them in any order), so it dates
     # nothing and the phase stays what the markers show
     (_C(r"\bWorker \S+ pid \d+ died, exit code: -?[1-9]"), False),
+    # Ray's job client reporting the job's end (`ray job submit` / `ray job logs`: `Status
+    # message: Job entrypoint command failed with exit code 1, last available logs (truncated
+    # to 20,000 chars):`, then the logs): the job's driver exited non-zero - printed above the
+    # logs it summarises, so a death report (RL and batch jobs run on Ray: OpenRLHF, verl)
+    (_C(r"Job entrypoint command failed with exit code -?[1-9]"), True),
     (_C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)"), True),
     (_C(r"^(?:.*: line \d+: +\d+ )?(?:Segmentation fault|Aborted|Bus error|Illegal instruction)"
         r"\b"), True),
@@ -1164,7 +1173,7 @@ SIGNATURE_GATE = _literals(*SIGNATURE_LITERALS)
 _FATAL_LITERALS = (
     "hit an exception", "sigquit", "SIGQUIT", "Initialization failed", "scheduler is dead",
     "scheduler died", "crashed with exit code", "terminated with", "terminate called",
-    "Fatal Python error",
+    "Fatal Python error", "Job entrypoint command failed",
     "most recent call first", "Capture cuda graph failed", "EngineCore failed",
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",

@@ -82,6 +82,16 @@ _PD_REMOTE_KV_WAIT = "WAITING_FOR_REMOTE_KVS"
 # vLLM's offline LLM.generate / LLM.chat (`Processed prompts:  25%|...| 1/4 [...]`): the bar of
 # the requests it added, printed only once the engine is constructed: the engine is serving them.
 _OFFLINE_BAR = re.compile(r"Processed prompts:\s*\d+%\|")
+# OpenRLHF's PPO trainer driving vLLM rollout engines (LLMRayActor): each step of its
+# `Episode [i/N]` bar (ppo_trainer.py) generates rollouts on the engines before training, and
+# the actor's `Train epoch [i/N]` bar (ppo_actor.py) trains on rollouts already generated; a
+# bar with a step done shows the engines served (Ray job logs of RL runs, the trainer's lines
+# among the engines'). A bar still at 0 shows nothing yet.
+_RL_TRAINER_BAR = re.compile(r"(?:Episode|Train epoch) \[\d+/\d+\]:\s*\d+%\|[^|]*\|\s*[1-9]\d*/\d+")
+# Dynamo's disaggregated vLLM prefill worker (prefill_worker.py's queue handler) taking a
+# client's request off its NATS prefill queue (`Dequeued prefill request: <id>`): the worker
+# is up and serving (Dynamo's PD deployments on vLLM).
+_PREFILL_DEQUEUED = "Dequeued prefill request"
 
 
 def is_serving_traffic(line: str) -> bool:
@@ -123,7 +133,17 @@ def is_engine_traffic(line: str) -> bool:
         return True
     if "Processed prompts" in line:
         return is_offline_generate(line)
+    if _PREFILL_DEQUEUED in line:
+        return True
+    if "%|" in line:
+        return is_rollout_bar(line)
     return is_request_log(line)
+
+
+def is_rollout_bar(line: str) -> bool:
+    """An RL trainer's progress bar past its first step: its rollout engines served."""
+    return ("Episode [" in line or "Train epoch [" in line) and \
+        _RL_TRAINER_BAR.search(line) is not None
 
 
 def is_offline_generate(line: str) -> bool:

@@ -19,7 +19,7 @@ from .base import (
     parse_access,
     parse_version,
 )
-from .midrun import is_request_trouble, is_serving_traffic
+from .midrun import is_request_trouble, is_rollout_bar, is_serving_traffic
 
 _C = re.compile
 
@@ -127,6 +127,10 @@ class SGLangTracker(MarkerTracker):
             changed = self._stuck_batch(line) or changed
         if "ASGI app" in line:
             changed = self._request_error(line) or changed
+        if self.ready and "%|" in line and is_rollout_bar(line):
+            # an RL trainer's step done on the engines' rollouts (midrun.py): serving
+            self.requests_seen = max(self.requests_seen, 1)
+            changed = self._advance(Phase.SERVING) or changed
         if self.ready and ("failed for req" in line or "retracted_reqs" in line) \
                 and is_request_trouble(line):
             # a client's request named (PD transfer failed, retracted): serving

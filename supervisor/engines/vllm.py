@@ -30,7 +30,7 @@ _PREFILTER = literal_prefilter(
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
     "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
-    "Replaying aclgraph", "ampler warmup",
+    "Replaying aclgraph", "ampler warmup", "Dequeued prefill",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
