@@ -1483,3 +1483,49 @@ def test_a_v0_worker_that_died_before_the_monitor_kills_the_rest_is_no_stop():
     v = classify_text("INFO multiproc_worker_utils.run: Killing local vLLM worker processes\n",
                       engine="vllm")
     assert v.outcome is not Outcome.CRASHED, v
+
+
+def test_the_custom_all_reduces_own_cuda_check_names_its_failure():
+    ima = "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:1735 'an illegal memory " \
+          "access was encountered'\n"
+    died = "(EngineCore pid=684) ERROR 09-07 03:15:57 [multiproc_executor.py:284] Worker proc " \
+           "VllmWorker-7 died unexpectedly, shutting down executor.\n"
+    assert cause_of(ima * 2 + died, "vllm") is Cause.CUSTOM_ALLREDUCE_ERROR
+    # guard: the same check in another kernel's file is the memory-fault family
+    other = ima.replace("custom_all_reduce.cuh", "moe_align_kernel.cu")
+    assert cause_of(other + died, "vllm") is Cause.ILLEGAL_MEMORY_ACCESS
+
+
+def test_a_triton_kernel_launch_is_no_compilation():
+    pre = "(Worker_PP1_TP0 pid=347) ERROR 02-26 09:43:17 [multiproc_executor.py:863] "
+    driver = "/usr/local/lib/python3.12/dist-packages/triton/backends/nvidia/driver.py"
+    text = tb((driver, "__call__", "self.launch(gridX, gridY, gridZ, stream, function)"),
+              error="ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu "
+                    "tensor?)", prefix=pre) + \
+        "(EngineCore_DP0 pid=258) ERROR 02-26 09:43:17 [core.py:1079] EngineCore failed to " \
+        "start.\n"
+    assert cause_of(text, "vllm") is Cause.UNKNOWN
+    # guard: triton's compiler stays a compilation
+    text = tb(("/usr/local/lib/python3.12/dist-packages/triton/backends/nvidia/compiler.py",
+               "make_cubin", "raise PTXASError(error)"),
+              error="RuntimeError: Internal Triton PTX codegen error", prefix=pre)
+    assert cause_of(text, "vllm") is Cause.TRITON_COMPILE_ERROR
+
+
+def test_a_ray_job_that_failed_after_rays_oom_report_is_a_host_oom_kill():
+    text = ("2025-03-24 14:49:45,286\tINFO cli.py:83 -- Status message: Job entrypoint command "
+            "failed with exit code 1, last available logs (truncated to 20,000 chars):\n"
+            "(ActorModelRayActor pid=8249) 8800\t1.18\tray::ReferenceModelRayActor\n"
+            "(ActorModelRayActor pid=8249) Refer to the documentation on how to address the out "
+            "of memory issue: https://docs.ray.io/en/latest/ray-core/scheduling/"
+            "ray-oom-prevention.html. Consider provisioning more memory on this node.\n"
+            "Episode [1/10000]:   7%|▋         | 11/147 [3:34:08<44:07:37, 1168.07s/it]\n")
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == \
+        (Outcome.CRASHED, Phase.SERVING, Cause.HOST_OOM_KILLED), v
+    # guard: a job that succeeded is no death
+    ok = text.replace("Job entrypoint command failed with exit code 1",
+                      "Job finished successfully")
+    ok = ok.replace("Refer to the documentation on how to address the out of memory issue",
+                    "See the documentation")
+    assert classify_text(ok, engine="vllm").outcome is Outcome.READY

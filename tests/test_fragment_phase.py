@@ -8,7 +8,7 @@ requests (or died), each checked against the engines' sources.
 from __future__ import annotations
 
 import pytest
-from classifier_lines import frame_lines, tracker_phase, verdict
+from classifier_lines import VL, frame_lines, tracker_phase, verdict
 
 from supervisor.diagnosis.classifier import classify_text
 from supervisor.diagnosis.normalize import strip_wrappers
@@ -1011,3 +1011,70 @@ def test_ascend_graph_replay_is_a_served_batch() -> None:
 def test_gaudi_sampler_warmup_is_the_warmup() -> None:
     assert tracker_phase(_HPU_SAMPLER) is Phase.WARMUP
     assert verdict(_HPU_SAMPLER, engine="vllm").phase is Phase.WARMUP
+
+
+# --- frames and lines that date a fragment: a request handed to vLLM V1, SGLang 0.2's step, a
+# KV connector's registration, RL trainers' bars, Dynamo's prefill queue --------------------
+
+def test_a_request_handed_to_vllm_v1s_engine_is_serving() -> None:
+    where = [("/usr/local/lib/python3.12/dist-packages/swift/llm/infer/infer_engine/"
+              "vllm_engine.py", "_add_request"),
+             (f"{VL}/v1/engine/llm_engine.py", "add_request"),
+             (f"{VL}/v1/engine/core_client.py", "add_request")]
+    v = verdict("ERROR 01-29 08:37:48 [core_client.py:564] Engine core proc EngineCore_DP1 died "
+                "unexpectedly, shutting down client.", *frame_lines(*where), engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    # guard: the constructor's frames are startup, not a request
+    v = verdict(*frame_lines((f"{VL}/v1/engine/llm_engine.py", "__init__"),
+                             (f"{VL}/v1/engine/core_client.py", "__init__")), engine="vllm")
+    assert v.phase is Phase.LAUNCH, v
+
+
+def test_sglang_02s_model_tp_server_stepping_a_batch_is_serving() -> None:
+    tp = "/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/tp_worker.py"
+    lines = ["[14:47:01 TP0] Exception in ModelTpServer:",
+             *frame_lines((tp, "exposed_step"), (tp, "forward_step"),
+                          (tp, "forward_prefill_batch"))]
+    v = verdict(*lines, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    # guard: the ModelTpServer being built is startup
+    v = verdict(*frame_lines((tp, "__init__")), engine="sglang")
+    assert v.phase is not Phase.SERVING, v
+
+
+def test_a_kv_connector_registering_the_kv_cache_is_kv_cache_alloc() -> None:
+    where = [(f"{VL}/distributed/kv_transfer/kv_connector/v1/nixl_connector.py",
+              "register_kv_caches"),
+             ("/opt/dynamo/venv/lib/python3.12/site-packages/nixl/_api.py", "prep_xfer_dlist")]
+    v = verdict(*frame_lines(*where), "nixl._bindings.nixlNotFoundError: NIXL_ERR_NOT_FOUND",
+                engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC), v
+
+
+_EPISODE = ("Episode [1/10000]:   7%|▋         | 11/147 [3:34:08<44:07:37, 1168.07s/it, "
+            "policy_loss=-0.115, actor_lr=2e-6]")
+_TRAIN_EPOCH = ("Train epoch [1/1]:  88%|████████▊ | 7/8 [01:46<00:14, 14.28s/it, pg=-0.795, "
+                "rm=0.525]")
+
+
+@pytest.mark.parametrize("bar", [_EPISODE, _TRAIN_EPOCH])
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_an_rl_trainers_bar_past_its_first_step_shows_the_engines_served(bar, engine) -> None:
+    assert tracker_phase(bar, engine=engine) is Phase.SERVING
+    v = verdict(bar, engine=engine)
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v
+
+
+def test_an_rl_trainers_bar_still_at_zero_shows_nothing() -> None:
+    bar = "Episode [1/16]:   0%|          | 0/309 [03:58<?, ?it/s]"
+    assert tracker_phase(bar) is Phase.LAUNCH
+    assert verdict(bar, engine="vllm").phase is Phase.LAUNCH
+
+
+def test_dynamos_prefill_worker_dequeuing_a_request_is_serving() -> None:
+    line = ("2025-04-24T07:46:08.693Z  INFO prefill_worker.prefill_queue_handler: Dequeued "
+            "prefill request: 2a3f7b10-5626-46a1-a301-a9962e156746")
+    assert tracker_phase(line) is Phase.SERVING
+    v = verdict("2025-04-24T07:42:44.118Z  INFO prefill_worker.async_init: PrefillWorker "
+                "initialized", line, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None), v
