@@ -1529,3 +1529,19 @@ def test_a_ray_job_that_failed_after_rays_oom_report_is_a_host_oom_kill():
     ok = ok.replace("Refer to the documentation on how to address the out of memory issue",
                     "See the documentation")
     assert classify_text(ok, engine="vllm").outcome is Outcome.READY
+
+
+def test_xinference_leaving_a_model_launch_on_an_error_is_a_failed_launch():
+    text = ("2026-02-02 18:12:48,883 xinference.core.supervisor 75 ERROR    [request b525ad24] "
+            "Leave launch_builtin_model, error: [address=0.0.0.0:44522, pid=257] Error cannot be "
+            "pickled, error type: <class 'pydantic_core._pydantic_core.ValidationError'>, raw "
+            "error:\n"
+            "1 validation error for ModelConfig\n"
+            "  Value error, The checkpoint you are trying to load has model type `qwen3_vl` but "
+            "Transformers does not recognize this architecture.\n")
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG), v
+    # guard: leaving the call without an error is no failure
+    ok = "2026-02-02 18:12:48,883 xinference.core.supervisor 75 DEBUG    Leave " \
+         "launch_builtin_model, elapsed time: 12 s\n"
+    assert classify_text(ok, engine="vllm").outcome is not Outcome.CRASHED

@@ -207,9 +207,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the watchdog's dump of a one-request batch (the warmup prompt's ids) and a py-spy "
         "stack in event_loop_normal: labelled serving by the loop frames, read warmup (a "
         "one-request batch before ready is the warmup's, as q217 is labelled)",
-    "s304-vllm-xinference-qwen3-vl-transformers-unknown-arch.log":
-        "Xinference's 'Leave launch_builtin_model, error: ... ValidationError ... model type "
-        "qwen3_vl' alone: labelled crashed, read incomplete (the cause, invalid_config, is read)",
     "s313-vllm-ms-swift-rollout-up-collective-rpc-failed.log":
         "vLLM up behind ms-swift's rollout server, then a trainer's local /init_communicator/ "
         "calls and a failed collective_rpc: labelled ready, read serving (the same calls are "

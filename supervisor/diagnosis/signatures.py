@@ -1095,6 +1095,11 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # to 20,000 chars):`, then the logs): the job's driver exited non-zero - printed above the
     # logs it summarises, so a death report (RL and batch jobs run on Ray: OpenRLHF, verl)
     (_C(r"Job entrypoint command failed with exit code -?[1-9]"), True),
+    # Xinference's supervisor or worker leaving its model-launch call on an error (xinference/
+    # core/utils.py log_async: `Leave launch_builtin_model, error: ... <the engine's error>`):
+    # the launch was abandoned and the model's engine process torn down (SGLang and vLLM under
+    # Xinference); the error it carries is read as any message
+    (_C(r"\bLeave launch_\w*model, error:"), True),
     (_C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)"), True),
     (_C(r"^(?:.*: line \d+: +\d+ )?(?:Segmentation fault|Aborted|Bus error|Illegal instruction)"
         r"\b"), True),
@@ -1173,7 +1178,7 @@ SIGNATURE_GATE = _literals(*SIGNATURE_LITERALS)
 _FATAL_LITERALS = (
     "hit an exception", "sigquit", "SIGQUIT", "Initialization failed", "scheduler is dead",
     "scheduler died", "crashed with exit code", "terminated with", "terminate called",
-    "Fatal Python error", "Job entrypoint command failed",
+    "Fatal Python error", "Job entrypoint command failed", "Leave launch_",
     "most recent call first", "Capture cuda graph failed", "EngineCore failed",
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",
