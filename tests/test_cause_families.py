@@ -1545,3 +1545,17 @@ def test_xinference_leaving_a_model_launch_on_an_error_is_a_failed_launch():
     ok = "2026-02-02 18:12:48,883 xinference.core.supervisor 75 DEBUG    Leave " \
          "launch_builtin_model, elapsed time: 12 s\n"
     assert classify_text(ok, engine="vllm").outcome is not Outcome.CRASHED
+
+
+def test_a_kernel_librarys_cuda_check_that_exits_is_fatal():
+    text = ("[2025-12-09 05:12:23 DP6 TP6] Capture cuda graph begin. This can take up to several "
+            "minutes. avail mem=6.99 GB\n"
+            "CUDA error (_deps/repo-flashmla-src/csrc/smxx/get_mla_metadata.cu:93): no kernel "
+            "image is available for execution on the device\n")
+    v = classify_text(text, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == \
+        (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE, Cause.UNSUPPORTED_ARCH), v
+    # guard: the words in prose are no check's report
+    prose = text.replace("CUDA error (_deps/repo-flashmla-src/csrc/smxx/get_mla_metadata.cu:93)",
+                         "note: a CUDA error (if any)")
+    assert classify_text(prose, engine="sglang").outcome is not Outcome.CRASHED

@@ -195,10 +195,6 @@ KNOWN_MISSES: dict[str, str] = {
         "verl's SGLang schedulers' stacks printed after a KeyboardInterrupt: labelled stopped "
         "(ready), read crashed",
     # the fifteenth batch (fresh14), after its tuning
-    "s202-sglang-2512-dsv32-dp-flashmla-no-kernel-image-capture.log":
-        "FlashMLA's 'CUDA error (.../get_mla_metadata.cu:93): no kernel image is available' on "
-        "several ranks right after 'Capture cuda graph begin', no traceback nor exit line: "
-        "labelled crashed, read incomplete (the cause, unsupported_arch, is read)",
     "s205-sglang-2408-chat-n2-handler-traceback.log":
         "a traceback through SGLang 0.2's OpenAI chat handler (v1_chat_completions -> "
         "generate_request), cut before its error: labelled ready in serving (one request's "

@@ -1100,6 +1100,11 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # the launch was abandoned and the model's engine process torn down (SGLang and vLLM under
     # Xinference); the error it carries is read as any message
     (_C(r"\bLeave launch_\w*model, error:"), True),
+    # the CHECK_CUDA macro of the kernel libraries the engines build in (FlashMLA, DeepGEMM's
+    # and others' csrc utils): `CUDA error (csrc/smxx/get_mla_metadata.cu:93): no kernel image is
+    # available for execution on the device`, then exit(1) - the process ends with no Python
+    # traceback (SGLang and vLLM ranks at capture or serving); the message is its own root error
+    (_C(r"^CUDA error \([\w./+-]+\.(?:cu|cuh|cpp|cc|h|hpp):\d+\): "), False),
     (_C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)"), True),
     (_C(r"^(?:.*: line \d+: +\d+ )?(?:Segmentation fault|Aborted|Bus error|Illegal instruction)"
         r"\b"), True),
@@ -1178,7 +1183,7 @@ SIGNATURE_GATE = _literals(*SIGNATURE_LITERALS)
 _FATAL_LITERALS = (
     "hit an exception", "sigquit", "SIGQUIT", "Initialization failed", "scheduler is dead",
     "scheduler died", "crashed with exit code", "terminated with", "terminate called",
-    "Fatal Python error", "Job entrypoint command failed", "Leave launch_",
+    "Fatal Python error", "Job entrypoint command failed", "Leave launch_", "CUDA error (",
     "most recent call first", "Capture cuda graph failed", "EngineCore failed",
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",

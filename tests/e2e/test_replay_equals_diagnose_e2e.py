@@ -140,7 +140,6 @@ LIVE_MISSES: dict[str, str] = {
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
     # the fifteenth batch (fresh14)
-    "s202-sglang-2512-dsv32-dp-flashmla-no-kernel-image-capture.log": _LABEL_LIVE,
     "s205-sglang-2408-chat-n2-handler-traceback.log":
         "diagnose reads a request handler's traceback, cut before its error, as a crash "
         "(labelled ready); live: incomplete",
