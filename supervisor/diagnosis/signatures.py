@@ -1015,8 +1015,9 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                        # SGLang 0.1-0.2's ModelTpServer (managers/[controller/]tp_worker.py):
                        # the router's exposed_step -> forward_step -> forward_prefill_batch /
                        # forward_decode_batch step the requests it was sent (its warmup is an
-                       # HTTP request, capped at warmup by the markers before it)
-                       r"|/srt/managers/(?:controller/)?tp_worker\.py:(?:exposed_step"
+                       # HTTP request, capped at warmup by the markers before it); written so
+                       # that the frame gate keys on `/tp_worker.py:`, not on every manager frame
+                       r"|(?:managers|controller)/tp_worker\.py:(?:exposed_step"
                        r"|forward_step|forward_(?:prefill|decode)_batch)$")),
     # vLLM's offline LLM (entrypoints/llm.py) driven by its owner (an RL trainer's rollout
     # actor: OpenRLHF, verl): a method of the LLM object called to sync weights or run an RPC
