@@ -135,8 +135,8 @@ def is_engine_traffic(line: str) -> bool:
         return is_offline_generate(line)
     if _PREFILL_DEQUEUED in line:
         return True
-    if "%|" in line:
-        return is_rollout_bar(line)
+    if "%|" in line and is_rollout_bar(line):
+        return True
     return is_request_log(line)
 
 
