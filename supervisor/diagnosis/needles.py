@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..engines.base import literal_trie
+
 try:  # Python 3.11+
     from re import _constants as C  # type: ignore[attr-defined]
     from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -154,21 +156,7 @@ def _or(bits: Iterable[int]) -> int:
 
 
 def _longest_needle_finder(found: Iterable[str]) -> re.Pattern[str] | None:
-    """A trie of the needles whose match is the longest needle starting where it matches: at
-    a node that ends a needle and goes on, the rest is optional and greedy, so the engine tries
-    the longer needle first and falls back to the shorter one. None for no needles."""
-    trie: dict[str, dict] = {}
-    for needle in found:
-        node = trie
-        for ch in needle:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: dict[str, dict]) -> str:
-        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return re.compile(emit(trie)) if trie else None
+    """A trie of the needles whose match is the longest needle starting where it matches (the
+    engines' prefilters are built by the same function). None for no needles."""
+    source = literal_trie(found, longest=True)
+    return re.compile(source) if source else None

@@ -89,6 +89,14 @@ def literal_prefilter(*fragments: str) -> re.Pattern[str]:
     than a flat one (and `re` has no Aho-Corasick). A fragment that extends a shorter one is
     dropped, which does not change whether a line matches.
     """
+    return re.compile(literal_trie(fragments, longest=False))
+
+
+def literal_trie(fragments: Iterable[str], *, longest: bool) -> str:
+    """The regex source of a character trie of ``fragments`` (empty for none). At a node that
+    ends a fragment and goes on: with ``longest``, the rest is optional and greedy, so a match
+    is the longest fragment starting there; without, the rest is dropped (the shortest is
+    enough for a yes/no test)."""
     trie: dict[str, dict] = {}
     for frag in fragments:
         node = trie
@@ -97,12 +105,16 @@ def literal_prefilter(*fragments: str) -> re.Pattern[str]:
         node[""] = {}
 
     def emit(node: dict[str, dict]) -> str:
-        if "" in node:
+        ends = "" in node
+        if ends and not longest:
             return ""
-        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items())]
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if ends else body
 
-    return re.compile(emit(trie))
+    return emit(trie)
 
 
 def is_loopback(client: str) -> bool:
