@@ -186,7 +186,15 @@ def detect_engine(lines: list[str]) -> str:
 
 def _detect(msgs: list[str], raw: list[str]) -> str:
     sg = vl = 0
+    left = len(msgs)
     for msg, line in zip(msgs, raw):
+        # decided once the lines left could not turn the count (a log of engine lines only
+        # is decided about halfway)
+        if sg >= vl + left:
+            return "sglang"
+        if vl > sg + left:
+            return "vllm"
+        left -= 1
         # on the message: a compose service named "sglang" proves nothing
         if _SGLANG_HINTS.search(msg) or ("[" in line and _SGLANG_RANK.search(line)):
             sg += 1
