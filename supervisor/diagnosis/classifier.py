@@ -215,6 +215,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     markers = 0
     request_error = False  # inside the traceback of uvicorn's `Exception in ASGI application`
     matched: dict[str, tuple[S.Signature, ...]] = {}  # message -> the signatures it matches
+    gates_of: dict[str, int] = {}  # message -> its _LINE_GATES bits (ranks repeat messages)
     for i, line in enumerate(raw):
         msg = msgs[i]
         # live tracker (phase markers, ready, serving; a log that starts mid-run is ready at
@@ -296,7 +297,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             if request_error:
                 scan.request_tracebacks.add(i)
         low = msg.lower()
-        gates = _LINE_GATES.found(low)
+        gates = gates_of.get(msg)
+        if gates is None:
+            gates = gates_of[msg] = _LINE_GATES.found(low)
         # the three rare gates, asked only of a line that holds one of their literals lowercased
         rare = gates & _RARE_BIT and S.RARE_GATE.search(msg)
         if rare:
