@@ -215,7 +215,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     markers = 0
     request_error = False  # inside the traceback of uvicorn's `Exception in ASGI application`
     matched: dict[str, tuple[S.Signature, ...]] = {}  # message -> the signatures it matches
-    gates_of: dict[str, int] = {}  # message -> its _LINE_GATES bits (ranks repeat messages)
+    gates_of: dict[str, int] = {}  # message -> its _LINE_GATES bits (_gates_of)
     for i, line in enumerate(raw):
         msg = msgs[i]
         # live tracker (phase markers, ready, serving; a log that starts mid-run is ready at
@@ -297,11 +297,11 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             if request_error:
                 scan.request_tracebacks.add(i)
         low = msg.lower()
-        gates = gates_of.get(msg)
-        if gates is None:
-            gates = gates_of[msg] = _LINE_GATES.found(low)
-        # the three rare gates, asked only of a line that holds one of their literals lowercased
-        rare = gates & _RARE_BIT and S.RARE_GATE.search(msg)
+        # the three rare gates, asked only of a line that holds one of their literals lowercased;
+        # a long line is asked directly (see _LONG_LINE) and walked only once it is no dump
+        gates = None if len(msg) > _LONG_LINE else _gates_of(msg, low, gates_of)
+        rare = S.RARE_GATE.search(msg) if gates is None else \
+            gates & _RARE_BIT and S.RARE_GATE.search(msg)
         if rare:
             if S.LIFECYCLE_GATE.search(msg):
                 _lifecycle(scan, i, msg)
@@ -345,6 +345,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             if scan.spec_line is None and S.SPECULATIVE_ON.search(msg):
                 scan.spec_line = i
             continue
+        if gates is None:
+            gates = _gates_of(msg, low, gates_of)
         if not gates & _SIGNATURE_BIT or gates & _BENIGN_BIT:
             continue
         if ("Caught signal " in msg or "ailed to start " in msg or "ault by GPU" in msg or
@@ -365,6 +367,19 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
 _LINE_GATES = LiteralSets(S.SIGNATURE_LITERALS, S.BENIGN_LITERALS,
                           [literal.lower() for literal in S.RARE_LITERALS])
 _SIGNATURE_BIT, _BENIGN_BIT, _RARE_BIT = 1, 2, 4
+# The walk costs some 450 instructions a character. The argument dumps (SGLang's server_args,
+# vLLM's non-default args and engine config) run to thousands of characters and are never
+# matched against the signatures: the rare gate alone finds them, early in the line.
+_LONG_LINE = 600
+
+
+def _gates_of(msg: str, low: str, memo: dict[str, int]) -> int:
+    """The message's _LINE_GATES bits; each distinct message is walked once a scan (``memo``):
+    the ranks of a run print the same lines."""
+    gates = memo.get(msg)
+    if gates is None:
+        gates = memo[msg] = _LINE_GATES.found(low)
+    return gates
 
 
 def _match_signatures(scan: _Scan, i: int, msg: str, low: str, is_exc: bool,
