@@ -98,8 +98,10 @@ def test_engine_metrics_scraped_into_the_serving_samples(workdir: Path, make_dae
     s = run["serving"]
     assert s["scraped"] > time.time() - 5 and s["scrape_error"] is None
     assert s["running"] == 1 and 20 <= s["gen_throughput"] <= 300, s
-    m = d.ctl_json("metrics")
-    assert any(r.get("gen_throughput", 0) > 0 for r in m["series"])
+    # a row a second at most: the series may take the value a moment after status shows it
+    wait_until(lambda: any(r.get("gen_throughput", 0) > 0
+                           for r in d.ctl_json("metrics")["series"]), 10,
+               "a token rate in the metrics series")
     assert done.wait(30), "the completion finishes"
 
 
