@@ -130,6 +130,10 @@ PROBE_PATHS = frozenset({
     "/version", "/favicon.ico"})
 
 
+# Of those, the health checks: SGLang answers them 503 until its warmup is over.
+HEALTH_PATHS = frozenset({"/health", "/health_generate"})
+
+
 def is_probe(method: str, path: str) -> bool:
     """A read of a route that pollers use (health, metrics, model list)."""
     return method in ("GET", "HEAD") and path.partition("?")[0].rstrip("/") in PROBE_PATHS
@@ -328,9 +332,6 @@ def _remote_client_call(access: tuple[str, str, str], line: str) -> bool:
     if '" 2' not in line or is_loopback(client):
         return False
     return not is_probe(method, path) or path.partition("?")[0].rstrip("/") in HEALTH_PATHS
-
-
-HEALTH_PATHS = frozenset({"/health", "/health_generate"})
 
 
 def arg_key(key: str) -> str:
