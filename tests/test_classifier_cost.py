@@ -6,10 +6,14 @@ import itertools
 import re
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from supervisor.diagnosis import classifier as K
 from supervisor.diagnosis.classifier import classify_lines
+from supervisor.diagnosis.needles import LiteralSets
 from supervisor.diagnosis.normalize import strip_wrappers
-from supervisor.engines.base import literal_prefilter, literal_trie
+from supervisor.engines.literals import literal_prefilter, literal_trie
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -61,11 +65,56 @@ def test_a_long_line_is_matched_unless_it_is_an_argument_dump() -> None:
     assert verdict.cause is None or verdict.cause.value != "cuda_oom"
 
 
-def test_one_trie_builder_for_prefilters_and_longest_finders() -> None:
-    # a yes/no prefilter drops what extends a shorter fragment; a finder keeps it, greedy
-    assert literal_prefilter("ab", "abc", "b").pattern == "(?:ab|b)"
+def test_longest_finders_match_the_longest_fragment_starting_there() -> None:
     finder = re.compile(literal_trie(["ab", "abc", "b"], longest=True))
     assert finder.search("xabcx").group() == "abc"
     assert finder.search("xabx").group() == "ab"
     assert finder.search("xbx").group() == "b"
     assert literal_trie([], longest=True) == ""
+
+
+def test_an_anchored_prefilter_starts_each_fragment_at_a_rare_character() -> None:
+    # `out of memory` is found from its `f` (rarer than any other of its letters), the
+    # characters before it looked behind; a fragment that holds another is dropped
+    rx = literal_prefilter("out of memory", "HTTP/", "HTTP/1.1 200")
+    assert rx.pattern == r"HTTP/|f(?<=out\ of)\ memory"
+    assert rx.search("CUDA out of memory. Tried") and rx.search("GET / HTTP/1.1")
+    assert not rx.search("out of memor") and not rx.search("ut of memory")
+    assert not literal_prefilter().search("anything")
+
+
+_TEXT = st.text(alphabet="abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ%(/.:_0123456789",
+                max_size=60)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet="abcdefghijkrst ()%:AB", min_size=1, max_size=6),
+                min_size=1, max_size=12), st.lists(_TEXT, max_size=6))
+def test_an_anchored_prefilter_says_what_substring_tests_say(fragments: list[str],
+                                                             texts: list[str]) -> None:
+    rx = literal_prefilter(*fragments)
+    # texts built from the fragments too, so that most hold some
+    for text in [*texts, "".join(fragments), " ".join(fragments[::2]) + "x",
+                 "x".join(f[1:] for f in fragments)]:
+        assert bool(rx.search(text)) == any(f in text for f in fragments), (fragments, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.text(alphabet="abcder ()%", min_size=1, max_size=5), max_size=6),
+                min_size=1, max_size=3), st.lists(_TEXT, max_size=5))
+def test_literal_sets_find_every_set_that_occurs(sets: list[list[str]],
+                                                 texts: list[str]) -> None:
+    found = LiteralSets(*sets)
+    pieces = [lit for literals in sets for lit in literals]
+    for text in [*texts, "".join(pieces), "".join(reversed(pieces)),
+                 "-".join(p[:-1] + "e" for p in pieces)]:
+        want = sum(1 << k for k, literals in enumerate(sets) if any(lit in text for lit in literals))
+        assert found.found(text) == want, (sets, text)
+
+
+def test_literal_sets_find_a_set_whose_literal_overlaps_an_earlier_sets() -> None:
+    # `warn` (set 0) inside `userwarning` (set 1): the search that found `warn` goes on from
+    # its anchor, where the other set's literal is anchored too
+    gates = LiteralSets(["warn"], ["userwarning"], ["zzz"])
+    assert gates.found("x.py:12: userwarning: triton is not supported") == 0b011
+    assert gates.found("warn only") == 0b001

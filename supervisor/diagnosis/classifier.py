@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import get_engine
-from ..engines.base import ASGI_REQUEST_ERROR, literal_prefilter
+from ..engines.base import ASGI_REQUEST_ERROR
+from ..engines.literals import literal_prefilter
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
 from .needles import LiteralSets, lowered_needles
@@ -154,23 +155,23 @@ def strip_comment_header(text: str) -> str:
     return "".join(lines[i:])
 
 
-_VLLM_HINTS = re.compile("|".join(re.escape(k) for k in (
+_VLLM_HINTS = literal_prefilter(*(
     "vllm", "vLLM", "VLLM", "EngineCore", "Loading weights took", "Model loading took",
     "GPU KV cache size", "Available KV cache memory", "init engine (profile",
     "Graph capturing finished", "Avg prompt throughput", "gpu_memory_utilization",
     # V1's capture bar, `Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 61%|...`:
     # a fragment cut inside the capture has nothing else (SGLang's says "Capturing batches")
-    "Capturing CUDA graphs (")))
+    "Capturing CUDA graphs ("))
 # vLLM's own logger header, `[file.py:N]` (2025 on) or `file.py:N]` (2024); old SGLang builds
 # print a few vLLM-style lines too, which is why a log is vLLM only if these dominate. CRITICAL
 # too: V0's launcher logs `MQLLMEngine is already dead, terminating server process` at it.
 _VLLM_HEADER = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d "
                           r"(?:\[[\w./]+:\d+\]|[\w.]+\.py:\d+\])")
-_SGLANG_HINTS = re.compile("|".join(re.escape(k) for k in (
+_SGLANG_HINTS = literal_prefilter(*(
     "sglang", "SGLang", "sgl_kernel", "sgl-kernel", "server_args=", "hit an exception",
     "Received sigquit", "fired up and ready", "Capture cuda graph", "KV Cache is allocated",
     "Load weight begin", "Load weight end", "Memory pool end", "max_total_num_tokens=",
-    "Decode batch", "Prefill batch", "scheduler is dead")))
+    "Decode batch", "Prefill batch", "scheduler is dead"))
 # vLLM's process prefixes (V1's `(APIServer pid=N)`, `(EngineCore_DP0 pid=N)`, V0's
 # `(VllmWorkerProcess pid=N)`, its Ray workers'): on the raw line, as a wrapper strips them
 _VLLM_PROCESS = re.compile(r"\((?:APIServer|EngineCore(?:_\w+)?|VllmWorker\w*|RayWorkerWrapper"

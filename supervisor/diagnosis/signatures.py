@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..engines.base import literal_prefilter
+from ..engines.literals import literal_prefilter
 from ..states import Cause, Phase
 from .needles import NeedleIndex
 

@@ -81,42 +81,6 @@ PLAIN_BAR_RE = re.compile(r"\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 LOOPBACK_PREFIXES = ("127.", "::1", "[::1]", "localhost", "0:0:0:0:0:0:0:1")
 
 
-def literal_prefilter(*fragments: str) -> re.Pattern[str]:
-    """A regex that finds any of the literal ``fragments``, for yes/no prefilters.
-
-    The alternation is factored into a trie (``a(?:bort|lloc)|b(?:ind|us)|...``): `re` tests
-    each branch's first character cheaply, so a factored alternation is several times faster
-    than a flat one (and `re` has no Aho-Corasick). A fragment that extends a shorter one is
-    dropped, which does not change whether a line matches.
-    """
-    return re.compile(literal_trie(fragments, longest=False))
-
-
-def literal_trie(fragments: Iterable[str], *, longest: bool) -> str:
-    """The regex source of a character trie of ``fragments`` (empty for none). At a node that
-    ends a fragment and goes on: with ``longest``, the rest is optional and greedy, so a match
-    is the longest fragment starting there; without, the rest is dropped (the shortest is
-    enough for a yes/no test)."""
-    trie: dict[str, dict] = {}
-    for frag in fragments:
-        node = trie
-        for ch in frag:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: dict[str, dict]) -> str:
-        ends = "" in node
-        if ends and not longest:
-            return ""
-        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if ends else body
-
-    return emit(trie)
-
-
 def is_loopback(client: str) -> bool:
     return client.startswith(LOOPBACK_PREFIXES)
 

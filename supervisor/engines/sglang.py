@@ -15,10 +15,10 @@ from .base import (
     Engine,
     MarkerTracker,
     is_loopback,
-    literal_prefilter,
     parse_access,
     parse_version,
 )
+from .literals import literal_prefilter
 from .midrun import is_request_trouble, is_rollout_bar, is_serving_traffic
 
 _C = re.compile

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 from ..states import Phase
-from .base import Engine, MarkerTracker, PhaseUpdate, is_traffic, literal_prefilter, parse_access
+from .base import Engine, MarkerTracker, PhaseUpdate, is_traffic, parse_access
+from .literals import literal_prefilter
 from .midrun import is_engine_traffic, is_offline_generate, is_serving_traffic
 from .sglang import normalize_logical
 

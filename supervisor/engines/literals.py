@@ -1,0 +1,141 @@
+"""Finding literal fragments in log lines with `re`: yes/no prefilters and longest-match finders.
+
+Every line of a log goes through several "does it hold any of these fragments?" searches (the
+trackers' prefilters, the classifier's gates) before any detailed regex runs, so they are most
+of what a line costs. `re` has no Aho-Corasick; what it does have is a quick scan for a match's
+possible first characters (a bitmap test a character, in C) before it enters the matcher. How
+often the matcher is entered decides the cost:
+
+- a plain trie of the fragments (``a(?:bort|lloc)|b(?:ind|us)``) starts with nearly every
+  lowercase letter, so the matcher is entered at most characters of a line (~270 instructions a
+  character);
+- :func:`literal_prefilter` starts each fragment at one of its *rare* characters (the anchor)
+  and checks the characters before it with a lookbehind: ``y(?<=out of memory)`` finds
+  ``out of memory``. The anchors are few and rare (``%``, ``(``, ``K``, ``x``, ...), so the
+  matcher is entered at a few places a line: about half the instructions of the trie.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+# How often each character occurs in engine logs, per 10,000 characters (the raw lines of the
+# 828 labelled logs in tests/fixtures, 2026-12; any other character counts as 0.5). Only the
+# order matters much: it picks the anchors.
+_COMMON = " erniotasl0cp1/:_d2.ugm^3h-,y54k6v7f8b9=R(])[\"FPEOwTC'INxASLDWqGMzBU*V|#<K%H>`j+?Q{Z};"
+_PER_10K = (1100, 668, 411, 405, 378, 372, 362, 354, 331, 329, 265, 255, 255, 237, 219, 203, 196,
+            192, 184, 176, 171, 170, 153, 141, 126, 125, 123, 113, 104, 97, 95, 87, 85, 75, 71,
+            69, 69, 68, 63, 63, 61, 59, 56, 54, 52, 48, 47, 45, 45, 42, 41, 38, 34, 34, 34, 34,
+            33, 21, 21, 19, 17, 17, 16, 16, 14, 11, 10, 10, 10, 9, 9, 8, 7, 7, 6, 6, 4, 3, 3,
+            2, 2, 2, 2, 2, 2, 2)
+CHAR_FREQ: dict[str, float] = dict(zip(_COMMON, map(float, _PER_10K), strict=True))
+
+
+def literal_prefilter(*fragments: str) -> re.Pattern[str]:
+    """A regex that finds whether any of the literal ``fragments`` occurs, for yes/no tests.
+
+    Where it matches says nothing (it matches at a fragment's anchor, not at its start). A
+    fragment that holds another one is dropped: it cannot change the answer. Fragments all in
+    lowercase are taken to be searched in lowercased text, where a letter is as common as both
+    of its cases.
+    """
+    return re.compile(anchored_alternation(fragments))
+
+
+def anchored_alternation(fragments: Iterable[str]) -> str:
+    """The regex source of :func:`literal_prefilter` (one that never matches for none)."""
+    by_anchor = anchored_branches(_minimal(fragments))
+    if not by_anchor:
+        return r"(?!x)x"
+    alts = []
+    for anchor, rests in sorted(by_anchor.items()):
+        rests = sorted({rest for rest, _, _ in rests})
+        body = "" if "" in rests else rests[0] if len(rests) == 1 else \
+            "(?:" + "|".join(rests) + ")"
+        alts.append(re.escape(anchor) + body)
+    return "|".join(alts)
+
+
+def anchored_branches(fragments: Iterable[str], *, anchor_from: Iterable[str] = ()
+                      ) -> dict[str, list[tuple[str, str, int]]]:
+    """Each fragment as (what follows its anchor in the regex, the fragment, the anchor's index
+    in it), by anchor: the
+    anchor, then the characters before it (looked behind: they are already read, the anchor
+    included) and the rest. Every branch under an anchor starts with it, so `re` can scan for
+    the anchors alone. The anchors are chosen for ``anchor_from`` too (a superset of the
+    fragments): searches for parts of one set then anchor each fragment at the same place."""
+    frags = list(dict.fromkeys(f for f in fragments if f))
+    if not frags:
+        return {}
+    every = list(dict.fromkeys([*frags, *(f for f in anchor_from if f)]))
+    lowered = not any(ch.isupper() for frag in every for ch in frag)
+    weight = _weights(lowered)
+    anchors = _anchor_set(every, weight)
+    by_anchor: dict[str, list[tuple[str, str, int]]] = {}
+    for frag in frags:
+        k = min((j for j, ch in enumerate(frag) if ch in anchors),
+                key=lambda j: (weight(frag[j]), -j))
+        behind = f"(?<={re.escape(frag[:k + 1])})" if k else ""
+        by_anchor.setdefault(frag[k], []).append((behind + re.escape(frag[k + 1:]), frag, k))
+    return by_anchor
+
+
+def _minimal(fragments: Iterable[str]) -> list[str]:
+    """The fragments that hold no other one (for a yes/no search the others change nothing)."""
+    kept: list[str] = []
+    for frag in sorted(set(fragments), key=lambda f: (len(f), f)):
+        if frag and not any(k in frag for k in kept):
+            kept.append(frag)
+    return kept
+
+
+def _weights(lowered: bool) -> Callable[[str], float]:
+    def weight(ch: str) -> float:
+        w = CHAR_FREQ.get(ch, 0.5)
+        if lowered and ch != ch.upper():
+            w += CHAR_FREQ.get(ch.upper(), 0.0)
+        return w
+    return weight
+
+
+def _anchor_set(fragments: list[str], weight: Callable[[str], float]) -> set[str]:
+    """Characters such that every fragment holds one, as rare in all as can be found simply
+    (greedy weighted set cover: take the character that covers fragments cheapest, then drop any
+    that the others made unneeded, commonest first)."""
+    anchors: set[str] = set()
+    left = list(fragments)
+    while left:
+        best = min(set("".join(left)),
+                   key=lambda ch: (weight(ch) / sum(ch in f for f in left), ch))
+        anchors.add(best)
+        left = [f for f in left if best not in f]
+    for ch in sorted(anchors, key=lambda c: (-weight(c), c)):
+        if all(any(a in f for a in anchors - {ch}) for f in fragments):
+            anchors.discard(ch)
+    return anchors
+
+
+def literal_trie(fragments: Iterable[str], *, longest: bool) -> str:
+    """The regex source of a character trie of ``fragments`` (empty for none). At a node that
+    ends a fragment and goes on: with ``longest``, the rest is optional and greedy, so a match
+    is the longest fragment starting there; without, the rest is dropped (the shortest is
+    enough for a yes/no test). Used where the match's text matters (needles.py's finders)."""
+    trie: dict[str, dict] = {}
+    for frag in fragments:
+        node = trie
+        for ch in frag:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        ends = "" in node
+        if ends and not longest:
+            return ""
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return emit(trie)
