@@ -41,17 +41,18 @@ FRESH11 = CORPUS / "fresh11"  # the twelfth batch: measured blind once, tuning d
 FRESH12 = CORPUS / "fresh12"  # the thirteenth batch: measured blind once, tuning data since
 FRESH13 = CORPUS / "fresh13"  # the fourteenth batch: measured blind once, tuning data since
 FRESH14 = CORPUS / "fresh14"  # the fifteenth batch: measured blind once, tuning data since
+FRESH15 = CORPUS / "fresh15"  # the sixteenth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
-# twelfth, the thirteenth, the fourteenth and the fifteenth batch.
+# twelfth, the thirteenth, the fourteenth, the fifteenth and the sixteenth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
     sorted(FRESH5.glob("*.log")) + sorted(FRESH6.glob("*.log")) + sorted(FRESH7.glob("*.log")) + \
     sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log")) + sorted(FRESH10.glob("*.log")) + \
     sorted(FRESH11.glob("*.log")) + sorted(FRESH12.glob("*.log")) + sorted(FRESH13.glob("*.log")) + \
-    sorted(FRESH14.glob("*.log"))
+    sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -207,6 +208,26 @@ KNOWN_MISSES: dict[str, str] = {
         "vLLM up behind ms-swift's rollout server, then a trainer's local /init_communicator/ "
         "calls and a failed collective_rpc: labelled ready, read serving (the same calls are "
         "labelled serving in n305)",
+    # the sixteenth batch (fresh15), after its tuning
+    "t111-vllm-tpu-inference-jax-qwen3-06b-memory-stats-cut.log":
+        "tpu-inference's JAX worker: 'Init model' and a 'Memory statistics' line after the "
+        "weights, cut before the KV cache: labelled kv_cache_alloc, read launch (no marker of "
+        "this backend's loading is known)",
+    "t206-sglang-2502-hicache-mla-host-pool-scheduler-init-frames.log":
+        "a traceback through Scheduler.__init__ into HiRadixCache's MLATokenToKVPoolHost, cut "
+        "before its error: labelled kv_cache_alloc (the host pool over the device pool), read "
+        "launch (scheduler construction frames date nothing)",
+    "t309-vllm-ascend-verl-rl-acl-graph-capture-stall-modelarts.log":
+        "vLLM-Ascend's 'Starting to capture ACL graphs' and a capture bar at 1/7 behind verl's "
+        "Ray prefixes, then silence: labelled cuda_graph_capture, read kv_cache_alloc",
+    "t312-vllm-085-trl-vllm-serve-collective-rpc-nccl-unhandled-cuda.log":
+        "TRL's vllm-serve: 'Invocation of collective_rpc method failed' then 'NCCL error: "
+        "unhandled cuda error' with the traceback elided: labelled ready (a client's RPC "
+        "failed, as r305), read crashed with nccl_error (the elision hides the RPC's frames)",
+    "t317-sglang-slime-megatron-train-start-engine-metrics-polls.log":
+        "slime's SGLang engines answering GET /metrics from another host every 15 s after a "
+        "rollout: labelled ready in serving, read incomplete in warmup (metrics polls are "
+        "probes: they prove the HTTP server up, not traffic)",
 }
 
 
@@ -268,6 +289,10 @@ CAUSE_MISSES: dict[str, str] = {
         "stack dumps of several processes interleaved character by character, in a broadcast "
         "under in_the_same_node_as: labelled collective_hang, read unknown (torn frames are "
         "not read as a stack)",
+    # the sixteenth batch (fresh15), after its tuning
+    "t213-sglang-2506-eagle-draft-extend-graph-capture-llama70b-cut.log":
+        "a traceback through the EAGLE draft-extend graph capture, cut before its error: "
+        "labelled unknown; read speculative_decoding_error (as f109 is labelled)",
 }
 
 

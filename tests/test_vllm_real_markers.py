@@ -43,3 +43,19 @@ def test_real_vllm_compile_warmup_is_not_weight_loading() -> None:
             assert tracker.phase.value == "kv_cache_alloc", line
             return
     raise AssertionError("the real log has no compile warmup line")
+
+
+def test_the_api_server_starting_is_warmup_in_either_wording() -> None:
+    """vLLM's API server starts only once the engine core is up: `Starting vLLM API server 0 on
+    http://...` (2025) and `Starting vLLM server on http://...` (2026 builds) both mean warmup;
+    a mention of the server elsewhere does not."""
+    for line in ("(APIServer pid=1) INFO 09-08 02:54:59 [api_server.py:1880] Starting vLLM API "
+                 "server 0 on http://0.0.0.0:8000",
+                 "(APIServer pid=1264644) INFO 06-02 00:52:40 [api_server.py:584] Starting vLLM "
+                 "server on http://0.0.0.0:8000"):
+        tracker = get_engine("vllm").new_tracker()
+        tracker.feed(line)
+        assert tracker.phase.value == "warmup", line
+    tracker = get_engine("vllm").new_tracker()
+    tracker.feed("INFO 06-02 00:52:40 [utils.py:12] Starting vLLM serverless mode checks")
+    assert tracker.phase.value == "launch"

@@ -376,9 +376,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # raise `No available memory for the cache blocks`; vLLM V1's `Available KV cache memory:
     # -1.25 GiB` (gpu_worker.py determine_available_memory) before the same ValueError of
     # kv_cache_utils. A paste cut after the size has only it. (`# CPU blocks: 0` is the swap
-    # space, --swap-space 0, not the KV cache.)
+    # space, --swap-space 0, not the KV cache.) vLLM-Ascend's workers word the same sizing
+    # `Available memory: 0, total memory: 65452113920` (worker_v1.py, in bytes: nothing left
+    # for the KV cache after the profile run).
     + _sig(Cause.KV_CACHE_OOM, 80,
            r"# (?!cpu blocks)\w+ blocks: 0\b", r"Available KV cache memory: -\d",
+           r"\bAvailable memory: -?0, total memory: \d",
            fatal=True, flags=_I, implies=Phase.KV_CACHE_ALLOC)
     + _sig(Cause.KV_CACHE_OOM, 80, r"Cannot auto-fit max_model_len: not enough (?:GPU )?memory",
            fatal=True, flags=_I, implies=Phase.KV_CACHE_ALLOC)

@@ -66,8 +66,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # heads), for each padded input shape (`Compiling the model with different input
         # shapes.`, `Compiling sampling with different input shapes.`): its graph capture
         r"|Compiling [\w ]+ with different input shapes"), Phase.CUDA_GRAPH_CAPTURE),
-    (_C(r"init engine \(profile, create kv cache, warmup model\) took|Starting vLLM API server"
-        r"|Started server process|Waiting for application startup"), Phase.WARMUP),
+    # the API server starting once the engine core is up: `Starting vLLM API server 0 on
+    # http://...` (2025), `Starting vLLM server on http://...` (2026 builds)
+    (_C(r"init engine \(profile, create kv cache, warmup model\) took"
+        r"|Starting vLLM (?:API )?server\b|Started server process|Waiting for application startup"),
+     Phase.WARMUP),
     (_C(r"Application startup complete"), Phase.READY),
 )
 

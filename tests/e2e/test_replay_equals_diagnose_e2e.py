@@ -139,6 +139,17 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the sixteenth batch (fresh15)
+    "t118-vllm-2606-mrv2-pr-apiserver-routes-listing-cut.log": _API_UP,
+    "t302-vllm-ray-serve-llm-direct-streaming-init-engine-took.log": _API_UP,
+    # known classifier misses (tests/test_classifier.py KNOWN_MISSES) that the live run reads
+    # as labelled
+    "t312-vllm-085-trl-vllm-serve-collective-rpc-nccl-unhandled-cuda.log":
+        "diagnose reads a client's failed collective_rpc (NCCL error, traceback elided) as a "
+        "crash (labelled ready); live: ready",
+    "t317-sglang-slime-megatron-train-start-engine-metrics-polls.log":
+        "diagnose reads metrics polls from another host as probes, incomplete in warmup "
+        "(labelled ready in serving); live: the replay is up and the daemon's probe passes, ready",
     # the fifteenth batch (fresh14)
     "s205-sglang-2408-chat-n2-handler-traceback.log":
         "diagnose reads a request handler's traceback, cut before its error, as a crash "
