@@ -45,11 +45,12 @@ PARTS = {
     "fresh13": FIXTURES / "corpus" / "fresh13",
     "fresh14": FIXTURES / "corpus" / "fresh14",
     "fresh15": FIXTURES / "corpus" / "fresh15",
+    "fresh16": FIXTURES / "corpus" / "fresh16",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13",
-             "fresh14", "fresh15")
+             "fresh14", "fresh15", "fresh16")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -62,7 +63,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh12", "thirteenth batch (fresh12)"),
               ("fresh13", "fourteenth batch (fresh13)"),
               ("fresh14", "fifteenth batch (fresh14)"),
-              ("fresh15", "sixteenth batch (fresh15)"))
+              ("fresh15", "sixteenth batch (fresh15)"),
+              ("fresh16", "seventeenth batch (fresh16)"))
 FIELDS = ("outcome", "phase", "cause")
 
 
