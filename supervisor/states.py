@@ -24,10 +24,13 @@ class Phase(str, enum.Enum):
 
     @property
     def rank(self) -> int:
-        return PHASE_ORDER.index(self)
+        """The position in PHASE_ORDER (set once below: asked for every marker line)."""
+        return self._rank  # type: ignore[attr-defined, no-any-return]
 
 
 PHASE_ORDER: tuple[Phase, ...] = tuple(Phase)
+for _i, _phase in enumerate(PHASE_ORDER):
+    _phase._rank = _i  # type: ignore[attr-defined]
 STARTUP_PHASES: frozenset[Phase] = frozenset(PHASE_ORDER[:5])
 # Phases whose budget comes from [timeouts]; READY/SERVING have no deadline.
 DEADLINE_PHASES: tuple[Phase, ...] = PHASE_ORDER[:5]

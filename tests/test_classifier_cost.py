@@ -118,3 +118,59 @@ def test_literal_sets_find_a_set_whose_literal_overlaps_an_earlier_sets() -> Non
     gates = LiteralSets(["warn"], ["userwarning"], ["zzz"])
     assert gates.found("x.py:12: userwarning: triton is not supported") == 0b011
     assert gates.found("warn only") == 0b001
+
+
+def _frame_phase_uncached(frames: list[tuple[int, str]]) -> object:
+    """_frame_phase as it was before places were kept: every place read afresh."""
+    best = None
+    container = False
+    for where in dict.fromkeys(w for _, w in frames):
+        if where.endswith(":<module>"):
+            continue
+        if "warm_up" in where and K.S.WARMUP_CONTAINER.search(where):
+            container = True
+            continue
+        if not K._may_match(K._FRAME_PHASE_GATE, where):
+            continue
+        for phase, rx in K._FRAME_PHASES:
+            if (best is None or phase.rank > best.rank) and rx.search(where):
+                best = phase
+                break
+        if best is K.Phase.SERVING:
+            return best
+    if container and (best is None or best.rank < K.Phase.CUDA_GRAPH_CAPTURE.rank):
+        return K.Phase.WARMUP
+    return best
+
+
+def test_places_kept_for_the_process_read_as_places_read_afresh() -> None:
+    """The phase and the cause hint of a place are kept across logs (_place_phases,
+    _frame_hint): every labelled log's frames, in every order of its places' first reading,
+    date the failure as reading each place afresh does; the store is bounded."""
+    logs = sorted(FIXTURES.rglob("*.log"))
+    frames_of = []
+    for path in logs:
+        raw = path.read_text(errors="replace").splitlines()
+        msgs = [strip_wrappers(line) for line in raw]
+        scan = K._scan(raw, msgs, K.get_engine("sglang").new_tracker())
+        if scan.frames:
+            frames_of.append(scan.frames)
+    assert len(frames_of) > 300
+    for order in (frames_of, frames_of[::-1]):
+        K._PLACE_PHASES.clear()
+        K._PLACE_HINTS.clear()
+        for frames in order:
+            assert K._frame_phase(frames) == _frame_phase_uncached(frames), frames
+            for _, where in frames:
+                want = next(((c, p) for c, rx, p in K.S.FRAME_HINTS if rx.search(where)), None) \
+                    if K._may_match(K._FRAME_HINT_GATE, where) else None
+                assert K._frame_hint(where) == want, where
+    assert 0 < len(K._PLACE_PHASES) <= K._PLACES_KEPT
+    kept = K._PLACES_KEPT
+    try:
+        K._PLACES_KEPT = 3
+        for k in range(10):
+            K._place_phases(f"/x/y{k}.py:f")
+        assert len(K._PLACE_PHASES) <= 3
+    finally:
+        K._PLACES_KEPT = kept

@@ -35,7 +35,7 @@ from ..engines.literals import literal_prefilter
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
 from .needles import LiteralSets, lowered_needles
-from .normalize import split_lines, strip_wrappers, unglue
+from .normalize import UNGLUE_MIN, split_lines, strip_wrappers, unglue
 
 MAX_EVIDENCE = 5
 EVIDENCE_CLIP = 300   # characters of one evidence line; longer ones end in "…"
@@ -117,7 +117,10 @@ def classify_lines(lines: Iterable[str], *, engine: str | None = None,
     """Classify a log given as lines (each may still contain ``\\r``/``\\n``)."""
     raw: list[str] = []
     for line in split_lines(lines):
-        raw.extend(unglue(line))
+        if len(line) <= UNGLUE_MIN and "it/s]" not in line and "s/it]" not in line:
+            raw.append(line)  # nothing glued to it (unglue's own tests, asked first)
+        else:
+            raw.extend(unglue(line))
     msgs = [strip_wrappers(line) for line in raw]
     name = engine or _detect(msgs, raw)
     eng = get_engine(name)
@@ -813,7 +816,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
                    warmup_in_loop=engine != "vllm", framed=framed)
 
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
-                        engine, roomy=_weights_left_room(raw, scan))
+                        engine, raw)
     cands += _engine_iteration_timeout(scan, msgs, start)
     best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
     cause = best.cause if best else Cause.UNKNOWN
@@ -950,15 +953,12 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
     container = False
     # each place once: the ranks of a run print the same traceback, and a repeat changes nothing
     for where in dict.fromkeys(where for _, where in frames):
-        if where.endswith(":<module>"):  # an import chain: module code says nothing of the
-            continue                     # phase (a loader imported while parsing arguments)
-        if "warm_up" in where and S.WARMUP_CONTAINER.search(where):
+        phases = _place_phases(where)
+        if phases is _CONTAINER:
             container = True   # capture, then warmup: what it was doing is in deeper frames
             continue
-        if not _may_match(_FRAME_PHASE_GATE, where):
-            continue
-        for phase, rx in _FRAME_PHASES:
-            if (best is None or phase.rank > best.rank) and rx.search(where):
+        for phase in phases:  # the first of _FRAME_PHASES that matches and ranks above best
+            if best is None or phase.rank > best.rank:
                 best = phase
                 break
         if best is Phase.SERVING:
@@ -966,6 +966,44 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
     if container and (best is None or best.rank < Phase.CUDA_GRAPH_CAPTURE.rank):
         return Phase.WARMUP
     return best
+
+
+# What a place ("file:function") says is a pure function of its text, and the same places
+# (the engines' and torch's functions) recur in the tracebacks of run after run: both readings
+# of a place are kept for the process (bounded: cleared once it holds _PLACES_KEPT).
+_CONTAINER: tuple[Phase, ...] = (Phase.WARMUP,)  # a warmup container (compared by identity)
+_PLACE_PHASES: dict[str, tuple[Phase, ...]] = {}
+_PLACE_HINTS: dict[str, tuple[Cause, int] | None] = {}
+_PLACES_KEPT = 20_000
+
+
+def _matching_phases(where: str) -> tuple[Phase, ...]:
+    out: list[Phase] = []
+    for phase, rx in _FRAME_PHASES:
+        if rx.search(where):
+            out.append(phase)
+            if phase is Phase.SERVING:
+                break  # it outranks all: _frame_phase never reads past it
+    return tuple(out)
+
+
+def _place_phases(where: str) -> tuple[Phase, ...]:
+    """The phases of the _FRAME_PHASES regexes the place matches, in their order (empty for
+    none, _CONTAINER for a warmup that runs a capture)."""
+    found = _PLACE_PHASES.get(where)
+    if found is None:
+        if len(_PLACE_PHASES) >= _PLACES_KEPT:
+            _PLACE_PHASES.clear()
+        if where.endswith(":<module>"):  # an import chain: module code says nothing of the
+            found = ()                   # phase (a loader imported while parsing arguments)
+        elif "warm_up" in where and S.WARMUP_CONTAINER.search(where):
+            found = _CONTAINER
+        elif not _may_match(_FRAME_PHASE_GATE, where):
+            found = ()
+        else:
+            found = _matching_phases(where)
+        _PLACE_PHASES[where] = found
+    return found
 
 
 def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
@@ -1012,7 +1050,7 @@ def _implied_phase(best: _Candidate, scan: _Scan) -> Phase | None:
 
 def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome: Outcome,
                 phase: Phase, exit_code: int | None, was_ready: bool,
-                engine: str, roomy: bool = False) -> list[_Candidate]:
+                engine: str, raw: list[str]) -> list[_Candidate]:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
              for sig, i in scan.hits if i >= start and not _received_not_read(scan, sig, i)]
     hints: dict[str, tuple[Cause, int] | None] = {}  # place -> its hint (ranks repeat places)
@@ -1057,13 +1095,14 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
             cands.append(_Candidate(Cause.SPECULATIVE_DECODING_ERROR, 15, anchor))
         # SGLang died after the weights and before the KV pool was done, and the error itself
         # is not in the log: the pool-sizing check ("Not enough memory") is what fails there,
-        # unless SGLang's own report says the weights left most of the memory free (`roomy`).
+        # unless SGLang's own report says the weights left most of the memory free.
         # Only when its markers got there (a traceback alone dated by its frames says nothing
         # of the weights being done). (vLLM's phase of the same name also compiles and profiles
         # the model: no such guess.)
         visible_root = any(i >= start and not w for i, w in scan.exceptions)
         if phase is Phase.KV_CACHE_ALLOC and scan.final_phase is Phase.KV_CACHE_ALLOC \
-                and not visible_root and engine == "sglang" and not roomy:
+                and not visible_root and engine == "sglang" and \
+                not _weights_left_room(raw, scan):
             cands.append(_Candidate(Cause.KV_CACHE_OOM, 12, anchor))
         # SGLang died in CUDA-graph capture at its very first batch, the error text cut off: a
         # kernel that cannot launch at all on this GPU (no kernel image for its architecture)
@@ -1130,12 +1169,18 @@ def _received_not_read(scan: _Scan, sig: S.Signature, i: int) -> bool:
 
 
 def _frame_hint(where: str) -> tuple[Cause, int] | None:
-    """The cause (and its priority) that the first S.FRAME_HINTS regex matching the frame names."""
+    """The cause (and its priority) that the first S.FRAME_HINTS regex matching the frame names
+    (kept for the process, as _place_phases)."""
+    if where in _PLACE_HINTS:
+        return _PLACE_HINTS[where]
+    if len(_PLACE_HINTS) >= _PLACES_KEPT:
+        _PLACE_HINTS.clear()
+    hint = None
     if _may_match(_FRAME_HINT_GATE, where):
-        for cause, rx, prio in S.FRAME_HINTS:
-            if rx.search(where):
-                return cause, prio
-    return None
+        hint = next(((cause, prio) for cause, rx, prio in S.FRAME_HINTS if rx.search(where)),
+                    None)
+    _PLACE_HINTS[where] = hint
+    return hint
 
 
 def _run_frames(frames: list[tuple[int, str]]) -> list[tuple[int, str]]:

@@ -108,6 +108,7 @@ def split_lines(items: Iterable[str]) -> Iterator[str]:
 _EMBEDDED = _C(r" (?=(?:DEBUG|INFO|WARNING|ERROR) \d\d-\d\d \d\d:\d\d:\d\d \[[\w./\-]+:\d+\])"
                r"| (?=[\w.\-]+:\d+:\d+ \[\d+\] NCCL INFO)")
 _EMBEDDED_MIN = 300
+UNGLUE_MIN = _EMBEDDED_MIN  # a line no longer than this, with no tqdm rate in it, is one line
 # A Ray actor's traceback flattened into one long line (a paste that lost its newlines, every
 # line still behind its `(SGLangWorker pid=38138) ` prefix): split before each prefix, so that
 # frames and the exception line are lines again.
