@@ -42,17 +42,18 @@ FRESH12 = CORPUS / "fresh12"  # the thirteenth batch: measured blind once, tunin
 FRESH13 = CORPUS / "fresh13"  # the fourteenth batch: measured blind once, tuning data since
 FRESH14 = CORPUS / "fresh14"  # the fifteenth batch: measured blind once, tuning data since
 FRESH15 = CORPUS / "fresh15"  # the sixteenth batch: measured blind once, tuning data since
+FRESH16 = CORPUS / "fresh16"  # the seventeenth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
-# twelfth, the thirteenth, the fourteenth, the fifteenth and the sixteenth batch.
+# twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth and the seventeenth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
     sorted(FRESH5.glob("*.log")) + sorted(FRESH6.glob("*.log")) + sorted(FRESH7.glob("*.log")) + \
     sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log")) + sorted(FRESH10.glob("*.log")) + \
     sorted(FRESH11.glob("*.log")) + sorted(FRESH12.glob("*.log")) + sorted(FRESH13.glob("*.log")) + \
-    sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log"))
+    sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log")) + sorted(FRESH16.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -228,6 +229,30 @@ KNOWN_MISSES: dict[str, str] = {
         "slime's SGLang engines answering GET /metrics from another host every 15 s after a "
         "rollout: labelled ready in serving, read incomplete in warmup (metrics polls are "
         "probes: they prove the HTTP server up, not traffic)",
+    # the seventeenth batch (fresh16), after its tuning
+    "u106-vllm-tunix-pr-v1-processor-prompt-longer-than-max-model-len.log":
+        "offline vLLM V1 rejecting a prompt longer than max_model_len (processor.py "
+        "_validate_model_input), frames of the request's processing only: labelled serving and "
+        "invalid_config, read launch and unknown",
+    "u110-vllm-tenstorrent-n150-llama31-8b-engine-native-backtrace.log":
+        "a tt-metal exception's native backtrace (interpreter frames only) on the engine's "
+        "ERROR lines, cut before its message: labelled crashed, read incomplete",
+    "u117-vllm-2510-pd-nixl-dp8-engine-id-mismatch-handshake-failed.log":
+        "a PD decode worker's 'Remote NIXL agent engine ID mismatch' and 'Handshake failed' "
+        "per request, the server going on: labelled ready in serving, read crashed at launch",
+    "u202-sglang-2503-r1-nextn-eagle-worker-init-scheduler-exception-cut.log":
+        "'Scheduler hit an exception' in Scheduler.__init__ building the EAGLE draft worker, cut "
+        "in that frame: labelled kv_cache_alloc (the target's pool is built first), read launch",
+    "u301-vllm-063-verl-rollout-sampler-step-traceback-cut.log":
+        "vLLM V0's model_runner.execute_model -> sampler, cut before the error: labelled "
+        "serving (a rollout step), read launch (V0's memory profiling runs execute_model too)",
+    "u309-vllm-ms-swift-qwen2vl-regression-score-param-load-weights.log":
+        "'ValueError: There is no module or parameter named 'score'' in load_weights, then the "
+        "loader's bar closing at 0/1: labelled crashed (invalid_config), read incomplete (the "
+        "bar after the error reads as progress)",
+    "u313-sglang-2504-areal-ray-model-worker-generate-200s-then-worker-cuda-oom.log":
+        "AReaL's model worker logging a CUDA OOM after SGLang's local /generate calls: "
+        "labelled crashed in serving, read incomplete in warmup (local calls, the OOM line cut)",
 }
 
 
@@ -293,6 +318,14 @@ CAUSE_MISSES: dict[str, str] = {
     "t213-sglang-2506-eagle-draft-extend-graph-capture-llama70b-cut.log":
         "a traceback through the EAGLE draft-extend graph capture, cut before its error: "
         "labelled unknown; read speculative_decoding_error (as f109 is labelled)",
+    # the seventeenth batch (fresh16), after its tuning
+    "u204-sglang-2512-kimi-linear-attention-backend-init-scheduler-exception-cut.log":
+        "the KV pool allocated, then 'Scheduler hit an exception' in init_attention_backend, cut "
+        "before its message: labelled unknown; read kv_cache_oom (SGLang dying after its pool "
+        "with the error cut is read as the pool sizing)",
+    "u217-sglang-kt-kernel-dsv3-fatal-python-segfault-inductor-threads.log":
+        "fifteen processes' 'Fatal Python error: Segmentation fault' and a thread dump in "
+        "inductor's compile workers: labelled unknown; read triton_compile_error",
 }
 
 

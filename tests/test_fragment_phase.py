@@ -1057,7 +1057,10 @@ _TRAIN_EPOCH = ("Train epoch [1/1]:  88%|████████▊ | 7/8 [01:4
                 "rm=0.525]")
 
 
-@pytest.mark.parametrize("bar", [_EPISODE, _TRAIN_EPOCH])
+_VERL_STEP = "Training Progress:  33%|███▎      | 1/3 [02:39<05:18, 159.11s/it]"
+
+
+@pytest.mark.parametrize("bar", [_EPISODE, _TRAIN_EPOCH, _VERL_STEP])
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])
 def test_an_rl_trainers_bar_past_its_first_step_shows_the_engines_served(bar, engine) -> None:
     assert tracker_phase(bar, engine=engine) is Phase.SERVING
@@ -1065,10 +1068,27 @@ def test_an_rl_trainers_bar_past_its_first_step_shows_the_engines_served(bar, en
     assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v
 
 
-def test_an_rl_trainers_bar_still_at_zero_shows_nothing() -> None:
-    bar = "Episode [1/16]:   0%|          | 0/309 [03:58<?, ?it/s]"
+@pytest.mark.parametrize("bar", ["Episode [1/16]:   0%|          | 0/309 [03:58<?, ?it/s]",
+                                 "Training Progress:   0%|          | 0/3 [00:00<?, ?it/s]"])
+def test_an_rl_trainers_bar_still_at_zero_shows_nothing(bar: str) -> None:
     assert tracker_phase(bar) is Phase.LAUNCH
     assert verdict(bar, engine="vllm").phase is Phase.LAUNCH
+
+
+@pytest.mark.parametrize("where", [
+    ("/usr/local/lib/python3.10/site-packages/vllm/engine/llm_engine.py", "add_request"),
+    ("/usr/local/lib/python3.10/site-packages/vllm/engine/llm_engine.py",
+     "_add_processed_request"),
+    ("/sgl-workspace/sglang/python/sglang/srt/managers/detokenizer_manager.py", "event_loop"),
+    ("/sgl-workspace/sglang/python/sglang/srt/speculative/multi_layer_eagle_worker_v2.py",
+     "_draft_extend_for_decode"),
+])
+def test_frames_of_a_request_being_taken_or_answered_are_serving(where) -> None:
+    """vLLM V0's engine taking a request in, SGLang's detokenizer loop handling a batch's
+    output, an EAGLE draft extending after a decode step: none runs before requests do."""
+    v = verdict("Traceback (most recent call last):", *frame_lines(where),
+                "RuntimeError: boom", engine="sglang" if "sgl" in where[0] else "vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
 
 
 def test_dynamos_prefill_worker_dequeuing_a_request_is_serving() -> None:

@@ -232,6 +232,9 @@ def test_sglang_another_host_answered_before_the_ready_line_is_serving(line: str
     _sg_access("10.1.1.33", "GET", "/get_model_info"),
     _sg_access("172.17.0.109", "GET", "/health", "503 Service Unavailable"),  # still warming
     _sg_access("10.1.1.33", "POST", "/v1/chat/completions", "500 Internal Server Error"),
+    # SGLang's PD bootstrap server: a prefill rank registering itself, from the host's address
+    '[2025-05-16 09:00:52] 10.8.59.192 [16/May/2025:09:00:52 +0000] "PUT /route HTTP/1.1" 200 155'
+    ' "-" "python-requests/2.32.3"',
 ])
 def test_sglang_calls_before_the_ready_line_that_prove_no_startup_over(line: str) -> None:
     tracker = _walk("sglang", [*SG_STARTUP[:3], line])

@@ -593,6 +593,13 @@ _SERVING_WORK_FRAMES = re.compile(
     #   request comes through http_server.py:health_generate, not listed, and after ready)
     r"|tokenizer_manager\.py:(?:generate_request|_wait_one_response|_handle_batch_request"
     r"|_send_one_request|_tokenize_one_request)$"
+    # - SGLang's detokenizer loop handling a batch's output (detokenizer_manager.py event_loop:
+    #   it idles in recv until a batch runs; like the scheduler's loop, capped at warmup by
+    #   startup markers before it), and the EAGLE workers' draft extend after a decode step
+    #   (`_draft_extend_for_decode`, `forward_draft_extend_after_decode`: the capture runs its
+    #   own graph runner, not these)
+    r"|detokenizer_manager\.py:event_loop$"
+    r"|/speculative/\w+\.py:(?:_draft_extend_for_decode|forward_draft_extend_after_decode)$"
     # - a scheduled step's own work: vLLM V0 multi-step decoding advancing its inputs between
     #   steps (advance_step of the attention metadata / _custom_ops, multi_step_model_runner;
     #   profiling and capture call the base runner), and penalties applied to a batch's logits
@@ -604,7 +611,7 @@ _SERVING_WORK_FRAMES = re.compile(
     #   and its scheduler (engine/llm_engine.py, core/scheduler.py): only a step calls them
     r"|/v1/engine/core\.py:(?:step|add_request|preprocess_add_request)$"
     r"|/v1/core/sched/\w+\.py:(?:schedule|update_from_output)$"
-    r"|/engine/llm_engine\.py:(?:step|_process_model_outputs)$"
+    r"|/engine/llm_engine\.py:(?:step|_process_model_outputs|add_request|_add_processed_request)$"
     r"|/core/scheduler\.py:(?:schedule|_schedule\w*)$"
     r"|:advance_step\w*$|ops/penalties\.py:apply_all_penalties$"
     r"|layers/utils\.py:(?:apply_penalties|get_token_bin_counts_and_mask)$")

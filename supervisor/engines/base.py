@@ -104,10 +104,17 @@ def is_probe(method: str, path: str) -> bool:
 
 
 def is_launcher_call(method: str, path: str) -> bool:
-    """A POST to /v1/models: vLLM and SGLang only list models there; it is Xinference's
-    supervisor API launching one (its uvicorn access log shares the engine's output), answered
-    whether or not the engine it starts ever came up - no sign of the engine's HTTP server."""
-    return method == "POST" and path.partition("?")[0].rstrip("/") == "/v1/models"
+    """A call that is no sign of the engine's API server nor of a request:
+
+    - a POST to /v1/models: vLLM and SGLang only list models there; it is Xinference's
+      supervisor API launching one (its uvicorn access log shares the engine's output),
+      answered whether or not the engine it starts ever came up;
+    - a PUT to /route: SGLang's PD bootstrap server (an aiohttp app of its own) where each
+      prefill rank registers itself at startup, from the host's own address. (A decode
+      instance's GET of /route looks the prefill up for its first request: traffic.)
+    """
+    route = path.partition("?")[0].rstrip("/")
+    return (method == "POST" and route == "/v1/models") or (method == "PUT" and route == "/route")
 
 
 def is_traffic(method: str, client: str, path: str = "") -> bool:

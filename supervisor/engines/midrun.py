@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from .base import is_loopback, is_probe, parse_access
+from .base import is_launcher_call, is_loopback, is_probe, parse_access
 
 # vLLM's periodic stats (V1 `Avg prompt throughput: 0.0 tokens/s, ..., Running: 0 reqs, Waiting:
 # 2 reqs`; V0 `..., Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs`): requests running or
@@ -86,8 +86,11 @@ _OFFLINE_BAR = re.compile(r"Processed prompts:\s*\d+%\|")
 # `Episode [i/N]` bar (ppo_trainer.py) generates rollouts on the engines before training, and
 # the actor's `Train epoch [i/N]` bar (ppo_actor.py) trains on rollouts already generated; a
 # bar with a step done shows the engines served (Ray job logs of RL runs, the trainer's lines
-# among the engines'). A bar still at 0 shows nothing yet.
-_RL_TRAINER_BAR = re.compile(r"(?:Episode|Train epoch) \[\d+/\d+\]:\s*\d+%\|[^|]*\|\s*[1-9]\d*/\d+")
+# among the engines'). verl's RayPPOTrainer.fit does the same under its `Training Progress`
+# bar (ray_trainer.py: each step's generate_sequences on the rollout engines first). A bar still
+# at 0 shows nothing yet.
+_RL_TRAINER_BAR = re.compile(r"(?:(?:Episode|Train epoch) \[\d+/\d+\]|Training Progress):\s*\d+%\|"
+                             r"[^|]*\|\s*[1-9]\d*/\d+")
 # Dynamo's disaggregated vLLM prefill worker (prefill_worker.py's queue handler) taking a
 # client's request off its NATS prefill queue (`Dequeued prefill request: <id>`): the worker
 # is up and serving (Dynamo's PD deployments on vLLM).
@@ -100,6 +103,7 @@ def is_serving_traffic(line: str) -> bool:
         access = parse_access(line)
         # a poll of /health or /metrics (from a load balancer or a scraper) is not a request
         return access is not None and '" 2' in line and not is_probe(access[1], access[2]) \
+            and not is_launcher_call(access[1], access[2]) \
             and (access[2].startswith("/v1/") or not is_loopback(access[0]))
     if "-req: " in line:
         return _BUSY_BATCH.search(line) is not None
@@ -142,7 +146,7 @@ def is_engine_traffic(line: str) -> bool:
 
 def is_rollout_bar(line: str) -> bool:
     """An RL trainer's progress bar past its first step: its rollout engines served."""
-    return ("Episode [" in line or "Train epoch [" in line) and \
+    return ("Episode [" in line or "Train epoch [" in line or "Training Progress" in line) and \
         _RL_TRAINER_BAR.search(line) is not None
 
 

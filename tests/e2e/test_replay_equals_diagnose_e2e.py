@@ -139,6 +139,14 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the seventeenth batch (fresh16): known classifier misses, labelled crashed (the replay
+    # exits; diagnose finds no death in the file)
+    "u110-vllm-tenstorrent-n150-llama31-8b-engine-native-backtrace.log": _LABEL_LIVE,
+    "u309-vllm-ms-swift-qwen2vl-regression-score-param-load-weights.log": _LABEL_LIVE,
+    "u313-sglang-2504-areal-ray-model-worker-generate-200s-then-worker-cuda-oom.log": _LABEL_LIVE,
+    "u117-vllm-2510-pd-nixl-dp8-engine-id-mismatch-handshake-failed.log":
+        "diagnose reads per-request NIXL handshake failures as a crash (labelled ready); live, "
+        "the replay stays up with no marker and its probe unanswered: incomplete",
     # the sixteenth batch (fresh15)
     "t118-vllm-2606-mrv2-pr-apiserver-routes-listing-cut.log": _API_UP,
     "t302-vllm-ray-serve-llm-direct-streaming-init-engine-took.log": _API_UP,
