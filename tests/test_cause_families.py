@@ -8,7 +8,18 @@ cause was `unknown` (or, for the guards, another cause); the guards check what m
 from __future__ import annotations
 
 import pytest
-from classifier_lines import CORE, SG, TORCH, VL, cause_of, check, tb, verdict, verdict_of
+from classifier_lines import (
+    CORE,
+    SG,
+    TORCH,
+    VL,
+    cause_of,
+    check,
+    frame_lines,
+    tb,
+    verdict,
+    verdict_of,
+)
 
 from supervisor.diagnosis.classifier import classify_text
 from supervisor.states import Cause, Outcome, Phase
@@ -1559,3 +1570,34 @@ def test_a_kernel_librarys_cuda_check_that_exits_is_fatal():
     prose = text.replace("CUDA error (_deps/repo-flashmla-src/csrc/smxx/get_mla_metadata.cu:93)",
                          "note: a CUDA error (if any)")
     assert classify_text(prose, engine="sglang").outcome is not Outcome.CRASHED
+
+
+# --- the model's config refused through Transformers -------------------------------------------
+
+_HF = "/usr/local/lib/python3.10/dist-packages/transformers"
+
+
+def test_a_model_type_the_installed_transformers_does_not_know_is_invalid_config() -> None:
+    """The KeyError of Transformers' CONFIG_MAPPING lookup, its ValueError cut from the paste."""
+    v = verdict(*frame_lines((f"{_HF}/models/auto/configuration_auto.py", "from_pretrained"),
+                             (f"{_HF}/models/auto/configuration_auto.py", "__getitem__")),
+                "KeyError: 'qwen2_5_vl'", engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+
+
+def test_a_config_missing_a_field_the_engines_model_config_reads_is_invalid_config() -> None:
+    lines = frame_lines((f"{SG}/configs/model_config.py", "__init__"),
+                        (f"{_HF}/configuration_utils.py", "__getattribute__"))
+    v = verdict(*lines, "AttributeError: 'InternVLChatConfig' object has no attribute "
+                "'hidden_size'", engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+    # the same AttributeError read by a model's forward is no configuration check
+    lines = frame_lines((f"{SG}/models/llama.py", "forward"),
+                        (f"{_HF}/configuration_utils.py", "__getattribute__"))
+    v = verdict(*lines, "AttributeError: 'LlamaConfig' object has no attribute 'rope_x'",
+                engine="sglang")
+    assert v.cause is not Cause.INVALID_CONFIG, v
+    # and a KeyError elsewhere is not a model type refused
+    v = verdict(*frame_lines((f"{SG}/models/llama.py", "load_weights")),
+                "KeyError: 'model.layers.0.mlp.weight'", engine="sglang")
+    assert v.cause is not Cause.INVALID_CONFIG, v

@@ -19,6 +19,7 @@ from supervisor.diagnosis.classifier import (
 from supervisor.diagnosis.tail import verdict_lines
 from supervisor.emulator.faults import CAUSES as EMU_CAUSES
 from supervisor.emulator.faults import Ctx as EmuCtx
+from supervisor.engines import get_engine
 from supervisor.states import Cause, Outcome, Phase
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sglang-logs"
@@ -43,17 +44,20 @@ FRESH13 = CORPUS / "fresh13"  # the fourteenth batch: measured blind once, tunin
 FRESH14 = CORPUS / "fresh14"  # the fifteenth batch: measured blind once, tuning data since
 FRESH15 = CORPUS / "fresh15"  # the sixteenth batch: measured blind once, tuning data since
 FRESH16 = CORPUS / "fresh16"  # the seventeenth batch: measured blind once, tuning data since
+FRESH17 = CORPUS / "fresh17"  # the eighteenth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
-# twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth and the seventeenth batch.
+# twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth and
+# the eighteenth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
     sorted(FRESH5.glob("*.log")) + sorted(FRESH6.glob("*.log")) + sorted(FRESH7.glob("*.log")) + \
     sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log")) + sorted(FRESH10.glob("*.log")) + \
     sorted(FRESH11.glob("*.log")) + sorted(FRESH12.glob("*.log")) + sorted(FRESH13.glob("*.log")) + \
-    sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log")) + sorted(FRESH16.glob("*.log"))
+    sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log")) + sorted(FRESH16.glob("*.log")) + \
+    sorted(FRESH17.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -253,6 +257,17 @@ KNOWN_MISSES: dict[str, str] = {
     "u313-sglang-2504-areal-ray-model-worker-generate-200s-then-worker-cuda-oom.log":
         "AReaL's model worker logging a CUDA OOM after SGLang's local /generate calls: "
         "labelled crashed in serving, read incomplete in warmup (local calls, the OOM line cut)",
+    # the eighteenth batch (fresh17), after its tuning
+    "v217-sglang-2503-rl-weights-update-group-barrier-distbackenderror-srun.log":
+        "a trainer's /init_weights_update_group call failing in a barrier (model_runner."
+        "init_weights_update_group): labelled serving, read launch (a client's weight-sync call "
+        "is labelled ready in r305 and t312)",
+    "v218-sglang-2505-dify-e5-mistral-embedding-request-tokenizer-typeerror.log":
+        "the tail of one embedding request's tokenizer TypeError (three lines, no request "
+        "frame): labelled ready in serving, read crashed at launch",
+    "v308-vllm-mineru-vllm-server-enginecore-died-output-handler-cut.log":
+        "the API server's 'Engine core proc EngineCore_DP0 died unexpectedly' and its output "
+        "handler's traceback: labelled launch (the handler proves no phase), read serving",
 }
 
 
@@ -326,6 +341,13 @@ CAUSE_MISSES: dict[str, str] = {
     "u217-sglang-kt-kernel-dsv3-fatal-python-segfault-inductor-threads.log":
         "fifteen processes' 'Fatal Python error: Segmentation fault' and a thread dump in "
         "inductor's compile workers: labelled unknown; read triton_compile_error",
+    # the eighteenth batch (fresh17), after its tuning
+    "v208-sglang-npu-2605-a3-deepep-capturing-batches-scheduler-exception-cut.log":
+        "Ascend capture begun, then 'Scheduler hit an exception' cut before its message: "
+        "labelled unknown; read unsupported_arch (SGLang's capture dying at its first batch)",
+    "v212-sglang-2509-kaggle-qwen25-coder-capturing-batches-scheduler-exception-cut.log":
+        "capture begun on a Kaggle GPU, then 'Scheduler hit an exception' cut before its "
+        "message: labelled unknown; read unsupported_arch (as v208)",
 }
 
 
@@ -451,11 +473,26 @@ def test_a_short_args_line_is_never_evidence_but_a_call_naming_server_args_is():
                       "message from front-end.\n", engine="vllm")
     assert v.evidence == ("INFO 06-01 22:03:23 [core.py:438] Waiting for init message from "
                           "front-end.",), v.evidence
-    # a traceback's source line that calls the argument parser is where it died: kept
+    # a traceback's source line that calls the argument parser is no dump, and no launch
+    # marker either (SGLang's marker is the dump itself): the error leads the evidence
+    call = "    server_args = prepare_server_args(sys.argv[1:])"
     v = classify_text('Traceback (most recent call last):\n  File "/x/sglang/launch_server.py",'
-                      ' line 11, in <module>\n    server_args = prepare_server_args(sys.argv[1:'
-                      '])\nValueError: bad value\n', engine="sglang")
-    assert "    server_args = prepare_server_args(sys.argv[1:])" in v.evidence, v.evidence
+                      f' line 11, in <module>\n{call}\nValueError: bad value\n', engine="sglang")
+    assert v.evidence[0] == "ValueError: bad value", v.evidence
+    assert not C._is_dump(call) and not C._is_dump("    launch_engine(server_args=server_args)")
+    for line in (call, "    launch_engine(server_args=server_args)",
+                 "    return cls.from_server_args(self)"):
+        tracker = get_engine("sglang").new_tracker()
+        tracker.feed(line)
+        assert tracker.markers_seen == 0, line
+    # the dump, even cut short by a paste, is a launch marker and never evidence
+    dump = "[2025-02-18 09:33:55] server_args=ServerArgs(model_path='m', tokenizer_path='m'"
+    tracker = get_engine("sglang").new_tracker()
+    tracker.feed(dump)
+    assert tracker.markers_seen == 1
+    v = classify_text("INFO 02-18 09:33:49 __init__.py:190] Automatically detected platform "
+                      f"cuda.\n{dump}\n", engine="sglang")
+    assert all("ServerArgs(" not in line for line in v.evidence), v.evidence
 
 
 def test_classify_file_skips_a_labelled_header_and_diagnose_dict_shape():

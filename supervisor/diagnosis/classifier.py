@@ -692,14 +692,36 @@ def _startup_hints(raw: list[str], start: int, frames: list[tuple[int, str]],
 
 def _raised_by_config_check(scan: _Scan, i: int, msg: str) -> bool:
     """The exception line ``msg`` ends a traceback whose innermost frame (a few lines up: its
-    source line and carets between) is a configuration check (S.CONFIG_FRAME)."""
-    for idx, where in reversed(scan.frames):
-        if i - idx > 4:
-            return False
-        if not where.startswith("<call>:"):
-            return S.CONFIG_FRAME.search(where) is not None and \
-                S.CONFIG_REJECTION.match(msg) is not None
+    source line and carets between) is a configuration check (S.CONFIG_FRAME), or Transformers
+    refusing the model's config (S.HF_MODEL_TYPE_LOOKUP; S.HF_CONFIG_ATTRIBUTE called from a
+    configuration check)."""
+    places = _innermost_places(scan, i)
+    if not places:
+        return False
+    where = places[0]
+    if S.CONFIG_FRAME.search(where):
+        return S.CONFIG_REJECTION.match(msg) is not None
+    if S.HF_MODEL_TYPE_LOOKUP.search(where):
+        return msg.partition(":")[0].rpartition(".")[2] == "KeyError"
+    if S.HF_CONFIG_ATTRIBUTE.search(where) and S.CONFIG_ATTRIBUTE_MISSING.match(msg):
+        return len(places) > 1 and S.CONFIG_FRAME.search(places[1]) is not None
     return False
+
+
+def _innermost_places(scan: _Scan, i: int) -> list[str]:
+    """The innermost frame of the traceback that line ``i`` ends (within 4 lines above it) and
+    the one that called it (empty if no frame is that close)."""
+    out: list[str] = []
+    last = i
+    for idx, where in reversed(scan.frames):
+        if last - idx > 4:
+            break
+        if not where.startswith("<call>:"):
+            out.append(where)
+            if len(out) == 2:
+                break
+            last = idx
+    return out
 
 
 def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
@@ -1318,11 +1340,12 @@ def _dedup_key(msg: str) -> str:
 
 
 def _is_dump(msg: str) -> bool:
-    if (len(msg) > 160 or "non-default args" in msg) and S.ARGS_GATE.search(msg) and \
-            S.ARGS_DUMP.search(msg):
+    if (len(msg) > 160 or "non-default args" in msg or "ServerArgs(" in msg) and \
+            S.ARGS_GATE.search(msg) and S.ARGS_DUMP.search(msg):
         # the flags it was launched with are context, never what went wrong (vLLM's
-        # `non-default args: {...}` however short); a short line that only names a call
-        # (`server_args = prepare_server_args(sys.argv[1:])`) is a traceback's source line
+        # `non-default args: {...}` however short, SGLang's `server_args=ServerArgs(...` cut
+        # short by a paste); a short line that only names a call (`server_args =
+        # prepare_server_args(sys.argv[1:])`) is a traceback's source line
         return True
     # a tqdm bar's blocks are not a banner: a log that hangs inside a bar ends on it
     return not msg.isascii() and "%|" not in msg and S.BANNER.search(msg) is not None

@@ -940,6 +940,16 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   r"|/srt/server_args\.py:|/srt/configs/model_config\.py:")
 CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError)\b")
 CONFIG_REJECTION_PRIORITY = 20
+# The model's own config rejected through Transformers, whatever engine reads it:
+# - a model type the installed Transformers does not know: the KeyError of its CONFIG_MAPPING
+#   lookup (configuration_auto.py `__getitem__`; the ValueError "does not recognize this
+#   architecture" that Transformers raises from it is often cut from a paste);
+# - a config object lacking a field the engine's model config reads (`AttributeError:
+#   'InternVLChatConfig' object has no attribute 'hidden_size'`, raised by the config's
+#   `__getattribute__` under SGLang's ModelConfig or vLLM's config: a CONFIG_FRAME calling it).
+HF_MODEL_TYPE_LOOKUP = _C(r"/transformers/models/auto/configuration_auto\.py:_?_?getitem_?_?$")
+HF_CONFIG_ATTRIBUTE = _C(r"/transformers/configuration_utils\.py:__getattr(?:ibute)?__$")
+CONFIG_ATTRIBUTE_MISSING = _C(r"(?:\w+\.)*AttributeError: '\w*Config' object has no attribute ")
 
 # (phase, regex on 'file:function'); the latest phase among a traceback's frames wins.
 # vLLM's worker `compile_or_warm_up_model` captures the graphs and then warms up (NVIDIA, Ascend

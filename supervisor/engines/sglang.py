@@ -36,7 +36,10 @@ _PREFILTER = literal_prefilter(
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
-    (_C(r"server_args[=(]|Init torch distributed|sglang is using nccl"), Phase.LAUNCH),
+    # (the launch's argument dump, `server_args=ServerArgs(...)` or `server_args={...}`; not a
+    # traceback's source line calling with them: `prepare_server_args(sys.argv[1:])`,
+    # `launch_engine(server_args=server_args)`)
+    (_C(r"(?<![\w.(])server_args[=(]|Init torch distributed|sglang is using nccl"), Phase.LAUNCH),
     # (SGLang of early 2024, rpyc model servers: `Rank 1: load weight begin.`, lower case)
     (_C(r"[Ll]oad weight begin|Loading \w+ checkpoint shards|Multi-thread loading shards"
         r"|Beginning to load weights|Loading model from"), Phase.WEIGHT_LOADING),

@@ -139,6 +139,10 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the eighteenth batch (fresh17)
+    "v218-sglang-2505-dify-e5-mistral-embedding-request-tokenizer-typeerror.log":
+        "diagnose reads one request's tokenizer TypeError (three lines) as a crash (labelled "
+        "ready); live, the replay stays up with no marker and its probe unanswered: incomplete",
     # the seventeenth batch (fresh16): known classifier misses, labelled crashed (the replay
     # exits; diagnose finds no death in the file)
     "u110-vllm-tenstorrent-n150-llama31-8b-engine-native-backtrace.log": _LABEL_LIVE,
