@@ -45,11 +45,12 @@ FRESH14 = CORPUS / "fresh14"  # the fifteenth batch: measured blind once, tuning
 FRESH15 = CORPUS / "fresh15"  # the sixteenth batch: measured blind once, tuning data since
 FRESH16 = CORPUS / "fresh16"  # the seventeenth batch: measured blind once, tuning data since
 FRESH17 = CORPUS / "fresh17"  # the eighteenth batch: measured blind once, tuning data since
+FRESH18 = CORPUS / "fresh18"  # the nineteenth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
-# twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth and
-# the eighteenth batch.
+# twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
+# eighteenth and the nineteenth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -57,7 +58,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log")) + sorted(FRESH10.glob("*.log")) + \
     sorted(FRESH11.glob("*.log")) + sorted(FRESH12.glob("*.log")) + sorted(FRESH13.glob("*.log")) + \
     sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log")) + sorted(FRESH16.glob("*.log")) + \
-    sorted(FRESH17.glob("*.log"))
+    sorted(FRESH17.glob("*.log")) + sorted(FRESH18.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -268,6 +269,30 @@ KNOWN_MISSES: dict[str, str] = {
     "v308-vllm-mineru-vllm-server-enginecore-died-output-handler-cut.log":
         "the API server's 'Engine core proc EngineCore_DP0 died unexpectedly' and its output "
         "handler's traceback: labelled launch (the handler proves no phase), read serving",
+    # the nineteenth batch (fresh18), after its tuning
+    "w106-vllm-2509-enginecore0-uniproc-load-model-wrapped-frames-cut.log":
+        "an engine core's traceback through load_model whose frame lines the paste wrapped in "
+        "two ('line 5' / '8, in collective_rpc'), cut before its error: labelled crashed in "
+        "weight_loading, read incomplete at launch (the torn frames are not read)",
+    "w213-sglang-2601-npu-remote-weight-loader-uvicorn-up.log":
+        "SGLang on Ascend: uvicorn's 'Application startup complete' and a local /model_info "
+        "poll, no ready line: labelled ready, read incomplete in warmup (SGLang's HTTP server "
+        "starts before its warmup request; its ready line comes after)",
+    "w216-sglang-2510-router-grpc-workers-health-check-pending.log":
+        "the Rust router's own test output, its workers' health checks failing while they "
+        "start: labelled incomplete, read crashed (health_check_failed)",
+    "w302-vllm-nemo-rl-qwen3-235b-16n4g-step5-async-worker-refit-collective-rpc-cut.log":
+        "NeMo-RL's step 5 of GRPO, then an async vLLM worker's refit collective_rpc traceback, "
+        "cut: labelled serving (rollouts ran), read launch (NeMo-RL's step lines are not known)",
+    "w303-vllm-083-easyr1-qwen25vl-sleep-mode-wake-reset-prefix-fall-asleep-ray-dedup.log":
+        "vLLM's sleep mode freeing memory and the prefix cache reset between EasyR1's rollouts, "
+        "no request line: labelled ready in serving, read incomplete at launch",
+    "w311-vllm-013-verl-fully-async-qwen3-moe-http-server-worker-tp-load-weights-two-pieces.log":
+        "verl's pause/abort calls answered, then a weight sync's load_weights failing: labelled "
+        "serving, read weight_loading (load_weights frames date the loader)",
+    "w315-sglang-2602-miles-gpt-oss-lora-moe-init-lora-manager-fusedmoe-no-w13-weight.log":
+        "'FusedMoE has no w13_weight' from init_lora_manager on a MoE-LoRA branch: labelled "
+        "weight_loading and invalid_config, read launch and unknown",
 }
 
 
@@ -348,6 +373,10 @@ CAUSE_MISSES: dict[str, str] = {
     "v212-sglang-2509-kaggle-qwen25-coder-capturing-batches-scheduler-exception-cut.log":
         "capture begun on a Kaggle GPU, then 'Scheduler hit an exception' cut before its "
         "message: labelled unknown; read unsupported_arch (as v208)",
+    # the nineteenth batch (fresh18), after its tuning
+    "w304-sglang-2603-gpustack-5090-qwen35-memory-pool-end-then-scheduler-exception-cut.log":
+        "'Memory pool end' then 'Scheduler hit an exception' cut before its message: labelled "
+        "unknown; read kv_cache_oom (SGLang dying after its pool with the error cut)",
 }
 
 

@@ -1098,3 +1098,71 @@ def test_dynamos_prefill_worker_dequeuing_a_request_is_serving() -> None:
     v = verdict("2025-04-24T07:42:44.118Z  INFO prefill_worker.async_init: PrefillWorker "
                 "initialized", line, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None), v
+
+
+# --- the nineteenth batch's kinds of log -------------------------------------------------------
+
+def test_journald_under_a_cjk_locale_is_a_wrapper() -> None:
+    line = ("6月 10 16:45:05 ma-MS-TZZ-Z690M bash[107468]: RuntimeError: CUDA error: an illegal "
+            "memory access was encountered")
+    assert strip_wrappers(line).startswith("RuntimeError: CUDA error")
+    v = verdict(line, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.ILLEGAL_MEMORY_ACCESS), v
+
+
+def test_v0_records_pasted_without_newlines_are_split_in_the_older_header_form() -> None:
+    """vLLM 0.5's header had no opening bracket (`ERROR 06-19 11:25:01 async_llm_engine.py:52]`):
+    a paste that lost its newlines is split there too."""
+    stats = ("INFO 06-19 11:23:59 metrics.py:341] Avg prompt throughput: 3526.1 tokens/s, Avg "
+             "generation throughput: 115.2 tokens/s, Running: 8 reqs, Swapped: 0 reqs, Pending: 0 "
+             "reqs, GPU KV cache usage: 0.9%, CPU KV cache usage: 0.0%.")
+    glued = (f"{stats} ERROR 06-19 11:25:01 async_llm_engine.py:52] Engine background task "
+             "failed ERROR 06-19 11:25:01 async_llm_engine.py:52] Traceback (most recent call "
+             "last): ERROR 06-19 11:25:01 async_llm_engine.py:52] asyncio.exceptions.TimeoutError")
+    v = verdict(glued, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+def test_a_prefill_finding_a_longer_cached_prefix_than_the_warmup_prompt_is_a_client() -> None:
+    line = ("[2025-02-26 15:44:36 TP0] Prefill batch. #new-seq: 1, #new-token: 11, #cached-token: "
+            "24, cache hit rate: 26.67%, token usage: 0.00, #running-req: 0, #queue-req: 0")
+    assert tracker_phase(line, engine="sglang") is Phase.SERVING
+    warmup = line.replace("#cached-token: 24", "#cached-token: 0").replace("#new-token: 11",
+                                                                            "#new-token: 7")
+    assert tracker_phase(warmup, engine="sglang") is not Phase.SERVING
+
+
+def test_v0_mq_engine_up_then_the_routes_listed_is_ready() -> None:
+    lines = ["INFO 05-13 14:15:31 [executor_base.py:117] Maximum concurrency for 4096 tokens per "
+             "request: 2.00x",
+             "INFO 05-13 14:15:32 [llm_engine.py:437] init engine (profile, create kv cache, "
+             "warmup model) took 2.93 seconds",
+             "DEBUG 05-13 14:15:32 [engine.py:137] Starting Startup Loop.",
+             "INFO 05-13 14:15:33 [api_server.py:1090] Starting vLLM API server on "
+             "http://0.0.0.0:8000",
+             "INFO 05-13 14:15:33 [launcher.py:28] Available routes are:",
+             "INFO 05-13 14:15:33 [launcher.py:36] Route: /health, Methods: GET"]
+    v = verdict("DEBUG 05-13 14:15:30 [client.py:176] Waiting for output from MQLLMEngine.",
+                *lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.WARMUP), v
+    # the engine up and its MQ client waiting, no routes yet: not ready
+    v = verdict("DEBUG 05-13 14:15:30 [client.py:176] Waiting for output from MQLLMEngine.",
+                *lines[:3], engine="vllm")
+    assert v.outcome is Outcome.INCOMPLETE, v
+
+
+@pytest.mark.parametrize(("line", "engine"), [
+    ("(EngineCore_0 pid=309588) INFO 08-19 07:06:33 [gpu_model_runner.py:2721] Graph capturing "
+     "for 488 input tokens", "vllm"),
+    ("[2025-09-03 04:38:57] [EXTEND] begin to precompile", "sglang"),
+    ("[2025-09-03 04:38:57] [DECODE] precompile (bs=8, num_tokens=8)", "sglang"),
+])
+def test_per_shape_capture_and_tpu_precompile_lines_are_the_capture(line: str, engine: str) -> None:
+    assert tracker_phase(line, engine=engine) is Phase.CUDA_GRAPH_CAPTURE
+
+
+def test_offline_generate_bars_alone_are_vllm_serving() -> None:
+    bar = ("Processed prompts: 100%|█| 1/1 [00:03<00:00,  3.77s/it, est. speed input: 269.00 "
+           "toks/s")
+    v = classify_text(f"{bar}\n{bar}\n")
+    assert (v.engine, v.outcome, v.phase) == ("vllm", Outcome.READY, Phase.SERVING), v

@@ -164,7 +164,9 @@ _VLLM_HINTS = literal_prefilter(*(
     "Graph capturing finished", "Avg prompt throughput", "gpu_memory_utilization",
     # V1's capture bar, `Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 61%|...`:
     # a fragment cut inside the capture has nothing else (SGLang's says "Capturing batches")
-    "Capturing CUDA graphs ("))
+    "Capturing CUDA graphs (",
+    # the bar of offline LLM.generate (`Processed prompts: 100%|...| 1/1 [...]`)
+    "Processed prompts: "))
 # vLLM's own logger header, `[file.py:N]` (2025 on) or `file.py:N]` (2024); old SGLang builds
 # print a few vLLM-style lines too, which is why a log is vLLM only if these dominate. CRITICAL
 # too: V0's launcher logs `MQLLMEngine is already dead, terminating server process` at it.
@@ -220,6 +222,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     request_error = False  # inside the traceback of uvicorn's `Exception in ASGI application`
     matched: dict[str, tuple[S.Signature, ...]] = {}  # message -> the signatures it matches
     gates_of: dict[str, int] = {}  # message -> its _LINE_GATES bits (_gates_of)
+    routes_listed = False
     for i, line in enumerate(raw):
         msg = msgs[i]
         # live tracker (phase markers, ready, serving; a log that starts mid-run is ready at
@@ -248,10 +251,12 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if "API servers" in msg or msg.startswith(S.ROUTE_LISTED):
             scan.api_servers_pending = i if not tracker.ready and \
                 _API_SERVERS_PENDING.search(msg) else None
+            if msg.startswith(S.ROUTE_LISTED):
+                routes_listed = True  # the API server has its engine client: it is up
         if "MQLLMEngine" in msg and _MQ_CLIENT.search(msg):
             scan.mq_client = True
         if scan.mq_client and tracker.started and not tracker.ready and \
-                scan.api_servers_pending is None:
+                scan.api_servers_pending is None and not routes_listed:
             scan.api_servers_pending = i  # an engine under an API server: up at uvicorn's line
 
         if not msg or msg.isspace():

@@ -49,8 +49,9 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     r"\[\d+(?:;\d+)*m ?",
     # a log viewer's box around each line (k9s, lens)
     r"│ ?",
-    # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `
-    r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]++ [\w.\-/@]++(?:\[\d+\])?: ",
+    # journald / syslog: `Mar 08 12:29:21 host sglang[123]: ` (under a CJK locale the month is
+    # `6月 10 16:45:05 host bash[107468]: `)
+    r"(?:[A-Z][a-z]{2}|\d{1,2}月) [ \d]?\d \d\d:\d\d:\d\d [\w.\-]++ [\w.\-/@]++(?:\[\d+\])?: ",
     # Ray and vLLM process prefixes: `(SGLangEngine pid=123)`, `(EngineCore_DP0 pid=9)`,
     # `(VllmWorker rank=0 pid=7)`, `(raylet, ip=10.0.0.1)`
     r"\((?:[\w.:\-]++)(?: rank=\d+)?(?: pid=\d+)?(?:, ip=[\d.]+)?\) ?",
@@ -105,7 +106,7 @@ def split_lines(items: Iterable[str]) -> Iterator[str]:
 
 # A paste that lost its newlines runs log records together: split before each embedded vLLM
 # record header and NCCL's `host:pid:tid [dev] NCCL INFO` (only in long lines: cheap to skip).
-_EMBEDDED = _C(r" (?=(?:DEBUG|INFO|WARNING|ERROR) \d\d-\d\d \d\d:\d\d:\d\d \[[\w./\-]+:\d+\])"
+_EMBEDDED = _C(r" (?=(?:DEBUG|INFO|WARNING|ERROR) \d\d-\d\d \d\d:\d\d:\d\d \[?[\w./\-]+\.py:\d+\])"
                r"| (?=[\w.\-]+:\d+:\d+ \[\d+\] NCCL INFO)")
 _EMBEDDED_MIN = 300
 UNGLUE_MIN = _EMBEDDED_MIN  # a line no longer than this, with no tqdm rate in it, is one line

@@ -30,9 +30,11 @@ _REQUEST_LOG = re.compile(r"\b(?:Added|Received) request \S")
 # already running or waiting in the queue is traffic (DP-attention ranks log one line each), and
 # so is one prefilling more new tokens than the warmup's prompt has (`The capital city of
 # France is`, 6-8 tokens in any tokenizer the engines serve; the health check's 1 token; 3
-# input ids with --skip-tokenizer-init): a client's prompt.
+# input ids with --skip-tokenizer-init): a client's prompt. So is one that found more tokens in
+# the prefix cache than that whole prompt (`#cached-token: 24`): an earlier request's prefix.
 _BUSY_BATCH = re.compile(r"Prefill batch\b.*(?:#(?:running-req|queue-req): [1-9]"
-                         r"|#new-token: (?:1[6-9]|[2-9]\d|\d{3,}),)")
+                         r"|#new-token: (?:1[6-9]|[2-9]\d|\d{3,}),"
+                         r"|#cached-token: (?:9|[1-9]\d+),)")
 # SGLang PD disaggregation failing one request's KV transfer or bootstrap (`Prefill transfer
 # failed for request rank=0 req.rid='...'`, `Decode transfer failed ...`, `Prefill bootstrap
 # failed for request ...`): such a line names a client's request, so the server was taking them.

@@ -30,7 +30,8 @@ _PREFILTER = literal_prefilter(
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
     "fired up and ready", " batch", "HTTP/", "%|", "failed for req", "retracted_reqs",
-    "startup timings", "ASGI app", "fused KV buffers", "flush_cache", "cur_batch",
+    "startup timings", "ASGI app", "fused KV buffers", "flush_cache", "cur_batch", "] precompile",
+    "] begin to precompile",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
 )
@@ -49,8 +50,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     # buffers for 32 layers` as it allocates the pool, after its TPU memory profiling)
     (_C(r"Cache is allocated|Memory pool end|SWAKVPool mem usage"
         r"|max_total_num_tokens=|Creating fused KV buffers for \d+ layers"), Phase.KV_CACHE_ALLOC),
+    # (SGLang-JAX precompiles its forward for each padded batch shape, `[EXTEND] begin to
+    # precompile`, `[DECODE] precompile (bs=8, ...)`: the TPU's counterpart of graph capture)
     (_C(r"Capture\b.*?(?i:graph) (?:begin|end)|Capture cuda graph bs|Capturing batches"
-        r"|Registering \d+ cuda graph addresses"), Phase.CUDA_GRAPH_CAPTURE),
+        r"|Registering \d+ cuda graph addresses|\[(?:EXTEND|DECODE)\] (?:begin to )?precompile"),
+     Phase.CUDA_GRAPH_CAPTURE),
     # 2026 builds sum up the startup once every scheduler is built (`Engine startup timings
     # (s): load_weight=..., kv_cache_allocation=..., cuda_graph={...}, tokenizer_e2e=...`):
     # weights, KV pool and graphs are done, the HTTP server and its warmup request are next

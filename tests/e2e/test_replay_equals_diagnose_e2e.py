@@ -139,6 +139,15 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the nineteenth batch (fresh18)
+    "w105-vllm-085-v0-mqllmengine-init-engine-then-routes-cut.log": _API_UP,
+    "w306-vllm-v0-2508-lighteval-tp4-graph-capture-finished-init-engine-took-tasks-cut.log":
+        _API_UP,
+    # known classifier misses (tests/test_classifier.py KNOWN_MISSES): the live run ends as
+    # the labelled run did
+    "w106-vllm-2509-enginecore0-uniproc-load-model-wrapped-frames-cut.log": _LABEL_LIVE,
+    "w213-sglang-2601-npu-remote-weight-loader-uvicorn-up.log": _LABEL_LIVE,
+    "w216-sglang-2510-router-grpc-workers-health-check-pending.log": _LABEL_LIVE,
     # the eighteenth batch (fresh17)
     "v218-sglang-2505-dify-e5-mistral-embedding-request-tokenizer-typeerror.log":
         "diagnose reads one request's tokenizer TypeError (three lines) as a crash (labelled "
