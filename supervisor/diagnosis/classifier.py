@@ -308,7 +308,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         low = msg.lower()
         # the three rare gates, asked only of a line that holds one of their literals lowercased;
         # a long line is asked directly (see _LONG_LINE) and walked only once it is no dump
-        gates = None if len(msg) > _LONG_LINE else _gates_of(msg, low, gates_of)
+        gates = None if len(msg) > _LONG_LINE else \
+            gates_of.get(msg) or _gates_of(msg, low, gates_of)
         rare = S.RARE_GATE.search(msg) if gates is None else \
             gates & _RARE_BIT and S.RARE_GATE.search(msg)
         if rare:

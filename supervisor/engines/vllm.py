@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..states import Phase
-from .base import Engine, MarkerTracker, PhaseUpdate, is_traffic, parse_access
+from .base import Engine, MarkerTracker, is_traffic, parse_access
 from .literals import literal_prefilter
 from .midrun import is_engine_traffic, is_offline_generate, is_serving_traffic
 from .sglang import normalize_logical
@@ -119,13 +119,11 @@ class VLLMTracker(MarkerTracker):
         super().__init__()
         self.kv_sized = False
 
-    def feed(self, line: str) -> PhaseUpdate | None:
-        update = super().feed(line)
+    def _special(self, line: str) -> bool:
+        # (asked only of lines past the prefilter, which holds "init engine": no feed() of our
+        # own, whose call every line would pay)
         if not self.started and "init engine" in line and _ENGINE_UP_RE.search(line):
             self.started = True
-        return update
-
-    def _special(self, line: str) -> bool:
         changed = False
         if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
