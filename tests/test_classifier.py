@@ -219,10 +219,6 @@ KNOWN_MISSES: dict[str, str] = {
         "tpu-inference's JAX worker: 'Init model' and a 'Memory statistics' line after the "
         "weights, cut before the KV cache: labelled kv_cache_alloc, read launch (no marker of "
         "this backend's loading is known)",
-    "t206-sglang-2502-hicache-mla-host-pool-scheduler-init-frames.log":
-        "a traceback through Scheduler.__init__ into HiRadixCache's MLATokenToKVPoolHost, cut "
-        "before its error: labelled kv_cache_alloc (the host pool over the device pool), read "
-        "launch (scheduler construction frames date nothing)",
     "t309-vllm-ascend-verl-rl-acl-graph-capture-stall-modelarts.log":
         "vLLM-Ascend's 'Starting to capture ACL graphs' and a capture bar at 1/7 behind verl's "
         "Ray prefixes, then silence: labelled cuda_graph_capture, read kv_cache_alloc",
@@ -235,19 +231,12 @@ KNOWN_MISSES: dict[str, str] = {
         "rollout: labelled ready in serving, read incomplete in warmup (metrics polls are "
         "probes: they prove the HTTP server up, not traffic)",
     # the seventeenth batch (fresh16), after its tuning
-    "u106-vllm-tunix-pr-v1-processor-prompt-longer-than-max-model-len.log":
-        "offline vLLM V1 rejecting a prompt longer than max_model_len (processor.py "
-        "_validate_model_input), frames of the request's processing only: labelled serving and "
-        "invalid_config, read launch and unknown",
     "u110-vllm-tenstorrent-n150-llama31-8b-engine-native-backtrace.log":
         "a tt-metal exception's native backtrace (interpreter frames only) on the engine's "
         "ERROR lines, cut before its message: labelled crashed, read incomplete",
     "u117-vllm-2510-pd-nixl-dp8-engine-id-mismatch-handshake-failed.log":
         "a PD decode worker's 'Remote NIXL agent engine ID mismatch' and 'Handshake failed' "
         "per request, the server going on: labelled ready in serving, read crashed at launch",
-    "u202-sglang-2503-r1-nextn-eagle-worker-init-scheduler-exception-cut.log":
-        "'Scheduler hit an exception' in Scheduler.__init__ building the EAGLE draft worker, cut "
-        "in that frame: labelled kv_cache_alloc (the target's pool is built first), read launch",
     "u301-vllm-063-verl-rollout-sampler-step-traceback-cut.log":
         "vLLM V0's model_runner.execute_model -> sampler, cut before the error: labelled "
         "serving (a rollout step), read launch (V0's memory profiling runs execute_model too)",

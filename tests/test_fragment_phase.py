@@ -1166,3 +1166,27 @@ def test_offline_generate_bars_alone_are_vllm_serving() -> None:
            "toks/s")
     v = classify_text(f"{bar}\n{bar}\n")
     assert (v.engine, v.outcome, v.phase) == ("vllm", Outcome.READY, Phase.SERVING), v
+
+
+@pytest.mark.parametrize("where", [
+    ("/sgl-workspace/sglang/python/sglang/srt/mem_cache/hiradix_cache.py", "__init__"),
+    ("/sgl-workspace/sglang/python/sglang/srt/speculative/eagle_worker.py", "__init__"),
+])
+def test_sglang_building_what_sits_on_the_target_pool_is_past_the_pool(where) -> None:
+    """The scheduler builds the hierarchical cache's host pool and a draft worker only once its
+    model worker (weights, KV pool) is up."""
+    v = verdict(*frame_lines(
+        ("/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", "run_scheduler_process"),
+        ("/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", "__init__"), where),
+        "RuntimeError: boom", engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC), v
+
+
+def test_vllm_checking_a_prompt_longer_than_max_model_len_is_a_request_refused() -> None:
+    v = verdict(*frame_lines((f"{VL}/v1/engine/processor.py", "process_inputs"),
+                             (f"{VL}/v1/engine/processor.py", "_validate_model_input")),
+                "ValueError: The decoder prompt (length 44) is longer than the maximum model "
+                "length of 16. Make sure that `max_model_len` is no smaller than the number of "
+                "text tokens.", engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING,
+                                             Cause.INVALID_CONFIG), v

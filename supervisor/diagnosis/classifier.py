@@ -618,6 +618,9 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|/v1/engine/core\.py:(?:step|add_request|preprocess_add_request)$"
     r"|/v1/core/sched/\w+\.py:(?:schedule|update_from_output)$"
     r"|/engine/llm_engine\.py:(?:step|_process_model_outputs|add_request|_add_processed_request)$"
+    # - vLLM V1's input processor checking a request's prompt (process_inputs, called by
+    #   add_request of LLM and AsyncLLM: only with a request to add)
+    r"|/v1/engine/\w*processor\.py:(?:process_inputs|_validate_model_inputs?)$"
     r"|/core/scheduler\.py:(?:schedule|_schedule\w*)$"
     r"|:advance_step\w*$|ops/penalties\.py:apply_all_penalties$"
     r"|layers/utils\.py:(?:apply_penalties|get_token_bin_counts_and_mask)$")

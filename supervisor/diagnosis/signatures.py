@@ -735,6 +735,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Model architectures? \[[^\]]*\] (?:are|is) not supported",
            # a model config whose model type the installed Transformers does not know
            r"model type `[^`]+` but Transformers does not recognize this architecture",
+           # vLLM's input processor refusing a prompt longer than the launch's max_model_len
+           # (a server answers the request 400 and goes on; an offline run dies of it)
+           r"is longer than the maximum model length of \d+",
            # a device index outside what the host shows (Ascend's `set device=1, valid device
            # range is [0, 1)`): the launch asks for more devices than it was given
            r"valid device range is \[",
@@ -1062,7 +1065,12 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               # vLLM V1's worker allocating the KV cache from the sized config
                               # (gpu_worker.py / worker_base.py; the executor's method of that
                               # name also runs the warmup, so only a worker's frame)
-                              r"|worker\w*\.py:initialize_from_config$")),
+                              r"|worker\w*\.py:initialize_from_config$"
+                              # SGLang's scheduler building what sits on the target's KV pool,
+                              # once its model worker (weights, pool) is up: the hierarchical
+                              # cache's host pool (HiRadixCache), a speculative draft worker
+                              r"|/srt/mem_cache/hiradix_cache\.py:__init__$"
+                              r"|/srt/speculative/\w*eagle_worker\w*\.py:__init__$")),
     (Phase.WEIGHT_LOADING, _C(r":(?:load_model|load_weights|_load_weights|\w*weight_loader"
                               r"|load_weights_and_postprocess|\w*weights_iterator"
                               r"|download_weights_from_hf|process_weights_after_loading"
