@@ -308,8 +308,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         low = msg.lower()
         # the three rare gates, asked only of a line that holds one of their literals lowercased;
         # a long line is asked directly (see _LONG_LINE) and walked only once it is no dump
-        gates = None if len(msg) > _LONG_LINE else \
-            gates_of.get(msg) or _gates_of(msg, low, gates_of)
+        gates = None if len(msg) > _LONG_LINE else _gates_of(msg, low, gates_of)
         rare = S.RARE_GATE.search(msg) if gates is None else \
             gates & _RARE_BIT and S.RARE_GATE.search(msg)
         if rare:
@@ -1091,11 +1090,8 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 engine: str, raw: list[str]) -> list[_Candidate]:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
              for sig, i in scan.hits if i >= start and not _received_not_read(scan, sig, i)]
-    hints: dict[str, tuple[Cause, int] | None] = {}  # place -> its hint (ranks repeat places)
     for i, where in _run_frames(frames):
-        if where not in hints:
-            hints[where] = _frame_hint(where)
-        hint = hints[where]
+        hint = _frame_hint(where)  # kept per place for the process (ranks repeat places)
         if hint is not None:
             cands.append(_Candidate(hint[0], hint[1], i))
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)

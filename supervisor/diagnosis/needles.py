@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..engines.literals import anchored_branches, literal_trie
+from ..engines.literals import anchored_branch, anchored_branches, literal_trie
 
 try:  # Python 3.11+
     from re import _constants as C  # type: ignore[attr-defined]
@@ -176,8 +176,7 @@ def _tagged_finder(bit_of: dict[str, int], anchor_from: Iterable[str]
         for rest, bits in sorted(bits_of_rest.items()):
             rests.append(rest + "()")
             bits_of_group.append(bits)
-        body = rests[0] if len(rests) == 1 else "(?:" + "|".join(rests) + ")"
-        alts.append(re.escape(anchor) + body)
+        alts.append(anchored_branch(anchor, rests))
     return re.compile("|".join(alts)), bits_of_group
 
 

@@ -51,10 +51,14 @@ def anchored_alternation(fragments: Iterable[str]) -> str:
     alts = []
     for anchor, rests in sorted(by_anchor.items()):
         rests = sorted({rest for rest, _, _ in rests})
-        body = "" if "" in rests else rests[0] if len(rests) == 1 else \
-            "(?:" + "|".join(rests) + ")"
-        alts.append(re.escape(anchor) + body)
+        alts.append(anchored_branch(anchor, [""] if "" in rests else rests))
     return "|".join(alts)
+
+
+def anchored_branch(anchor: str, rests: list[str]) -> str:
+    """One anchor and what may follow it (anchored_branches' first items, or made from them)."""
+    body = rests[0] if len(rests) == 1 else "(?:" + "|".join(rests) + ")"
+    return re.escape(anchor) + body
 
 
 def anchored_branches(fragments: Iterable[str], *, anchor_from: Iterable[str] = ()
