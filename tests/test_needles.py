@@ -155,10 +155,15 @@ def _corpus_frames() -> list[str]:
     return out
 
 
+def _forms_in_written_order() -> tuple[str, ...]:
+    """Every wrapper form, the frequent ones in their place among the common ones (last)."""
+    from supervisor.diagnosis import normalize as N
+    return (*N._WRAPPER_PATTERNS, *N._FREQUENT_WRAPPER_FORMS, *N._RARE_WRAPPER_FORMS)
+
+
 def _stripped_one_at_a_time(line: str) -> str:
     """strip_wrappers as a loop of single matches (what its one repeated match must equal)."""
-    from supervisor.diagnosis.normalize import _WRAPPER_PATTERNS
-    one = re.compile("(?:" + "|".join(f"(?:{p})" for p in _WRAPPER_PATTERNS) + ")")
+    one = re.compile("(?:" + "|".join(f"(?:{p})" for p in _forms_in_written_order()) + ")")
     for _ in range(8):
         m = one.match(line)
         if m is None or m.end() == 0:
@@ -179,6 +184,21 @@ def _stripped_one_at_a_time(line: str) -> str:
 def test_wrappers_are_stripped_in_one_match_as_one_at_a_time(line: str):
     # the repeated match reads each wrapper where the previous one ended: sound only while no
     # wrapper form looks behind or anchors on the start of the text
-    from supervisor.diagnosis.normalize import _WRAPPER_PATTERNS
-    assert not [p for p in _WRAPPER_PATTERNS if re.search(r"\(\?<[=!]|\\[bBA]|^\^", p)]
+    assert not [p for p in _forms_in_written_order() if re.search(r"\(\?<[=!]|\\[bBA]|^\^", p)]
     assert strip_wrappers(line) == _stripped_one_at_a_time(line)
+
+
+def test_frequent_wrapper_forms_tried_first_strip_every_labelled_line_alike():
+    # strip_wrappers tries the frequent forms first; on every line of every labelled log that
+    # must match exactly what the forms in their written order match
+    from supervisor.diagnosis.normalize import _WRAPPERS, unglue
+    written = re.compile("(?:" + "|".join(f"(?:{p})" for p in _forms_in_written_order())
+                         + "){0,8}")
+    differ, lines = [], 0
+    for path in sorted(FIXTURES.parent.rglob("*.log")):
+        for raw in path.read_text(errors="replace").splitlines():
+            for line in unglue(raw):
+                lines += 1
+                if _WRAPPERS.match(line).end() != written.match(line).end():
+                    differ.append(line)
+    assert lines > 10_000 and not differ[:5]
