@@ -46,6 +46,7 @@ FRESH15 = CORPUS / "fresh15"  # the sixteenth batch: measured blind once, tuning
 FRESH16 = CORPUS / "fresh16"  # the seventeenth batch: measured blind once, tuning data since
 FRESH17 = CORPUS / "fresh17"  # the eighteenth batch: measured blind once, tuning data since
 FRESH18 = CORPUS / "fresh18"  # the nineteenth batch: measured blind once, tuning data since
+FRESH19 = CORPUS / "fresh19"  # the twentieth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
@@ -58,7 +59,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log")) + sorted(FRESH10.glob("*.log")) + \
     sorted(FRESH11.glob("*.log")) + sorted(FRESH12.glob("*.log")) + sorted(FRESH13.glob("*.log")) + \
     sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log")) + sorted(FRESH16.glob("*.log")) + \
-    sorted(FRESH17.glob("*.log")) + sorted(FRESH18.glob("*.log"))
+    sorted(FRESH17.glob("*.log")) + sorted(FRESH18.glob("*.log")) + sorted(FRESH19.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -282,6 +283,28 @@ KNOWN_MISSES: dict[str, str] = {
     "w315-sglang-2602-miles-gpt-oss-lora-moe-init-lora-manager-fusedmoe-no-w13-weight.log":
         "'FusedMoE has no w13_weight' from init_lora_manager on a MoE-LoRA branch: labelled "
         "weight_loading and invalid_config, read launch and unknown",
+    # the twentieth batch (fresh19), after its tuning
+    "x111-vllm-064-received-request-post-200-then-only-health-polls-request-hang.log":
+        "one request received and answered 200 (streaming), then only /health polls; the "
+        "thread says the request hangs: labelled hung, read ready (nothing in it says stuck)",
+    "x113-vllm-v1-2506-rtx5080-worker-inductor-compiled-forward-frames-only.log":
+        "only frames inside the torch.compile'd forward, logged by a worker: labelled launch "
+        "(the least shown), read kv_cache_alloc (a V1 compiled forward first runs in the "
+        "memory profile)",
+    "x206-sglang-npu-2510-qwen3-next-causal-conv1d-split-frames-cut.log":
+        "only an attention backend's forward_extend frames: labelled warmup (an extend runs "
+        "for requests), read launch (piecewise and draft-extend capture run it too)",
+    "x209-sglang-2508-eagle3-draft-worker-load-model-frames-cut.log":
+        "the EAGLE draft worker's model runner in load_model, cut: labelled weight_loading and "
+        "unknown, read kv_cache_alloc (a draft worker is built after the target's pool, as "
+        "u202 is labelled) and speculative_decoding_error",
+    "x311-sglang-2508-slime-ray-rollout-actor-capture-end-fired-up-then-stuck-health.log":
+        "SGLang's ready line, then nothing; the thread says slime's health check then hangs: "
+        "labelled hung, read ready",
+    "x315-sglang-2503-olmocr-pylogging-capture-end-then-server-ready-worker-processing.log":
+        "capture end, then a client's 200 from /v1/models and olmOCR's own 'sglang server is "
+        "ready', no SGLang ready line: labelled ready, read incomplete in warmup (the HTTP "
+        "server answers before the warmup request is done)",
 }
 
 
@@ -366,6 +389,14 @@ CAUSE_MISSES: dict[str, str] = {
     "w304-sglang-2603-gpustack-5090-qwen35-memory-pool-end-then-scheduler-exception-cut.log":
         "'Memory pool end' then 'Scheduler hit an exception' cut before its message: labelled "
         "unknown; read kv_cache_oom (SGLang dying after its pool with the error cut)",
+    # the twentieth batch (fresh19), after its tuning
+    "x116-vllm-v06-mp-worker-init-device-pynccl-comm-init-rank-trace-cut.log":
+        "a worker's traceback cut inside ncclCommInitRank: labelled unknown (the title says "
+        "NCCL error); read nccl_error from the frames",
+    "x310-vllm-085-gpustack-ray-distributed-aarch64-actor-died-engine-core-init-failed-two-pieces.log":
+        "Ray's 'The actor is dead because its worker process has died' (SYSTEM_ERROR) in a "
+        "multi-node vLLM: labelled multinode_rank_failure; read unknown (the same line under "
+        "verl's SGLang, q311, is labelled unknown)",
 }
 
 

@@ -790,7 +790,8 @@ def test_v0_speculative_decoding_step_frames_are_serving() -> None:
 @pytest.mark.parametrize(("method", "phase"), [
     ("start_worker_execution_loop", Phase.SERVING),
     ("execute_model", Phase.SERVING),
-    ("determine_num_available_blocks", Phase.LAUNCH),  # guard: a startup method of the worker
+    # guard: a startup method of the worker is its own step (the KV sizing), not serving
+    ("determine_num_available_blocks", Phase.KV_CACHE_ALLOC),
 ])
 def test_a_v0_worker_failing_in_its_execution_loop_is_serving(method: str, phase: Phase) -> None:
     prefix = "(VllmWorkerProcess pid=267340) ERROR 08-27 01:19:33 multiproc_worker_utils.py:226] "
@@ -1190,3 +1191,91 @@ def test_vllm_checking_a_prompt_longer_than_max_model_len_is_a_request_refused()
                 "text tokens.", engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING,
                                              Cause.INVALID_CONFIG), v
+
+
+# --- the twentieth batch: what a death report, an RPC's name or a route list dates -----------
+
+_ADVICE = ("3. disable torch compile by not using --enable-torch-compile",
+           "4. disable cuda graph by --disable-cuda-graph. (Not recommonded. Huge perf loss)",
+           "Open an issue on GitHub https://github.com/sgl-project/sglang/issues/new/choose")
+
+
+@pytest.mark.parametrize("advice", [
+    _ADVICE[1], "4. disable CUDA graph by --disable-cuda-graph. (Not recommended. Huge "
+                "performance loss)"])
+def test_sglang_capture_failure_advice_alone_is_a_crash_in_capture(advice: str) -> None:
+    v = verdict(_ADVICE[0], advice, _ADVICE[2], engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE)
+
+
+def test_a_launch_command_turning_graphs_off_is_no_capture_failure() -> None:
+    v = verdict("python3 -m sglang.launch_server --model-path m --disable-cuda-graph",
+                engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.LAUNCH)
+
+
+_OVERLAP_DIED = "[2025-09-17 06:54:37 TP0] TpModelWorkerClient hit an exception: Traceback " \
+                "(most recent call last):"
+
+
+def test_sglang_overlap_worker_thread_death_is_serving() -> None:
+    v = verdict("RuntimeError: kernel launch failed", _OVERLAP_DIED, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_sglang_overlap_worker_thread_death_during_startup_is_its_warmup() -> None:
+    # startup markers and no ready line: the thread was running the warmup request
+    v = verdict("[2025-09-17 06:54:30 TP0] Capture cuda graph end. Time elapsed: 3.5 s",
+                _OVERLAP_DIED, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WARMUP)
+
+
+_WORKER_METHOD = ("(VllmWorkerProcess pid=245) ERROR 03-31 03:33:02 multiproc_worker_utils.py:242]"
+                  " Exception in worker VllmWorkerProcess while processing method {}.")
+
+
+@pytest.mark.parametrize("method, phase", [
+    ("load_model", Phase.WEIGHT_LOADING),
+    ("determine_num_available_blocks", Phase.KV_CACHE_ALLOC),
+    ("initialize_cache", Phase.KV_CACHE_ALLOC),
+    ("start_worker_execution_loop", Phase.SERVING),
+    ("init_device", Phase.LAUNCH),
+])
+def test_vllm_v0_worker_failing_a_method_is_dated_by_the_method(method: str,
+                                                                 phase: Phase) -> None:
+    v = verdict(_WORKER_METHOD.format(method), "Traceback (most recent call last):",
+                engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, phase)
+
+
+@pytest.mark.parametrize("call, phase", [
+    ('self.collective_rpc("load_model")', Phase.WEIGHT_LOADING),
+    ("self.collective_rpc('determine_available_memory')", Phase.KV_CACHE_ALLOC),
+    ('self._run_workers("load_model", max_concurrent_workers=None)', Phase.WEIGHT_LOADING),
+    ('self.collective_rpc("init_device")', Phase.LAUNCH),
+])
+def test_vllm_executor_rpc_by_name_dates_a_traceback_cut_before_the_worker(call: str,
+                                                                             phase: Phase) -> None:
+    lines = ["Traceback (most recent call last):",
+             f'  File "{VL}/executor/uniproc_executor.py", line 47, in _init_executor',
+             f"    {call}",
+             f'  File "{VL}/executor/uniproc_executor.py", line 56, in collective_rpc']
+    v = verdict(*lines, engine="vllm")
+    assert v.phase is phase
+
+
+_ROUTES = ("INFO 08-12 01:42:39 [gpu_model_runner.py:1985] Model loading took 2.8871 GiB and "
+           "5.965132 seconds",
+           "(APIServer pid=13457) INFO 08-12 01:42:41 [launcher.py:37] Route: /openapi.json, "
+           "Methods: HEAD, GET",
+           "(APIServer pid=13457) INFO 08-12 01:42:41 [launcher.py:37] Route: /health, "
+           "Methods: GET")
+
+
+def test_vllm_routes_listed_after_a_gap_are_past_warmup() -> None:
+    # a paste that lost the KV sizing, capture and warmup between the loader and the routes:
+    # the API server lists them only once the engine is up, so live probes the port from here
+    assert tracker_phase(*_ROUTES[:1], engine="vllm") is Phase.KV_CACHE_ALLOC
+    assert tracker_phase(*_ROUTES, engine="vllm") is Phase.WARMUP
+    v = verdict(*_ROUTES, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.WARMUP)

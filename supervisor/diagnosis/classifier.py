@@ -281,18 +281,18 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             # `self.model_runner.capture_model()`
             if "(" in msg and scan.frames and (scan.frames[-1][0] == i - 1 or
                                                _detached_source(scan, i)):
-                call = S.SOURCE_CALL.search(msg)
+                call = _source_call(msg)
                 if call:
-                    scan.frames.append((i, f"<call>:{call[1]}"))
+                    scan.frames.append((i, call))
             continue
         if msg.startswith("    ") and "(" in msg and _detached_source(scan, i):
             # several workers' tracebacks interleaved line by line (vLLM's multiproc workers
             # all logging through one terminal): a source line lands away from its own frame,
             # yet the call it shows was in progress in that worker (`self.model_runner.
             # profile_run()` among three workers' lines dates them to the memory profile run)
-            call = S.SOURCE_CALL.search(msg)
+            call = _source_call(msg)
             if call:
-                scan.frames.append((i, f"<call>:{call[1]}"))
+                scan.frames.append((i, call))
             continue
         prev_frame_or_code = False
         in_current_thread = None
@@ -330,8 +330,13 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.self_timeouts.append(i)
         elif "_log_task_completion" in msg and _ENGINE_LOOP_DONE.search(msg):
             scan.named_phases.append((i, Phase.SERVING))
-        elif "processing method " in msg and _WORKER_STEP_FAILED.search(msg):
-            scan.named_phases.append((i, Phase.SERVING))
+        elif "processing method " in msg:
+            m = _WORKER_METHOD_FAILED.search(msg)
+            if m:
+                phase = Phase.SERVING if m[1] in _WORKER_STEP_METHODS else \
+                    next(iter(_place_phases(f"<method>:{m[1]}")), None)
+                if phase is not None:
+                    scan.named_phases.append((i, phase))
         if "aptur" in msg and S.CAPTURE_ONLY_ERROR.search(msg):
             scan.named_phases.append((i, Phase.CUDA_GRAPH_CAPTURE))
         if "xit code" in msg:
@@ -444,6 +449,23 @@ _CALL_ERROR_BEFORE = re.compile(r"\bDestroy generator \w+ due to an error encoun
                                 r"|^Invocation of \w+ method failed$")
 
 
+def _source_call(msg: str) -> str | None:
+    """The place a traceback's source line calls, as ``<call>:name``: the function it calls, or
+    for vLLM's executors running a worker method by name (`self.collective_rpc("load_model")`,
+    V0's `self._run_workers("determine_num_available_blocks")`) that method, which dates a
+    traceback cut before the worker's own frames as the method's frame would. Not the workers'
+    `compile_or_warm_up_model`: compile warmup, capture and sampler warmup in one, which only
+    the worker's frames below it tell apart."""
+    call = S.SOURCE_CALL.search(msg)
+    if call is None:
+        return None
+    if call[1] in ("collective_rpc", "_run_workers"):
+        rpc = S.RPC_BY_NAME.match(msg, call.end())
+        if rpc and rpc[1] != "compile_or_warm_up_model":
+            return f"<call>:{rpc[1]}"
+    return f"<call>:{call[1]}"
+
+
 def _detached_source(scan: _Scan, i: int) -> bool:
     """An indented line a few lines after a traceback's header or frame, with something else
     in between: a source line of an interleaved traceback (see the scan), not a message."""
@@ -527,8 +549,11 @@ _ENGINE_LOOP_DONE = re.compile(r"^Exception in callback _log_task_completion\(")
 # start_worker_execution_loop: ...`): the executor starts the workers' execution loop from its
 # execute_model, at the first scheduled step, and a worker's execute_model runs one (profiling,
 # KV sizing and capture are methods of their own): that worker died serving
-_WORKER_STEP_FAILED = re.compile(r"\bException in worker \S+ while processing method "
-                                 r"(?:start_worker_execution_loop|execute_model)\b")
+# Any other method it names is a phase's own step, dated as a frame of that name would be
+# (`load_model`: weight loading; `determine_num_available_blocks`, `initialize_cache`: the KV
+# cache; `init_device`: launch), for a paste cut before the worker's frames.
+_WORKER_METHOD_FAILED = re.compile(r"\bException in worker \S+ while processing method (\w+)")
+_WORKER_STEP_METHODS = ("start_worker_execution_loop", "execute_model")
 # vLLM V1's engine core dumping the input of a model step that raised (`Dumping input data for
 # V1 LLM engine (v...) with config: ...`, dump_input.py): EngineCore.log_error_detail wraps only
 # the execute_model of a scheduled step, prints this and re-raises into the busy loop, which
@@ -742,7 +767,12 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
     for rx, consequence in S.FATAL_MARKERS:
         if rx.search(msg):
             scan.fatal.append((i, consequence))
+            if rx is S.CAPTURE_FAILED_ADVICE:
+                scan.named_phases.append((i, Phase.CUDA_GRAPH_CAPTURE))
             break
+    for phase, rx in S.DEATH_REPORT_PHASES:
+        if rx.search(msg):
+            scan.named_phases.append((i, phase))
     if msg.startswith("Fatal Python error:"):
         scan.fatal_python.append((i, msg))
     if S.RANK_DEAD.search(msg):

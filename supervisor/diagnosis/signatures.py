@@ -1100,6 +1100,10 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"Fatal Python error:"), False),
     (_C(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):"), False),
     (_C(r"Capture cuda graph failed"), False),
+    # the advice SGLang's graph runners raise with any capture failure (`4. disable cuda graph
+    # by --disable-cuda-graph. (Not recommonded. Huge perf loss)`, later `disable CUDA graph by
+    # ...`): a fragment holding only the advice, the exception above it cut, died capturing
+    (CAPTURE_FAILED_ADVICE := _C(r"graph by --disable-cuda-graph\b"), False),
     (_C(r"EngineCore failed to start|Engine core initialization failed"
         r"|WorkerProc (?:initialization failed|failed to start)|EngineDeadError"
         r"|EngineCore encountered a fatal error|Engine process failed to start"
@@ -1136,6 +1140,14 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # dies; torch's C++ exception traces name it as `frame #N: __libc_start_main + 0x..`
     # instead, and are read by their exception line
     (_C(r"\(__libc_start_main\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]"), True),
+)
+
+# Death reports that say which thread died, and so the phase: SGLang's overlap worker
+# (managers/tp_worker_overlap_thread.py) logs `TpModelWorkerClient hit an exception` when its
+# forward thread dies, and that thread runs only batches (the warmup request's, then served
+# ones), never startup work; a fragment cut right after the report has no frame to say so.
+DEATH_REPORT_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
+    (Phase.SERVING, _C(r"TpModelWorkerClient hit an exception")),
 )
 
 # Exception lines that only wrap or report a root error printed elsewhere.
@@ -1206,7 +1218,8 @@ _FATAL_LITERALS = (
     "hit an exception", "sigquit", "SIGQUIT", "Initialization failed", "scheduler is dead",
     "scheduler died", "crashed with exit code", "terminated with", "terminate called",
     "Fatal Python error", "Job entrypoint command failed", "Leave launch_", "CUDA error (",
-    "most recent call first", "Capture cuda graph failed", "EngineCore failed",
+    "most recent call first", "Capture cuda graph failed", "graph by --disable-cuda-graph",
+    "EngineCore failed",
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "died, exit code", "Killed", "Segmentation fault", "Aborted",
@@ -1302,6 +1315,7 @@ def frame_match(msg: str) -> re.Match[str] | None:
 # The call on a frame's source line was in progress too (a traceback cut after
 # `scheduler.event_loop_normal()` was in the event loop): its name, as a pseudo-frame.
 SOURCE_CALL = _C(r"([A-Za-z_]\w*)\(")
+RPC_BY_NAME = _C(r"""\s*["'](\w+)["']""")  # the method named first in an executor's RPC call
 FAULTHANDLER_CURRENT = _C(r"^Current thread 0x[0-9a-f]+ \(most recent call first\):")
 
 # Speculative decoding switched on in the argv / server_args of this log.

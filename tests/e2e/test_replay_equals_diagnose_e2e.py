@@ -9,7 +9,7 @@ the run ready or serving); ``hung`` after ``silence`` for a log that ends neithe
 crashed, which ``diagnose`` calls ``incomplete``. A failed run always has a cause (``unknown``
 where ``diagnose`` names none).
 
-The whole set (1,044 logs) takes about 6 min on 2 cores: ``make test-replay`` (GNS_REPLAY_ALL=1)
+The whole set (1,098 logs) takes about 7 min on 2 cores: ``make test-replay`` (GNS_REPLAY_ALL=1)
 runs it, ``.ci/run`` with it; the normal suite replays a sample: every cause and every
 (engine, outcome, phase) at least once.
 """
@@ -139,6 +139,10 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the twentieth batch (fresh19)
+    "x115-vllm-0101-pr-return-token-ids-ts-prefixed-load-then-routes-listing-cut.log": _API_UP,
+    "x315-sglang-2503-olmocr-pylogging-capture-end-then-server-ready-worker-processing.log":
+        _LABEL_LIVE,
     # the nineteenth batch (fresh18)
     "w105-vllm-085-v0-mqllmengine-init-engine-then-routes-cut.log": _API_UP,
     "w306-vllm-v0-2508-lighteval-tp4-graph-capture-finished-init-engine-took-tasks-cut.log":
@@ -207,7 +211,9 @@ def _sample(paths: list[Path]) -> list[Path]:
     return out
 
 
-LIVE_LOGS = ALL_LOGS
+# GNS_REPLAY_ONLY=TEXT replays only the logs whose path holds TEXT (`/fresh19/`: one batch)
+ONLY = os.environ.get("GNS_REPLAY_ONLY")
+LIVE_LOGS = [p for p in ALL_LOGS if ONLY in str(p)] if ONLY else ALL_LOGS
 SELECTED = LIVE_LOGS if ALL else _sample(LIVE_LOGS)
 
 
