@@ -167,10 +167,9 @@ KNOWN_MISSES: dict[str, str] = {
         "main thread in torch.distributed broadcast under recv_requests: labelled hung, "
         "collective_hang; read crashed, unknown (a faulthandler header is taken as a death)",
     "o310-sglang-gpustack-ascend-npu-graph-replay-watchdog-pyspy.log":
-        "the scheduler watchdog's batch dump and py-spy stack (graph replay in event_loop_"
-        "overlap), its 'Watchdog timeout' line outside the piece: labelled crashed, serving, "
-        "watchdog_timeout; read incomplete in warmup (neither the dump nor py-spy's frames are "
-        "read)",
+        "the scheduler watchdog's dump of the warmup request's batch and py-spy stack, its "
+        "'Watchdog timeout' line outside the piece: labelled crashed (watchdog_timeout); read "
+        "incomplete, unknown (a soft watchdog prints the same dump and carries on, f115)",
     # the twelfth batch (fresh11), after its tuning
     "p205-sglang-2501-deepseek-v3-stops-serving-fragment.log":
         "a 200 chat completion and a Prefill batch with 99 running requests, cut mid-line: "
@@ -207,10 +206,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a traceback through SGLang 0.2's OpenAI chat handler (v1_chat_completions -> "
         "generate_request), cut before its error: labelled ready in serving (one request's "
         "500), read crashed",
-    "s206-sglang-2506-r1-mtp-dp-watchdog-dump-draft.log":
-        "the watchdog's dump of a one-request batch (the warmup prompt's ids) and a py-spy "
-        "stack in event_loop_normal: labelled serving by the loop frames, read warmup (a "
-        "one-request batch before ready is the warmup's, as q217 is labelled)",
     "s313-vllm-ms-swift-rollout-up-collective-rpc-failed.log":
         "vLLM up behind ms-swift's rollout server, then a trainer's local /init_communicator/ "
         "calls and a failed collective_rpc: labelled ready, read serving (the same calls are "
