@@ -857,6 +857,12 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         ev = [i for i in (scan.stop_at, scan.last_marker) if i is not None]
         return Verdict(engine, outcome, tracker_phase, None, _evidence(raw, msgs, ev))
     if outcome is Outcome.READY:
+        if tracker_phase.rank < Phase.WARMUP.rank:
+            # up by a sign that comes only after the engine's init (vLLM's API server listing
+            # its routes once the engine core reported ready) in a paste that lost the lines
+            # between: profile, KV cache, capture and warmup were all done. (Not the tracker's
+            # doing: route lines are many, and a run seen live has every line before them.)
+            tracker_phase = Phase.WARMUP
         stalls = _trailing_stalls(msgs)
         if stalls:
             # up, then only stall reports to the end: hung where the tracker was (a file cannot

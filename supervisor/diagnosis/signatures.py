@@ -1102,8 +1102,9 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"Capture cuda graph failed"), False),
     # the advice SGLang's graph runners raise with any capture failure (`4. disable cuda graph
     # by --disable-cuda-graph. (Not recommonded. Huge perf loss)`, later `disable CUDA graph by
-    # ...`): a fragment holding only the advice, the exception above it cut, died capturing
-    (CAPTURE_FAILED_ADVICE := _C(r"graph by --disable-cuda-graph\b"), False),
+    # ... (Not recommended. ...`): a fragment holding only the advice, the exception above it
+    # cut, died capturing (not a launch command's `--disable-cuda-graph`)
+    (CAPTURE_FAILED_ADVICE := _C(r"graph by --disable-cuda-graph\. \(Not"), False),
     (_C(r"EngineCore failed to start|Engine core initialization failed"
         r"|WorkerProc (?:initialization failed|failed to start)|EngineDeadError"
         r"|EngineCore encountered a fatal error|Engine process failed to start"
@@ -1218,7 +1219,7 @@ _FATAL_LITERALS = (
     "hit an exception", "sigquit", "SIGQUIT", "Initialization failed", "scheduler is dead",
     "scheduler died", "crashed with exit code", "terminated with", "terminate called",
     "Fatal Python error", "Job entrypoint command failed", "Leave launch_", "CUDA error (",
-    "most recent call first", "Capture cuda graph failed", "graph by --disable-cuda-graph",
+    "most recent call first", "Capture cuda graph failed", "cuda-graph. (Not",
     "EngineCore failed",
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",

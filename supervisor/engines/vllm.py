@@ -31,7 +31,7 @@ _PREFILTER = literal_prefilter(
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
     "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
-    "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "Route: /",
+    "Replaying aclgraph", "ampler warmup", "Dequeued prefill",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -125,11 +125,6 @@ class VLLMTracker(MarkerTracker):
         if not self.started and "init engine" in line and _ENGINE_UP_RE.search(line):
             self.started = True
         changed = False
-        if "Route: /" in line and ", Methods: " in line and self.phase.rank < Phase.WARMUP.rank:
-            # the API server lists its routes once its engine client is up, the engine built,
-            # profiled and warmed up: past warmup whatever lines before it a paste lost (the
-            # daemon then probes the port, which says when it answers)
-            changed = self._advance(Phase.WARMUP)
         if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
         elif not self.ready and self.markers_seen == 0 and "HTTP/" in line and \

@@ -140,7 +140,12 @@ LIVE_MISSES: dict[str, str] = {
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
     # the twentieth batch (fresh19)
-    "x115-vllm-0101-pr-return-token-ids-ts-prefixed-load-then-routes-listing-cut.log": _API_UP,
+    "x115-vllm-0101-pr-return-token-ids-ts-prefixed-load-then-routes-listing-cut.log":
+        "a paste that goes from the loader's end straight to the API server's route list: "
+        "diagnose says ready in warmup (the routes come only once the engine is up); live, the "
+        "daemon probes the port only from warmup's markers, and calls the silent replay hung "
+        "in kv_cache_alloc (a run watched live has every line between; the tracker does not "
+        "read route lines, too many to pay for)",
     "x315-sglang-2503-olmocr-pylogging-capture-end-then-server-ready-worker-processing.log":
         _LABEL_LIVE,
     # the nineteenth batch (fresh18)
