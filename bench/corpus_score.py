@@ -49,12 +49,13 @@ PARTS = {
     "fresh17": FIXTURES / "corpus" / "fresh17",
     "fresh18": FIXTURES / "corpus" / "fresh18",
     "fresh19": FIXTURES / "corpus" / "fresh19",
+    "fresh20": FIXTURES / "corpus" / "fresh20",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13",
              "fresh14", "fresh15", "fresh16", "fresh17",
-             "fresh18", "fresh19")
+             "fresh18", "fresh19", "fresh20")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -71,7 +72,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh16", "seventeenth batch (fresh16)"),
               ("fresh17", "eighteenth batch (fresh17)"),
               ("fresh18", "nineteenth batch (fresh18)"),
-              ("fresh19", "twentieth batch (fresh19)"))
+              ("fresh19", "twentieth batch (fresh19)"),
+              ("fresh20", "twenty-first batch (fresh20)"))
 FIELDS = ("outcome", "phase", "cause")
 
 
