@@ -47,11 +47,12 @@ FRESH16 = CORPUS / "fresh16"  # the seventeenth batch: measured blind once, tuni
 FRESH17 = CORPUS / "fresh17"  # the eighteenth batch: measured blind once, tuning data since
 FRESH18 = CORPUS / "fresh18"  # the nineteenth batch: measured blind once, tuning data since
 FRESH19 = CORPUS / "fresh19"  # the twentieth batch: measured blind once, tuning data since
+FRESH20 = CORPUS / "fresh20"  # the twenty-first batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth and the nineteenth batch.
+# eighteenth, the nineteenth, the twentieth and the twenty-first batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -59,7 +60,8 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log")) + sorted(FRESH10.glob("*.log")) + \
     sorted(FRESH11.glob("*.log")) + sorted(FRESH12.glob("*.log")) + sorted(FRESH13.glob("*.log")) + \
     sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log")) + sorted(FRESH16.glob("*.log")) + \
-    sorted(FRESH17.glob("*.log")) + sorted(FRESH18.glob("*.log")) + sorted(FRESH19.glob("*.log"))
+    sorted(FRESH17.glob("*.log")) + sorted(FRESH18.glob("*.log")) + \
+    sorted(FRESH19.glob("*.log")) + sorted(FRESH20.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -269,9 +271,6 @@ KNOWN_MISSES: dict[str, str] = {
     "w302-vllm-nemo-rl-qwen3-235b-16n4g-step5-async-worker-refit-collective-rpc-cut.log":
         "NeMo-RL's step 5 of GRPO, then an async vLLM worker's refit collective_rpc traceback, "
         "cut: labelled serving (rollouts ran), read launch (NeMo-RL's step lines are not known)",
-    "w303-vllm-083-easyr1-qwen25vl-sleep-mode-wake-reset-prefix-fall-asleep-ray-dedup.log":
-        "vLLM's sleep mode freeing memory and the prefix cache reset between EasyR1's rollouts, "
-        "no request line: labelled ready in serving, read incomplete at launch",
     "w311-vllm-013-verl-fully-async-qwen3-moe-http-server-worker-tp-load-weights-two-pieces.log":
         "verl's pause/abort calls answered, then a weight sync's load_weights failing: labelled "
         "serving, read weight_loading (load_weights frames date the loader)",
@@ -300,6 +299,26 @@ KNOWN_MISSES: dict[str, str] = {
         "capture end, then a client's 200 from /v1/models and olmOCR's own 'sglang server is "
         "ready', no SGLang ready line: labelled ready, read incomplete in warmup (the HTTP "
         "server answers before the warmup request is done)",
+    # the twenty-first batch (fresh20), after its tuning
+    "y102-vllm-2607-r9700-toolbox-supported-tasks-mm-warmup-done.log":
+        "the API server's 'Supported tasks' and its multimodal warmup, no route or startup "
+        "line: labelled ready in warmup, read incomplete at launch",
+    "y118-vllm-061dev-cpu-restart-loop-port-bind-errno98-then-next-start.log":
+        "two runs of a restart loop, the first dying of Errno 98, the next starting: labelled "
+        "incomplete (the file's end), read crashed (port_in_use)",
+    "y307-vllm-cosmos-rl-rank1-decoder-prompt-longer-than-max-model-len.log":
+        "two lines: a rank's 'decoder prompt is longer than the maximum model length': "
+        "labelled serving and unknown (also invalid_config), read launch and invalid_config",
+    "y308-vllm-2604-minimax-m25-ray-4node-weights-loaded-then-execute-method-keyerror.log":
+        "Ray ranks on four nodes, some past 'Model loading took', the failing one only past "
+        "'Loading weights took': labelled weight_loading, read kv_cache_alloc (vLLM's ranks "
+        "are not followed one by one)",
+    "y316-vllm-ms-swift-grpo-sleep-mode-fall-asleep-then-no-wake-hang.log":
+        "the engine falling asleep between rollouts, then nothing; the thread says it never "
+        "wakes: labelled hung, read ready in serving",
+    "y317-vllm-v0-aibrix-vineyard-kv-cache-debug-update-prefetch-serving.log":
+        "AIBrix's Vineyard KV cache debug lines for requests' prefixes: labelled ready in "
+        "serving, read incomplete at launch (its lines are not known)",
 }
 
 
@@ -392,6 +411,25 @@ CAUSE_MISSES: dict[str, str] = {
         "Ray's 'The actor is dead because its worker process has died' (SYSTEM_ERROR) in a "
         "multi-node vLLM: labelled multinode_rank_failure; read unknown (the same line under "
         "verl's SGLang, q311, is labelled unknown)",
+    # the twenty-first batch (fresh20), after its tuning
+    "y109-vllm-040-ray-two-nodes-v100-pynccl-init-device-failed-comm-del.log":
+        "a Ray worker's init_device traceback cut in pynccl's init: labelled unknown; read "
+        "nccl_error from the frames (as n306 is labelled)",
+    "y111-vllm-071-v1-v100-flash-attn-fa-version-assertion-fatal-signal.log":
+        "a bare AssertionError of 'assert is_fa_version_supported(...)' on a V100: labelled "
+        "unsupported_arch; read unknown",
+    "y113-vllm-v1-2503-ray-tp16-multinode-worker-fault-stack-pynccl-init.log":
+        "a faulthandler stack of a Ray worker in pynccl's communicator init: labelled "
+        "unknown; read nccl_error from the frames",
+    "y115-vllm-ascend-2504-grpo-colocated-rank1-hccl-allreduce-ei0006-socket-timeout.log":
+        "HCCL's EI0006 socket timeout in an all-reduce: labelled nccl_error (also "
+        "nccl_timeout); read nccl_timeout",
+    "y209-sglang-2607-kimi-k3-b300-dspark-decode-scheduler-exception-cut.log":
+        "a scheduler exception in a speculative decode step, cut: labelled unknown; read "
+        "speculative_decoding_error from the frames",
+    "y218-sglang-2408-mqa-controller-single-decode-sample-flashinfer-topk-cut.log":
+        "a decode step's sampling in flashinfer's top-k, cut: labelled unknown (also "
+        "cuda_oom); read flashinfer_error from the frames",
 }
 
 

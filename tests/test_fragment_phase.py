@@ -1278,3 +1278,56 @@ def test_vllm_routes_listed_after_a_gap_are_past_warmup() -> None:
     assert tracker_phase(*_ROUTES, engine="vllm") is Phase.KV_CACHE_ALLOC
     v = verdict(*_ROUTES, engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.READY, Phase.WARMUP)
+
+
+# --- the twenty-first batch: idle stats, an RL trainer's engine cycle, Ray's worker death -----
+
+_IDLE_STATS = ("INFO 08-22 20:52:46 metrics.py:406] Avg prompt throughput: 0.0 tokens/s, Avg "
+               "generation throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: "
+               "0 reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%.")
+
+
+def test_vllm_idle_stats_alone_are_a_ready_engine_not_serving() -> None:
+    v = verdict(_IDLE_STATS, _IDLE_STATS, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.READY, None)
+    # busy stats are traffic: serving
+    busy = _IDLE_STATS.replace("Running: 0 reqs", "Running: 2 reqs")
+    assert verdict(busy, engine="vllm").phase is Phase.SERVING
+
+
+@pytest.mark.parametrize("line", [
+    "(WorkerDict pid=1113316) INFO 04-24 04:12:06 [executor_base.py:210] It took 1.503383 "
+    "seconds to fall asleep.",
+    "(LLMRayActor pid=1212157) INFO 06-20 01:36:37 worker.py:133] Sleep mode freed 46.35 GiB "
+    "memory, 26.10 GiB memory is still in use.",
+    "(WorkerDict pid=1113929) INFO 04-24 04:11:19 [executor_base.py:226] It took 0.510937 "
+    "seconds to wake up tags ['weights']",
+    "(LLMRayActor pid=95409) INFO 04-24 18:22:16 [block_pool.py:264] Successfully reset prefix "
+    "cache",
+])
+def test_vllm_cycled_by_an_rl_trainer_is_up_and_serving(line: str) -> None:
+    v = verdict(line, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING)
+
+
+def test_vllm_loading_weights_is_not_an_engine_cycle() -> None:
+    # guard: the loader's own timing line is startup, not the sleep cycle
+    v = verdict("INFO 04-24 18:22:16 [default_loader.py:262] Loading weights took 5.43 seconds",
+                engine="vllm")
+    assert v.outcome is Outcome.INCOMPLETE
+
+
+def test_ray_worker_killed_by_a_system_error_ends_a_serving_engine() -> None:
+    died = ("(raylet) A worker died or was killed while executing a task by an unexpected system "
+            "error. To troubleshoot the problem, check the logs for the dead worker. RayTask ID: "
+            "ffff Worker ID: 66 Node ID: 77 Worker IP address: 10.0.0.1 Worker port: 10003 "
+            "Worker PID: 1212157 Worker exit type: SYSTEM_ERROR")
+    v = verdict(_IDLE_STATS, died, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.READY, Cause.UNKNOWN)
+
+
+def test_xinference_actor_address_before_a_config_rejection() -> None:
+    v = verdict("ValueError: [address=127.0.0.1:37657, pid=3125985] User-specified max_model_len "
+                "(4096) is greater than the derived max_model_len (seq_length=2048 or "
+                "model_max_length=None in model's config.json).", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)

@@ -785,8 +785,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.INVALID_CONFIG, 61,
            r"Total number of [\w -]{1,40} \(\d+\) must be divisible by (?:tensor|pipeline) "
            r"parallel size",
-           r"(?:ValueError:|Value error,) (?:Warning: )?(?:User-specified|Target model's) "
-           r"(?:max_model_len|context_length) \(\d+\) is greater than the derived",
+           # (Xinference's actor pool puts the actor's address before a remote exception's
+           # message: `ValueError: [address=127.0.0.1:37657, pid=3125985] User-specified ...`)
+           r"(?:ValueError:|Value error,) (?:\[address=[^\]]{1,80}\] )?(?:Warning: )?"
+           r"(?:User-specified|Target model's) (?:max_model_len|context_length) \(\d+\) is "
+           r"greater than the derived",
            r"Quantization method specified in the model config \(\w+\) does not match the "
            r"quantization method",
            # a dtype this GPU cannot compute in: vLLM's platform check at worker start
@@ -1117,6 +1120,12 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # failure's own lines and the loader's (a paste joins them in any order), so it dates
     # nothing and the phase stays what the markers show
     (_C(r"\bWorker \S+ pid \d+ died, exit code: -?[1-9]"), False),
+    # Ray's raylet reporting a worker process that died under a task (`A worker died or was
+    # killed while executing a task by an unexpected system error. ... Worker exit type:
+    # SYSTEM_ERROR`): an engine's rank or an RL trainer's engine actor gone with no error of
+    # its own in the log (an OOM kill, a signal); the death dates nothing
+    (_C(r"A worker died or was killed while executing a task by an unexpected system error"),
+     True),
     # Ray's job client reporting the job's end (`ray job submit` / `ray job logs`: `Status
     # message: Job entrypoint command failed with exit code 1, last available logs (truncated
     # to 20,000 chars):`, then the logs): the job's driver exited non-zero - printed above the
@@ -1223,7 +1232,7 @@ _FATAL_LITERALS = (
     "EngineCore failed",
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",
-    "died unexpectedly", "died, exit code", "Killed", "Segmentation fault", "Aborted",
+    "died unexpectedly", "died, exit code", "worker died or was killed", "Killed", "Segmentation fault", "Aborted",
     "Bus error", "Illegal instruction", "__libc_start_main+")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")

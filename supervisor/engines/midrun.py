@@ -97,6 +97,14 @@ _RL_TRAINER_BAR = re.compile(r"(?:(?:Episode|Train epoch) \[\d+/\d+\]|Training P
 # client's request off its NATS prefill queue (`Dequeued prefill request: <id>`): the worker
 # is up and serving (Dynamo's PD deployments on vLLM).
 _PREFILL_DEQUEUED = "Dequeued prefill request"
+# vLLM's engine put through an RL trainer's rollout cycle (verl, OpenRLHF, EasyR1, ms-swift
+# drive a colocated engine: generate, then `LLM.sleep()` to free its memory for training, then
+# `wake_up()` and `reset_prefix_cache()` before the next rollout): `It took 1.06 seconds to fall
+# asleep.`, `Sleep mode freed 23.72 GiB memory`, `It took 0.5 seconds to wake up tags [...]`,
+# `Successfully reset prefix cache`. Only an engine that was built is cycled: up, and in the
+# trainer's generate/train loop (serving).
+_ENGINE_CYCLED = re.compile(r"\bSuccessfully reset prefix cache|\bIt took [\d.]+ seconds to "
+                            r"(?:fall asleep|wake up)\b|\bSleep mode freed [\d.]+ GiB")
 
 
 def is_serving_traffic(line: str) -> bool:
@@ -140,6 +148,9 @@ def is_engine_traffic(line: str) -> bool:
     if "Processed prompts" in line:
         return is_offline_generate(line)
     if _PREFILL_DEQUEUED in line:
+        return True
+    if ("prefix cache" in line or "seconds to " in line or "Sleep mode" in line) and \
+            _ENGINE_CYCLED.search(line):
         return True
     if "%|" in line and is_rollout_bar(line):
         return True

@@ -31,7 +31,8 @@ _PREFILTER = literal_prefilter(
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
     "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
-    "Replaying aclgraph", "ampler warmup", "Dequeued prefill",
+    "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "reset prefix cache",
+    "to fall asleep", "to wake up", "Sleep mode freed",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -87,6 +88,12 @@ _HPU_WARMUP_RE = _C(r"\[Warmup\]\[[\w/]+\]\[\d+/\d+\]|Warmup finished in \d+ sec
                     # successfully`, per the fork's warm-up docs)
                     r"|Starting sampler warmup|Sampler warmup completed")
 _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took")
+# vLLM's periodic stats, busy or idle (`Avg prompt throughput: 0.0 tokens/s, Avg generation
+# throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs, ...`): printed by
+# the engine's loop (V0's MQLLMEngine logs them while idle too, V1's API server's stats logger),
+# which runs only once the engine is up. Idle ones show no request: ready, not serving.
+_STATS_RE = _C(r"Avg prompt throughput: [\d.]+ tokens/s, Avg generation throughput: [\d.]+ "
+               r"tokens/s, Running: \d+ reqs?")
 # The KV cache has been sized: what follows is "warmup model" of init engine's "(profile, create kv
 # cache, warmup model)".
 _KV_SIZED_RE = _C(r"KV cache size: [\d,]+ tokens|# [CGH]PU blocks: \d")
@@ -127,6 +134,8 @@ class VLLMTracker(MarkerTracker):
         changed = False
         if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
+        elif not self.ready and "Running: " in line and _STATS_RE.search(line):
+            changed = self.mark_ready(line) is not None  # the engine's loop is running
         elif not self.ready and self.markers_seen == 0 and "HTTP/" in line and \
                 _answered(line):
             # vLLM's API server only starts once the engine core is up: a fragment that starts

@@ -52,6 +52,12 @@ _FRAMES_ONLY = ("a paste of traceback frames only, cut at both ends: diagnose re
 _STALL_END = ("the log ends in stall reports after the server was up: diagnose says incomplete "
               "(hung, cause unknown); live, the replay is ready and serving once its log is out, "
               "and only the serving watchdog's unanswered canary (after `silence`) calls it hung")
+_ROUTES_ONLY = ("a paste whose last startup line before the API server's route list is far "
+                "behind it (the loader's end, or none): diagnose says ready in warmup (the "
+                "routes come only once the engine is up); live, the daemon probes the port only "
+                "from warmup's markers and calls the silent replay hung where the markers were "
+                "(a run watched live has every line between; the tracker does not read route "
+                "lines, too many to pay for)")
 _LABEL_LIVE = ("a classifier miss (tests/test_classifier.py KNOWN_MISSES): the replay ends the way "
                "the labelled run did (dies, or stays up and answers its probe), so live agrees "
                "with the label where the file alone does not")
@@ -139,13 +145,15 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the twenty-first batch (fresh20)
+    "y110-vllm-016rc-pr-s390x-cpu-fp16-docker-banner-then-routes.log": _ROUTES_ONLY,
+    "y112-vllm-v1-2504-gemma3-12b-fp8-lora-init-engine-then-api-server-start-cut.log": _API_UP,
+    "y311-vllm-0102-lmcache-cpu-offload-example-init-engine-took-connector-scheduler-role.log":
+        _API_UP,
+    "y118-vllm-061dev-cpu-restart-loop-port-bind-errno98-then-next-start.log": _LABEL_LIVE,
     # the twentieth batch (fresh19)
     "x115-vllm-0101-pr-return-token-ids-ts-prefixed-load-then-routes-listing-cut.log":
-        "a paste that goes from the loader's end straight to the API server's route list: "
-        "diagnose says ready in warmup (the routes come only once the engine is up); live, the "
-        "daemon probes the port only from warmup's markers, and calls the silent replay hung "
-        "in kv_cache_alloc (a run watched live has every line between; the tracker does not "
-        "read route lines, too many to pay for)",
+        _ROUTES_ONLY,
     "x315-sglang-2503-olmocr-pylogging-capture-end-then-server-ready-worker-processing.log":
         _LABEL_LIVE,
     # the nineteenth batch (fresh18)
