@@ -1232,8 +1232,8 @@ _FATAL_LITERALS = (
     "EngineCore failed",
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",
-    "died unexpectedly", "died, exit code", "worker died or was killed", "Killed", "Segmentation fault", "Aborted",
-    "Bus error", "Illegal instruction", "__libc_start_main+")
+    "died unexpectedly", "died, exit code", "worker died or was killed", "Killed",
+    "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)
