@@ -50,12 +50,13 @@ PARTS = {
     "fresh18": FIXTURES / "corpus" / "fresh18",
     "fresh19": FIXTURES / "corpus" / "fresh19",
     "fresh20": FIXTURES / "corpus" / "fresh20",
+    "fresh21": FIXTURES / "corpus" / "fresh21",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13",
              "fresh14", "fresh15", "fresh16", "fresh17",
-             "fresh18", "fresh19", "fresh20")
+             "fresh18", "fresh19", "fresh20", "fresh21")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -73,7 +74,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh17", "eighteenth batch (fresh17)"),
               ("fresh18", "nineteenth batch (fresh18)"),
               ("fresh19", "twentieth batch (fresh19)"),
-              ("fresh20", "twenty-first batch (fresh20)"))
+              ("fresh20", "twenty-first batch (fresh20)"),
+              ("fresh21", "twenty-second batch (fresh21)"))
 FIELDS = ("outcome", "phase", "cause")
 
 
