@@ -48,11 +48,12 @@ FRESH17 = CORPUS / "fresh17"  # the eighteenth batch: measured blind once, tunin
 FRESH18 = CORPUS / "fresh18"  # the nineteenth batch: measured blind once, tuning data since
 FRESH19 = CORPUS / "fresh19"  # the twentieth batch: measured blind once, tuning data since
 FRESH20 = CORPUS / "fresh20"  # the twenty-first batch: measured blind once, tuning data since
+FRESH21 = CORPUS / "fresh21"  # the twenty-second batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth, the twentieth and the twenty-first batch.
+# eighteenth, the nineteenth, the twentieth, the twenty-first and the twenty-second batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -61,7 +62,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH11.glob("*.log")) + sorted(FRESH12.glob("*.log")) + sorted(FRESH13.glob("*.log")) + \
     sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log")) + sorted(FRESH16.glob("*.log")) + \
     sorted(FRESH17.glob("*.log")) + sorted(FRESH18.glob("*.log")) + \
-    sorted(FRESH19.glob("*.log")) + sorted(FRESH20.glob("*.log"))
+    sorted(FRESH19.glob("*.log")) + sorted(FRESH20.glob("*.log")) + sorted(FRESH21.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -300,9 +301,6 @@ KNOWN_MISSES: dict[str, str] = {
         "ready', no SGLang ready line: labelled ready, read incomplete in warmup (the HTTP "
         "server answers before the warmup request is done)",
     # the twenty-first batch (fresh20), after its tuning
-    "y102-vllm-2607-r9700-toolbox-supported-tasks-mm-warmup-done.log":
-        "the API server's 'Supported tasks' and its multimodal warmup, no route or startup "
-        "line: labelled ready in warmup, read incomplete at launch",
     "y118-vllm-061dev-cpu-restart-loop-port-bind-errno98-then-next-start.log":
         "two runs of a restart loop, the first dying of Errno 98, the next starting: labelled "
         "incomplete (the file's end), read crashed (port_in_use)",
@@ -319,6 +317,34 @@ KNOWN_MISSES: dict[str, str] = {
     "y317-vllm-v0-aibrix-vineyard-kv-cache-debug-update-prefetch-serving.log":
         "AIBrix's Vineyard KV cache debug lines for requests' prefixes: labelled ready in "
         "serving, read incomplete at launch (its lines are not known)",
+    # the twenty-second batch (fresh21), after its tuning
+    "z207-sglang-lsglang-fork-2604-glm51-mtp-shards-loaded-lk-moe-init-cuda-oom.log":
+        "a fork's 'Failed to initialize lk_moe: CUDA out of memory' after the shards, no exit "
+        "line: labelled crashed, read incomplete (cuda_oom)",
+    "z208-sglang-2604-mi35x-nightly-qwen3-235b-mxfp4-watchdog-hip-captured-event-two-lines.log":
+        "two lines naming a HIP error on a 'capturing stream': labelled cuda_graph_capture, "
+        "read launch",
+    "z212-sglang-2507-glm45-air-fp8-tp4-server-args-then-triton-outofresources-killed.log":
+        "a Triton OutOfResources, then 'Dumping requests before crash': labelled warmup (the "
+        "tokenizer manager's crash dump), read launch",
+    "z214-sglang-2508-multinode-heartbeat-monitor-tcpstore-check-cpp-frames-only.log":
+        "only C++ frames of torch's heartbeat monitor checking the TCPStore: labelled crashed "
+        "(multinode_rank_failure), read incomplete",
+    "z218-sglang-2401-mixtral-2xa100-debug-print-loading-expert-weights-cut.log":
+        "a user's debug prints in the loader ('loading expert weights'): labelled "
+        "weight_loading, read launch",
+    "z305-sglang-2508-mineru-gradio-engine-mode-capture-end-init-successfully.log":
+        "an offline sgl.Engine's capture end and pool, then MinerU's 'SgLang engine init "
+        "successfully': labelled ready, read incomplete in warmup (no engine line says up)",
+    "z309-vllm-v1-verl-lora-qwen3vl-vllmhttpserver-worker-failed-c10-free-pointer.log":
+        "a worker failing on a freed pointer among Ray lines, a LoRA warning before it: "
+        "labelled weight_loading, read launch",
+    "z311-vllm-v1-2508-ms-swift-grpo-colocate-sleep-mode-freed-fall-asleep.log":
+        "the engine put to sleep by ms-swift's trainer: labelled ready in ready, read serving "
+        "(w303, y303, y304 and y316 label the same cycle serving)",
+    "z312-sglang-2509-sgl-router-pd-1p1d-idle-stream-request-excgroup-frames.log":
+        "one streaming request's ExceptionGroup frames, the server alive: labelled ready, "
+        "read crashed",
 }
 
 
@@ -430,6 +456,10 @@ CAUSE_MISSES: dict[str, str] = {
     "y218-sglang-2408-mqa-controller-single-decode-sample-flashinfer-topk-cut.log":
         "a decode step's sampling in flashinfer's top-k, cut: labelled unknown (also "
         "cuda_oom); read flashinfer_error from the frames",
+    # the twenty-second batch (fresh21), after its tuning
+    "z217-sglang-2509-gptoss-sm120-triton-kernels-inapplicable-constraint-is-persistent-sigquit.log":
+        "triton_kernels' InapplicableConstraint on an SM120 GPU: labelled unsupported_arch; "
+        "read unknown",
 }
 
 

@@ -1331,3 +1331,40 @@ def test_xinference_actor_address_before_a_config_rejection() -> None:
                 "(4096) is greater than the derived max_model_len (seq_length=2048 or "
                 "model_max_length=None in model's config.json).", engine="vllm")
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)
+
+
+# --- the twenty-second batch: locales, a viewer's stamp, the API server's tasks, peer faults --
+
+@pytest.mark.parametrize("stamp", ["авг 18 14:15:04 llm python3[27876]: ",
+                                   "Mär 08 12:29:21 host sglang[123]: ",
+                                   "févr. 08 12:29:21 host vllm[9]: "])
+def test_journald_with_the_month_in_the_hosts_locale_is_a_wrapper(stamp: str) -> None:
+    assert strip_wrappers(stamp + "(APIServer pid=1) INFO 08-18 14:15:04 [api_server.py:592] "
+                          "Supported tasks: ['generate']") == "Supported tasks: ['generate']"
+
+
+def test_a_word_then_numbers_is_no_journald_stamp() -> None:
+    assert strip_wrappers("Step 12 12:00:00 done") == "Step 12 12:00:00 done"
+
+
+def test_a_log_viewers_bare_stamp_keeps_a_tracebacks_indentation() -> None:
+    lines = ["04-20 13:32:25.784  File \"/app/sglang/python/sglang/srt/managers/tp_worker.py\", "
+             "line 260, in __init__",
+             "04-20 13:32:25.784    self._init_model_runner()"]
+    assert strip_wrappers(lines[0]).lstrip().startswith('File "/app/sglang')
+    v = verdict(*lines, engine="sglang")
+    assert v.outcome is Outcome.CRASHED  # a paste cut inside a traceback
+
+
+def test_vllm_api_server_naming_its_tasks_is_up() -> None:
+    v = verdict("(EngineCore pid=6783) INFO 07-15 04:35:17 [vllm.py:1090] Asynchronous "
+                "scheduling is enabled.",
+                "(APIServer pid=5711) INFO 07-15 04:35:17 [api_server.py:673] Supported tasks: "
+                "['generate']", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.WARMUP)
+
+
+def test_cuda_invalid_peer_memory_access_is_an_illegal_memory_access() -> None:
+    v = verdict("torch.AcceleratorError: CUDA error: Invalid access of peer GPU memory over "
+                "nvlink or a hardware error", engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.ILLEGAL_MEMORY_ACCESS)

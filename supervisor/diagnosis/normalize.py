@@ -65,8 +65,9 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     r"\[\d+(?:;\d+)*m ?",
     # a log viewer's box around each line (k9s, lens)
     r"│ ?",
-    # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `
-    r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]++ [\w.\-/@]++(?:\[\d+\])?: ",
+    # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `, the month in the host's locale
+    # (`авг 18 14:15:04 llm python3[28059]: `, `Mär`, `févr.`)
+    r"[^\W\d_]{3,5}+\.? [ \d]\d \d\d:\d\d:\d\d [\w.\-]++ [\w.\-/@]++(?:\[\d+\])?: ",
 )
 # Wrapper forms seen in one or two sources each, tried after every common form (no common
 # form matches their text): a wrapper the common forms strip no longer tries them first, only
@@ -84,6 +85,9 @@ _RARE_WRAPPER_FORMS: tuple[str, ...] = (
     # module path with `::`
     r" {0,8}+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z +(?:TRACE|DEBUG|INFO|WARN|ERROR) "
     r"\w+(?:::\w+)+: ",
+    # a log viewer's bare stamp, month-day and milliseconds, before each line as captured
+    # (`04-20 13:32:25.784  File "..."`: a traceback's indentation kept after it)
+    r"\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}(?!\d) ?",
     # a job launcher's per-process tag after its own stamp, `[/bin/sh@<0,0>]: ` (the command,
     # then <node,rank>), around an SGLang server's lines
     r"\[[\w./\-]{1,120}+@<\d+,\d+>\]: ?",

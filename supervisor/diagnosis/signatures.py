@@ -279,11 +279,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.CORRUPT_CHECKPOINT, 87,
            r"(?:^|[\s'\"(:])(?:/|\.{1,2}/|~/|[a-z]:\\)[^\s'\"]* does not appear to have (?:a )?"
            r"files? named", flags=_I)
-    # Kernel-reported memory faults.
+    # Kernel-reported memory faults. (CUDA 12.8+ names a kernel's faulting access to another
+    # GPU's memory `Invalid access of peer GPU memory over nvlink or a hardware error`: the
+    # same sticky fault, reached through P2P - an all-reduce or KV copy - or a link fault, which
+    # the GPU health check tells apart.)
     + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 84,
            r"illegal memory access", r"cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS",
            r"misaligned address", r"an illegal instruction was encountered",
-           r"unspecified launch failure.{0,10}illegal", flags=_I)
+           r"unspecified launch failure.{0,10}illegal", r"Invalid access of peer GPU memory",
+           flags=_I)
     # ... unless the check that reports it is the custom all-reduce's own: vLLM's CUDACHECK in
     # csrc/custom_all_reduce.cuh (and the forks' and sgl-kernel's copies) prints `Failed: Cuda
     # error /.../custom_all_reduce.cuh:1735 'an illegal memory access was encountered'` for a
@@ -1289,8 +1293,10 @@ STEP_DUMP = "Dumping scheduler output for model execution"
 SELF_REQUEST_TIMEOUT = _C(r"HTTPConnectionPool\(host='(?:0\.0\.0\.0|127\.0\.0\.1|localhost)', "
                           r"port=\d+\): Read timed out")
 
-# vLLM's API server lists its routes once the engine core is up.
-ROUTE_LISTED = "Route: /"
+# vLLM's API server building its app once it has an engine client, the engine core up: the
+# tasks the model supports (`Supported tasks: ['generate']`, api_server.py init_app_state), then
+# its routes (`Route: /health, Methods: GET`, launcher.py).
+ROUTE_LISTED = ("Route: /", "Supported tasks: ")
 # Banners (vLLM's ASCII-art logo) are never evidence.
 BANNER = _C(r"[█▄▀]{2}")
 

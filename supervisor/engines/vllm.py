@@ -68,9 +68,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # shapes.`, `Compiling sampling with different input shapes.`): its graph capture
         r"|Compiling [\w ]+ with different input shapes"), Phase.CUDA_GRAPH_CAPTURE),
     # the API server starting once the engine core is up: `Starting vLLM API server 0 on
-    # http://...` (2025), `Starting vLLM server on http://...` (2026 builds)
+    # http://...` (2025), `Starting vLLM server on http://...` (2026 builds); not a launch
+    # script's own `Starting vLLM server...` before the engine starts
     (_C(r"init engine \(profile, create kv cache, warmup model\) took"
-        r"|Starting vLLM (?:API )?server\b|Started server process|Waiting for application startup"),
+        r"|Starting vLLM (?:API )?server (?:\d+ )?on\b|Started server process"
+        r"|Waiting for application startup"),
      Phase.WARMUP),
     (_C(r"Application startup complete"), Phase.READY),
 )

@@ -52,7 +52,8 @@ _FRAMES_ONLY = ("a paste of traceback frames only, cut at both ends: diagnose re
 _STALL_END = ("the log ends in stall reports after the server was up: diagnose says incomplete "
               "(hung, cause unknown); live, the replay is ready and serving once its log is out, "
               "and only the serving watchdog's unanswered canary (after `silence`) calls it hung")
-_ROUTES_ONLY = ("a paste whose last startup line before the API server's route list is far "
+_ROUTES_ONLY = ("a paste whose last startup line before the API server's task or route list is "
+                "far "
                 "behind it (the loader's end, or none): diagnose says ready in warmup (the "
                 "routes come only once the engine is up); live, the daemon probes the port only "
                 "from warmup's markers and calls the silent replay hung where the markers were "
@@ -145,7 +146,19 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the twenty-second batch (fresh21)
+    "z102-vllm-strix-halo-gfx1151-toolbox-2604-routes-listed.log": _API_UP,
+    "z116-vllm-1cat-fork-2608-v100-journald-ru-supported-tasks.log": _ROUTES_ONLY,
+    "z207-sglang-lsglang-fork-2604-glm51-mtp-shards-loaded-lk-moe-init-cuda-oom.log":
+        _LABEL_LIVE,
+    "z214-sglang-2508-multinode-heartbeat-monitor-tcpstore-check-cpp-frames-only.log":
+        _LABEL_LIVE,
+    "z305-sglang-2508-mineru-gradio-engine-mode-capture-end-init-successfully.log": _LABEL_LIVE,
+    "z312-sglang-2509-sgl-router-pd-1p1d-idle-stream-request-excgroup-frames.log":
+        "diagnose reads one streaming request's ExceptionGroup frames as a crash (labelled "
+        "ready); live, the replay stays up with no marker and its probe unanswered: incomplete",
     # the twenty-first batch (fresh20)
+    "y102-vllm-2607-r9700-toolbox-supported-tasks-mm-warmup-done.log": _ROUTES_ONLY,
     "y110-vllm-016rc-pr-s390x-cpu-fp16-docker-banner-then-routes.log": _ROUTES_ONLY,
     "y112-vllm-v1-2504-gemma3-12b-fp8-lora-init-engine-then-api-server-start-cut.log": _API_UP,
     "y311-vllm-0102-lmcache-cpu-offload-example-init-engine-took-connector-scheduler-role.log":
