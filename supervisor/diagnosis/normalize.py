@@ -65,9 +65,8 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     r"\[\d+(?:;\d+)*m ?",
     # a log viewer's box around each line (k9s, lens)
     r"│ ?",
-    # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `, the month in the host's locale
-    # (`авг 18 14:15:04 llm python3[28059]: `, `Mär`, `févr.`)
-    r"[^\W\d_]{3,5}+\.? [ \d]\d \d\d:\d\d:\d\d [\w.\-]++ [\w.\-/@]++(?:\[\d+\])?: ",
+    # journald / syslog: `Mar 08 12:29:21 host sglang[123]: `
+    r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]++ [\w.\-/@]++(?:\[\d+\])?: ",
 )
 # Wrapper forms seen in one or two sources each, tried after every common form (no common
 # form matches their text): a wrapper the common forms strip no longer tries them first, only
@@ -77,6 +76,7 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
 _RARE_WRAPPER_FORMS: tuple[str, ...] = (
     # journald under a CJK locale, the month as a number: `6月 10 16:45:05 host bash[107468]: `
     r"\d{1,2}月 [ \d]?\d \d\d:\d\d:\d\d [\w.\-]++ [\w.\-/@]++(?:\[\d+\])?: ",
+
     # a deployment's log viewer tagging each line with its service (Akash providers' lease
     # logs: `[vllm]: [rank0]:     raise RuntimeError(...)`): a lowercase name, a colon, a space
     r"\[[a-z][\w.\-]{0,62}+\]: ",
@@ -103,6 +103,11 @@ _RARE_WRAPPER_FORMS: tuple[str, ...] = (
 _WRAPPERS = _C("(?:" + "|".join(f"(?:{p})" for p in (*_FREQUENT_WRAPPER_FORMS, *_WRAPPER_PATTERNS,
                                                        *_RARE_WRAPPER_FORMS))
                + "){0,8}")
+# journald under a locale that names the month in a non-Latin script (`авг 18 14:15:04 llm
+# python3[28059]: `): asked only of a line that starts with a non-ASCII character, as one more
+# branch of _WRAPPERS would cost every line
+_NON_LATIN_JOURNALD = _C(r"[^\x00-\x7f]\w{1,4}+\.? [ \d]\d \d\d:\d\d:\d\d [\w.\-]++ "
+                         r"[\w.\-/@]++(?:\[\d+\])?: ")
 # tqdm glues the next line after a bar fragment when the bar ends without a newline
 _GLUED = _C(r"(?:(?<=it/s\])|(?<=s/it\]))(?=\S)")
 
@@ -164,5 +169,9 @@ def strip_wrappers(line: str) -> str:
         line = line.replace("^[", "")
         if line.endswith("^M"):
             line = line[:-2]
+    if line[:1] > "\x7f":
+        journald = _NON_LATIN_JOURNALD.match(line)
+        if journald:
+            line = line[journald.end():]
     end = _WRAPPERS.match(line).end()
     return line[end:] if end else line
