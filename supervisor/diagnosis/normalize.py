@@ -103,11 +103,11 @@ _RARE_WRAPPER_FORMS: tuple[str, ...] = (
 _WRAPPERS = _C("(?:" + "|".join(f"(?:{p})" for p in (*_FREQUENT_WRAPPER_FORMS, *_WRAPPER_PATTERNS,
                                                        *_RARE_WRAPPER_FORMS))
                + "){0,8}")
-# journald under a locale that names the month in a non-Latin script (`авг 18 14:15:04 llm
-# python3[28059]: `): asked only of a line that starts with a non-ASCII character, as one more
+# journald under a locale whose month names are not ASCII (`авг 18 14:15:04 llm python3[28059]: `,
+# `Mär`, `févr.`): asked only of a line that is not all ASCII (a flag of the string), as one more
 # branch of _WRAPPERS would cost every line
-_NON_LATIN_JOURNALD = _C(r"[^\x00-\x7f]\w{1,4}+\.? [ \d]\d \d\d:\d\d:\d\d [\w.\-]++ "
-                         r"[\w.\-/@]++(?:\[\d+\])?: ")
+_LOCALE_JOURNALD = _C(r"[^\W\d_]{3,5}+\.? [ \d]\d \d\d:\d\d:\d\d [\w.\-]++ "
+                      r"[\w.\-/@]++(?:\[\d+\])?: ")
 # tqdm glues the next line after a bar fragment when the bar ends without a newline
 _GLUED = _C(r"(?:(?<=it/s\])|(?<=s/it\]))(?=\S)")
 
@@ -169,8 +169,8 @@ def strip_wrappers(line: str) -> str:
         line = line.replace("^[", "")
         if line.endswith("^M"):
             line = line[:-2]
-    if line[:1] > "\x7f":
-        journald = _NON_LATIN_JOURNALD.match(line)
+    if not line.isascii():
+        journald = _LOCALE_JOURNALD.match(line)
         if journald:
             line = line[journald.end():]
     end = _WRAPPERS.match(line).end()
