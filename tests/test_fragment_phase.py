@@ -1368,3 +1368,35 @@ def test_cuda_invalid_peer_memory_access_is_an_illegal_memory_access() -> None:
     v = verdict("torch.AcceleratorError: CUDA error: Invalid access of peer GPU memory over "
                 "nvlink or a hardware error", engine="sglang")
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.ILLEGAL_MEMORY_ACCESS)
+
+
+# --- the twenty-third batch: Gaudi's profile run, a Triton kernel's assert, KV backends -------
+
+_HPU = "/usr/local/lib/python3.10/dist-packages/vllm/worker"
+
+
+def test_gaudi_warmup_scenario_under_the_profile_run_is_kv_sizing() -> None:
+    lines = frame_lines((f"{_HPU}/hpu_worker.py", "determine_num_available_blocks"),
+                        (f"{_HPU}/hpu_model_runner.py", "profile_run"),
+                        (f"{_HPU}/hpu_model_runner.py", "warmup_scenario"))
+    assert verdict(*lines, "RuntimeError: x", engine="vllm").phase is Phase.KV_CACHE_ALLOC
+    lines = frame_lines((f"{_HPU}/hpu_model_runner.py", "warmup_model"),
+                        (f"{_HPU}/hpu_model_runner.py", "warmup_graphs"),
+                        (f"{_HPU}/hpu_model_runner.py", "warmup_scenario"))
+    assert verdict(*lines, "RuntimeError: x", engine="vllm").phase is Phase.WARMUP
+
+
+def test_a_triton_kernels_index_assert_alone_is_a_crash_of_illegal_memory_access() -> None:
+    line = ("/venv/lib64/python3.12/site-packages/torch/_inductor/runtime/compile_tasks.py:45: "
+            "<module>: block: [337,0,0], thread: [{t},0,0] Assertion `index out of bounds: 0 <= "
+            "tl.broadcast_to(tmp10, [XBLOCK]) < 4096` failed.")
+    v = verdict(line.format(t=112), line.format(t=113), engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.ILLEGAL_MEMORY_ACCESS)
+
+
+def test_vllm_choosing_the_kv_cache_groups_attention_backends_is_kv_sizing() -> None:
+    lines = frame_lines((f"{VL}/v1/worker/gpu_model_runner.py", "get_attn_backends_for_group"),
+                        (f"{VL}/config/vllm.py", "get_layers_from_vllm_config"))
+    v = verdict(*lines, "KeyError: 'language_model.model.layers.30.self_attn.attn'",
+                engine="vllm")
+    assert v.phase is Phase.KV_CACHE_ALLOC

@@ -654,10 +654,11 @@ _SERVING_WORK_FRAMES = re.compile(
 #   quantization/): the model is being constructed by the loader, weight loading
 # - the Gaudi (HPU) model runner's graph warmup (vLLM's HPU fork and vllm-gaudi: `warmup_model`
 #   -> `warmup_graphs` -> `warmup_scenario`, run from the worker's compile_or_warm_up_model
-#   after the KV cache is allocated): warmup, as that container is read elsewhere
+#   after the KV cache is allocated): warmup, as that container is read elsewhere; not
+#   `warmup_scenario` by itself, which the memory profile run (profile_run) calls too
 _STARTUP_FRAMES = (
     (Phase.WEIGHT_LOADING, re.compile(r"/layers/quantization/[\w/]+\.py:get_quant_method$")),
-    (Phase.WARMUP, re.compile(r"hpu\w*\.py:warmup_(?:model|graphs|scenario)$")),
+    (Phase.WARMUP, re.compile(r"hpu\w*\.py:warmup_(?:model|graphs)$")),
     # - TPU runners precompiling the model over its padded shapes, their counterpart of graph
     #   capture (both called from the worker's capture_model step): tpu-inference's
     #   runner/compilation_manager.py (`_run_compilation`, `model_fn_wrapper`, `_precompile_*`)

@@ -316,11 +316,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # index_size`) is a read past a buffer: the memory-fault family. Other asserts (a
     # multinomial's `0 <= p4 && p4 <= 1`, a probability tensor with nan) and the bare `CUDA
     # error: device-side assert triggered` relayed by a watchdog or a later call name no cause.
+    # Fatal: an assert fired in a kernel leaves the CUDA context unusable, and the process dies
+    # at its next CUDA call (a paste of only the assert lines was a crash).
     + _sig(Cause.ILLEGAL_MEMORY_ACCESS, INDEX_ASSERT_PRIORITY,
-           # (the function as the compiler names it: `indexSelectSmallIndex`, `operator()`)
-           r"\.cu:\d+: [^:\[]{1,200}: block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] "
-           r"assertion.{0,120}(?:index|idx|bounds)",
-           flags=_I)
+           # (the function as the compiler names it: `indexSelectSmallIndex`, `operator()`; a
+           # Triton kernel inductor generated names its Python source, `compile_tasks.py:45:
+           # <module>: block: [337,0,0], thread: [112,0,0] Assertion `index out of bounds: ...`)
+           r"\.(?:cu|py):\d+: [^:\[]{1,200}: block: \[\d+,\d+,\d+\], "
+           r"thread: \[\d+,\d+,\d+\] assertion.{0,120}(?:index|idx|bounds)",
+           flags=_I, fatal=True)
     # A device-side assert raised as the failing call's own error (torch's `RuntimeError: CUDA
     # error: device-side assert triggered` from a stream synchronize or a copy in the engine's
     # forward / overlap thread, flashinfer's `CUDA Error: device-side assert triggered (710)`,
@@ -1060,8 +1064,11 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               # profiling cache (_init_minimal_kv_cache_for_profiling)
                               r"|_allocate_kv_cache\w*|_init_minimal_kv_cache\w*"
                               r"|determine_num_available_blocks"
-                              # vLLM V1 laying out the KV cache (groups of layer specs)
+                              # vLLM V1 laying out the KV cache (groups of layer specs),
+                              # and its model runner choosing each group's attention backend
+                              # (initialize_kv_cache -> initialize_attn_backend)
                               r"|get_kv_cache_groups|unify_\w*kv_cache_specs?"
+                              r"|initialize_attn_backend|get_attn_backends_for_group"
                               r"|get_kv_cache_specs?"
                               # a KV connector (NIXL, LMCache, Mooncake) registering the KV
                               # cache just allocated with its transfer engine (vLLM V1's

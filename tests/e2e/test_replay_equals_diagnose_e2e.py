@@ -9,7 +9,7 @@ the run ready or serving); ``hung`` after ``silence`` for a log that ends neithe
 crashed, which ``diagnose`` calls ``incomplete``. A failed run always has a cause (``unknown``
 where ``diagnose`` names none).
 
-The whole set (1,098 logs) takes about 7 min on 2 cores: ``make test-replay`` (GNS_REPLAY_ALL=1)
+The whole set (1,241 logs) takes about 9 min on 2 cores: ``make test-replay`` (GNS_REPLAY_ALL=1)
 runs it, ``.ci/run`` with it; the normal suite replays a sample: every cause and every
 (engine, outcome, phase) at least once.
 """
@@ -146,6 +146,10 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the twenty-third batch (fresh22)
+    "e114-vllm-v1-2507-gemma3-27b-json-object-running-1-zero-throughput-hang.log": _STALL_END,
+    "e305-vllm-v1-2507-gpustack-qwen3-06b-init-engine-starting-api-server-status-starting.log":
+        _API_UP,
     # the twenty-second batch (fresh21)
     "z102-vllm-strix-halo-gfx1151-toolbox-2604-routes-listed.log": _API_UP,
     "z116-vllm-1cat-fork-2608-v100-journald-ru-supported-tasks.log": _ROUTES_ONLY,
