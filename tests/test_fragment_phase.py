@@ -1375,15 +1375,14 @@ def test_cuda_invalid_peer_memory_access_is_an_illegal_memory_access() -> None:
 _HPU = "/usr/local/lib/python3.10/dist-packages/vllm/worker"
 
 
-def test_gaudi_warmup_scenario_under_the_profile_run_is_kv_sizing() -> None:
-    lines = frame_lines((f"{_HPU}/hpu_worker.py", "determine_num_available_blocks"),
-                        (f"{_HPU}/hpu_model_runner.py", "profile_run"),
+@pytest.mark.parametrize(("caller", "phase"), [
+    ("profile_run", Phase.KV_CACHE_ALLOC),   # the memory profile run calls it too
+    ("warmup_graphs", Phase.WARMUP),
+])
+def test_gaudi_warmup_scenario_is_dated_by_its_caller(caller: str, phase: Phase) -> None:
+    lines = frame_lines((f"{_HPU}/hpu_model_runner.py", caller),
                         (f"{_HPU}/hpu_model_runner.py", "warmup_scenario"))
-    assert verdict(*lines, "RuntimeError: x", engine="vllm").phase is Phase.KV_CACHE_ALLOC
-    lines = frame_lines((f"{_HPU}/hpu_model_runner.py", "warmup_model"),
-                        (f"{_HPU}/hpu_model_runner.py", "warmup_graphs"),
-                        (f"{_HPU}/hpu_model_runner.py", "warmup_scenario"))
-    assert verdict(*lines, "RuntimeError: x", engine="vllm").phase is Phase.WARMUP
+    assert verdict(*lines, "RuntimeError: x", engine="vllm").phase is phase
 
 
 def test_a_triton_kernels_index_assert_alone_is_a_crash_of_illegal_memory_access() -> None:

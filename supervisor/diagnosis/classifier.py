@@ -768,10 +768,8 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
     for rx, consequence in S.FATAL_MARKERS:
         if rx.search(msg):
             scan.fatal.append((i, consequence))
-            if rx is S.CAPTURE_FAILED_ADVICE:
-                scan.named_phases.append((i, Phase.CUDA_GRAPH_CAPTURE))
             break
-    for phase, rx in S.DEATH_REPORT_PHASES:
+    for phase, rx in S.FATAL_REPORT_PHASES:
         if rx.search(msg):
             scan.named_phases.append((i, phase))
     if msg.startswith("Fatal Python error:"):

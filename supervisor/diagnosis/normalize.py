@@ -76,7 +76,6 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
 _RARE_WRAPPER_FORMS: tuple[str, ...] = (
     # journald under a CJK locale, the month as a number: `6月 10 16:45:05 host bash[107468]: `
     r"\d{1,2}月 [ \d]?\d \d\d:\d\d:\d\d [\w.\-]++ [\w.\-/@]++(?:\[\d+\])?: ",
-
     # a deployment's log viewer tagging each line with its service (Akash providers' lease
     # logs: `[vllm]: [rank0]:     raise RuntimeError(...)`): a lowercase name, a colon, a space
     r"\[[a-z][\w.\-]{0,62}+\]: ",

@@ -1101,6 +1101,11 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
 
 # Lines that prove a process (or a rank) died, with no cause of their own. `consequence` lines
 # come after or around the root error and are never themselves the root.
+# The advice SGLang's graph runners raise with any capture failure (`4. disable cuda graph by
+# --disable-cuda-graph. (Not recommonded. Huge perf loss)`, later `disable CUDA graph by ...
+# (Not recommended. ...`): a fragment holding only the advice, the exception above it cut, died
+# capturing (not a launch command's `--disable-cuda-graph`).
+CAPTURE_FAILED_ADVICE = _C(r"graph by --disable-cuda-graph\. \(Not")
 FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"hit an exception"), False),
     (_C(r"Received sigquit from a child|SIGQUIT received\."), True),
@@ -1114,11 +1119,7 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"Fatal Python error:"), False),
     (_C(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):"), False),
     (_C(r"Capture cuda graph failed"), False),
-    # the advice SGLang's graph runners raise with any capture failure (`4. disable cuda graph
-    # by --disable-cuda-graph. (Not recommonded. Huge perf loss)`, later `disable CUDA graph by
-    # ... (Not recommended. ...`): a fragment holding only the advice, the exception above it
-    # cut, died capturing (not a launch command's `--disable-cuda-graph`)
-    (CAPTURE_FAILED_ADVICE := _C(r"graph by --disable-cuda-graph\. \(Not"), False),
+    (CAPTURE_FAILED_ADVICE, False),
     (_C(r"EngineCore failed to start|Engine core initialization failed"
         r"|WorkerProc (?:initialization failed|failed to start)|EngineDeadError"
         r"|EngineCore encountered a fatal error|Engine process failed to start"
@@ -1163,12 +1164,14 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"\(__libc_start_main\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]"), True),
 )
 
-# Death reports that say which thread died, and so the phase: SGLang's overlap worker
-# (managers/tp_worker_overlap_thread.py) logs `TpModelWorkerClient hit an exception` when its
-# forward thread dies, and that thread runs only batches (the warmup request's, then served
-# ones), never startup work; a fragment cut right after the report has no frame to say so.
-DEATH_REPORT_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
+# Fatal reports that say the phase, for a fragment cut right after them with no frame to say
+# so (asked of the lines past FATAL_GATE): SGLang's overlap worker (managers/
+# tp_worker_overlap_thread.py) logs `TpModelWorkerClient hit an exception` when its forward
+# thread dies, and that thread runs only batches (the warmup request's, then served ones),
+# never startup work; the capture-failure advice above is raised only by a capture.
+FATAL_REPORT_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.SERVING, _C(r"TpModelWorkerClient hit an exception")),
+    (Phase.CUDA_GRAPH_CAPTURE, CAPTURE_FAILED_ADVICE),
 )
 
 # Exception lines that only wrap or report a root error printed elsewhere.
