@@ -202,17 +202,10 @@ KNOWN_MISSES: dict[str, str] = {
     "r301-vllm-ray-serve-enginedead-request.log":
         "Ray Serve handling a request when the engine died: labelled serving, read ready (the "
         "EngineDeadError rule: the output handler runs before any request)",
-    "r303-vllm-ray-serve-example-request-attributeerror.log":
-        "Ray Serve's tutorial app, an AttributeError in the OpenAI serving layer answering a "
-        "request: labelled ready in serving (a request's error), read crashed at launch",
     "r306-sglang-verl-ctrlc-after-hang.log":
         "verl's SGLang schedulers' stacks printed after a KeyboardInterrupt: labelled stopped "
         "(ready), read crashed",
     # the fifteenth batch (fresh14), after its tuning
-    "s205-sglang-2408-chat-n2-handler-traceback.log":
-        "a traceback through SGLang 0.2's OpenAI chat handler (v1_chat_completions -> "
-        "generate_request), cut before its error: labelled ready in serving (one request's "
-        "500), read crashed",
     "s313-vllm-ms-swift-rollout-up-collective-rpc-failed.log":
         "vLLM up behind ms-swift's rollout server, then a trainer's local /init_communicator/ "
         "calls and a failed collective_rpc: labelled ready, read serving (the same calls are "
@@ -346,9 +339,6 @@ KNOWN_MISSES: dict[str, str] = {
     "z311-vllm-v1-2508-ms-swift-grpo-colocate-sleep-mode-freed-fall-asleep.log":
         "the engine put to sleep by ms-swift's trainer: labelled ready in ready, read serving "
         "(w303, y303, y304 and y316 label the same cycle serving)",
-    "z312-sglang-2509-sgl-router-pd-1p1d-idle-stream-request-excgroup-frames.log":
-        "one streaming request's ExceptionGroup frames, the server alive: labelled ready, "
-        "read crashed",
     # the twenty-third batch (fresh22), after its tuning
     "e115-vllm-092-granite33-guidance-toktrie-panic-hang.log":
         "a Rust panic in the guidance grammar's token trie, no request line; the title says "

@@ -110,6 +110,66 @@ def test_request_error_during_a_startup_seen_from_the_start_is_not_ready() -> No
     assert not tracker.ready
 
 
+def _request_frames(*where: tuple[str, str]) -> list[str]:
+    """Frames of a traceback whose header (and uvicorn's line above it) a paste cut away."""
+    return frame_lines(*where)[1:]
+
+
+_HANDLER = (f"{_SITE}/starlette/routing.py", "app")
+_CHAT = (f"{_SITE}/vllm/entrypoints/openai/serving_chat.py", "create_chat_completion")
+_SGLANG_V1 = (f"{_SITE}/sglang/srt/openai_api/adapter.py", "v1_chat_completions")
+
+
+@pytest.mark.parametrize("where, engine", [((_HANDLER, _CHAT), "vllm"), ((_SGLANG_V1,), "sglang")])
+def test_a_request_handlers_traceback_without_its_header_is_serving_not_a_crash(where,
+                                                                                  engine) -> None:
+    # the paste kept only the frames and the error: the server answered that request with a
+    # 500 and went on
+    v = verdict(*_request_frames(*where), "ValueError: n must be 1 for this model", engine=engine)
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+
+
+def test_a_handlers_constructor_is_no_request() -> None:
+    # guard: vLLM builds its OpenAI handlers at startup (OpenAIServingChat.__init__ loading the
+    # chat template): an error there is a launch's
+    v = verdict(*frame_lines((f"{_SITE}/vllm/entrypoints/openai/serving_chat.py", "__init__")),
+                "ValueError: the chat template could not be read", engine="vllm")
+    assert v.outcome is Outcome.CRASHED
+
+
+def test_a_request_handlers_traceback_during_a_startup_is_still_a_crash() -> None:
+    # guard: with startup markers and no ready line, the request is the server's own warmup,
+    # whose failure ends the startup
+    v = verdict("[2025-05-30 17:49:00] Load weight begin. avail mem=70.00 GB",
+                *frame_lines(_SGLANG_V1), "ValueError: bad request", engine="sglang")
+    assert v.outcome is Outcome.CRASHED
+
+
+def test_the_engine_loops_death_carried_by_a_request_is_a_crash() -> None:
+    # vLLM V0: the background loop's error re-raised into the request in flight, chained to
+    # the request's own traceback: the engine died, not one request
+    loop = frame_lines((f"{_SITE}/vllm/engine/async_llm_engine.py", "_raise_exception_on_finish"),
+                       (f"{_SITE}/vllm/engine/async_llm_engine.py", "run_engine_loop"))[1:]
+    v = verdict(*loop, "asyncio.exceptions.TimeoutError", "",
+                "The above exception was the direct cause of the following exception:", "",
+                *frame_lines((f"{_SITE}/uvicorn/protocols/http/httptools_impl.py", "run_asgi"),
+                             _HANDLER), "vllm.engine.async_llm_engine.AsyncEngineDeadError: "
+                "Task finished unexpectedly.", engine="vllm")
+    assert v.outcome is Outcome.CRASHED
+
+
+def test_an_exception_groups_boxed_error_is_read_as_an_error() -> None:
+    # the error line in an exception group's box is indented like source code under a frame;
+    # the box's text starts at its edge
+    box = ["  |   File \"/home/u/vllm/vllm/engine/multiprocessing/client.py\", line 598, in "
+           "_process_request", "  |     raise request_output",
+           "  | vllm.engine.multiprocessing.MQEngineDeadError: Engine loop is not running."]
+    v = verdict(*[f"  |   File \"{p}\", line 10, in {f}" for p, f in (_CHAT,)], *box,
+                engine="vllm")
+    assert v.outcome is Outcome.CRASHED
+    assert any("MQEngineDeadError" in line for line in v.evidence)
+
+
 # --- a paste that begins at its error ----------------------------------------------------------
 
 _OOM_FIRST = ("torch.cuda.OutOfMemoryError: [address=0.0.0.0:43411, pid=101] CUDA out of memory. "

@@ -99,6 +99,8 @@ class _Scan:
     config_rejections: list[int] = field(default_factory=list)  # raised by a config check
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     request_tracebacks: set[int] = field(default_factory=set)  # one request's, logged by uvicorn
+    request_frames: list[int] = field(default_factory=list)  # S.REQUEST_HANDLER_FRAME
+    loop_frames: list[int] = field(default_factory=list)  # S.ENGINE_LOOP_FRAME
     first_text: int | None = None      # the first line that is not blank
     api_servers_pending: int | None = None  # engines up, separate API servers not yet
     mq_client: bool = False            # vLLM V0's API server waiting on its MQLLMEngine
@@ -268,11 +270,15 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             if fm:
                 where = f"{fm[1]}:{fm[2]}"
                 scan.frames.append((i, where))
+                kind = _request_place(where)
+                if kind:
+                    (scan.request_frames if kind == _HANDLER else scan.loop_frames).append(i)
                 if in_current_thread is not None:
                     in_current_thread.append(where)
                 prev_frame_or_code = True
                 continue
-        if prev_frame_or_code and (msg[0].isspace() or set(msg.strip()) <= {"^", "~"}):
+        if prev_frame_or_code and (msg[0].isspace() or set(msg.strip()) <= {"^", "~"}) \
+                and not _boxed_error(msg):
             # source code under a frame: `raise RuntimeError(f"NCCL error: ...")`; its call was
             # in progress too (a traceback cut after `scheduler.event_loop_normal()` and a
             # decorator's frame was in the event loop). Also a few lines further down, behind
@@ -285,7 +291,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 if call:
                     scan.frames.append((i, call))
             continue
-        if msg.startswith("    ") and "(" in msg and _detached_source(scan, i):
+        if msg.startswith("    ") and "(" in msg and _detached_source(scan, i) \
+                and not _boxed_error(msg):
             # several workers' tracebacks interleaved line by line (vLLM's multiproc workers
             # all logging through one terminal): a source line lands away from its own frame,
             # yet the call it shows was in progress in that worker (`self.model_runner.
@@ -372,7 +379,37 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     scan.final_phase = tracker.phase
     if tracker.ready:
         scan.api_servers_pending = None
+    if scan.request_frames and scan.ready_index is None and scan.first_marker is None:
+        # a fragment whose first sign of life is a request being handled (its error's
+        # traceback): up and serving from there, as midrun.py reads traffic
+        scan.ready_index = scan.request_frames[0]
+        scan.final_phase = Phase.SERVING
     return scan
+
+
+def _boxed_error(msg: str) -> bool:
+    """An exception group's error line inside its box (`  | MQEngineDeadError: ...`, Python
+    3.11 and the exceptiongroup backport): indented like source code, but the box's own text
+    starts at its edge, where its source lines are indented further."""
+    body = msg.lstrip()
+    return body.startswith("| ") and len(body) > 2 and not body[2].isspace()
+
+
+_HANDLER, _LOOP = 1, 2
+
+
+def _request_place(where: str) -> int:
+    """_HANDLER: the frame's place runs only while an HTTP request is handled
+    (S.REQUEST_HANDLER_FRAME); _LOOP: it is the engine's own loop (S.ENGINE_LOOP_FRAME); else 0
+    (kept for the process, as _place_phases)."""
+    known = _REQUEST_PLACES.get(where)
+    if known is None:
+        if len(_REQUEST_PLACES) >= _PLACES_KEPT:
+            _REQUEST_PLACES.clear()
+        known = _HANDLER if S.REQUEST_HANDLER_FRAME.search(where) else \
+            _LOOP if S.ENGINE_LOOP_FRAME.search(where) else 0
+        _REQUEST_PLACES[where] = known
+    return known
 
 
 # The scan's literal gates of a message, in one walk over it (needles.LiteralSets) instead of a
@@ -825,7 +862,10 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     # a ready server. Only a death report: a root error line there (an unhealthy probe, a
     # request's error) may have been survived, as the traffic after it shows.
     midrun = ready is not None and scan.first_marker is None
-    fatal_after = [f for f in fatal if f[0] > after or (midrun and f[1])]
+    # (up by a request's traceback: from the fragment's first line, as the request came in
+    # before its traceback began - the engine's death that it carries counts)
+    by_request = midrun and scan.request_frames[:1] == [ready]
+    fatal_after = [f for f in fatal if f[0] > after or (midrun and f[1]) or by_request]
     stopped = scan.stop_at is not None and not fatal_after
 
     if fatal_after:
@@ -1007,6 +1047,12 @@ def _stop_traceback(scan: _Scan) -> range:
     return range(stop if opened is None else opened, stop + 1)
 
 
+def _chain_start(scan: _Scan, head: int) -> int:
+    """Where the traceback before the one at ``head`` starts (-1: the log's start): its chained
+    predecessor, when Python printed one."""
+    return max((t for t in scan.tracebacks if t < head), default=-1)
+
+
 def _traceback_of(scan: _Scan, index: int) -> int | None:
     """The header of the latest traceback at or before the line (None: none before it)."""
     return max((t for t in scan.tracebacks if t <= index), default=None)
@@ -1015,9 +1061,22 @@ def _traceback_of(scan: _Scan, index: int) -> int | None:
 def _of_request(scan: _Scan, index: int) -> bool:
     """The line is part of the traceback of one request's error that uvicorn logged (the
     latest traceback at or before it is one): not a death."""
-    if not scan.request_tracebacks:
+    if not scan.request_tracebacks and not scan.request_frames:
         return False
-    return _traceback_of(scan, index) in scan.request_tracebacks
+    head = _traceback_of(scan, index)
+    if head in scan.request_tracebacks:
+        return True
+    # a traceback through a request handler's frames (S.REQUEST_HANDLER_FRAME), its header and
+    # uvicorn's line cut from the paste, of a server that was up before it: SGLang's own warmup
+    # request fails a startup through the same handlers
+    if scan.ready_index is None or scan.ready_index > index:
+        return False
+    begin = -1 if head is None else head
+    end = min((t for t in scan.tracebacks if t > index), default=scan.frames[-1][0] + 1)
+    # (a chained traceback's earlier part - `The above exception was the direct cause` - that
+    # ran through the engine's loop: the engine died, and the request only carried it)
+    return any(begin < r < end for r in scan.request_frames) and \
+        not any(_chain_start(scan, begin) < r < end for r in scan.loop_frames)
 
 
 def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
@@ -1046,6 +1105,7 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
 _CONTAINER: tuple[Phase, ...] = (Phase.WARMUP,)  # a warmup container (compared by identity)
 _PLACE_PHASES: dict[str, tuple[Phase, ...]] = {}
 _PLACE_HINTS: dict[str, tuple[Cause, int] | None] = {}
+_REQUEST_PLACES: dict[str, int] = {}
 _PLACES_KEPT = 20_000
 
 

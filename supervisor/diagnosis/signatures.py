@@ -930,6 +930,26 @@ RAISE_SITES: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
                             r"alloc_(?:paged_)?token_slots(?:_extend|_decode)?$"), 24),
 )
 
+# Frames that run only while one HTTP request is handled: the web stack's dispatch of a request
+# (uvicorn's run_asgi, Starlette's and FastAPI's route handlers and streamed responses - not
+# their `lifespan`, which runs the app's startup) and the engines' OpenAI handlers (vLLM's and
+# SGLang's entrypoints/openai/serving_*.py other than their constructors, SGLang's 0.2-0.4
+# adapter and server routes). A traceback through one is that request's error: the server
+# answers it with a 500 and goes on (the header uvicorn prints, `Exception in ASGI
+# application`, is often cut from a paste); a fragment showing one was up and serving.
+REQUEST_HANDLER_FRAME = _C(r"/uvicorn/protocols/http/\w+\.py:run_asgi$"
+                           r"|/(?:starlette|fastapi)/routing\.py:(?:app|handle|run_endpoint_"
+                           r"function)$|/starlette/responses\.py:(?:stream_response|wrap)$"
+                           r"|/entrypoints/openai/serving_\w+\.py:(?!__init__$)"
+                           r"|/srt/openai_api/adapter\.py:v1_|/srt/server\.py:openai_v1_"
+                           r"|/srt/entrypoints/http_server\.py:(?:openai_)?v1_")
+
+# vLLM V0's AsyncLLMEngine background loop (async_llm_engine.py): a request's traceback through
+# its loop's frames (`_raise_exception_on_finish` re-raising what ended `run_engine_loop`) carries
+# the death of the engine's loop to every request in flight: the engine, not one request.
+ENGINE_LOOP_FRAME = _C(r"/engine/async_llm_engine\.py:(?:run_engine_loop|engine_step"
+                       r"|_raise_exception_on_finish)$")
+
 # Dynamo's polyfills run only inside its trace: a traceback listing that shows one is the user
 # code Dynamo was tracing when it gave up ("from user code:"), not code that ran and raised, so
 # its frames name no cause (flashinfer's JIT helpers traced under SGLang's piecewise CUDA graph

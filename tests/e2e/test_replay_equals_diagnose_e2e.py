@@ -59,6 +59,10 @@ _ROUTES_ONLY = ("a paste whose last startup line before the API server's task or
                 "from warmup's markers and calls the silent replay hung where the markers were "
                 "(a run watched live has every line between; the tracker does not read route "
                 "lines, too many to pay for)")
+_REQUEST_FRAMES = ("a fragment whose only sign of life is one request's traceback, its header cut: "
+                   "diagnose reads the request handler's frames as a server up and serving "
+                   "(ready, as labelled); live, the replay stays up with no marker and its probe "
+                   "unanswered: incomplete (the trackers do not read frames, too many to pay for)")
 _LABEL_LIVE = ("a classifier miss (tests/test_classifier.py KNOWN_MISSES): the replay ends the way "
                "the labelled run did (dies, or stays up and answers its probe), so live agrees "
                "with the label where the file alone does not")
@@ -140,8 +144,7 @@ LIVE_MISSES: dict[str, str] = {
     # known classifier misses (KNOWN_MISSES) where diagnose reads a fatal the live run does not
     "r209-sglang-pd-decode-health-check-failed-bootstrap.log":
         "diagnose reads 'Health check failed' as crashed (labelled hung); live: incomplete",
-    "r303-vllm-ray-serve-example-request-attributeerror.log":
-        "diagnose reads a request's AttributeError as a crash (labelled ready); live: incomplete",
+    "r303-vllm-ray-serve-example-request-attributeerror.log": _REQUEST_FRAMES,
     "r306-sglang-verl-ctrlc-after-hang.log":
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
@@ -159,8 +162,7 @@ LIVE_MISSES: dict[str, str] = {
         _LABEL_LIVE,
     "z305-sglang-2508-mineru-gradio-engine-mode-capture-end-init-successfully.log": _LABEL_LIVE,
     "z312-sglang-2509-sgl-router-pd-1p1d-idle-stream-request-excgroup-frames.log":
-        "diagnose reads one streaming request's ExceptionGroup frames as a crash (labelled "
-        "ready); live, the replay stays up with no marker and its probe unanswered: incomplete",
+        _REQUEST_FRAMES,
     # the twenty-first batch (fresh20)
     "y102-vllm-2607-r9700-toolbox-supported-tasks-mm-warmup-done.log": _ROUTES_ONLY,
     "y110-vllm-016rc-pr-s390x-cpu-fp16-docker-banner-then-routes.log": _ROUTES_ONLY,
@@ -206,9 +208,7 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads metrics polls from another host as probes, incomplete in warmup "
         "(labelled ready in serving); live: the replay is up and the daemon's probe passes, ready",
     # the fifteenth batch (fresh14)
-    "s205-sglang-2408-chat-n2-handler-traceback.log":
-        "diagnose reads a request handler's traceback, cut before its error, as a crash "
-        "(labelled ready); live: incomplete",
+    "s205-sglang-2408-chat-n2-handler-traceback.log": _REQUEST_FRAMES,
 }
 
 
