@@ -52,11 +52,12 @@ FRESH19 = CORPUS / "fresh19"  # the twentieth batch: measured blind once, tuning
 FRESH20 = CORPUS / "fresh20"  # the twenty-first batch: measured blind once, tuning data since
 FRESH21 = CORPUS / "fresh21"  # the twenty-second batch: measured blind once, tuning data since
 FRESH22 = CORPUS / "fresh22"  # the twenty-third batch: measured blind once, tuning data since
+FRESH23 = CORPUS / "fresh23"  # the twenty-fourth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the twenty-third batch.
+# eighteenth, the nineteenth and the twentieth to the twenty-fourth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -66,7 +67,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log")) + sorted(FRESH16.glob("*.log")) + \
     sorted(FRESH17.glob("*.log")) + sorted(FRESH18.glob("*.log")) + \
     sorted(FRESH19.glob("*.log")) + sorted(FRESH20.glob("*.log")) + \
-    sorted(FRESH21.glob("*.log")) + sorted(FRESH22.glob("*.log"))
+    sorted(FRESH21.glob("*.log")) + sorted(FRESH22.glob("*.log")) + sorted(FRESH23.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -190,9 +191,6 @@ KNOWN_MISSES: dict[str, str] = {
     "r108-vllm-omni-npu-stage-enginedead-on-request.log":
         "vllm-omni's stage worker generating a request when its engine died: labelled serving, "
         "read launch (the omni stage frames date nothing)",
-    "r202-sglang-pyspy-dump-overlap-hang.log":
-        "a py-spy dump of a DP scheduler idle in process_batch_result_prefill: labelled "
-        "serving, read launch (a dump's frames are not a traceback's)",
     "r203-sglang-dspark-sm120-scheduler-exception.log":
         "SGLang's overlap loop failing after Uvicorn with only the local warmup poll before it: "
         "labelled serving (the label counts the loop frame), read warmup",
@@ -350,6 +348,16 @@ KNOWN_MISSES: dict[str, str] = {
     "e303-vllm-2606-club3090-tp2-mtp-qwen-loading-weights-cut.log":
         "rank 0's 'Model loading took' while rank 1 still shares the draft's weights: labelled "
         "weight_loading, read kv_cache_alloc (vLLM's ranks are not followed one by one)",
+    # the twenty-fourth batch (fresh23), after its tuning
+    "a112-vllm-ascend-2512-dsv32-w8a8-2node-ep16-expert-placement-cut.log":
+        "three vLLM-Ascend workers' 'Expert parallelism is enabled' lines alone (logged as the "
+        "MoE layers are built): labelled weight_loading, read launch (no tracker marker)",
+    "a206-sglang-ktransformers-2503-local-chat-prefill-and-generate-traceback-cut.log":
+        "KTransformers' local_chat traceback cut in prefill_and_generate: labelled serving, "
+        "read launch (no engine frame of a phase)",
+    "a304-vllm-v0-2502-openrlhf-ray-worker-init-process-group-unhandled-error-cut.log":
+        "Ray's 'Unhandled error' of OpenRLHF's init_process_group called on vLLM's workers, cut: "
+        "labelled ready (the engine was built, the trainer's call failed), read crashed",
 }
 
 

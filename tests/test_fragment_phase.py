@@ -120,7 +120,10 @@ _CHAT = (f"{_SITE}/vllm/entrypoints/openai/serving_chat.py", "create_chat_comple
 _SGLANG_V1 = (f"{_SITE}/sglang/srt/openai_api/adapter.py", "v1_chat_completions")
 
 
-@pytest.mark.parametrize("where, engine", [((_HANDLER, _CHAT), "vllm"), ((_SGLANG_V1,), "sglang")])
+@pytest.mark.parametrize("where, engine", [
+    ((_HANDLER, _CHAT), "vllm"), ((_CHAT,), "vllm"), ((_SGLANG_V1,), "sglang"),
+    (((f"{_SITE}/sglang/srt/entrypoints/http_server.py", "openai_v1_chat_completions"),
+      (f"{_SITE}/sglang/srt/entrypoints/openai/serving_base.py", "handle_request")), "sglang")])
 def test_a_request_handlers_traceback_without_its_header_is_serving_not_a_crash(where,
                                                                                   engine) -> None:
     # the paste kept only the frames and the error: the server answered that request with a
@@ -168,6 +171,53 @@ def test_an_exception_groups_boxed_error_is_read_as_an_error() -> None:
                 engine="vllm")
     assert v.outcome is Outcome.CRASHED
     assert any("MQEngineDeadError" in line for line in v.evidence)
+
+
+# --- stacks of a live process, tracebacks as IPython shows them ---------------------------------
+
+_PYSPY = ["Process 231810: sglang::scheduler_DP1_TP3", "Python v3.10.12 (/usr/bin/python3.10)",
+          'Thread 231810 (active): "MainThread"',
+          "    draft (sglang/srt/speculative/eagle_worker.py:397)",
+          "    forward_batch_speculative_generation (eagle_worker.py:267)",
+          "    run_batch (sglang/srt/managers/scheduler.py:1573)",
+          "    event_loop_normal (sglang/srt/managers/scheduler.py:646)",
+          "    run_scheduler_process (sglang/srt/managers/scheduler.py:2313)"]
+
+
+def test_a_py_spy_dump_dates_the_phase_and_is_no_death() -> None:
+    # py-spy shows a process still running: its frames date the phase (the scheduler's event
+    # loop: serving), but the log does not end inside a traceback, and the draft's frames name
+    # no cause of a stall
+    v = verdict(*_PYSPY, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.INCOMPLETE, Phase.SERVING, Cause.UNKNOWN)
+
+
+def test_a_py_spy_dump_of_the_warmup_batch_stays_warmup() -> None:
+    # the watchdog's stuck batch of one request before ready is SGLang's warmup: the event
+    # loop's frames in the dump that follows ran the warmup
+    stuck = ("[2025-06-05 08:28:03 DP3 TP7] self.cur_batch.batch_size()=1, self.cur_batch.reqs="
+             "[Req(rid=713801f4, input_ids=[0, 671, 6102, 4593, 294, 8760, 344], output_ids=[1])]")
+    assert verdict(stuck, *_PYSPY, engine="sglang").phase is Phase.WARMUP
+
+
+def test_ipython_frames_are_read_as_a_traceback() -> None:
+    # a notebook's traceback, its header and error cut: IPython's `File PATH:LINE, in
+    # Class.method(args)` frames, the log ends inside them
+    v = verdict("    347 if not self.model_config.embedding_mode:",
+                "    348     self._initialize_kv_caches()",
+                "File ~/envs/v/lib/python3.10/site-packages/vllm/executor/"
+                "distributed_gpu_executor.py:26, in DistributedGPUExecutor.__init__(self, *args)",
+                "     24 def __init__(self, *args, **kwargs):", engine="vllm")
+    assert v.outcome is Outcome.CRASHED
+    assert any("distributed_gpu_executor.py:26" in line for line in v.evidence)
+
+
+def test_sglangs_prefix_tree_built_on_the_pools_is_kv_cache_alloc() -> None:
+    v = verdict(*frame_lines((f"{_SITE}/sglang/srt/managers/scheduler.py",
+                              "init_cache_with_memory_pool"),
+                             (f"{_SITE}/sglang/srt/mem_cache/mamba_radix_cache.py", "__init__")),
+                "AssertionError", engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC)
 
 
 # --- a paste that begins at its error ----------------------------------------------------------
@@ -615,8 +665,6 @@ _SG = f"{_SITE}/sglang/srt"
 
 
 @pytest.mark.parametrize(("frames", "engine"), [
-    pytest.param(((f"{_V}/entrypoints/openai/serving_chat.py", "create_chat_completion"),),
-                 "vllm", id="vllm-openai-chat-handler"),
     pytest.param(((f"{_V}/entrypoints/openai/completion/serving.py",
                    "completion_stream_generator"),), "vllm", id="vllm-2026-completion-stream"),
     pytest.param(((f"{_V}/entrypoints/openai/api_server.py", "create_completion"),),
@@ -644,14 +692,13 @@ _SG = f"{_SITE}/sglang/srt"
     pytest.param(((f"{_V}/engine/llm_engine.py", "step"),
                   (f"{_V}/core/scheduler.py", "_schedule_default")),
                  "vllm", id="vllm-v0-engine-step"),
-    pytest.param(((f"{_SG}/entrypoints/http_server.py", "openai_v1_chat_completions"),
-                  (f"{_SG}/entrypoints/openai/serving_base.py", "handle_request")),
-                 "sglang", id="sglang-openai-route"),
     pytest.param(((f"{_SG}/managers/tokenizer_manager.py", "generate_request"),
                   (f"{_SG}/managers/tokenizer_manager.py", "_wait_one_response")),
                  "sglang", id="sglang-tokenizer-manager-request"),
 ])
 def test_frames_of_a_request_being_answered_are_serving(frames, engine) -> None:
+    # (an error raised in the HTTP handlers themselves is that request's alone: below,
+    # test_a_request_handlers_traceback_without_its_header_is_serving_not_a_crash)
     v = verdict(*frame_lines(*frames), "RuntimeError: boom", engine=engine)
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
 

@@ -99,14 +99,22 @@ class _Scan:
     config_rejections: list[int] = field(default_factory=list)  # raised by a config check
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     request_tracebacks: set[int] = field(default_factory=set)  # one request's, logged by uvicorn
-    request_frames: list[int] = field(default_factory=list)  # S.REQUEST_HANDLER_FRAME
-    loop_frames: list[int] = field(default_factory=list)  # S.ENGINE_LOOP_FRAME
+    # frames of S.REQUEST_HANDLER_FRAME and of S.ENGINE_LOOP_FRAME (_request_frames: read only
+    # where a verdict needs them, None until then)
+    request_frames: list[int] | None = None
+    # a frame holds a literal that each of the two regexes needs, or that comes with it
+    # (uvicorn's run_asgi and Starlette's streamed responses call Starlette's or FastAPI's
+    # routing): only then are they asked
+    maybe_request: bool = False
+    loop_frames: list[int] = field(default_factory=list)
+    dump_frames: set[int] = field(default_factory=set)  # S.PYSPY_FRAME: a live process's stack
     first_text: int | None = None      # the first line that is not blank
     api_servers_pending: int | None = None  # engines up, separate API servers not yet
     mq_client: bool = False            # vLLM V0's API server waiting on its MQLLMEngine
     final_phase: Phase = Phase.LAUNCH
     last_marker: int | None = None
     first_marker: int | None = None
+    first_startup_read: int | None = None  # a startup phase read, not from an access line
     stop_at: int | None = None         # the run was asked to stop (SIGTERM, Ctrl-C, shutdown)
     exit_at: int | None = None         # the interpreter's exit-time output began
 
@@ -245,6 +253,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             if update.changed_phase:
                 scan.phase_lines.append(i)
                 scan.phases.append(tracker.phase)
+                if scan.first_startup_read is None and not tracker.ready and \
+                        "HTTP/" not in line:
+                    scan.first_startup_read = i
         if scan.ready_index is None and (tracker.ready or tracker.started
                                          or msg.startswith(S.ROUTE_LISTED)):
             scan.ready_index = i  # vLLM lists its routes only once the engine core is up
@@ -265,20 +276,27 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             continue  # blank lines (also from \r\n split twice) end nothing
         if scan.first_text is None:
             scan.first_text = i
-        if 'File "' in msg or msg.startswith("..."):
+        if 'File "' in msg or msg.startswith(("...", "File ")):
             fm = S.frame_match(msg)
             if fm:
                 where = f"{fm[1]}:{fm[2]}"
                 scan.frames.append((i, where))
-                kind = _request_place(where)
-                if kind:
-                    (scan.request_frames if kind == _HANDLER else scan.loop_frames).append(i)
+                if not scan.maybe_request and ("v1_" in where or "/serving_" in where or
+                                               "routing.py:" in where or "_llm_engine" in where):
+                    scan.maybe_request = True  # _REQUEST_LITERALS: asked of few logs' frames
                 if in_current_thread is not None:
                     in_current_thread.append(where)
                 prev_frame_or_code = True
                 continue
+        if msg[-1] == ")" and msg[0] == " " and ".py:" in msg:
+            pm = S.PYSPY_FRAME.match(msg)
+            if pm:
+                # a py-spy dump's frame: dates the phase; neither a death nor a cause's hint
+                scan.frames.append((i, f"/{pm[2]}:{pm[1]}"))
+                scan.dump_frames.add(i)
+                continue
         if prev_frame_or_code and (msg[0].isspace() or set(msg.strip()) <= {"^", "~"}) \
-                and not _boxed_error(msg):
+                and not ("| " in msg and _boxed_error(msg)):
             # source code under a frame: `raise RuntimeError(f"NCCL error: ...")`; its call was
             # in progress too (a traceback cut after `scheduler.event_loop_normal()` and a
             # decorator's frame was in the event loop). Also a few lines further down, behind
@@ -292,7 +310,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                     scan.frames.append((i, call))
             continue
         if msg.startswith("    ") and "(" in msg and _detached_source(scan, i) \
-                and not _boxed_error(msg):
+                and not ("| " in msg and _boxed_error(msg)):
             # several workers' tracebacks interleaved line by line (vLLM's multiproc workers
             # all logging through one terminal): a source line lands away from its own frame,
             # yet the call it shows was in progress in that worker (`self.model_runner.
@@ -379,10 +397,11 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     scan.final_phase = tracker.phase
     if tracker.ready:
         scan.api_servers_pending = None
-    if scan.request_frames and scan.ready_index is None and scan.first_marker is None:
+    if scan.ready_index is None and scan.first_marker is None and scan.frames and \
+            _request_frames(scan):
         # a fragment whose first sign of life is a request being handled (its error's
         # traceback): up and serving from there, as midrun.py reads traffic
-        scan.ready_index = scan.request_frames[0]
+        scan.ready_index = _request_frames(scan)[0]
         scan.final_phase = Phase.SERVING
     return scan
 
@@ -396,6 +415,24 @@ def _boxed_error(msg: str) -> bool:
 
 
 _HANDLER, _LOOP = 1, 2
+
+
+def _request_frames(scan: _Scan) -> list[int]:
+    """The indices of the request handlers' frames (S.REQUEST_HANDLER_FRAME); the engine loop's
+    (S.ENGINE_LOOP_FRAME) are kept in scan.loop_frames on the way. Read once, on demand: most
+    logs never ask."""
+    if scan.request_frames is None:
+        scan.request_frames = []
+        if not scan.maybe_request:
+            return scan.request_frames
+        for i, where in scan.frames:
+            kind = _request_place(where)
+            if kind:
+                (scan.request_frames if kind == _HANDLER else scan.loop_frames).append(i)
+    return scan.request_frames
+
+
+# a literal that each alternative of S.REQUEST_HANDLER_FRAME and S.ENGINE_LOOP_FRAME holds
 
 
 def _request_place(where: str) -> int:
@@ -864,7 +901,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     midrun = ready is not None and scan.first_marker is None
     # (up by a request's traceback: from the fragment's first line, as the request came in
     # before its traceback began - the engine's death that it carries counts)
-    by_request = midrun and scan.request_frames[:1] == [ready]
+    by_request = midrun and (scan.request_frames or [None])[0] == ready
     fatal_after = [f for f in fatal if f[0] > after or (midrun and f[1]) or by_request]
     stopped = scan.stop_at is not None and not fatal_after
 
@@ -1016,7 +1053,7 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
     for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
         if idx > last_activity and not _of_request(scan, idx) and idx not in stop:
             fatal.add((idx, False))
-    tail = [i for i, _ in scan.frames if i > last_activity]
+    tail = [i for i, _ in scan.frames if i > last_activity and i not in scan.dump_frames]
     if tail and not _of_request(scan, tail[0]) and tail[0] not in stop:
         fatal.add((tail[0], False))
     if scan.exceptions and scan.exceptions[0] == (scan.first_text, False) and \
@@ -1061,21 +1098,23 @@ def _traceback_of(scan: _Scan, index: int) -> int | None:
 def _of_request(scan: _Scan, index: int) -> bool:
     """The line is part of the traceback of one request's error that uvicorn logged (the
     latest traceback at or before it is one): not a death."""
-    if not scan.request_tracebacks and not scan.request_frames:
-        return False
-    head = _traceback_of(scan, index)
-    if head in scan.request_tracebacks:
+    if scan.request_tracebacks and _traceback_of(scan, index) in scan.request_tracebacks:
         return True
     # a traceback through a request handler's frames (S.REQUEST_HANDLER_FRAME), its header and
     # uvicorn's line cut from the paste, of a server that was up before it: SGLang's own warmup
     # request fails a startup through the same handlers
-    if scan.ready_index is None or scan.ready_index > index:
+    ready = scan.ready_index
+    if ready is None or (ready > index and ready != (scan.request_frames or [None])[0]):
         return False
+    requests = _request_frames(scan)
+    if not requests:
+        return False
+    head = _traceback_of(scan, index)
     begin = -1 if head is None else head
     end = min((t for t in scan.tracebacks if t > index), default=scan.frames[-1][0] + 1)
     # (a chained traceback's earlier part - `The above exception was the direct cause` - that
     # ran through the engine's loop: the engine died, and the request only carried it)
-    return any(begin < r < end for r in scan.request_frames) and \
+    return any(begin < r < end for r in requests) and \
         not any(_chain_start(scan, begin) < r < end for r in scan.loop_frames)
 
 
@@ -1167,9 +1206,12 @@ def _marker_before(scan: _Scan, frames: list[tuple[int, str]]) -> bool:
     sign that startup was going on when it failed: Ray's deduplicated summary of earlier lines
     (`Capturing batches ... [repeated 22x across cluster]`, printed as the actor dies), or a
     paste that puts the error first and the earlier log after it."""
-    if scan.first_marker is None:
+    first = scan.first_marker
+    if first is None:
+        first = scan.first_startup_read  # no marker: a stuck warmup batch
+    if first is None:
         return False
-    return not frames or scan.first_marker < frames[0][0]
+    return not frames or first < frames[0][0]
 
 
 def _implied_phase(best: _Candidate, scan: _Scan) -> Phase | None:
@@ -1186,6 +1228,8 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
              for sig, i in scan.hits if i >= start and not _received_not_read(scan, sig, i)]
     for i, where in _run_frames(frames):
+        if i in scan.dump_frames:
+            continue
         hint = _frame_hint(where)  # kept per place for the process (ranks repeat places)
         if hint is not None:
             cands.append(_Candidate(hint[0], hint[1], i))

@@ -1101,9 +1101,13 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               # name also runs the warmup, so only a worker's frame)
                               r"|worker\w*\.py:initialize_from_config$"
                               # SGLang's scheduler building what sits on the target's KV pool,
-                              # once its model worker (weights, pool) is up: the hierarchical
-                              # cache's host pool (HiRadixCache), a speculative draft worker
-                              r"|/srt/mem_cache/hiradix_cache\.py:__init__$"
+                              # once its model worker (weights, pool) is up: its prefix tree
+                              # over the pools (init_memory_pool_and_cache in 0.4,
+                              # init_cache_with_memory_pool from late 2025; the radix caches'
+                              # constructors: plain, hierarchical with its host pool, SWA,
+                              # Mamba), a speculative draft worker
+                              r"|:init_(?:memory_pool_and_cache|cache_with_memory_pool)$"
+                              r"|/srt/mem_cache/\w*radix_cache\.py:__init__$"
                               r"|/srt/speculative/\w*eagle_worker\w*\.py:__init__$")),
     (Phase.WEIGHT_LOADING, _C(r":(?:load_model|load_weights|_load_weights|\w*weight_loader"
                               r"|load_weights_and_postprocess|\w*weights_iterator"
@@ -1351,12 +1355,28 @@ TRACEBACK_START = _C(r"Traceback \(most recent call last\):")
 FRAME_LINE = _C(r'^\s*(?:\|\s+)?(?:File "|(?=\.\.\.[/\\]))([^"]+)", line \d+,? in (\S+)')
 
 
+# IPython's rendering of a frame (a notebook or an IPython shell running vLLM's offline LLM:
+# `File ~/envs/x/lib/python3.10/site-packages/vllm/engine/llm_engine.py:292, in
+# LLMEngine.from_engine_args(cls, engine_args)`): the path, and the function's own name out of
+# its qualified name (group 2, as FRAME_LINE's).
+IPYTHON_FRAME = _C(r"^File (~?[/\\][^\s:]*\.py):\d+, in (?:[\w<>]+\.)*([\w<>]+)\(")
+
+
+# py-spy's `dump` of a live process, one line a frame (`    event_loop_overlap
+# (sglang/srt/managers/scheduler.py:1050)`; SGLang's watchdog runs it on a stuck scheduler,
+# people run it on a hung server): the function (group 1) and the path py-spy shortens to its
+# package (group 2). A stack of a process still running, not a traceback.
+PYSPY_FRAME = _C(r"^\s+([\w<>]+) \(([^\s()]+\.py):\d+\)$")
+
+
 def frame_match(msg: str) -> re.Match[str] | None:
     """A traceback frame line; also one whose `File "` a paste elided with its path's head
     (`.../sglang/srt/speculative/eagle_info.py", line 781, in merge_batch`, a reporter
     shortening the path), which still names the file and function the error ran through."""
     if 'File "' in msg or (msg.startswith("...") and '", line ' in msg):
         return FRAME_LINE.match(msg)
+    if msg.startswith(("File ~", "File /")):
+        return IPYTHON_FRAME.match(msg)
     return None
 # The call on a frame's source line was in progress too (a traceback cut after
 # `scheduler.event_loop_normal()` was in the event loop): its name, as a pseudo-frame.

@@ -63,6 +63,9 @@ _REQUEST_FRAMES = ("a fragment whose only sign of life is one request's tracebac
                    "diagnose reads the request handler's frames as a server up and serving "
                    "(ready, as labelled); live, the replay stays up with no marker and its probe "
                    "unanswered: incomplete (the trackers do not read frames, too many to pay for)")
+_DUMP_FRAMES = ("a py-spy dump of a stuck process and nothing else: diagnose dates it by the dump's "
+                "frames (the scheduler's event loop: serving, as labelled); live, the trackers do "
+                "not read frames (too many to pay for) and the silent replay is hung at launch")
 _LABEL_LIVE = ("a classifier miss (tests/test_classifier.py KNOWN_MISSES): the replay ends the way "
                "the labelled run did (dies, or stays up and answers its probe), so live agrees "
                "with the label where the file alone does not")
@@ -149,6 +152,15 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the twenty-fourth batch (fresh23)
+    "a118-vllm-v1-2503-gemma3-init-engine-took-sampling-params-empty-responses.log": _API_UP,
+    "a318-vllm-2607-gpustack-mrv2-apiserver-starting-server-routes-cut.log": _API_UP,
+    "a208-sglang-2508-gptoss-120b-h20-tp2-dp4-request-error-expected-2-messages.log":
+        _REQUEST_FRAMES,
+    "a304-vllm-v0-2502-openrlhf-ray-worker-init-process-group-unhandled-error-cut.log":
+        "diagnose reads Ray's unhandled error of a trainer's call into the built engine as a "
+        "crash (a known miss, labelled ready); live, the replay stays up with no marker and its "
+        "probe unanswered: incomplete",
     # the twenty-third batch (fresh22)
     "e114-vllm-v1-2507-gemma3-27b-json-object-running-1-zero-throughput-hang.log": _STALL_END,
     "e305-vllm-v1-2507-gpustack-qwen3-06b-init-engine-starting-api-server-status-starting.log":
@@ -207,6 +219,8 @@ LIVE_MISSES: dict[str, str] = {
     "t317-sglang-slime-megatron-train-start-engine-metrics-polls.log":
         "diagnose reads metrics polls from another host as probes, incomplete in warmup "
         "(labelled ready in serving); live: the replay is up and the daemon's probe passes, ready",
+    # the fourteenth batch (fresh13)
+    "r202-sglang-pyspy-dump-overlap-hang.log": _DUMP_FRAMES,
     # the fifteenth batch (fresh14)
     "s205-sglang-2408-chat-n2-handler-traceback.log": _REQUEST_FRAMES,
 }
