@@ -193,7 +193,7 @@ def cost_per_line(reps: int = 20) -> tuple[float, float, float, int]:
     from supervisor.diagnosis.classifier import classify_lines
 
     def forget() -> None:
-        for kept in ("_PLACE_PHASES", "_PLACE_HINTS"):  # absent from builds before them
+        for kept in ("_PLACE_PHASES", "_PLACE_HINTS", "_REQUEST_PLACES"):  # absent before them
             getattr(classifier, kept, {}).clear()
     logs = [(split_fixture(p)[0].get("engine"), split_fixture(p)[1].splitlines())
             for part in PARTS for p in fixtures(part)]
