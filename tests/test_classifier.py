@@ -316,9 +316,6 @@ KNOWN_MISSES: dict[str, str] = {
     "z207-sglang-lsglang-fork-2604-glm51-mtp-shards-loaded-lk-moe-init-cuda-oom.log":
         "a fork's 'Failed to initialize lk_moe: CUDA out of memory' after the shards, no exit "
         "line: labelled crashed, read incomplete (cuda_oom)",
-    "z208-sglang-2604-mi35x-nightly-qwen3-235b-mxfp4-watchdog-hip-captured-event-two-lines.log":
-        "two lines naming a HIP error on a 'capturing stream': labelled cuda_graph_capture, "
-        "read launch",
     "z212-sglang-2507-glm45-air-fp8-tp4-server-args-then-triton-outofresources-killed.log":
         "a Triton OutOfResources, then 'Dumping requests before crash': labelled warmup (the "
         "tokenizer manager's crash dump), read launch",

@@ -646,6 +646,9 @@ _WK = "(Worker_TP1 pid=15193) ERROR 05-08 19:06:38 [multiproc_executor.py:962] "
     ("torch._dynamo.exc.InternalTorchDynamoError: RuntimeError: Cannot call "
      "CUDAGeneratorImpl::current_seed during CUDA graph capture. If you need this call to be "
      "captured, please file an issue.",),
+    # cudaErrorCapturedEvent as HIP words it on ROCm, reported by torch's NCCL watchdog thread
+    ("Process group watchdog thread terminated with exception:",
+     "HIP error: operation not permitted on an event last recorded in a capturing stream"),
 ])
 def test_an_error_only_a_capturing_stream_raises_dates_the_capture(lines) -> None:
     v = verdict(*lines, engine="vllm")

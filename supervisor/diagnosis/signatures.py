@@ -1014,9 +1014,13 @@ WARMUP_CONTAINER = _C(r":compile_or_warm_up_model$")
 # exception line or in the CUDA error report around it (`Search for
 # \`cudaErrorStreamCaptureUnsupported' ...`, `operation not permitted when stream is capturing`,
 # `operation failed due to a previous error during capture`, torch's `Cannot call
-# CUDAGeneratorImpl::current_seed during CUDA graph capture`): the run was capturing graphs.
-CAPTURE_ONLY_ERROR = _C(r"cudaErrorStreamCapture\w+|not permitted when stream is capturing"
-                        r"|due to a previous error during capture|during CUDA graph capture")
+# CUDAGeneratorImpl::current_seed during CUDA graph capture`; cudaErrorCapturedEvent, HIP's
+# alike on ROCm: `operation not permitted on an event last recorded in a capturing stream`):
+# the run was capturing graphs.
+CAPTURE_ONLY_ERROR = _C(r"(?:cuda|hip)ErrorStreamCapture\w+|(?:cuda|hip)ErrorCapturedEvent"
+                        r"|not permitted when stream is capturing|last recorded in a capturing "
+                        r"stream|due to a previous error during capture"
+                        r"|during CUDA graph capture")
 
 PHASE_MESSAGES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.CUDA_GRAPH_CAPTURE, _C(r"Capture (?:[\w-]+ ){0,3}(?i:cuda|cpu|npu) graph failed")),
