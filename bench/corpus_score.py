@@ -53,12 +53,13 @@ PARTS = {
     "fresh21": FIXTURES / "corpus" / "fresh21",
     "fresh22": FIXTURES / "corpus" / "fresh22",
     "fresh23": FIXTURES / "corpus" / "fresh23",
+    "fresh24": FIXTURES / "corpus" / "fresh24",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13",
              "fresh14", "fresh15", "fresh16", "fresh17",
-             "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23")
+             "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -79,7 +80,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh20", "twenty-first batch (fresh20)"),
               ("fresh21", "twenty-second batch (fresh21)"),
               ("fresh22", "twenty-third batch (fresh22)"),
-              ("fresh23", "twenty-fourth batch (fresh23)"))
+              ("fresh23", "twenty-fourth batch (fresh23)"),
+              ("fresh24", "twenty-fifth batch (fresh24)"))
 FIELDS = ("outcome", "phase", "cause")
 
 
