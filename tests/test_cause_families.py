@@ -114,6 +114,24 @@ def test_optional_library_not_available_is_import_error(frame, error):
     assert cause_of(text, "vllm") is Cause.IMPORT_ERROR
 
 
+def test_a_dependency_older_than_the_release_needs_is_import_error():
+    # SGLang's assert_pkg_version at launch
+    text = tb((f"{SG}/utils.py", "assert_pkg_version", "raise Exception("),
+              error="Exception: flashinfer is installed with version 0.1.2+cu121torch2.4, which "
+              "is less than the minimum required version 0.1.5. Please uninstall the old version "
+              "and reinstall the latest version by following the instructions at "
+              "https://docs.flashinfer.ai/installation.html.")
+    assert cause_of(text, "sglang") is Cause.IMPORT_ERROR
+
+
+def test_a_routers_field_validation_is_invalid_config():
+    text = tb(("/app/lib/python3.12/site-packages/sglang_router/router.py", "start",
+               "self._router.start()"),
+              error="ValueError: Configuration error: Invalid value for field 'worker_url': "
+              "http://10.99.91.39:30000,8998 - Invalid URL format: invalid port number")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+
+
 def test_a_device_feature_not_available_is_not_import_error():
     """UVA (pinned host memory the GPU can address) is a platform feature, not a package."""
     text = tb((f"{VL}/v1/worker/gpu/buffer_utils.py", "__init__",

@@ -53,11 +53,12 @@ FRESH20 = CORPUS / "fresh20"  # the twenty-first batch: measured blind once, tun
 FRESH21 = CORPUS / "fresh21"  # the twenty-second batch: measured blind once, tuning data since
 FRESH22 = CORPUS / "fresh22"  # the twenty-third batch: measured blind once, tuning data since
 FRESH23 = CORPUS / "fresh23"  # the twenty-fourth batch: measured blind once, tuning data since
+FRESH24 = CORPUS / "fresh24"  # the twenty-fifth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the twenty-fourth batch.
+# eighteenth, the nineteenth and the twentieth to the twenty-fifth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -67,7 +68,8 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log")) + sorted(FRESH16.glob("*.log")) + \
     sorted(FRESH17.glob("*.log")) + sorted(FRESH18.glob("*.log")) + \
     sorted(FRESH19.glob("*.log")) + sorted(FRESH20.glob("*.log")) + \
-    sorted(FRESH21.glob("*.log")) + sorted(FRESH22.glob("*.log")) + sorted(FRESH23.glob("*.log"))
+    sorted(FRESH21.glob("*.log")) + sorted(FRESH22.glob("*.log")) + \
+    sorted(FRESH23.glob("*.log")) + sorted(FRESH24.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -355,6 +357,43 @@ KNOWN_MISSES: dict[str, str] = {
     "a304-vllm-v0-2502-openrlhf-ray-worker-init-process-group-unhandled-error-cut.log":
         "Ray's 'Unhandled error' of OpenRLHF's init_process_group called on vLLM's workers, cut: "
         "labelled ready (the engine was built, the trainer's call failed), read crashed",
+    # the twenty-fifth batch (fresh24), after its tuning
+    "b104-vllm-tenstorrent-2507-t3k-r1-distill-70b-benchmark-prefill-then-hang.log":
+        "Tenstorrent's own loguru lines 'Prefilling User N' and nothing of vLLM's: labelled "
+        "hung in serving (the thread), read launch",
+    "b110-vllm-ascend-0110-k8s-bge-m3-embeddings-200-then-client-hang.log":
+        "two embeddings requests answered 200: labelled hung (the thread says clients hang), "
+        "read ready",
+    "b115-vllm-0271-k8s-a5000-tp4-qwen38-fp8-kernel-selection-then-startup-stall.log":
+        "three kernel and attention-backend selection lines, unprefixed: labelled weight_loading "
+        "(logged as the model is built), read launch",
+    "b116-vllm-08x-v1-ray-2x8-h800-r1-compiled-dag-cancel-enginecore-hit-exception.log":
+        "Ray cancelling vLLM's compiled graph, then 'EngineCore hit an exception' cut: labelled "
+        "serving (the graph is built at the first batch), read launch",
+    "b118-vllm-ascend-0110-eagle3-llama31-8b-cann-ge-tiling-transdata-errors.log":
+        "two CANN graph-engine tiling errors, no traceback: labelled crashed (the thread), read "
+        "incomplete",
+    "b202-sglang-ktransformers-2506-journald-uvicorn-up-sched-rpc-cut.log":
+        "KTransformers' SGLang under journald, Uvicorn up then its own sched_rpc line: labelled "
+        "ready, read incomplete in warmup (no ready line of SGLang's)",
+    "b205-sglang-2506-pd-register-kv-tensors-uvicorn-run-traceback-cut.log":
+        "PD's KV registration, then a traceback out of uvicorn.run cut: labelled warmup (the "
+        "HTTP server starting), read launch",
+    "b217-sglang-2507-pd-decode-deepep-nvshmem-ibrc-modify-qp-failed.log":
+        "NVSHMEM's 'ibv_modify_qp failed' and a transport's non-zero status, no abort shown: "
+        "labelled crashed nccl_error (the title), read incomplete",
+    "b303-vllm-dynamo-142-k8s-multinode-worker-inductor-marlin-gemm-frames-cut.log":
+        "a worker's frames through compiled inductor code, cut: labelled launch, read "
+        "kv_cache_alloc (the compiled model first runs in the memory profile)",
+    "b312-vllm-tt-2507-qwen3-32b-wh-lb-mqllmengine-heartbeat-waiting-hang.log":
+        "the MQ client's DEBUG heartbeats and waits: labelled hung in ready (the client loop "
+        "runs once the engine is up), read launch",
+    "b315-vllm-2504-aibrix-rayclusterfleet-startup-complete-metrics-scrapes.log":
+        "startup complete then /metrics scrapes from another host: labelled serving, read "
+        "incomplete in warmup (as t317)",
+    "b316-vllm-0110-xinference-enginecore-sampler-warmup-nvml-assert-allocator.log":
+        "a sampler's sort under the engine's init, two pieces joined: labelled warmup (the "
+        "sampler warmup), read kv_cache_alloc",
 }
 
 
@@ -470,6 +509,11 @@ CAUSE_MISSES: dict[str, str] = {
     "z217-sglang-2509-gptoss-sm120-triton-kernels-inapplicable-constraint-is-persistent-sigquit.log":
         "triton_kernels' InapplicableConstraint on an SM120 GPU: labelled unsupported_arch; "
         "read unknown",
+    # the twenty-fifth batch (fresh24), after its tuning
+    "b211-sglang-2606-pr-minimax-m3-2node-tp16-gloo-broadcast-read-timeout.log":
+        "Gloo's read from the other node timing out in a broadcast: labelled "
+        "multinode_rank_failure (also nccl_timeout); read unknown (c077's 'Connection closed "
+        "by peer' is labelled unknown)",
 }
 
 

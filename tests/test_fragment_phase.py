@@ -262,6 +262,50 @@ def test_flattened_ray_traceback_is_read_frame_by_frame() -> None:
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE)
 
 
+def test_flattened_vllm_worker_records_glued_without_a_space_are_split() -> None:
+    # a paste that lost its newlines, each record's process prefix glued to the one before
+    w = "(VllmWorker rank=0 pid=234357)"
+    h = "ERROR 09-26 01:47:48 [multiproc_executor.py:546]"
+    line = "".join([
+        f"{w} object_tensor = torch.frombuffer(pickle.dumps(obj), dtype=torch.uint8)",
+        f"{w} {h} WorkerProc hit an exception.",
+        f'{w} {h}   File "{_SITE}/vllm/v1/executor/multiproc_executor.py", line 541, in '
+        "worker_busy_loop",
+        f"{w} {h}     output = func(*args, **kwargs)",
+        f'{w} {h}   File "{_SITE}/vllm/v1/worker/gpu_worker.py", line 207, in execute_model',
+        f"{w} {h} RuntimeError: send failed"])
+    v = verdict(line, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_a_crash_after_the_api_server_listed_its_routes_is_past_warmup() -> None:
+    # the routes are listed once the engine is up: whatever killed it after, it got there
+    v = verdict("INFO 04-07 02:07:25 [launcher.py:34] Route: /v1/models, Methods: GET",
+                "RuntimeError: the engine died", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WARMUP)
+
+
+_SEGV_DUMP = ["Fatal Python error: Segmentation fault", "",
+              "Thread 0x00007fb60fffe640 (most recent call first):",
+              f'  File "{_SITE}/sglang/srt/managers/scheduler.py", line 461 in watchdog_thread',
+              '  File "/usr/lib/python3.10/threading.py", line 953 in run', "",
+              "Current thread 0x00007fb617fff640 (most recent call first):",
+              f'  File "{_SITE}/torch/distributed/distributed_c10d.py", line 2501 in all_reduce',
+              f'  File "{_SITE}/sglang/srt/distributed/parallel_state.py", line 410 in all_reduce']
+
+
+def test_a_segfault_inside_a_collective_is_an_nccl_error_of_a_built_scheduler() -> None:
+    # faulthandler's dump: the current thread died in torch.distributed's all_reduce (the native
+    # crash is NCCL's); the scheduler's watchdog thread runs only once the scheduler is built
+    v = verdict(*_SEGV_DUMP, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.WARMUP, Cause.NCCL_ERROR)
+
+
+def test_a_segfault_elsewhere_is_not_an_nccl_error() -> None:
+    dump = [*_SEGV_DUMP[:6], f'  File "{_SITE}/sglang/srt/models/llama.py", line 90 in forward']
+    assert verdict(*dump, engine="sglang").cause is not Cause.NCCL_ERROR
+
+
 # --- the seventh batch's kinds ------------------------------------------------------------------
 
 

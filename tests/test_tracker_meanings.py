@@ -38,6 +38,15 @@ def test_sglang_pool_report_after_capture_is_warmup() -> None:
     assert _walk("sglang", lines) is Phase.WARMUP
 
 
+def test_sglang_pool_report_of_a_build_before_mid_2025_is_warmup() -> None:
+    """Builds that print no `available_gpu_mem` (0.4.3 on every rank) always reported the pool
+    at the end of the scheduler's init: graphs captured, warmup next."""
+    old = (f"{TS} max_total_num_tokens=66295, chunked_prefill_size=4096, max_prefill_tokens="
+           "16384, max_running_requests=2049, context_len=163840")
+    assert _walk("sglang", [old]) is Phase.WARMUP
+    assert _walk("sglang", [POOL]) is Phase.KV_CACHE_ALLOC  # a 2026 build's: before capture
+
+
 VLLM_KV = ("(EngineCore pid=127) INFO 04-15 13:41:18 [kv_cache_utils.py:1319] GPU KV cache size: "
            "1,126,400 tokens")
 VLLM_WARM = ("(Worker pid=185) INFO 04-15 13:41:24 [cpu_model_runner.py:116] Warming up model "

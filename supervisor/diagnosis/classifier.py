@@ -721,7 +721,10 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|/v1/engine/\w*processor\.py:(?:process_inputs|_validate_model_inputs?)$"
     r"|/core/scheduler\.py:(?:schedule|_schedule\w*)$"
     r"|:advance_step\w*$|ops/penalties\.py:apply_all_penalties$"
-    r"|layers/utils\.py:(?:apply_penalties|get_token_bin_counts_and_mask)$")
+    r"|layers/utils\.py:(?:apply_penalties|get_token_bin_counts_and_mask)$"
+    # - vLLM's runner computing the prompt logprobs a request asked for (V1 gpu_model_runner
+    #   `_get_prompt_logprobs_dict`: the profile and capture runs ask for none)
+    r"|model_runner\.py:_get_prompt_logprobs\w*$")
 # Frames of one startup phase beyond S.FRAME_PHASES:
 # - a quantization config choosing the method of a layer being built (`get_quant_method`, called
 #   from LinearBase / FusedMoE / embedding constructors in vLLM's and SGLang's layers/
@@ -961,6 +964,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     if outcome is Outcome.CRASHED and ready is None:
         named += _startup_hints(raw, start, region_frames, engine)
     framed = None if stepped else _frame_phase(region_frames)  # read twice below
+    if ready is not None and tracker_phase.rank < Phase.WARMUP.rank:
+        tracker_phase = Phase.WARMUP  # up before it died: as a ready log is (above)
     phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
                    warmup_in_loop=engine != "vllm", framed=framed)
 
@@ -1258,6 +1263,15 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         for i, where in scan.current_thread:
             if i >= start and _frame_phase([(i, w) for w in where]) is Phase.WEIGHT_LOADING:
                 cands.append(_Candidate(Cause.BUS_ERROR, 25, i))
+                break
+    # A faulthandler dump of a segfault or abort whose current thread was in a collective
+    # (torch.distributed's all_reduce / broadcast / all_gather ..., vLLM's pynccl): the native
+    # crash was in the communication library (NCCL crashing with SIGSEGV under SGLang and vLLM
+    # ranks), unless faulthandler names a bus error (a mmap'd file, above)
+    if other_signal:
+        for i, where in scan.current_thread:
+            if i >= start and where and S.COLLECTIVE_CALL.search(where[0]):
+                cands.append(_Candidate(Cause.NCCL_ERROR, 25, i))
                 break
     if codes & {-7, 135}:
         cands.append(_Candidate(Cause.BUS_ERROR, 20, dead[0] if dead else anchor))

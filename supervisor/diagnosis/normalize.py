@@ -123,7 +123,11 @@ def split_lines(items: Iterable[str]) -> Iterator[str]:
 # A paste that lost its newlines runs log records together: split before each embedded vLLM
 # record header and NCCL's `host:pid:tid [dev] NCCL INFO` (only in long lines: cheap to skip).
 _EMBEDDED = _C(r" (?=(?:DEBUG|INFO|WARNING|ERROR) \d\d-\d\d \d\d:\d\d:\d\d \[?[\w./\-]+\.py:\d+\])"
-               r"| (?=[\w.\-]+:\d+:\d+ \[\d+\] NCCL INFO)")
+               r"| (?=[\w.\-]+:\d+:\d+ \[\d+\] NCCL INFO)"
+               # a vLLM process's prefix glued to the record before it with no space
+               # (`...uint8)(VllmWorker rank=0 pid=234357) ERROR 09-26 01:47:48 [...]`)
+               r"|(?<=[^\s(])(?=\([\w.:\-]+ (?:rank=\d+ )?pid=\d+\) (?:DEBUG|INFO|WARNING|ERROR) "
+               r"\d\d-\d\d )")
 _EMBEDDED_MIN = 300
 UNGLUE_MIN = _EMBEDDED_MIN  # a line no longer than this, with no tqdm rate in it, is one line
 # A Ray actor's traceback flattened into one long line (a paste that lost its newlines, every

@@ -542,6 +542,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"|cuda\.bindings|OpenTelemetry) is not available\b",
            r"^(?:\w+\.)*\w*(?:Error|Exception): .{0,300}?\b(?:is|are) not installed\b",
            r"^(?:\w+\.)*\w*(?:Error|Exception): .{0,300}?\bplease install\b",
+           # SGLang's assert_pkg_version at launch (utils.py, 0.2 on): a dependency older than
+           # the release needs (`flashinfer is installed with version 0.1.2, which is less than
+           # the minimum required version 0.1.5`)
+           r"is installed with version \S+, which is less than the minimum required version",
            scope="error", flags=_I)
     # Multi-node: a rank or node never got there.
     # The rendezvous never completed, or the peer holding torch's TCPStore (rank 0's process)
@@ -770,7 +774,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # under a run is XID/ECC/launch failures, never this.
            r"No CUDA GPUs are available",
            r"you should provide the model as a positional argument",
-           r"Invalid (?:value|choice) for (?:--|argument )",
+           # (a router's or wrapper's config validation: `Configuration error: Invalid value for
+           # field 'worker_url'`, sgl-model-gateway)
+           r"Invalid (?:value|choice) for (?:--|argument |field |option |parameter )",
            # a socket of an address family the host does not have (an IPv6-only setting on
            # a host without IPv6, e.g. a transfer engine's bind in PD disaggregation)
            r"Address family not supported by protocol",
@@ -950,6 +956,12 @@ REQUEST_HANDLER_FRAME = _C(r"/uvicorn/protocols/http/\w+\.py:run_asgi$"
 ENGINE_LOOP_FRAME = _C(r"/engine/async_llm_engine\.py:(?:run_engine_loop|engine_step"
                        r"|_raise_exception_on_finish)$")
 
+# A collective call's own frame, the innermost of a thread's stack: torch.distributed's
+# collectives (distributed_c10d.py) and vLLM's pynccl communicator
+COLLECTIVE_CALL = _C(r"/distributed_c10d\.py:(?:all_reduce|all_gather\w*|broadcast\w*"
+                     r"|reduce_scatter\w*|all_to_all\w*|barrier|send|recv|reduce|gather|scatter)$"
+                     r"|/pynccl\.py:\w+$")
+
 # Dynamo's polyfills run only inside its trace: a traceback listing that shows one is the user
 # code Dynamo was tracing when it gave up ("from user code:"), not code that ran and raised, so
 # its frames name no cause (flashinfer's JIT helpers traced under SGLang's piecewise CUDA graph
@@ -1075,7 +1087,11 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     # on the workers exists only once the constructor returned, the engine built and warmed up
     (Phase.READY, _C(r"/vllm/entrypoints/llm\.py:(?:collective_rpc|apply_model|sleep|wake_up"
                      r"|reset_prefix_cache|start_profile|stop_profile|get_metrics)$")),
-    (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|warmup_server)$")),
+    # (and SGLang's scheduler watchdog thread, started at the end of Scheduler.__init__ once
+    # the model worker - weights, KV pool, graphs - is built: a stack dump that shows it has
+    # the scheduler up, at least in its warmup)
+    (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|warmup_server)$"
+                      r"|/srt/managers/scheduler\.py:watchdog_thread$")),
     (Phase.CUDA_GRAPH_CAPTURE, _C(r":\w*capture\w*$|:init_cuda_graphs?$|:init_device_graphs$"
                                   r"|graph_runner\.py:__init__$|cuda_graph_setup\.py:")),
     # (SGLang 2026 builds: the scheduler's init_memory_pools -> init_target_memory_pool)

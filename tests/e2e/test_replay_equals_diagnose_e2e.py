@@ -152,6 +152,12 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the twenty-fifth batch (fresh24)
+    "b102-vllm-pr-2510-openpangu-ultra-moe-apiserver-routes-listing-cut.log": _ROUTES_ONLY,
+    "b118-vllm-ascend-0110-eagle3-llama31-8b-cann-ge-tiling-transdata-errors.log": _LABEL_LIVE,
+    "b202-sglang-ktransformers-2506-journald-uvicorn-up-sched-rpc-cut.log": _LABEL_LIVE,
+    "b217-sglang-2507-pd-decode-deepep-nvshmem-ibrc-modify-qp-failed.log": _LABEL_LIVE,
+    "b315-vllm-2504-aibrix-rayclusterfleet-startup-complete-metrics-scrapes.log": _LABEL_LIVE,
     # the twenty-fourth batch (fresh23)
     "a118-vllm-v1-2503-gemma3-init-engine-took-sampling-params-empty-responses.log": _API_UP,
     "a318-vllm-2607-gpustack-mrv2-apiserver-starting-server-routes-cut.log": _API_UP,
