@@ -243,11 +243,10 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.last_marker = i
             if scan.first_marker is None:
                 scan.first_marker = i
-        if update is not None and update.progress and \
-                update.progress.get("kind") == "cuda_graph_bs":
-            scan.capture_started = True
-            scan.batches_captured = int(update.progress.get("done") or 0)
         if update is not None:
+            if update.progress and update.progress.get("kind") == "cuda_graph_bs":
+                scan.capture_started = True
+                scan.batches_captured = int(update.progress.get("done") or 0)
             scan.last_update = i
             scan.activity.append(i)
             if update.changed_phase:
@@ -256,15 +255,15 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 if scan.first_startup_read is None and not tracker.ready and \
                         "HTTP/" not in line:
                     scan.first_startup_read = i
-        if scan.ready_index is None and (tracker.ready or tracker.started
-                                         or msg.startswith(S.ROUTE_LISTED)):
+        route = msg.startswith(S.ROUTE_LISTED)
+        if scan.ready_index is None and (tracker.ready or tracker.started or route):
             scan.ready_index = i  # vLLM lists its routes only once the engine core is up
         elif update is None and tracker.ready and ("HTTP/" in line or " batch" in line):
             scan.activity.append(i)
-        if "API servers" in msg or msg.startswith(S.ROUTE_LISTED):
+        if route or "API servers" in msg:
             scan.api_servers_pending = i if not tracker.ready and \
                 _API_SERVERS_PENDING.search(msg) else None
-            if msg.startswith(S.ROUTE_LISTED):
+            if route:
                 routes_listed = True  # the API server has its engine client: it is up
         if "MQLLMEngine" in msg and _MQ_CLIENT.search(msg):
             scan.mq_client = True
@@ -362,7 +361,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                     next(iter(_place_phases(f"<method>:{m[1]}")), None)
                 if phase is not None:
                     scan.named_phases.append((i, phase))
-        if "aptur" in msg and S.CAPTURE_ONLY_ERROR.search(msg):
+        if "aptur" in msg and (S.CAPTURE_ONLY_ERROR.search(msg) or _CAPTURED_EVENT in msg or
+                               _HIP_CAPTURE in msg or _CAPTURED_STREAM in msg):
             scan.named_phases.append((i, Phase.CUDA_GRAPH_CAPTURE))
         if "xit code" in msg:
             for m in S.EXIT_CODE_LINE.finditer(msg):
@@ -415,6 +415,7 @@ def _boxed_error(msg: str) -> bool:
 
 
 _HANDLER, _LOOP = 1, 2
+_CAPTURED_EVENT, _HIP_CAPTURE, _CAPTURED_STREAM = S.CAPTURE_ONLY_WORDS
 
 
 def _request_frames(scan: _Scan) -> list[int]:

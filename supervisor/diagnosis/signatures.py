@@ -1029,10 +1029,14 @@ WARMUP_CONTAINER = _C(r":compile_or_warm_up_model$")
 # CUDAGeneratorImpl::current_seed during CUDA graph capture`; cudaErrorCapturedEvent, HIP's
 # alike on ROCm: `operation not permitted on an event last recorded in a capturing stream`):
 # the run was capturing graphs.
-CAPTURE_ONLY_ERROR = _C(r"(?:cuda|hip)ErrorStreamCapture\w+|(?:cuda|hip)ErrorCapturedEvent"
-                        r"|not permitted when stream is capturing|last recorded in a capturing "
-                        r"stream|due to a previous error during capture"
-                        r"|during CUDA graph capture")
+CAPTURE_ONLY_ERROR = _C(r"cudaErrorStreamCapture\w+|not permitted when stream is capturing"
+                        r"|due to a previous error during capture|during CUDA graph capture")
+# (the same as plain words, asked with `in` in this order: alternatives starting on common
+# letters would make the search above try every position of the many capture-progress lines
+# that hold "aptur"; cudaErrorCapturedEvent / hipErrorCapturedEvent, HIP's stream-capture
+# errors, and their message)
+CAPTURE_ONLY_WORDS = ("CapturedEvent", "hipErrorStreamCapture",
+                      "last recorded in a capturing stream")
 
 PHASE_MESSAGES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.CUDA_GRAPH_CAPTURE, _C(r"Capture (?:[\w-]+ ){0,3}(?i:cuda|cpu|npu) graph failed")),
