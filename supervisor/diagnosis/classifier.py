@@ -662,6 +662,9 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|scheduler\.py:run_batch$|schedule_batch\.py:get_model_worker_batch$"
     r"|(?:scheduler\.py|<call>):run_event_loop$|(?:schedule_batch|_info)\.py:merge_batch$"
     r"|ray_trainer\.py:fit$|:generate_sequences$"
+    # (ms-swift's inference engines - swift/llm/infer/infer_engine/vllm_engine.py,
+    # sglang_engine.py - running requests through a built engine: infer, infer_async)
+    r"|/infer_engine/\w+_engine\.py:_?infer\w*$"
     # - vLLM V0's speculative decoding (spec_decode/, 0.4-0.6): SpecDecodeWorker.execute_model
     #   and the proposal / scoring / verification of a step it runs (`_run_speculative_decoding_
     #   step` -> the scorer's `score_proposals`); its KV sizing and capture go through the
@@ -725,7 +728,19 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|layers/utils\.py:(?:apply_penalties|get_token_bin_counts_and_mask)$"
     # - vLLM's runner computing the prompt logprobs a request asked for (V1 gpu_model_runner
     #   `_get_prompt_logprobs_dict`: the profile and capture runs ask for none)
-    r"|model_runner\.py:_get_prompt_logprobs\w*$")
+    r"|model_runner\.py:_get_prompt_logprobs\w*$"
+    # - vLLM V1's runner stepping a scheduled batch: gpu_model_runner's execute_model, and
+    #   vLLM-Ascend's model_runner_v1 (execute_model -> _process_reqs); the profile run and the
+    #   capture go through _dummy_run (V0's profile_run calls execute_model: not listed)
+    r"|/v1/worker/gpu_model_runner\.py:execute_model$"
+    r"|/worker/model_runner_v1\.py:(?:execute_model|_process_reqs)$"
+    # - SGLang's scheduler moving requests whose grammar finished compiling into the waiting
+    #   queue (structured output): only clients' requests carry a grammar
+    r"|scheduler\.py:move_ready_grammar_requests$"
+    # - a trainer pushing new weights into the running engine (RL refits: verl's
+    #   update_weights_from_ipc, SGLang's update_weights_from_tensor / _disk / _distributed):
+    #   only a built engine takes them, between rollouts
+    r"|:update_weights?_from_(?:ipc|tensor|disk|distributed|buffer)\w*$")
 # Frames of one startup phase beyond S.FRAME_PHASES:
 # - a quantization config choosing the method of a layer being built (`get_quant_method`, called
 #   from LinearBase / FusedMoE / embedding constructors in vLLM's and SGLang's layers/
@@ -946,9 +961,12 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         stalls = _trailing_stalls(msgs)
         if stalls:
             # up, then only stall reports to the end: hung where the tracker was (a file cannot
-            # time the silence that follows, nor say why it stalled)
+            # time the silence that follows, nor say why it stalled - but SGLang's own health
+            # check failing names it)
             ev = [stalls[0], stalls[-1], *scan.phase_lines[-1:]]
-            return Verdict(engine, Outcome.INCOMPLETE, tracker_phase, Cause.UNKNOWN,
+            cause = Cause.HEALTH_CHECK_FAILED if any(
+                _HEALTH_CHECK_FAILED in msgs[i] for i in stalls) else Cause.UNKNOWN
+            return Verdict(engine, Outcome.INCOMPLETE, tracker_phase, cause,
                            _evidence(raw, msgs, ev))
         ev = [i for i in ([ready] + scan.phase_lines[-1:]) if i is not None]
         return Verdict(engine, outcome, tracker_phase, None, _evidence(raw, msgs, ev))
@@ -1000,6 +1018,9 @@ _STALL_REPORT = re.compile(
     r"|\b(?:Prefill|Decode) (?:bootstrap|transfer) failed for request .* timed out"
     # SGLang's soft watchdog: the scheduler's batch has not moved (it only warns)
     r"|[Ww]atchdog timeout \(self\.watchdog_timeout=[\d.]+, self\.soft=True\)"
+    # SGLang's /health handler getting nothing from the detokenizer (it answers 503 and the
+    # server lives on, stalled)
+    r"|Health check failed\. Server couldn't get a response"
     # (not SGLang's `Decode out of memory happened. #retracted_reqs`: the scheduler retracts
     # requests under KV pressure and carries on decoding - traffic, not a stall; k115)
     # vLLM's stats (V0 and V1): requests running, or none running while requests queue
@@ -1007,6 +1028,7 @@ _STALL_REPORT = re.compile(
     # since the last line
     r"|Avg prompt throughput: 0\.0 tokens/s, Avg generation throughput: 0\.0 tokens/s, "
     r"Running: (?:[1-9]|0 reqs?, (?:Swapped: \d+ reqs?, )?(?:Pending|Waiting): [1-9])")
+_HEALTH_CHECK_FAILED = "Health check failed"
 # What may sit between and after stall reports: a paste's elision marks, a dump's indented or
 # thread-header lines (py-spy under a soft watchdog)
 _ELISION = re.compile(r"\s*(?:\.{3,}|…|\[\.\.\.\])?\s*$|\s|Thread (?:0x)?[0-9a-f]+ ")

@@ -727,9 +727,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # Reason: Remote Rank did not send the data in time. Please check the reason for the rank
     # being stuck`): a collective timed out on a stuck peer, as NCCL's watchdog reports.
     + _sig(Cause.NCCL_TIMEOUT, 50, r"EI0006\b.{0,80}Getting socket times out", flags=_I)
-    # SGLang's /health probe got nothing from the detokenizer.
+    # SGLang's /health probe got nothing from the detokenizer (http_server.py's health
+    # handler logs it and answers 503): the server process lives on, stalled - a hang to call,
+    # not a death (its own warmup failing dies by the warmup's lines, its probe's timeout).
     + _sig(Cause.HEALTH_CHECK_FAILED, 35,
-           r"Health check failed", fatal=True, implies=Phase.READY)
+           r"Health check failed", implies=Phase.READY)
     # Bad launch arguments: argparse refuses the command line (`launch_server.py: error:
     # unrecognized arguments: ...`, `vllm serve: error: argument --x: invalid choice`) and exits
     # 2 before any model work; its usage block alone says the same.

@@ -34,16 +34,25 @@ _PREFILTER = literal_prefilter(
     "] begin to precompile",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
+    # the MXFP4 MoE weights being laid out for FlashInfer's kernel, per layer (weight loading)
+    "Shuffling MoE weights",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     # (the launch's argument dump, `server_args=ServerArgs(...)` or `server_args={...}`; not a
     # traceback's source line calling with them: `prepare_server_args(sys.argv[1:])`,
     # `launch_engine(server_args=server_args)`)
-    (_C(r"(?<![\w.(])server_args[=(]|Init torch distributed|sglang is using nccl"), Phase.LAUNCH),
+    # (`server_args=` then the dump itself: not a keyword argument in a call's source line,
+    # `server_args=server_args,`, which Python 3.13's tracebacks print whole)
+    (_C(r"(?<![\w.(])server_args(?:=(?:ServerArgs\(|\{)|\()|Init torch distributed"
+        r"|sglang is using nccl"), Phase.LAUNCH),
     # (SGLang of early 2024, rpyc model servers: `Rank 1: load weight begin.`, lower case)
+    # (and the MXFP4 MoE path on Blackwell laying each layer's expert weights out for
+    # FlashInfer's kernel once loaded, `Shuffling MoE weights for FlashInfer MXFP4 moe kernel
+    # (layer: model.layers.1.mlp.experts), it might take a while...`: still loading)
     (_C(r"[Ll]oad weight begin|Loading \w+ checkpoint shards|Multi-thread loading shards"
-        r"|Beginning to load weights|Loading model from"), Phase.WEIGHT_LOADING),
+        r"|Beginning to load weights|Loading model from|Shuffling MoE weights for"),
+     Phase.WEIGHT_LOADING),
     # max_total_num_tokens= is the scheduler reporting its KV pool once its model runner is set
     # up: after a graph capture it also means the capture is over (_special).
     # (SGLang-JAX, the TPU port: its memory pool's `_create_buffers` logs `Creating fused KV

@@ -145,13 +145,20 @@ LIVE_MISSES: dict[str, str] = {
         "waits: diagnose reads them as a stall (incomplete, unknown); the live run, replayed "
         "fast, ends ready in serving before any wait is long enough to call it hung",
     # known classifier misses (KNOWN_MISSES) where diagnose reads a fatal the live run does not
-    "r209-sglang-pd-decode-health-check-failed-bootstrap.log":
-        "diagnose reads 'Health check failed' as crashed (labelled hung); live: incomplete",
     "r303-vllm-ray-serve-example-request-attributeerror.log": _REQUEST_FRAMES,
     "r306-sglang-verl-ctrlc-after-hang.log":
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the twenty-sixth batch (fresh25)
+    "d102-vllm-pr-2512-qwen3-8b-dev-mode-starting-api-server-routes-cut.log": _API_UP,
+    "d309-vllm-metal-2601-apple-silicon-ray-minimax-m2-4bit-apiserver-routes-cut.log": _ROUTES_ONLY,
+    "d107-vllm-v1-2508-structured-output-concurrent-dump-input-bitmask-scheduler-stats-cut.log": _LABEL_LIVE,
+    "d307-vllm-omni-2603-stage0-free-memory-less-than-utilization-stage1-diffusion-loaded.log": _LABEL_LIVE,
+    "d315-sglang-2607-amd-mi355-glm52-mxfp4-pd-decode-dpa-mtp-ready-then-first-request-deadlock-health-check.log":
+        "a known miss: diagnose reads the interpreter's exit warnings after the health checks "
+        "as a death (labelled hung, torn down by hand); live, the replay stays up serving and "
+        "its probe is answered: ready",
     # the twenty-fifth batch (fresh24)
     "b102-vllm-pr-2510-openpangu-ultra-moe-apiserver-routes-listing-cut.log": _ROUTES_ONLY,
     "b118-vllm-ascend-0110-eagle3-llama31-8b-cann-ge-tiling-transdata-errors.log": _LABEL_LIVE,
