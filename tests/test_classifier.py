@@ -268,9 +268,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the Rust router's own test output, its workers' health checks failing while they "
         "start: labelled incomplete in launch (cause unknown), read ready and its checks "
         "failing (health_check_failed)",
-    "w302-vllm-nemo-rl-qwen3-235b-16n4g-step5-async-worker-refit-collective-rpc-cut.log":
-        "NeMo-RL's step 5 of GRPO, then an async vLLM worker's refit collective_rpc traceback, "
-        "cut: labelled serving (rollouts ran), read launch (NeMo-RL's step lines are not known)",
     "w311-vllm-013-verl-fully-async-qwen3-moe-http-server-worker-tp-load-weights-two-pieces.log":
         "verl's pause/abort calls answered, then a weight sync's load_weights failing: labelled "
         "serving, read weight_loading (load_weights frames date the loader)",

@@ -742,6 +742,22 @@ _SG = f"{_SITE}/sglang/srt"
     pytest.param(((f"{_SG}/managers/tokenizer_manager.py", "generate_request"),
                   (f"{_SG}/managers/tokenizer_manager.py", "_wait_one_response")),
                  "sglang", id="sglang-tokenizer-manager-request"),
+    pytest.param(((f"{_V}/v1/worker/gpu_model_runner.py", "execute_model"),),
+                 "vllm", id="vllm-v1-runner-step"),
+    pytest.param((("/vllm-workspace/vllm-ascend/vllm_ascend/worker/model_runner_v1.py",
+                   "_process_reqs"),), "vllm", id="vllm-ascend-runner-step"),
+    pytest.param(((f"{_V}/v1/worker/gpu_model_runner.py", "_get_prompt_logprobs_dict"),),
+                 "vllm", id="vllm-prompt-logprobs"),
+    pytest.param(((f"{_SG}/managers/scheduler.py", "move_ready_grammar_requests"),),
+                 "sglang", id="sglang-grammar-queue"),
+    pytest.param((("/w/verl/workers/rollout/vllm_rollout/utils.py", "update_weights_from_ipc"),),
+                 "vllm", id="verl-refit"),
+    pytest.param((("/w/nemo_rl/models/generation/vllm/vllm_worker_async.py",
+                   "update_weights_via_ipc_zmq_async"),), "vllm", id="nemo-rl-refit"),
+    pytest.param(((f"{_SG}/model_executor/model_runner.py", "init_weights_update_group"),),
+                 "sglang", id="sglang-refit-group"),
+    pytest.param(((f"{_SITE}/swift/llm/infer/infer_engine/vllm_engine.py", "infer_async"),),
+                 "vllm", id="ms-swift-infer"),
 ])
 def test_frames_of_a_request_being_answered_are_serving(frames, engine) -> None:
     # (an error raised in the HTTP handlers themselves is that request's alone: below,
@@ -770,6 +786,14 @@ def test_frames_of_a_request_being_answered_are_serving(frames, engine) -> None:
     # SGLang's health probe is no request of a client
     pytest.param(((f"{_SG}/entrypoints/http_server.py", "health_generate"),),
                  "sglang", id="sglang-health-generate"),
+    # V0's memory profile runs the model through execute_model; V1's through _dummy_run
+    pytest.param(((f"{_V}/worker/worker.py", "determine_num_available_blocks"),
+                  (f"{_V}/worker/model_runner.py", "profile_run"),
+                  (f"{_V}/worker/model_runner.py", "execute_model")),
+                 "vllm", id="vllm-v0-profile-run-execute-model"),
+    pytest.param(((f"{_V}/v1/worker/gpu_model_runner.py", "profile_run"),
+                  (f"{_V}/v1/worker/gpu_model_runner.py", "_dummy_run")),
+                 "vllm", id="vllm-v1-profile-dummy-run"),
 ])
 def test_startup_frames_of_the_same_modules_are_not_serving(frames, engine) -> None:
     v = verdict(*frame_lines(*frames), "RuntimeError: boom", engine=engine)

@@ -738,9 +738,10 @@ _SERVING_WORK_FRAMES = re.compile(
     #   queue (structured output): only clients' requests carry a grammar
     r"|scheduler\.py:move_ready_grammar_requests$"
     # - a trainer pushing new weights into the running engine (RL refits: verl's
-    #   update_weights_from_ipc, SGLang's update_weights_from_tensor / _disk / _distributed):
-    #   only a built engine takes them, between rollouts
-    r"|:update_weights?_from_(?:ipc|tensor|disk|distributed|buffer)\w*$")
+    #   update_weights_from_ipc, SGLang's update_weights_from_tensor / _disk / _distributed,
+    #   NeMo-RL's update_weights_via_ipc_zmq; the group they go over, SGLang's
+    #   init_weights_update_group): only a built engine takes them, between rollouts
+    r"|:update_weights?_(?:from|via)_\w+$|:init_weights?_update_group$")
 # Frames of one startup phase beyond S.FRAME_PHASES:
 # - a quantization config choosing the method of a layer being built (`get_quant_method`, called
 #   from LinearBase / FusedMoE / embedding constructors in vLLM's and SGLang's layers/
