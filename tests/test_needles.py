@@ -145,6 +145,21 @@ def test_frame_gates_never_hide_a_frame_rule() -> None:
     assert not K._may_match(K._FRAME_HINT_GATE, _FRAMES[2])  # a plain torch frame: skipped
 
 
+def test_each_frame_rules_own_gate_never_hides_it() -> None:
+    """Behind the shared gate each frame-phase regex and each frame hint is asked only where
+    its own literals are (classifier._FRAME_PHASE_GATES, _FRAME_HINT_GATES): a place it
+    matches always passes its gate."""
+    pairs = [*zip((rx for _, rx in K._FRAME_PHASES), K._FRAME_PHASE_GATES),
+             *zip((rx for _, rx, _ in S.FRAME_HINTS), K._FRAME_HINT_GATES)]
+    matched = 0
+    for where in _FRAMES + _corpus_frames():
+        for rx, gate in pairs:
+            if rx.search(where):
+                matched += 1
+                assert K._may_match(gate, where), (rx.pattern[:60], where)
+    assert matched > 10
+
+
 def _corpus_frames() -> list[str]:
     out = []
     for path in sorted(FIXTURES.glob("*.log")):

@@ -781,7 +781,9 @@ def _may_match(gate: re.Pattern[str] | None, where: str) -> bool:
 
 
 _FRAME_PHASE_GATE = _frame_gate(rx for _, rx in _FRAME_PHASES)
+_FRAME_PHASE_GATES = tuple(_frame_gate([rx]) for _, rx in _FRAME_PHASES)
 _FRAME_HINT_GATE = _frame_gate(rx for _, rx, _ in S.FRAME_HINTS)
+_FRAME_HINT_GATES = tuple(_frame_gate([rx]) for _, rx, _ in S.FRAME_HINTS)
 
 # Where a startup that died was, from what its failure shows beyond frames of one phase:
 # - SGLang's advice printed when its piecewise CUDA graph fails (PIECEWISE_CUDA_GRAPH_CAPTURE_
@@ -1179,7 +1181,12 @@ _PLACES_KEPT = 20_000
 
 def _matching_phases(where: str) -> tuple[Phase, ...]:
     out: list[Phase] = []
-    for phase, rx in _FRAME_PHASES:
+    # each regex asked only where its own literals are (the shared gate lets a place through
+    # for any one of them; the serving alternation alone is 2,000 characters of pattern)
+    low = where.lower() if where.isascii() else None
+    for (phase, rx), gate in zip(_FRAME_PHASES, _FRAME_PHASE_GATES):
+        if gate is not None and low is not None and gate.search(low) is None:
+            continue
         if rx.search(where):
             out.append(phase)
             if phase is Phase.SERVING:
@@ -1388,7 +1395,10 @@ def _frame_hint(where: str) -> tuple[Cause, int] | None:
         _PLACE_HINTS.clear()
     hint = None
     if _may_match(_FRAME_HINT_GATE, where):
-        hint = next(((cause, prio) for cause, rx, prio in S.FRAME_HINTS if rx.search(where)),
+        low = where.lower() if where.isascii() else None  # each regex behind its own literals
+        hint = next(((cause, prio) for (cause, rx, prio), gate in zip(S.FRAME_HINTS,
+                                                                       _FRAME_HINT_GATES)
+                     if (gate is None or low is None or gate.search(low)) and rx.search(where)),
                     None)
     _PLACE_HINTS[where] = hint
     return hint
