@@ -132,6 +132,32 @@ def test_a_routers_field_validation_is_invalid_config():
     assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
 
 
+@pytest.mark.parametrize("error", [
+    "AssertionError: remote_block_size(4) not divisible by kernel_size(128)",
+    "RuntimeError: Runtime check failed at csrc/gemm/marlin_moe/moe_wna16_marlin.cuh:963: size_k "
+    "= 704, is not divisible by b_scales.size(1) = 5",
+    "ValueError: placement group bundle index 4 is invalid. Valid placement group indexes: 0-4",
+])
+def test_a_size_or_index_the_settings_cannot_lay_out_is_invalid_config(error):
+    assert cause_of(tb((f"{VL}/worker/worker.py", "load_model", "x()"), error=error),
+                    "vllm") is Cause.INVALID_CONFIG
+
+
+def test_a_data_parallel_engine_the_front_end_never_answered_is_a_rank_failure():
+    text = tb((f"{VL}/v1/engine/core.py", "startup_handshake", "raise RuntimeError("),
+              error="RuntimeError: Did not receive response from front-end process within 5 "
+              "minutes")
+    assert cause_of(text, "vllm") is Cause.MULTINODE_RANK_FAILURE
+
+
+def test_an_assertion_of_tritons_compiler_aborting_is_triton_compile_error():
+    v = classify_text("INFO:     Application startup complete.\n"
+                      "python: /project/lib/Analysis/Allocation.cpp:40: std::pair<long unsigned "
+                      "int, long unsigned int> getCvtOrder(): Assertion `!(srcMmaLayout && "
+                      "dstMmaLayout)' failed.\n", engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.TRITON_COMPILE_ERROR)
+
+
 def test_a_device_feature_not_available_is_not_import_error():
     """UVA (pinned host memory the GPU can address) is a platform feature, not a package."""
     text = tb((f"{VL}/v1/worker/gpu/buffer_utils.py", "__init__",

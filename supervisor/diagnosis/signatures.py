@@ -478,6 +478,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # the error often keeps only its tail, the closing delimiter.
     + _sig(Cause.TRITON_COMPILE_ERROR, 66, r"^\[\w+\] encounters error:",
            r"\[ERROR\]\[Triton\]\[END\]", flags=_I)
+    # A C++ assertion of Triton's own compiler aborting the process (`python: /project/lib/
+    # Analysis/Allocation.cpp:40: ... Assertion `...' failed.`: its MLIR analyses, conversions
+    # and dialects under lib/), printed by libc's assert before the abort
+    + _sig(Cause.TRITON_COMPILE_ERROR, 66,
+           r"^\S*python[\d.]*: \S*/lib/(?:Analysis|Conversion|Dialect|Target)/\S+\.cpp:\d+: ",
+           fatal=True)
     # flashinfer (and other) JIT extension builds: nvcc / ninja failures.
     + _sig(Cause.FLASHINFER_ERROR, 65,
            r"Error building extension", r"ninja: build stopped",
@@ -578,8 +584,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
            r"reached monitoredBarrier, but received errors while waiting",
            r"failed to pass monitoredBarrier", implies=Phase.WEIGHT_LOADING)
+    # (and vLLM's data-parallel engine core giving up its startup handshake with the front-end
+    # that coordinates the ranks, `Did not receive response from front-end process within 5
+    # minutes`: headless engines on other nodes waiting for the head's API server)
     + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
            r"waiting for (?:all )?(?:other )?(?:nodes|ranks) to (?:connect|join|finish)",
+           r"Did not receive response from front-end process within",
            flags=_I, implies=Phase.LAUNCH)
     # NCCL's bootstrap giving up on the root rank's socket (`connect to 10.0.0.1<58525>
     # returned Connection refused, exceeded error retry count after 35 attempts`): nothing
@@ -767,6 +777,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # available GPUs in the placement group`)
            r"World size \(\d+\) is larger than the number of available GPUs",
            r"Cannot provide a placement group requiring \d+(?:\.\d+)? GPUs",
+           # (a bundle index outside the placement group it was given: Ray's placement of the
+           # workers asked for more bundles than the group holds)
+           r"placement group bundle index \d+ is invalid",
            r"number of required GPUs exceeds the total number of available GPUs",
            # torch's `No CUDA GPUs are available` (_cuda_init, zero devices visible): a process
            # given none - a Ray actor or worker with no num_gpus (Ray sets CUDA_VISIBLE_DEVICES
@@ -856,6 +869,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"repo",
            r"`trust_remote_code=True` to (?:allow custom code to be run|remove this error)",
            flags=_I, implies=Phase.LAUNCH)
+    # A size the launch's settings must divide and do not (`AssertionError: remote_block_size(4)
+    # not divisible by kernel_size(128)`, a Marlin MoE kernel's `size_k = 704, is not divisible
+    # by b_scales.size(1) = 5` under a tensor-parallel split of a quantized checkpoint): a
+    # combination of parallelism, block sizes and quantization groups the kernels cannot lay
+    # out. Below any message that names a cause.
+    + _sig(Cause.INVALID_CONFIG, 40,
+           r"^(?:\w+\.)*(?:AssertionError|ValueError|RuntimeError|NotImplementedError): .{0,200}"
+           r"\b(?:is )?not (?:evenly )?divisible by\b",
+           scope="error", flags=_I)
     # A check that tells the user which setting to change: an AssertionError / ValueError /
     # NotImplementedError whose message says to set, unset, use or pass a flag or an engine
     # variable (`AssertionError: 3-read Mamba conv transfer requires DS conv state layout. Set

@@ -150,6 +150,11 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the twenty-seventh batch (fresh26)
+    "gg208-sglang-npu-2508-k8s-910b3-r1-distill-15b-op-compile-processor-init-failed-tail.log": _LABEL_LIVE,
+    "gg216-sglang-2605-rocm-2x-r9700-rdna4-devstral-24b-awq-tp2-ready-smoke-requests-then-pkill-stopped.log":
+        "a known miss: diagnose reads the interpreter's exit warnings after the smoke requests "
+        "as a death (labelled stopped by a pkill); live, the replay stays up serving: ready",
     # the twenty-sixth batch (fresh25)
     "d102-vllm-pr-2512-qwen3-8b-dev-mode-starting-api-server-routes-cut.log": _API_UP,
     "d309-vllm-metal-2601-apple-silicon-ray-minimax-m2-4bit-apiserver-routes-cut.log": _ROUTES_ONLY,
