@@ -214,10 +214,6 @@ KNOWN_MISSES: dict[str, str] = {
         "calls and a failed collective_rpc: labelled ready, read serving (the same calls are "
         "labelled serving in n305)",
     # the sixteenth batch (fresh15), after its tuning
-    "t111-vllm-tpu-inference-jax-qwen3-06b-memory-stats-cut.log":
-        "tpu-inference's JAX worker: 'Init model' and a 'Memory statistics' line after the "
-        "weights, cut before the KV cache: labelled kv_cache_alloc, read launch (no marker of "
-        "this backend's loading is known)",
     "t309-vllm-ascend-verl-rl-acl-graph-capture-stall-modelarts.log":
         "vLLM-Ascend's 'Starting to capture ACL graphs' and a capture bar at 1/7 behind verl's "
         "Ray prefixes, then silence: labelled cuda_graph_capture, read kv_cache_alloc",
@@ -404,9 +400,6 @@ KNOWN_MISSES: dict[str, str] = {
         "weight_loading, unknown; read launch, speculative_decoding_error (x209 alike)",
     "d212-sglang-router-2602-smg-pd-dsr1-router-ready-workers-activated.log":
         "the Rust router's own lines, its workers activated: labelled ready, read incomplete",
-    "d214-sglang-diffusion-2601-blackwell-wan22-ti2v-5b-text-encoder-runai-streamer-loading-cut.log":
-        "SGLang diffusion's text encoder streamed by Run:ai's loader: labelled weight_loading, "
-        "read launch (the diffusion runtime's lines are not the LLM engine's)",
     "d215-sglang-diffusion-pr-2601-rocm-mi30x-wan-generate-denoise-miopen-not-found-aiter-jit.log":
         "an offline diffusion generate denoising its first step: labelled ready in serving, "
         "read incomplete",
@@ -442,9 +435,6 @@ KNOWN_MISSES: dict[str, str] = {
         "stopped, read crashed (a log that ends in exit output with no stop line died)",
     "gg301-vllm-ascend-2603-glm5-w4a8-910b2-debug-running-batch-lines.log":
         "vLLM-Ascend's DEBUG lines of a running batch: labelled ready in serving, read incomplete",
-    "gg306-vllm-v0-2503-deepseek-r1-repo-4x-t4-mqllmengine-load-cuda-oom-136mib.log":
-        "a CUDA OOM under torch's device context while the engine is built: labelled "
-        "weight_loading, read launch (the frames between are cut)",
 }
 
 

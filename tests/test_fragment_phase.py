@@ -552,6 +552,18 @@ def test_a_fragment_has_its_outcome_and_phase(lines, engine, outcome, phase) -> 
          "ray.exceptions.RayTaskError(OutOfMemoryError): ray::main_task() (pid=5, "
          "ip=10.1.200.6)"),
         "sglang", Phase.SERVING, id="rl-trainer-loop-is-serving"),
+    # a tensor op routed by torch's default-device context: the loader building the model
+    pytest.param(
+        (*frame_lines((f"{_SITE}/vllm/executor/executor_base.py", "__init__"),
+                  (f"{_SITE}/torch/utils/_device.py", "__torch_function__")),
+         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 136.00 MiB."),
+        "vllm", Phase.WEIGHT_LOADING, id="a-default-device-context-is-the-model-being-built"),
+    # guard: the same context around a later phase's frames keeps the later phase
+    pytest.param(
+        (*frame_lines((f"{_SITE}/sglang/srt/model_executor/cuda_graph_runner.py", "__init__"),
+                  (f"{_SITE}/torch/utils/_device.py", "__torch_function__")),
+         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 36.00 MiB."),
+        "sglang", Phase.CUDA_GRAPH_CAPTURE, id="a-default-device-context-under-capture-is-capture"),
     # guard: a core that dies in startup fails the client's construction, no EngineDeadError
     pytest.param(
         ("RuntimeError: Engine core initialization failed. See root cause above.",),

@@ -82,3 +82,20 @@ def test_our_own_health_probe_before_any_marker_is_not_traffic() -> None:
         tracker = get_engine(engine).new_tracker()
         tracker.feed('INFO:     127.0.0.1:5000 - "GET /health HTTP/1.1" 200 OK')
         assert not tracker.ready and tracker.phase.rank < Phase.READY.rank
+
+
+def test_files_being_read_are_weight_loading_and_a_loaded_tpu_model_is_kv_sizing() -> None:
+    """tpu-inference names the checkpoint file it reads, then reports the model built
+    (`Init model | hbm=`); the RunAI streamer sums up the files it streamed (both engines)."""
+    read = ("(EngineCore_DP0 pid=29) INFO 10-20 00:02:30 [weight_utils.py:122] Loading weights "
+            "from /root/.cache/huggingface/hub/models--Qwen--Qwen3-0.6B/model.safetensors")
+    built = ("(EngineCore_DP0 pid=29) INFO 10-20 00:02:33 [tpu_jax_runner.py:309] Init model | "
+             "hbm=[(1.11, 30.75)]GiB")
+    assert _walk("vllm", [read]) is Phase.WEIGHT_LOADING
+    assert _walk("vllm", [read, built]) is Phase.KV_CACHE_ALLOC
+    streamed = ("[01-08 15:05:39] [RunAI Streamer] Overall time to stream 10.6 GiB of all files "
+                "to cpu: 13.12s, 825.8 MiB/s")
+    assert _walk("sglang", [streamed]) is Phase.WEIGHT_LOADING
+    assert _walk("vllm", [streamed]) is Phase.WEIGHT_LOADING
+    # a sentence about weights, not a file read, moves nothing
+    assert _walk("vllm", ["INFO Loading weights from the cache is disabled."]) is Phase.LAUNCH

@@ -1166,7 +1166,12 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               # constructor, rotary tables computed at construction
                               r"|/(?:model_executor|srt)/(?:layers|models)/[\w/]+\.py:"
                               r"(?:__init__|_compute_inv_freq|_compute_cos_sin_cache"
-                              r"|create_weights)$")),
+                              r"|create_weights)$"
+                              # torch's default-device context (`with torch.device(...)`,
+                              # torch/utils/_device.py) routing a tensor op: both engines open
+                              # one first around building the model in the loader (later ones,
+                              # SGLang's graph runner's buffers, show their own later frames)
+                              r"|torch/utils/_device\.py:__torch_function__$")),
 )
 
 # --- structure of a failure -------------------------------------------------------------------

@@ -35,7 +35,7 @@ _PREFILTER = literal_prefilter(
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
     # the MXFP4 MoE weights being laid out for FlashInfer's kernel, per layer (weight loading)
-    "Shuffling MoE weights",
+    "Shuffling MoE weights", "RunAI Streamer",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -51,7 +51,9 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     # FlashInfer's kernel once loaded, `Shuffling MoE weights for FlashInfer MXFP4 moe kernel
     # (layer: model.layers.1.mlp.experts), it might take a while...`: still loading)
     (_C(r"[Ll]oad weight begin|Loading \w+ checkpoint shards|Multi-thread loading shards"
-        r"|Beginning to load weights|Loading model from|Shuffling MoE weights for"),
+        r"|Beginning to load weights|Loading model from|Shuffling MoE weights for"
+        # (the RunAI model streamer's summary of the files it read, as in vllm.py)
+        r"|\[RunAI Streamer\] Overall time to stream"),
      Phase.WEIGHT_LOADING),
     # max_total_num_tokens= is the scheduler reporting its KV pool once its model runner is set
     # up: after a graph capture it also means the capture is over (_special).

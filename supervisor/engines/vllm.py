@@ -20,7 +20,8 @@ _C = re.compile
 
 _PREFILTER = literal_prefilter(
     "vLLM API server", "non-default args", "LLM engine", "Resolved architecture", "max model len",
-    "load model", "Loading model", "Loading weights took", "shards", "Model loading took",
+    "load model", "Loading model", "Loading weights", "shards", "Model loading took",
+    "RunAI Streamer", "Init model |",
     "Memory profiling", "KV cache", "Warming up model", "GPU blocks", "Maximum concurrency",
     "Dynamo bytecode",
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
@@ -44,10 +45,18 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # V0 0.2-0.3's weight iterator choosing the files to read (`Using model weights format
         # ['*.safetensors']`, weight_utils.py), once the model is built
         r"|Using model weights format"
+        # the files being read: tpu-inference's weight_utils (`Loading weights from
+        # /.../model.safetensors`), the RunAI model streamer's summary per file set
+        # (`[RunAI Streamer] Overall time to stream 10.6 GiB of all files`; vLLM's
+        # --load-format runai_streamer, SGLang's diffusion runtime)
+        r"|Loading weights from (?:[/~]|\S+\.(?:safetensors|bin|pt)\b)"
+        r"|\[RunAI Streamer\] Overall time to stream"
         r"|Loading \w+ checkpoint shards"), Phase.WEIGHT_LOADING),
     # the model is loaded (V1 `Model loading took`, V0 0.4-0.6 `Loading model weights took X GB`):
     # what follows is the profiling run that sizes the KV cache
+    # (tpu-inference's JAX runner: `Init model | hbm=[(1.11, 30.75)]GiB` once it is loaded)
     (_C(r"Model loading took|Loading model weights took|Memory profiling takes"
+        r"|Init model \| hbm="
         r"|Available KV cache memory|GPU KV cache size"
         # `# GPU blocks`, the Gaudi fork's `# HPU blocks`, the CPU backend's `# CPU blocks`
         r"|Maximum concurrency for|# [CGH]PU blocks|Dynamo bytecode transform"
