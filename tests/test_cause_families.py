@@ -1645,3 +1645,42 @@ def test_a_config_missing_a_field_the_engines_model_config_reads_is_invalid_conf
     v = verdict(*frame_lines((f"{SG}/models/llama.py", "load_weights")),
                 "KeyError: 'model.layers.0.mlp.weight'", engine="sglang")
     assert v.cause is not Cause.INVALID_CONFIG, v
+
+
+# --- the twenty-eighth batch's families --------------------------------------------------------
+
+def test_a_tma_descriptor_the_driver_does_not_support_is_an_unsupported_arch() -> None:
+    """CUDA error 801 (not supported) encoding a TMA descriptor: a Hopper kernel on an older
+    GPU (FlashAttention-3 on a Jetson Orin). Another code is a kernel's bad arguments."""
+    dump = ["TMA Desc Addr:   0xfffe8d7f6a80", "format         9", "dim            4"]
+    v = verdict(*dump, "Error: Failed to initialize the TMA descriptor 801", *dump,
+                engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.UNSUPPORTED_ARCH), v
+    v = verdict(*dump, "Error: Failed to initialize the TMA descriptor 1", *dump,
+                engine="sglang")
+    assert v.cause is not Cause.UNSUPPORTED_ARCH, v
+
+
+def test_libibverbs_skipping_rdma_providers_it_cannot_load_is_no_import_error() -> None:
+    warn = ("libibverbs: Warning: couldn't load driver 'libmlx4-rdmav34.so': libmlx4-rdmav34.so: "
+            "cannot open shared object file: No such file or directory")
+    assert verdict(warn, warn, engine="sglang").cause is not Cause.IMPORT_ERROR
+    # the same words from a real import still are
+    v = verdict("ImportError: libcudart.so.12: cannot open shared object file: No such file or "
+                "directory", engine="sglang")
+    assert v.cause is Cause.IMPORT_ERROR, v
+
+
+def test_v0_preemption_with_no_cpu_swap_space_left_is_a_kv_cache_oom_in_serving() -> None:
+    v = verdict("RuntimeError: Aborted due to the lack of CPU swap space. Please increase the "
+                "swap space to avoid this error.", engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING,
+                                             Cause.KV_CACHE_OOM), v
+
+
+def test_the_v1_client_seeing_its_engine_core_die_is_a_crash() -> None:
+    v = verdict("(APIServer pid=6209) ERROR 06-16 05:06:54 [core_client.py:606] Engine core proc "
+                "EngineCore_DP0 died unexpectedly, shutting down client.",
+                "(APIServer pid=6209) sys:1: DeprecationWarning: builtin type swigvarlink has no "
+                "__module__ attribute", engine="vllm")
+    assert v.outcome is Outcome.CRASHED, v

@@ -56,11 +56,12 @@ FRESH23 = CORPUS / "fresh23"  # the twenty-fourth batch: measured blind once, tu
 FRESH24 = CORPUS / "fresh24"  # the twenty-fifth batch: measured blind once, tuning data since
 FRESH25 = CORPUS / "fresh25"  # the twenty-sixth batch: measured blind once, tuning data since
 FRESH26 = CORPUS / "fresh26"  # the twenty-seventh batch: measured blind once, tuning data since
+FRESH27 = CORPUS / "fresh27"  # the twenty-eighth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the twenty-seventh batch.
+# eighteenth, the nineteenth and the twentieth to the twenty-eighth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -72,7 +73,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH19.glob("*.log")) + sorted(FRESH20.glob("*.log")) + \
     sorted(FRESH21.glob("*.log")) + sorted(FRESH22.glob("*.log")) + \
     sorted(FRESH23.glob("*.log")) + sorted(FRESH24.glob("*.log")) + sorted(FRESH25.glob("*.log")) + \
-    sorted(FRESH26.glob("*.log"))
+    sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -123,10 +124,6 @@ KNOWN_MISSES: dict[str, str] = {
         "only a wrapped 'Receive: obj=GenerateReqInput(...)' line, no batch, Finish or access "
         "line: labelled hung in serving from the thread (requests received after warmup, never "
         "dispatched); a received request alone is not read as traffic (launch)",
-    "l310-vllm-2407-ray-multinode-dscoder-v2-shards-then-nccl-cut.log":
-        "shards to 54/55, one Ray worker's 'Loading model weights took 28.78 GB' and a late "
-        "deduplicated NCCL line, then cut: labelled weight_loading (15 other workers not shown "
-        "done), read kv_cache_alloc (live, the tracker is there too)",
     "l317-sglang-2502-slurm-docs-script-source-not-found.log":
         "a Slurm script's 'run.sh: 18: source: not found' and its own '[ERROR] Failed to "
         "activate environment' before any engine line: labelled crashed at launch, read "
@@ -234,7 +231,8 @@ KNOWN_MISSES: dict[str, str] = {
         "per request, the server going on: labelled ready in serving, read crashed at launch",
     "u301-vllm-063-verl-rollout-sampler-step-traceback-cut.log":
         "vLLM V0's model_runner.execute_model -> sampler, cut before the error: labelled "
-        "serving (a rollout step), read launch (V0's memory profiling runs execute_model too)",
+        "serving (a rollout step), read kv_cache_alloc (V0's memory profiling runs "
+        "execute_model too)",
     "u309-vllm-ms-swift-qwen2vl-regression-score-param-load-weights.log":
         "'ValueError: There is no module or parameter named 'score'' in load_weights, then the "
         "loader's bar closing at 0/1: labelled crashed (invalid_config), read incomplete (the "
@@ -341,9 +339,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the tail of verl's engine error ('The actor is dead because all references to the "
         "actor were removed'), a worker's wake_up, Ray's worker death: labelled serving, read "
         "launch",
-    "e303-vllm-2606-club3090-tp2-mtp-qwen-loading-weights-cut.log":
-        "rank 0's 'Model loading took' while rank 1 still shares the draft's weights: labelled "
-        "weight_loading, read kv_cache_alloc (vLLM's ranks are not followed one by one)",
     # the twenty-fourth batch (fresh23), after its tuning
     "a112-vllm-ascend-2512-dsv32-w8a8-2node-ep16-expert-placement-cut.log":
         "three vLLM-Ascend workers' 'Expert parallelism is enabled' lines alone (logged as the "
@@ -397,7 +392,8 @@ KNOWN_MISSES: dict[str, str] = {
         "serving, read incomplete",
     "d206-sglang-2604-gb300-kimi-k26-eagle3-spec-v2-draft-worker-init-traceback-cut.log":
         "a traceback cut in the scheduler building its EAGLE3 draft worker: labelled "
-        "weight_loading, unknown; read launch, speculative_decoding_error (x209 alike)",
+        "weight_loading, unknown; read kv_cache_alloc (the draft is built after the target's "
+        "pool, as u202 and hh206 are labelled), speculative_decoding_error (x209 alike)",
     "d212-sglang-router-2602-smg-pd-dsr1-router-ready-workers-activated.log":
         "the Rust router's own lines, its workers activated: labelled ready, read incomplete",
     "d215-sglang-diffusion-pr-2601-rocm-mi30x-wan-generate-denoise-miopen-not-found-aiter-jit.log":
@@ -435,6 +431,15 @@ KNOWN_MISSES: dict[str, str] = {
         "stopped, read crashed (a log that ends in exit output with no stop line died)",
     "gg301-vllm-ascend-2603-glm5-w4a8-910b2-debug-running-batch-lines.log":
         "vLLM-Ascend's DEBUG lines of a running batch: labelled ready in serving, read incomplete",
+    # the twenty-eighth batch (fresh27), after its tuning
+    "hh202-sglang-2507-venv-llama-bf16-load-kv-alloc-uvicorn-up.log":
+        "SGLang's uvicorn up after its pool, cut before its warmup request's answer and the "
+        "ready line: labelled ready, read incomplete in warmup (SGLang is ready only once its "
+        "own warmup request came back)",
+    "hh209-sglang-2606-amd-ci-mi35x-disagg-libibverbs-warnings-mori-rocm-smi-init-error.log":
+        "a CI excerpt of four lines ending on MoRI's 'rocm smi failed with "
+        "RSMI_STATUS_INIT_ERROR': labelled crashed (the CI's failing error), read incomplete "
+        "(the line is no death of its own)",
 }
 
 
@@ -566,6 +571,11 @@ CAUSE_MISSES: dict[str, str] = {
     "gg218-sglang-2503-r1-dp-attention-nextn-flashinfer-capture-begin-registering-0-graph-addresses-cut.log":
         "'Registering 0 cuda graph addresses' then the log ends: labelled unknown; read "
         "custom_allreduce_error",
+    # the twenty-eighth batch (fresh27), after its tuning
+    "hh204-sglang-2509-quantized-llama4-scout-tp6-init-tokenizer-image-processor-nonetype.log":
+        "transformers' image-processor lookup failing on a checkpoint without its processor "
+        "config (TypeError on None): labelled corrupt_checkpoint (also invalid_config), read "
+        "unknown (the TypeError names no file)",
 }
 
 

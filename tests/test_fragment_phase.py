@@ -564,6 +564,36 @@ def test_a_fragment_has_its_outcome_and_phase(lines, engine, outcome, phase) -> 
                   (f"{_SITE}/torch/utils/_device.py", "__torch_function__")),
          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 36.00 MiB."),
         "sglang", Phase.CUDA_GRAPH_CAPTURE, id="a-default-device-context-under-capture-is-capture"),
+    # the twenty-eighth batch: the scheduler building the draft worker after the target's pool
+    pytest.param(
+        ("[2025-08-11 12:58:54 TP0] Scheduler hit an exception: Traceback (most recent call "
+         "last):", f'  File "{_SITE}/sglang/srt/managers/scheduler.py", line 327, in __init__',
+         "    self.draft_worker = EAGLEWorker("),
+        "sglang", Phase.KV_CACHE_ALLOC, id="the-scheduler-building-its-draft-worker-is-past-the-pool"),
+    # V1's Ray executor: the future of a step's output the busy loop waits on
+    pytest.param(
+        (*frame_lines((f"{_SITE}/vllm/v1/executor/ray_utils.py", "result"),
+                  (f"{_SITE}/ray/_private/worker.py", "get")),
+         "ray.exceptions.RayTaskError(KeyError): ray::RayWorkerWrapper.execute_method()"),
+        "vllm", Phase.SERVING, id="the-ray-executors-step-future-is-serving"),
+    # V0's model runner running the model: the profile run first, once every worker loaded
+    pytest.param(
+        ("(RayWorkerWrapper pid=16311) INFO 08-02 01:43:14 model_runner.py:680] Starting to "
+         "load model /models/llama",
+         *frame_lines((f"{_SITE}/vllm/worker/model_runner.py", "execute_model"),
+                  (f"{_SITE}/vllm/model_executor/models/llama.py", "forward")),
+         "RuntimeError: boom"),
+        "vllm", Phase.KV_CACHE_ALLOC, id="a-v0-model-runner-running-the-model-is-past-loading"),
+    # an operation the runtime refuses while a graph is being captured
+    pytest.param(
+        (*frame_lines((f"{_SITE}/vllm/worker/habana_worker.py", "_warm_up_model")),
+         "RuntimeError: collective nonSFG is not supported during hpu graph capturing"),
+        "vllm", Phase.CUDA_GRAPH_CAPTURE, id="refused-during-graph-capturing-is-capture"),
+    # SGLang-JAX's lazy loader and its bar
+    pytest.param(
+        ("[2026-01-06 07:50:27 TP0] Starting parallel weight loading via JAX Lazy Loader...",
+         "Loading Regular Weights:   3%|#        | 9/314 [00:00<00:09, 33.09it/s]"),
+        "sglang", Phase.WEIGHT_LOADING, id="a-jax-lazy-loader-is-weight-loading"),
     # guard: a core that dies in startup fails the client's construction, no EngineDeadError
     pytest.param(
         ("RuntimeError: Engine core initialization failed. See root cause above.",),
@@ -609,6 +639,16 @@ def test_a_fragment_has_its_phase(lines, engine, phase) -> None:
          "[launcher.py:28] Available routes are:", "(ApiServer_0 pid=245170) INFO "
          "06-22 23:19:45 [launcher.py:36] Route: /openapi.json, Methods: HEAD, GET"),
         "vllm", Outcome.READY, id="api-server-up-after-the-wait-is-ready"),
+    # one streamed response failing in vLLM's OpenAI layer: that request's error
+    pytest.param(
+        ("(APIServer pid=78) INFO 02-05 08:06:45 [loggers.py:257] Engine 000: Avg prompt "
+         "throughput: 1852.2 tokens/s, Avg generation throughput: 3.1 tokens/s, Running: 1 reqs, "
+         "Waiting: 0 reqs, GPU KV cache usage: 2.3%, Prefix cache hit rate: 0.0%",
+         "(APIServer pid=78) ERROR 02-05 08:06:47 [serving_chat.py:1343] Error in chat "
+         "completion stream generator.",
+         "(APIServer pid=78) ERROR 02-05 08:06:47 [serving_chat.py:1343] Traceback (most recent "
+         "call last):"),
+        "vllm", Outcome.READY, id="a-streamed-responses-error-is-no-death"),
 ])
 def test_a_fragment_has_its_outcome(lines, engine, outcome) -> None:
     assert verdict(*lines, engine=engine).outcome is outcome
@@ -971,10 +1011,11 @@ def test_v0_speculative_decoding_step_frames_are_serving() -> None:
              "KeyError: 8"]
     v = verdict(*lines, engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
-    # guard: the model runner's execute_model alone is also the profiling run: no date
+    # guard: the model runner's execute_model alone is also the profiling run: not serving,
+    # only past loading
     v = verdict(*frame_lines((f"{_V0_RUNNER}/worker/model_runner.py", "execute_model")),
                 "KeyError: 8", engine="vllm")
-    assert v.phase is Phase.LAUNCH, v
+    assert v.phase is Phase.KV_CACHE_ALLOC, v
 
 
 @pytest.mark.parametrize(("method", "phase"), [
@@ -1589,3 +1630,17 @@ def test_vllm_choosing_the_kv_cache_groups_attention_backends_is_kv_sizing() -> 
     v = verdict(*lines, "KeyError: 'language_model.model.layers.30.self_attn.attn'",
                 engine="vllm")
     assert v.phase is Phase.KV_CACHE_ALLOC
+
+
+def test_an_engine_death_carried_by_the_first_request_seen_is_a_crash_in_serving() -> None:
+    """A fragment up by a request's traceback, whose error is the engine's death: crashed, in
+    serving (the request was being served), with the engine's root error as its cause."""
+    v = verdict("Error in chat completion stream generator.", *frame_lines(
+        (f"{_SITE}/vllm/entrypoints/openai/serving_chat.py", "chat_completion_stream_generator"),
+        ("/workspace/components/processor.py", "_generate_responses")),
+        "ValueError: a python exception was caught while processing the async generator: "
+        "MQEngineDeadError: Engine loop is not running. Inspect the stacktrace to find the "
+        "original error: RuntimeError('Aborted due to the lack of CPU swap space.').",
+        engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING,
+                                             Cause.KV_CACHE_OOM), v

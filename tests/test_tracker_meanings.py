@@ -99,3 +99,34 @@ def test_files_being_read_are_weight_loading_and_a_loaded_tpu_model_is_kv_sizing
     assert _walk("vllm", [streamed]) is Phase.WEIGHT_LOADING
     # a sentence about weights, not a file read, moves nothing
     assert _walk("vllm", ["INFO Loading weights from the cache is disabled."]) is Phase.LAUNCH
+
+
+def _worker(tag: str, text: str) -> str:
+    return f"({tag}) INFO 06-27 15:29:21 [gpu_model_runner.py:5132] {text}"
+
+
+def test_vllm_weights_are_loaded_once_every_loading_rank_has_ended() -> None:
+    """Each worker logs its own loader end line: one rank done while another still loads its
+    drafter is still weight loading; the last one's end line starts KV sizing."""
+    tp1_drafter = _worker("Worker_TP1 pid=96", "Detected MTP model. Sharing target model "
+                                               "lm_head weights with the draft model.")
+    tp0_done = _worker("Worker_TP0 pid=91", "Model loading took 14.68 GiB memory and 22.8 s")
+    tp1_done = _worker("Worker_TP1 pid=96", "Model loading took 14.68 GiB memory and 23.1 s")
+    assert _walk("vllm", [tp1_drafter, tp0_done]) is Phase.WEIGHT_LOADING
+    assert _walk("vllm", [tp1_drafter, tp0_done, tp1_done]) is Phase.KV_CACHE_ALLOC
+    # a fragment with only an end line, and Ray folding the other workers' end into one
+    assert _walk("vllm", [tp0_done]) is Phase.KV_CACHE_ALLOC
+    folded = _worker("RayWorkerWrapper pid=7, ip=10.0.0.2",
+                     "Model loading took 13.2 GiB memory [repeated 7x across cluster]")
+    assert _walk("vllm", [tp1_drafter, tp0_done, folded]) is Phase.KV_CACHE_ALLOC
+
+
+def test_vllm_driver_bar_short_of_its_total_keeps_weight_loading() -> None:
+    """Ray runs: the driver's shard bar (untagged) still short of its total when a worker on
+    another node logs its end line: the driver is still loading."""
+    bar = "Loading safetensors checkpoint shards:  98% Completed | 54/55 [01:01<00:01,  1.15s/it]"
+    done = ("(RayWorkerWrapper pid=77774) INFO 07-28 13:56:37 model_runner.py:692] Loading "
+            "model weights took 28.7795 GB")
+    assert _walk("vllm", [bar, done]) is Phase.WEIGHT_LOADING
+    full = bar.replace(" 98%", "100%").replace("54/55", "55/55")
+    assert _walk("vllm", [bar, full, done]) is Phase.KV_CACHE_ALLOC

@@ -520,8 +520,13 @@ _REQUEST_ERROR_PART = re.compile(r"Exception in ASGI application|Traceback \(mos
 # method failed`, core.py _invoke_utility_method: logged with its traceback and returned to the
 # caller as the call's failure - an RL trainer's weight sync, a profiler start); the engine core
 # goes on serving.
+# vLLM's OpenAI layer failing one streamed response (`Error in chat completion stream
+# generator.`, serving_chat.py / serving_completion.py `logger.exception`): the stream gets an
+# error event and the server goes on, unless the engine itself died (its EngineDeadError, read
+# as a death in its own right).
 _CALL_ERROR_BEFORE = re.compile(r"\bDestroy generator \w+ due to an error encountered"
-                                r"|^Invocation of \w+ method failed$")
+                                r"|^Invocation of \w+ method failed$"
+                                r"|^Error in (?:chat )?completion stream generator\.?$")
 
 
 def _source_call(msg: str) -> str | None:
@@ -719,6 +724,10 @@ _SERVING_WORK_FRAMES = re.compile(
     #   and its scheduler (engine/llm_engine.py, core/scheduler.py): only a step calls them
     r"|/v1/engine/core\.py:(?:step|add_request|preprocess_add_request)$"
     r"|/v1/core/sched/\w+\.py:(?:schedule|update_from_output)$"
+    # - vLLM V1's Ray executor handing the engine core's busy loop the future of a step's
+    #   output (FutureWrapper.result in v1/executor/ray_utils.py, ray_distributed_executor.py:
+    #   "to meet the interface of .execute_model()", pipeline parallelism's batch queue)
+    r"|/v1/executor/ray_\w+\.py:result$"
     r"|/engine/llm_engine\.py:(?:step|_process_model_outputs|add_request|_add_processed_request)$"
     # - vLLM V1's input processor checking a request's prompt (process_inputs, called by
     #   add_request of LLM and AsyncLLM: only with a request to add)
@@ -759,6 +768,12 @@ _STARTUP_FRAMES = (
     #   and vLLM's own v1/worker/tpu_model_runner.py `_precompile_*`
     (Phase.CUDA_GRAPH_CAPTURE,
      re.compile(r"/compilation_manager\.py:|tpu_model_runner\.py:_precompile_\w+$")),
+    # - vLLM V0's model runners running the model (`ModelRunner.execute_model`; the CPU, XPU,
+    #   HPU runners alike): first from the memory profile run that sizes the KV cache - the
+    #   driver calls it on every worker only once every worker's load_model returned - then for
+    #   served steps. At least kv_cache_alloc, whatever rank a worker's line showed loading
+    #   (V1's gpu_model_runner.execute_model is serving, above)
+    (Phase.KV_CACHE_ALLOC, re.compile(r"/worker/\w*model_runner\w*\.py:execute_model$")),
 )
 _FRAME_PHASES = (*S.FRAME_PHASES, (Phase.SERVING, _SERVING_WORK_FRAMES), *_STARTUP_FRAMES)
 
@@ -950,6 +965,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         tracker_phase = _phase_at(scan, deaths[0])
         if midrun and scan.phases and deaths[0] < scan.phase_lines[0]:
             tracker_phase = scan.phases[0]  # up from the first line: as its traffic first shows
+        if by_request:
+            tracker_phase = scan.final_phase  # up and serving a request: its death came there
     if stopped and outcome is Outcome.INCOMPLETE:
         # stopped on request before it was ready: neither a failure nor a success
         ev = [i for i in (scan.stop_at, scan.last_marker) if i is not None]

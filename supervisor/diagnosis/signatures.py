@@ -194,6 +194,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # CUBLAS_STATUS_ARCH_MISMATCH when calling cublasLtMatmul(...)`: an fp8 / bf16 GEMM on an
     # older GPU): no kernel for this GPU.
     + _sig(Cause.UNSUPPORTED_ARCH, 60, r"CUBLAS_STATUS_ARCH_MISMATCH", flags=_I)
+    # A TMA (tensor memory accelerator) descriptor the driver refuses as not supported: CUDA
+    # error 801, CUDA_ERROR_NOT_SUPPORTED, from cuTensorMapEncode* on a GPU before Hopper
+    # (FlashAttention-3 and other SM90+ kernels on an Ampere or a Jetson Orin: `Error: Failed
+    # to initialize the TMA descriptor 801`). Other codes (1, an invalid value) are a kernel's
+    # bad arguments on a GPU that has TMA: not listed.
+    + _sig(Cause.UNSUPPORTED_ARCH, 60, r"Failed to initialize the TMA descriptor 801\b")
     # ROCm's rocBLAS with no Tensile kernel library for this GPU's gfx target (a consumer or
     # new APU such as gfx1150 that the image was not built for): its Tensile host
     # (tensile_host.cpp) prints `rocBLAS error: Cannot read .../TensileLibrary.dat: Illegal seek
@@ -415,6 +421,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # schedule_batch.py before: `RuntimeError: alloc_req_slots runs out of memory. Please set a
     # smaller number for `--max-running-requests`.`).
     + _sig(Cause.KV_CACHE_OOM, 80, r"alloc_req_slots runs out of memory",
+           flags=_I, implies=Phase.SERVING)
+    # vLLM V0's scheduler preempting a running request by swapping its KV blocks out to host
+    # memory, and the swap space full as well (core/scheduler.py `_preempt_by_swap`: `Aborted
+    # due to the lack of CPU swap space. Please increase the swap space to avoid this
+    # error.`): the KV cache ran out under real requests.
+    + _sig(Cause.KV_CACHE_OOM, 80, r"Aborted due to the lack of CPU swap space",
            flags=_I, implies=Phase.SERVING)
     # KV slots for a request's tokens not to be had from the pool's allocator, as the cache
     # layers above it word it: LMCache's prefix match (2025: `ValueError: Failed to allocate
@@ -1070,6 +1082,12 @@ PHASE_MESSAGES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.WEIGHT_LOADING, _C(r"There is no module or parameter named '|Following weights were "
                               r"not initialized from checkpoint|Attempted to load weight \(")),
     (Phase.SERVING, _C(r"Background loop has errored already")),
+    # an operation refused because a graph is being captured, in the words of the device's
+    # runtime (the Gaudi fork's `collective nonSFG is not supported during hpu graph
+    # capturing`): raised only while a graph is captured
+    (Phase.CUDA_GRAPH_CAPTURE,
+     _C(r"\bnot (?:supported|allowed|permitted) (?:during|while) (?:(?:cuda|hpu|npu|acl|hip) )?"
+        r"graphs? captur", _I)),
 )
 
 FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
@@ -1156,7 +1174,12 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               # Mamba), a speculative draft worker
                               r"|:init_(?:memory_pool_and_cache|cache_with_memory_pool)$"
                               r"|/srt/mem_cache/\w*radix_cache\.py:__init__$"
-                              r"|/srt/speculative/\w*eagle_worker\w*\.py:__init__$")),
+                              r"|/srt/speculative/\w*eagle_worker\w*\.py:__init__$"
+                              # (the same construction seen from the scheduler's side:
+                              # `self.draft_worker = EAGLEWorker(`, 2026's
+                              # maybe_init_draft_worker -> `DraftWorkerClass(**kwargs)`)
+                              r"|:maybe_init_draft_worker$"
+                              r"|<call>:(?:EAGLEWorker\w*|DraftWorkerClass)$")),
     (Phase.WEIGHT_LOADING, _C(r":(?:load_model|load_weights|_load_weights|\w*weight_loader"
                               r"|load_weights_and_postprocess|\w*weights_iterator"
                               r"|download_weights_from_hf|process_weights_after_loading"
@@ -1200,7 +1223,10 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"EngineCore failed to start|Engine core initialization failed"
         r"|WorkerProc (?:initialization failed|failed to start)|EngineDeadError"
         r"|EngineCore encountered a fatal error|Engine process failed to start"
-        r"|Worker proc \S+ died unexpectedly"), True),
+        r"|Worker proc \S+ died unexpectedly"
+        # V1's client watching its engine core process (core_client.py: `Engine core proc
+        # EngineCore_DP0 died unexpectedly, shutting down client.`)
+        r"|Engine core proc \S+ died unexpectedly"), True),
     # vLLM V0's worker monitor (multiproc_worker_utils.py WorkerMonitor) reporting a worker
     # process that exited non-zero, before it kills the others (`Worker VllmWorkerProcess pid
     # 8773 died, exit code: -15`, then `Killing local vLLM worker processes`): a rank died, and
@@ -1280,7 +1306,11 @@ BENIGN_LITERALS = (
     # falling back.` (v1/sample/ops/topk_topp_sampler.py), SGLang's `CuTe DSL GDN prefill is not
     # supported on this GPU (requires SM10x). Falling back to Triton for prefill.`, vLLM's
     # `... is not supported by the V1 Engine. Falling back to V0.`
-    "falling back")
+    "falling back",
+    # rdma-core's libibverbs trying every RDMA provider it knows and skipping the ones not
+    # installed (`libibverbs: Warning: couldn't load driver 'libmlx4-rdmav34.so': ...: cannot
+    # open shared object file`): printed by every container with RDMA support, not an import
+    "couldn't load driver '")
 BENIGN = _literals(*BENIGN_LITERALS)
 
 # Lines that read as errors (lowercased message).

@@ -35,7 +35,7 @@ _PREFILTER = literal_prefilter(
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
     # the MXFP4 MoE weights being laid out for FlashInfer's kernel, per layer (weight loading)
-    "Shuffling MoE weights", "RunAI Streamer",
+    "Shuffling MoE weights", "RunAI Streamer", "weight loading", " Weights: ",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -53,7 +53,10 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     (_C(r"[Ll]oad weight begin|Loading \w+ checkpoint shards|Multi-thread loading shards"
         r"|Beginning to load weights|Loading model from|Shuffling MoE weights for"
         # (the RunAI model streamer's summary of the files it read, as in vllm.py)
-        r"|\[RunAI Streamer\] Overall time to stream"),
+        r"|\[RunAI Streamer\] Overall time to stream"
+        # (SGLang-JAX's loader: `Starting parallel weight loading via JAX Lazy Loader...`, then
+        # its `Loading Regular Weights:  3%|...| 9/314` bar)
+        r"|Starting (?:\w+ )?weight loading|Loading \w+ Weights:\s+\d+%"),
      Phase.WEIGHT_LOADING),
     # max_total_num_tokens= is the scheduler reporting its KV pool once its model runner is set
     # up: after a graph capture it also means the capture is over (_special).

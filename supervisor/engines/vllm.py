@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..states import Phase
-from .base import Engine, MarkerTracker, is_traffic, parse_access
+from .base import SHARD_BAR_RE, Engine, MarkerTracker, is_traffic, parse_access
 from .literals import literal_prefilter
 from .midrun import is_engine_traffic, is_offline_generate, is_serving_traffic
 from .sglang import normalize_logical
@@ -21,7 +21,7 @@ _C = re.compile
 _PREFILTER = literal_prefilter(
     "vLLM API server", "non-default args", "LLM engine", "Resolved architecture", "max model len",
     "load model", "Loading model", "Loading weights", "shards", "Model loading took",
-    "RunAI Streamer", "Init model |",
+    "RunAI Streamer", "Init model |", "draft model", "the target model",
     "Memory profiling", "KV cache", "Warming up model", "GPU blocks", "Maximum concurrency",
     "Dynamo bytecode",
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
@@ -51,11 +51,14 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # --load-format runai_streamer, SGLang's diffusion runtime)
         r"|Loading weights from (?:[/~]|\S+\.(?:safetensors|bin|pt)\b)"
         r"|\[RunAI Streamer\] Overall time to stream"
-        r"|Loading \w+ checkpoint shards"), Phase.WEIGHT_LOADING),
-    # the model is loaded (V1 `Model loading took`, V0 0.4-0.6 `Loading model weights took X GB`):
-    # what follows is the profiling run that sizes the KV cache
+        r"|Loading \w+ checkpoint shards"
+        # a speculative drafter being loaded beside its target (V1's proposer, 2026: `Detected
+        # MTP model. Sharing target model lm_head weights with the draft model.`)
+        r"|weights with the draft model|weights from the target model"), Phase.WEIGHT_LOADING),
+    # the model is loaded: what follows is the profiling run that sizes the KV cache (the
+    # loader's own end lines are read per rank, _weights_of_rank)
     # (tpu-inference's JAX runner: `Init model | hbm=[(1.11, 30.75)]GiB` once it is loaded)
-    (_C(r"Model loading took|Loading model weights took|Memory profiling takes"
+    (_C(r"Memory profiling takes"
         r"|Init model \| hbm="
         r"|Available KV cache memory|GPU KV cache size"
         # `# GPU blocks`, the Gaudi fork's `# HPU blocks`, the CPU backend's `# CPU blocks`
@@ -99,6 +102,15 @@ _HPU_WARMUP_RE = _C(r"\[Warmup\]\[[\w/]+\]\[\d+/\d+\]|Warmup finished in \d+ sec
                     # successfully`, per the fork's warm-up docs)
                     r"|Starting sampler warmup|Sampler warmup completed")
 _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took")
+# Each worker (rank) loads its own part of the model and logs the loader's end line under its
+# process tag (`(Worker_TP1 pid=96)`, `(RayWorkerWrapper pid=165186, ip=...)`; none for the
+# driver or a single process): V1's `Model loading took`, V0 0.4-0.6's and vLLM-Ascend's
+# `Loading model weights took X GB`. Loading is over once every rank the log shows loading has
+# ended it (as SGLang's `Load weight end`); Ray folds the same line of other workers into one
+# `[repeated 14x across cluster]`, which ends them all.
+_WEIGHTS_END_RE = _C(r"Model loading took|Loading model weights took")
+_WEIGHTS_LOADING_RE = _MARKERS[1][0]
+_PROC_TAG_RE = _C(r"\(([A-Za-z][\w-]* pid=\d+)(?:, ip=[^)]*)?\) ")
 # vLLM's periodic stats, busy or idle (`Avg prompt throughput: 0.0 tokens/s, Avg generation
 # throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs, ...`): printed by
 # the engine's loop (V0's MQLLMEngine logs them while idle too, V1's API server's stats logger),
@@ -129,13 +141,15 @@ class VLLMTracker(MarkerTracker):
     profiles the model with it before sizing the KV cache (kv_cache_alloc); builds that size the
     KV cache first (s390x, 2026) print it for the model warmup that follows (warmup)."""
 
-    __slots__ = ("kv_sized",)
+    __slots__ = ("kv_sized", "loading_ranks", "bar_open")
     PREFILTER = _PREFILTER
     MARKERS = _MARKERS
 
     def __init__(self) -> None:
         super().__init__()
         self.kv_sized = False
+        self.loading_ranks: set[str] = set()
+        self.bar_open = False  # the last checkpoint-shard bar short of its total
 
     def _special(self, line: str) -> bool:
         # (asked only of lines past the prefilter, which holds "init engine": no feed() of our
@@ -172,6 +186,12 @@ class VLLMTracker(MarkerTracker):
             changed = self._request_error(line) or changed
         if "shards" in line:
             changed = self._shard_progress(line) or changed
+            bar = SHARD_BAR_RE.search(line)
+            if bar is not None:
+                self.bar_open = int(bar[1]) < int(bar[2])
+        if self.phase.rank <= Phase.WEIGHT_LOADING.rank and (
+                "oad" in line or "draft model" in line or "the target model" in line):
+            changed = self._weights_of_rank(line) or changed
         if ("Warmup" in line or "ampler warmup" in line) and _HPU_WARMUP_RE.search(line):
             self.markers_seen += 1
             changed = self._advance(Phase.WARMUP) or changed
@@ -197,6 +217,28 @@ class VLLMTracker(MarkerTracker):
             self.requests_seen = max(self.requests_seen, 1)
             changed = self._advance(Phase.SERVING) or changed
         return changed
+
+    def _weights_of_rank(self, line: str) -> bool:
+        """A rank loading (a weight-loading marker under its tag) or ending its load; the last
+        to end, with no shard bar left short of its total (the driver's, untagged in Ray
+        runs), moves the run to kv_cache_alloc."""
+        if _WEIGHTS_END_RE.search(line) is None:
+            if _WEIGHTS_LOADING_RE.search(line) and SHARD_BAR_RE.search(line) is None:
+                self.loading_ranks.add(_proc_tag(line))
+            return False
+        if "across cluster" in line:
+            self.loading_ranks.clear()
+        else:
+            self.loading_ranks.discard(_proc_tag(line))
+        self.markers_seen += 1
+        return not self.loading_ranks and not self.bar_open and \
+            self._advance(Phase.KV_CACHE_ALLOC)
+
+
+def _proc_tag(line: str) -> str:
+    """The innermost process tag of a line (a worker's inside its engine core's), or ''."""
+    tags = _PROC_TAG_RE.findall(line[:200])
+    return tags[-1] if tags else ""
 
 
 def _answered(line: str) -> bool:

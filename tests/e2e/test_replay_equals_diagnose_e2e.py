@@ -150,6 +150,12 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the twenty-eighth batch (fresh27)
+    "hh107-vllm-pr-2608-s390x-cpu-tcmalloc-supported-tasks-starting-server-routes-cut.log": _ROUTES_ONLY,
+    "hh313-vllm-v0-2503-dynamo-disagg-two-engines-kv-blocks-capture-0-of-35-init-engine-took.log": _API_UP,
+    "hh318-vllm-v0-2503-aibrix-base-model-capture-done-init-engine-routes-cut.log": _API_UP,
+    "hh202-sglang-2507-venv-llama-bf16-load-kv-alloc-uvicorn-up.log": _LABEL_LIVE,
+    "hh209-sglang-2606-amd-ci-mi35x-disagg-libibverbs-warnings-mori-rocm-smi-init-error.log": _LABEL_LIVE,
     # the twenty-seventh batch (fresh26)
     "gg208-sglang-npu-2508-k8s-910b3-r1-distill-15b-op-compile-processor-init-failed-tail.log": _LABEL_LIVE,
     "gg216-sglang-2605-rocm-2x-r9700-rdna4-devstral-24b-awq-tp2-ready-smoke-requests-then-pkill-stopped.log":
