@@ -53,7 +53,7 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     (_C(r"[Ll]oad weight begin|Loading \w+ checkpoint shards|Multi-thread loading shards"
         r"|Beginning to load weights|Loading model from|Shuffling MoE weights for"
         # (the RunAI model streamer's summary of the files it read, as in vllm.py)
-        r"|\[RunAI Streamer\] Overall time to stream"
+        r"|RunAI Streamer\] Overall time to stream"
         # (SGLang-JAX's loader: `Starting parallel weight loading via JAX Lazy Loader...`, then
         # its `Loading Regular Weights:  3%|...| 9/314` bar)
         r"|Starting (?:\w+ )?weight loading|Loading \w+ Weights:\s+\d+%"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..states import Phase
-from .base import SHARD_BAR_RE, Engine, MarkerTracker, is_traffic, parse_access
+from .base import Engine, MarkerTracker, is_traffic, parse_access
 from .literals import literal_prefilter
 from .midrun import is_engine_traffic, is_offline_generate, is_serving_traffic
 from .sglang import normalize_logical
@@ -21,7 +21,7 @@ _C = re.compile
 _PREFILTER = literal_prefilter(
     "vLLM API server", "non-default args", "LLM engine", "Resolved architecture", "max model len",
     "load model", "Loading model", "Loading weights", "shards", "Model loading took",
-    "RunAI Streamer", "Init model |", "draft model", "the target model",
+    "RunAI Streamer", "| hbm=[(", "draft model", "the target model",
     "Memory profiling", "KV cache", "Warming up model", "GPU blocks", "Maximum concurrency",
     "Dynamo bytecode",
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
@@ -50,16 +50,20 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # (`[RunAI Streamer] Overall time to stream 10.6 GiB of all files`; vLLM's
         # --load-format runai_streamer, SGLang's diffusion runtime)
         r"|Loading weights from (?:[/~]|\S+\.(?:safetensors|bin|pt)\b)"
-        r"|\[RunAI Streamer\] Overall time to stream"
+        r"|RunAI Streamer\] Overall time to stream"
         r"|Loading \w+ checkpoint shards"
         # a speculative drafter being loaded beside its target (V1's proposer, 2026: `Detected
-        # MTP model. Sharing target model lm_head weights with the draft model.`)
-        r"|weights with the draft model|weights from the target model"), Phase.WEIGHT_LOADING),
+        # MTP model. Sharing target model lm_head weights with the draft model.`, `Keeping
+        # separate embedding weights from the target model.`)
+        # (each alternative starts at a letter the others start with, or a rare one: a new
+        # first letter is one more place in every line where the search starts)
+        r"|Sharing target model \w+ weights with the draft model"
+        r"|Keeping separate \w+ weights from the target model"), Phase.WEIGHT_LOADING),
     # the model is loaded: what follows is the profiling run that sizes the KV cache (the
     # loader's own end lines are read per rank, _weights_of_rank)
     # (tpu-inference's JAX runner: `Init model | hbm=[(1.11, 30.75)]GiB` once it is loaded)
     (_C(r"Memory profiling takes"
-        r"|Init model \| hbm="
+        r"|\| hbm=\[\("
         r"|Available KV cache memory|GPU KV cache size"
         # `# GPU blocks`, the Gaudi fork's `# HPU blocks`, the CPU backend's `# CPU blocks`
         r"|Maximum concurrency for|# [CGH]PU blocks|Dynamo bytecode transform"
@@ -186,11 +190,11 @@ class VLLMTracker(MarkerTracker):
             changed = self._request_error(line) or changed
         if "shards" in line:
             changed = self._shard_progress(line) or changed
-            bar = SHARD_BAR_RE.search(line)
-            if bar is not None:
-                self.bar_open = int(bar[1]) < int(bar[2])
-        if self.phase.rank <= Phase.WEIGHT_LOADING.rank and (
-                "oad" in line or "draft model" in line or "the target model" in line):
+            bar = self.progress
+            if bar is not None and self.phase is Phase.WEIGHT_LOADING:
+                self.bar_open = bar["done"] < bar["total"]  # (set from this bar, or unchanged)
+        elif ("oad" in line or "draft model" in line or "the target model" in line) and \
+                self.phase.rank <= Phase.WEIGHT_LOADING.rank:
             changed = self._weights_of_rank(line) or changed
         if ("Warmup" in line or "ampler warmup" in line) and _HPU_WARMUP_RE.search(line):
             self.markers_seen += 1
@@ -222,8 +226,8 @@ class VLLMTracker(MarkerTracker):
         """A rank loading (a weight-loading marker under its tag) or ending its load; the last
         to end, with no shard bar left short of its total (the driver's, untagged in Ray
         runs), moves the run to kv_cache_alloc."""
-        if _WEIGHTS_END_RE.search(line) is None:
-            if _WEIGHTS_LOADING_RE.search(line) and SHARD_BAR_RE.search(line) is None:
+        if "took" not in line or _WEIGHTS_END_RE.search(line) is None:
+            if _WEIGHTS_LOADING_RE.search(line):
                 self.loading_ranks.add(_proc_tag(line))
             return False
         if "across cluster" in line:
