@@ -1684,3 +1684,18 @@ def test_the_v1_client_seeing_its_engine_core_die_is_a_crash() -> None:
                 "(APIServer pid=6209) sys:1: DeprecationWarning: builtin type swigvarlink has no "
                 "__module__ attribute", engine="vllm")
     assert v.outcome is Outcome.CRASHED, v
+
+
+def test_a_size_that_must_be_divisible_and_is_not_is_invalid_config() -> None:
+    v = verdict(*frame_lines((f"{VL}/model_executor/model_loader/utils.py", "initialize_model")),
+                "AssertionError: n_physical_experts=256 must be divisible by ep_size=3. Adjust "
+                "num_redundant_experts.", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+
+
+def test_vllm_finding_no_platform_names_no_cause() -> None:
+    """No GPU visible, a wheel without this platform, a plugin that did not import: the
+    labelled logs that show it are unknown."""
+    v = verdict(*frame_lines((f"{VL}/config.py", "__init__")),
+                "RuntimeError: Failed to infer device type", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.UNKNOWN), v

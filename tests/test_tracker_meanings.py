@@ -130,3 +130,20 @@ def test_vllm_driver_bar_short_of_its_total_keeps_weight_loading() -> None:
     assert _walk("vllm", [bar, done]) is Phase.WEIGHT_LOADING
     full = bar.replace(" 98%", "100%").replace("54/55", "55/55")
     assert _walk("vllm", [bar, full, done]) is Phase.KV_CACHE_ALLOC
+
+
+def test_a_cache_flush_refused_for_requests_in_flight_is_serving() -> None:
+    """SGLang's flush_cache answering an RL trainer's call with requests running: a built
+    scheduler with requests, whatever a weight update's loader printed before it."""
+    reload = "Loading pt checkpoint shards:   0% Completed | 0/2 [00:00<?, ?it/s]"
+    busy = (f"{TS} Cache not flushed because there are pending requests. #queue-req: 0, "
+            "#running-req: 2")
+    assert _walk("sglang", [reload, busy]) is Phase.SERVING
+    idle = busy.replace("#running-req: 2", "#running-req: 0")
+    assert _walk("sglang", [reload, idle]) is Phase.WEIGHT_LOADING
+
+
+def test_a_checkpoint_tensor_passed_over_by_load_weights_is_weight_loading() -> None:
+    line = ("(EngineCore pid=3505) WARNING 04-21 09:41:09 [qwen3_5.py:432] Parameter "
+            "visual.blocks.0.attn.qkv.weight not found in params_dict, skip loading")
+    assert _walk("vllm", [line]) is Phase.WEIGHT_LOADING

@@ -80,9 +80,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.GPU_FAULT, 52,
            r"no CUDA-capable device is detected|CUDA-capable device\(s\) is/are busy or "
            r"unavailable|cudaErrorDevicesUnavailable|CUDA_ERROR_NO_DEVICE",
-           # vLLM found no platform at all (vllm/config/device.py, DeviceConfig with
-           # device=auto): no GPU visible to the process, the same family
-           r"Failed to infer device type",
+           # (not vLLM finding no platform at all, `Failed to infer device type`: a host with
+           # no GPU visible, a wheel without this platform's build, a TPU or NPU plugin that did
+           # not import - the labelled logs that show it are all unknown, r102, x305, ii111)
            # Ascend NPUs: the CANN runtime's driver calls at device init (the NPU counterpart of
            # `no CUDA-capable device`: rtGetDeviceCount / rtSetDevice failing, the driver
            # rejecting device 0, Device_Absent `Device not found or invalid`); torch_npu prints
@@ -888,7 +888,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # out. Below any message that names a cause.
     + _sig(Cause.INVALID_CONFIG, 40,
            r"^(?:\w+\.)*(?:AssertionError|ValueError|RuntimeError|NotImplementedError): .{0,200}"
-           r"\b(?:is )?not (?:evenly )?divisible by\b",
+           r"\b(?:is )?not (?:evenly )?divisible by\b"
+           # (and the same check worded as the rule: `n_physical_experts=256 must be divisible
+           # by ep_size=3`, DeepSeek-V4's MoE expert layout under expert parallelism)
+           r"|\bmust be (?:evenly )?divisible by\b",
            scope="error", flags=_I)
     # A check that tells the user which setting to change: an AssertionError / ValueError /
     # NotImplementedError whose message says to set, unset, use or pass a flag or an engine
@@ -1340,7 +1343,7 @@ SIGNATURE_LITERALS = (
     "busy", "exited", "max_total_num_tokens", "to serve at least", "insufficient",
     "huggingface", "unrecognized model", "gated", "usage: ", "incomplete", "tokenizer file",
     "unknown quantization", "positional argument", "likely closed", "divisible",
-    "does not match the quantization", "auto-fit", "infer device", "only supported on",
+    "does not match the quantization", "auto-fit", "only supported on",
     "leaves no", "leave no", "not installed", "please install", "blocks: 0")
 SIGNATURE_GATE = _literals(*SIGNATURE_LITERALS)
 

@@ -211,9 +211,14 @@ class MarkerTracker(PhaseTracker):
     access lines and batch lines.
     """
 
-    __slots__ = ()
+    __slots__ = ("line_marker",)
     PREFILTER: re.Pattern[str] = re.compile(r"(?!x)x")
     MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = ()
+    MARKERS_LATEST_FIRST: tuple[tuple[re.Pattern[str], Phase], ...] = ()  # __init_subclass__
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        cls.MARKERS_LATEST_FIRST = tuple(sorted(cls.MARKERS, key=lambda m: -m[1].rank))
 
     def feed_chunk(self, chunk: bytes) -> list[PhaseUpdate]:
         # Serving is the last phase, and where the log runs at thousands of lines a second
@@ -245,12 +250,14 @@ class MarkerTracker(PhaseTracker):
         old_progress, old_ready = self.progress, self.ready
         changed = False
         target: Phase | None = None
-        for rx, phase in self.MARKERS:
-            if (target is None or phase.rank > target.rank) and rx.search(line):
+        for rx, phase in self.MARKERS_LATEST_FIRST:  # the latest phase a line names wins
+            if rx.search(line):
                 target = phase
+                break
         if target is not None:
             self.markers_seen += 1
             changed = self._advance(target)
+        self.line_marker = target  # for _special: the phase this line's marker names, if any
         changed = self._special(line) or changed
         return self._update(line, changed, old_progress, old_ready)
 

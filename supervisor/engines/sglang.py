@@ -31,6 +31,7 @@ _PREFILTER = literal_prefilter(
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
     "fired up and ready", " batch", "HTTP/", "%|", "failed for req", "retracted_reqs",
     "startup timings", "ASGI app", "fused KV buffers", "flush_cache", "cur_batch", "] precompile",
+    "Cache not flushed",
     "] begin to precompile",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
@@ -107,6 +108,8 @@ _BUILT_ENGINE_CALL_RE = _C(r"coroutine 'TokenizerManager\.flush_cache' was never
 # stopped moving before it kills the process: `self.cur_batch.batch_size()=1,
 # self.cur_batch.reqs=[Req(rid=..., input_ids=[...], ...)]`
 _STUCK_BATCH_RE = _C(r"\bself\.cur_batch\.batch_size\(\)=(\d+)")
+_PENDING_FLUSH_RE = _C(r"Cache not flushed because there are pending requests\. #queue-req: "
+                       r"(\d+), #running-req: (\d+)")
 # SGLang's /health runs a 1-token generation (input_ids=[0]): a prefill of exactly one new token
 # after ready is our own probe, not a user's request.
 _PROBE_PREFILL_RE = _C(r"#new-seq: 1, #new-token: 1,")
@@ -141,6 +144,8 @@ class SGLangTracker(MarkerTracker):
             changed = self._weights_of_rank(line)
         if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
+        if "Cache not flushed" in line:
+            changed = self._pending_flush(line) or changed
         if "flush_cache" in line and not self.ready and self.markers_seen == 0 and \
                 _BUILT_ENGINE_CALL_RE.search(line):
             changed = self.mark_ready(line) is not None
@@ -231,6 +236,18 @@ class SGLangTracker(MarkerTracker):
         if self.phase is Phase.CUDA_GRAPH_CAPTURE:
             self.progress = {"kind": "cuda_graph_bs", "done": int(m[1]), "total": int(m[2])}
         return changed
+
+    def _pending_flush(self, line: str) -> bool:
+        """A cache flush refused for requests in flight (scheduler.flush_cache: `Cache not
+        flushed because there are pending requests. #queue-req: 0, #running-req: 2`): only a
+        built scheduler takes the call (RL trainers send it around their weight updates), and
+        requests were there: up and serving, whatever loading lines a weight update printed."""
+        m = _PENDING_FLUSH_RE.search(line)
+        if m is None or (m[1] == "0" and m[2] == "0"):
+            return False
+        changed = self.mark_ready(line) is not None
+        self.requests_seen = max(self.requests_seen, 1)
+        return self._advance(Phase.SERVING) or changed
 
     def _stuck_batch(self, line: str) -> bool:
         """The scheduler watchdog's dump of the batch it found stuck: a batch was running, so

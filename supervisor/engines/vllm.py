@@ -21,7 +21,7 @@ _C = re.compile
 _PREFILTER = literal_prefilter(
     "vLLM API server", "non-default args", "LLM engine", "Resolved architecture", "max model len",
     "load model", "Loading model", "Loading weights", "shards", "Model loading took",
-    "RunAI Streamer", "| hbm=[(", "draft model", "the target model",
+    "RunAI Streamer", "| hbm=[(", "draft model", "the target model", "params_dict",
     "Memory profiling", "KV cache", "Warming up model", "GPU blocks", "Maximum concurrency",
     "Dynamo bytecode",
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
@@ -57,6 +57,10 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # separate embedding weights from the target model.`)
         # (each alternative starts at a letter the others start with, or a rare one: a new
         # first letter is one more place in every line where the search starts)
+        # (and a model's load_weights passing over a checkpoint tensor it has no parameter for,
+        # `Parameter visual.blocks.0.attn.qkv.weight not found in params_dict, skip loading`,
+        # vLLM's Qwen and other model files: weights being read)
+        r"|Parameter \S+ not found in params_dict"
         r"|Sharing target model \w+ weights with the draft model"
         r"|Keeping separate \w+ weights from the target model"), Phase.WEIGHT_LOADING),
     # the model is loaded: what follows is the profiling run that sizes the KV cache (the
@@ -113,7 +117,6 @@ _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took
 # ended it (as SGLang's `Load weight end`); Ray folds the same line of other workers into one
 # `[repeated 14x across cluster]`, which ends them all.
 _WEIGHTS_END_RE = _C(r"Model loading took|Loading model weights took")
-_WEIGHTS_LOADING_RE = _MARKERS[1][0]
 _PROC_TAG_RE = _C(r"\(([A-Za-z][\w-]* pid=\d+)(?:, ip=[^)]*)?\) ")
 # vLLM's periodic stats, busy or idle (`Avg prompt throughput: 0.0 tokens/s, Avg generation
 # throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs, ...`): printed by
@@ -193,7 +196,7 @@ class VLLMTracker(MarkerTracker):
             bar = self.progress
             if bar is not None and self.phase is Phase.WEIGHT_LOADING:
                 self.bar_open = bar["done"] < bar["total"]  # (set from this bar, or unchanged)
-        elif ("oad" in line or "draft model" in line or "the target model" in line) and \
+        elif (self.line_marker is Phase.WEIGHT_LOADING or "took" in line) and \
                 self.phase.rank <= Phase.WEIGHT_LOADING.rank:
             changed = self._weights_of_rank(line) or changed
         if ("Warmup" in line or "ampler warmup" in line) and _HPU_WARMUP_RE.search(line):
@@ -227,7 +230,7 @@ class VLLMTracker(MarkerTracker):
         to end, with no shard bar left short of its total (the driver's, untagged in Ray
         runs), moves the run to kv_cache_alloc."""
         if "took" not in line or _WEIGHTS_END_RE.search(line) is None:
-            if _WEIGHTS_LOADING_RE.search(line):
+            if self.line_marker is Phase.WEIGHT_LOADING:
                 self.loading_ranks.add(_proc_tag(line))
             return False
         if "across cluster" in line:
