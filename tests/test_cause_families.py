@@ -1699,3 +1699,20 @@ def test_vllm_finding_no_platform_names_no_cause() -> None:
     v = verdict(*frame_lines((f"{VL}/config.py", "__init__")),
                 "RuntimeError: Failed to infer device type", engine="vllm")
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.UNKNOWN), v
+
+
+def test_the_kv_connector_factory_refusing_the_configured_connector_is_invalid_config() -> None:
+    v = verdict(*frame_lines((f"{VL}/distributed/kv_transfer/kv_connector/factory.py",
+                              "create_connector_v1")), "AssertionError", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+
+
+def test_a_capture_that_died_on_a_shown_cpp_exception_is_no_architecture_guess() -> None:
+    """SGLang dying at its first captured batch with the error cut is guessed to be a kernel
+    missing for the GPU; a C++ exception whose message is shown is its own error."""
+    bar = "Capturing batches (bs=512 avail_mem=19.45 GB):   0%|          | 0/52 [00:00<?, ?it/s]"
+    v = verdict(bar, "terminate called after throwing an instance of "
+                "'nanobind::builtin_exception'", "  what():  Expected an MLIR object",
+                "Fatal Python error: Aborted", engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE,
+                                             Cause.UNKNOWN), v

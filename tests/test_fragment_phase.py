@@ -71,8 +71,9 @@ def test_exit_1_after_traceback_frames_is_not_a_port_in_use() -> None:
 
 
 def test_exit_1_with_no_traceback_in_warmup_is_still_a_port_in_use() -> None:
-    # guard: the bind failure itself
-    text = "INFO 11-19 12:16:00 [api_server.py:1] Started server process [1]\n"
+    # guard: the bind failure itself (uvicorn started once the engine was up)
+    text = ("INFO 11-19 12:15:58 [api_server.py:1] vLLM API server version 0.11.0\n"
+            "INFO 11-19 12:16:00 [api_server.py:1] Started server process [1]\n")
     v = classify_text(text, engine="vllm", exit_code=1)
     assert v.cause is Cause.PORT_IN_USE
 
@@ -1644,3 +1645,58 @@ def test_an_engine_death_carried_by_the_first_request_seen_is_a_crash_in_serving
         engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING,
                                              Cause.KV_CACHE_OOM), v
+
+
+# --- the thirtieth batch's rules ---------------------------------------------------------------
+
+_STATS = ("INFO 01-30 16:15:44 metrics.py:453] Avg prompt throughput: 0.0 tokens/s, Avg "
+          "generation throughput: 32.5 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 "
+          "reqs, GPU KV cache usage: 1.4%, CPU KV cache usage: 0.0%.")
+
+
+def test_a_request_the_client_aborted_is_no_death_but_the_engine_loops_error_repr_is() -> None:
+    aborted = "INFO 01-30 16:15:59 engine.py:291] Aborted request chatcmpl-04d27b242dbc4bc0b07."
+    v = verdict(_STATS, aborted, _STATS.replace("Running: 1", "Running: 0"), engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v
+    # MQLLMEngine ending its loop with logger.exception(repr(e)), its traceback cut, and the
+    # carriage return a terminal paste shows as ^M
+    v = verdict(_STATS, aborted, "ERROR 07-29 14:42:58 [engine.py:163] KeyError('chatcmpl-2fdd"
+                "35648efc418db366c6690c29c4da')^M", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    # shell's own abort report still is a death
+    assert verdict(_STATS, "Aborted (core dumped)", engine="vllm").outcome is Outcome.CRASHED
+
+
+def test_the_scheduler_stats_of_a_failed_steps_dump_are_a_crash_in_serving() -> None:
+    v = verdict("(EngineCore_DP0 pid=143) ERROR 11-18 07:48:24 [dump_input.py:79] Dumping "
+                "scheduler stats: SchedulerStats(num_running_reqs=12, num_waiting_reqs=1, "
+                "step_counter=0, current_wave=0, kv_cache_usage=0.33)", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+def test_uvicorn_starting_before_any_engine_line_is_a_wrappers_app() -> None:
+    """ms-swift's rollout server and TRL's vllm-serve build the engine inside their own app's
+    startup: uvicorn's first lines come before the engine's; vLLM's own API server starts
+    uvicorn only once the engine is up."""
+    uvicorn = ["INFO:     Started server process [221294]",
+               "INFO:     Waiting for application startup."]
+    assert tracker_phase(*uvicorn, engine="vllm") is Phase.LAUNCH
+    up = ("INFO 07-18 17:12:01 [llm_engine.py:431] init engine (profile, create kv cache, warmup "
+          "model) took 5.68 seconds")
+    assert tracker_phase("INFO 07-18 17:11:01 [default_loader.py:262] Loading weights took 3.1 "
+                         "seconds", *uvicorn, engine="vllm") is Phase.WARMUP
+    assert tracker_phase(up, engine="vllm") is Phase.WARMUP
+
+
+def test_v1_attention_layers_choosing_their_backend_is_the_model_being_built() -> None:
+    line = ("Using FLASHINFER attention backend out of potential backends: ['FLASHINFER', "
+            "'TRITON_ATTN'].")
+    v = verdict(line)  # no header: the wording alone says vLLM
+    assert (v.engine, v.phase) == ("vllm", Phase.WEIGHT_LOADING), v
+
+
+def test_a_native_crash_handlers_segfault_banner_is_a_death() -> None:
+    v = verdict("[aiter] import [module_rmsnorm] under /opt/aiter/jit/module_rmsnorm.so",
+                "!!!!!!! Segfault encountered !!!!!!!", "  ck_tile::Rmsnorm2dFwd<",
+                engine="vllm")
+    assert v.outcome is Outcome.CRASHED, v

@@ -176,7 +176,10 @@ _VLLM_HINTS = literal_prefilter(*(
     # a fragment cut inside the capture has nothing else (SGLang's says "Capturing batches")
     "Capturing CUDA graphs (",
     # the bar of offline LLM.generate (`Processed prompts: 100%|...| 1/1 [...]`)
-    "Processed prompts: "))
+    "Processed prompts: ",
+    # V1's platform choosing an attention backend (`Using FLASHINFER attention backend out of
+    # potential backends: [...]`), printed without a header by some launchers
+    "out of potential backends"))
 # vLLM's own logger header, `[file.py:N]` (2025 on) or `file.py:N]` (2024); old SGLang builds
 # print a few vLLM-style lines too, which is why a log is vLLM only if these dominate. CRITICAL
 # too: V0's launcher logs `MQLLMEngine is already dead, terminating server process` at it.
@@ -374,7 +377,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if "Dumping " in msg:
             if S.STEP_DUMP in msg:
                 scan.step_dumps.append(i)
-            elif _STEP_FAILED_DUMP.match(msg):
+            elif _STEP_FAILED_DUMP.match(msg) or msg.startswith(S.STEP_STATS_DUMP):
                 scan.step_dumps.append(i)
                 scan.fatal.append((i, True))
         if "shards" in msg and scan.slow_load is None:
@@ -638,7 +641,8 @@ _WORKER_STEP_METHODS = ("start_worker_execution_loop", "execute_model")
 # V1 LLM engine (v...) with config: ...`, dump_input.py): EngineCore.log_error_detail wraps only
 # the execute_model of a scheduled step, prints this and re-raises into the busy loop, which
 # has no handler for it: the engine core is dying in serving (a paste often stops at this line,
-# before the config dump and the traceback that follow it; vLLM-Ascend and upstream V1)
+# before the config dump and the traceback that follow it; vLLM-Ascend and upstream V1). Its
+# last part, `Dumping scheduler stats: SchedulerStats(...)` (S.STEP_STATS_DUMP), says the same.
 _STEP_FAILED_DUMP = re.compile(r"Dumping input data(?: for V1 LLM engine\b|\s*$)")
 # torch's NCCL watchdog numbering the collective it caught (torch 2.4 on: `Exception (either an
 # error or timeout) detected by watchdog at work: 9301`, `Timeout at NCCL work: 9301`), the same
@@ -1344,8 +1348,11 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         # fails there, at SGLang's first forward pass; an OOM would have printed its message.
         # (vLLM runs the model to profile memory before capturing: such a kernel fails there,
         # so its capture dying says nothing of the architecture.)
+        # (not where a C++ exception's own message is shown, `terminate called after throwing
+        # an instance of ...` then `  what():  ...`: the error is there, and names no cause)
         if phase is Phase.CUDA_GRAPH_CAPTURE and not visible_root and scan.capture_started \
-                and scan.batches_captured == 0 and engine == "sglang":
+                and scan.batches_captured == 0 and engine == "sglang" and \
+                not any("what():" in line for line in raw[start:]):
             cands.append(_Candidate(Cause.UNSUPPORTED_ARCH, 10, anchor))
         # SGLang's own warmup request to its local address timed out (the "warmup error" line
         # itself trimmed away): the warmup failed. Below any message signature: a root error

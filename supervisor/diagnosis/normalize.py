@@ -170,8 +170,8 @@ def strip_wrappers(line: str) -> str:
         # ESC and CR shown as caret text (`^[[0;36m`, a trailing `^M`: `cat -v`, less, some web
         # viewers): the colour codes are then read as codes that lost their ESC byte
         line = line.replace("^[", "")
-        if line.endswith("^M"):
-            line = line[:-2]
+    if line.endswith("^M"):  # (with colour codes or without)
+        line = line[:-2]
     if not line.isascii():
         journald = _LOCALE_JOURNALD.match(line)
         if journald:

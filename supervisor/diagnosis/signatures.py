@@ -1022,7 +1022,11 @@ ROOMY_AFTER_WEIGHTS = 4.0
 # pasted tracebacks of argument resolution whose message no signature knows: invalid_config,
 # launch; below every message signature and frame hint.
 CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_utils\.py:"
-                  r"|/srt/server_args\.py:|/srt/configs/model_config\.py:")
+                  r"|/srt/server_args\.py:|/srt/configs/model_config\.py:"
+                  # vLLM's KV-connector factory building the connector --kv-transfer-config
+                  # names (`Unsupported connector type`, a V0 connector asked for by V1:
+                  # `assert issubclass(connector_cls, KVConnectorBase_V1)`)
+                  r"|/kv_connector/factory\.py:")
 CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError)\b")
 CONFIG_REJECTION_PRIORITY = 20
 # The model's own config rejected through Transformers, whatever engine reads it:
@@ -1260,8 +1264,12 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # traceback (SGLang and vLLM ranks at capture or serving); the message is its own root error
     (_C(r"^CUDA error \([\w./+-]+\.(?:cu|cuh|cpp|cc|h|hpp):\d+\): "), False),
     (_C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)"), True),
-    (_C(r"^(?:.*: line \d+: +\d+ )?(?:Segmentation fault|Aborted|Bus error|Illegal instruction)"
-        r"\b"), True),
+    # a native crash handler's banner (`!!!!!!! Segfault encountered !!!!!!!`, then the C++
+    # frames it symbolised: AITER / CK kernels under vLLM and SGLang on ROCm)
+    (_C(r"!+ Segfault encountered !+"), True),
+    # (not vLLM's `Aborted request chatcmpl-04d2....`: a client that went away, engine.py)
+    (_C(r"^(?:.*: line \d+: +\d+ )?(?:Segmentation fault|Aborted(?! requests?\b)|Bus error"
+        r"|Illegal instruction)\b"), True),
     # the bottom frame of a native stack in glibc's backtrace_symbols form,
     # `binary(__libc_start_main+0x80) [0x7f...]`: what glog's and abseil's failure handlers
     # (Ray's raylet and core workers, a CHECK failure, a fatal signal) print as the process
@@ -1357,7 +1365,8 @@ _FATAL_LITERALS = (
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "died, exit code", "worker died or was killed", "Killed",
-    "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+")
+    "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+",
+    "Segfault encountered")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)
@@ -1406,6 +1415,9 @@ EXIT_NOISE = _C(
 # vLLM V1 dumps the scheduler output of the step that failed: a batch of real requests was
 # executing, so the engine was serving (profiling and warmup run dummy batches, never dumped).
 STEP_DUMP = "Dumping scheduler output for model execution"
+# (and the scheduler's stats it dumps next, `Dumping scheduler stats: SchedulerStats(
+# num_running_reqs=12, ...)`, where a paste starts below the output's dump)
+STEP_STATS_DUMP = "Dumping scheduler stats: "
 
 # An HTTP request to the server's own address that was accepted and never answered: before
 # ready, only SGLang's warmup request does that (a client of a serving server is not in the log
@@ -1425,7 +1437,17 @@ _EXC_SUFFIXES = ("Error", "Exception", "OutOfResources", "Exit", "Interrupt")
 _DOTTED_NAME = _C(r"(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*+")
 
 
+# An exception logged as its repr (`KeyError('chatcmpl-2fdd...')`): vLLM V0's MQLLMEngine ends
+# its loop on an error with `logger.exception(repr(e))` (engine/multiprocessing/engine.py start),
+# the traceback under it often cut from a paste.
+_EXC_REPR = _C(r"((?:\w+\.)*\w+)\(.*\)\s*$")
+
+
 def is_exception_line(msg: str) -> bool:
+    if msg.endswith(")") and ("Error(" in msg or "Exception(" in msg):
+        rep = _EXC_REPR.match(msg)
+        if rep is not None and rep[1].endswith(_EXC_SUFFIXES):
+            return True
     head, colon, _ = msg.partition(":")
     if not colon:
         head = msg.rstrip()

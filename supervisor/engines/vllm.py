@@ -22,6 +22,7 @@ _PREFILTER = literal_prefilter(
     "vLLM API server", "non-default args", "LLM engine", "Resolved architecture", "max model len",
     "load model", "Loading model", "Loading weights", "shards", "Model loading took",
     "RunAI Streamer", "| hbm=[(", "draft model", "the target model", "params_dict",
+    "out of potential backends",
     "Memory profiling", "KV cache", "Warming up model", "GPU blocks", "Maximum concurrency",
     "Dynamo bytecode",
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
@@ -45,6 +46,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # V0 0.2-0.3's weight iterator choosing the files to read (`Using model weights format
         # ['*.safetensors']`, weight_utils.py), once the model is built
         r"|Using model weights format"
+        # V1's attention layers choosing their backend as the model is built in the loader
+        # (platforms/cuda.py: `Using TRITON_ATTN attention backend out of potential backends:
+        # ['TRITON_ATTN']`, 2026 builds; not V0's `Using FlashAttention backend.`, logged by
+        # the model runner before it loads)
+        r"|Using \w+ attention backend out of potential backends"
         # the files being read: tpu-inference's weight_utils (`Loading weights from
         # /.../model.safetensors`), the RunAI model streamer's summary per file set
         # (`[RunAI Streamer] Overall time to stream 10.6 GiB of all files`; vLLM's
@@ -91,8 +97,7 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     # http://...` (2025), `Starting vLLM server on http://...` (2026 builds); not a launch
     # script's own `Starting vLLM server...` before the engine starts
     (_C(r"init engine \(profile, create kv cache, warmup model\) took"
-        r"|Starting vLLM (?:API )?server (?:\d+ )?on\b|Started server process"
-        r"|Waiting for application startup"),
+        r"|Starting vLLM (?:API )?server (?:\d+ )?on\b"),
      Phase.WARMUP),
     (_C(r"Application startup complete"), Phase.READY),
 )
@@ -191,6 +196,13 @@ class VLLMTracker(MarkerTracker):
             changed = self._advance(Phase.SERVING) or changed
         if "ASGI app" in line:
             changed = self._request_error(line) or changed
+        if ("Started server process" in line or "Waiting for application startup" in line) \
+                and self.markers_seen:
+            # uvicorn starting: vLLM's API server starts it once the engine is up; a wrapper
+            # that builds the engine inside its own app's startup (ms-swift's rollout server,
+            # TRL's vllm-serve) starts it first, before any engine line
+            self.markers_seen += 1
+            changed = self._advance(Phase.WARMUP) or changed
         if "shards" in line:
             changed = self._shard_progress(line) or changed
             bar = self.progress
