@@ -150,6 +150,13 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the thirtieth batch (fresh29)
+    "jj111-vllm-2605-club3090-qwen36-27b-dual-pcie-mm-warmup-starting-server-routes.log": _API_UP,
+    "jj112-vllm-2602-h100-tp2-qwen3-17b-full-graphs-captured-init-engine-chat-template-warmup.log": _API_UP,
+    "jj301-vllm-2605-club3090-dual-3090-nvlink-qwen36-27b-supported-tasks-starting-server-routes-cut.log": _API_UP,
+    "jj115-vllm-0150-docker-2xh100nvl-qwen3-coder-next-tp2-gdn-causal-conv1d-update-frames-cut.log": _LABEL_LIVE,
+    "jj205-sglang-2506-pd-decode-node2-nccl-bootstrap-socket-connect-link-local-abort.log": _LABEL_LIVE,
+    "jj210-sglang-2507-pr-qwen3-30b-a3b-tp8-triton-kernel-moe-capture-51-bs-uvicorn-up.log": _LABEL_LIVE,
     # the twenty-eighth batch (fresh27)
     "hh107-vllm-pr-2608-s390x-cpu-tcmalloc-supported-tasks-starting-server-routes-cut.log": _ROUTES_ONLY,
     "hh313-vllm-v0-2503-dynamo-disagg-two-engines-kv-blocks-capture-0-of-35-init-engine-took.log": _API_UP,
@@ -164,7 +171,6 @@ LIVE_MISSES: dict[str, str] = {
     # the twenty-sixth batch (fresh25)
     "d102-vllm-pr-2512-qwen3-8b-dev-mode-starting-api-server-routes-cut.log": _API_UP,
     "d309-vllm-metal-2601-apple-silicon-ray-minimax-m2-4bit-apiserver-routes-cut.log": _ROUTES_ONLY,
-    "d107-vllm-v1-2508-structured-output-concurrent-dump-input-bitmask-scheduler-stats-cut.log": _LABEL_LIVE,
     "d307-vllm-omni-2603-stage0-free-memory-less-than-utilization-stage1-diffusion-loaded.log": _LABEL_LIVE,
     "d315-sglang-2607-amd-mi355-glm52-mxfp4-pd-decode-dpa-mtp-ready-then-first-request-deadlock-health-check.log":
         "a known miss: diagnose reads the interpreter's exit warnings after the health checks "
