@@ -1716,3 +1716,19 @@ def test_a_capture_that_died_on_a_shown_cpp_exception_is_no_architecture_guess()
                 "Fatal Python error: Aborted", engine="sglang")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE,
                                              Cause.UNKNOWN), v
+
+
+def test_the_custom_all_reduces_source_place_under_its_cuda_error_names_it() -> None:
+    v = verdict("RuntimeError: invalid argument",
+                "/sgl-kernel/csrc/allreduce/custom_all_reduce.cuh:350", engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.CUSTOM_ALLREDUCE_ERROR), v
+
+
+def test_warnings_of_optional_parts_that_go_without_are_no_cause() -> None:
+    ras = ("paula09:2528103:2528103 [0] ras/client_support.cc:160 NCCL WARN Call to bind failed: "
+           "Address already in use")
+    assert verdict(ras, engine="vllm").cause is not Cause.PORT_IN_USE
+    camem = ("(EngineCore_DP0 pid=891) WARNING 05-14 01:44:20 [camem.py:66] Failed to import "
+             "vllm_ascend_C:/x/libvllm_ascend_kernels.so: undefined symbol: aclrtCtx. Sleep mode "
+             "will be disabled.")
+    assert verdict(camem, "EngineCore failed to start.", engine="vllm").cause is Cause.UNKNOWN

@@ -59,11 +59,12 @@ FRESH26 = CORPUS / "fresh26"  # the twenty-seventh batch: measured blind once, t
 FRESH27 = CORPUS / "fresh27"  # the twenty-eighth batch: measured blind once, tuning data since
 FRESH28 = CORPUS / "fresh28"  # the twenty-ninth batch: measured blind once, tuning data since
 FRESH29 = CORPUS / "fresh29"  # the thirtieth batch: measured blind once, tuning data since
+FRESH30 = CORPUS / "fresh30"  # the thirty-first batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the thirtieth batch.
+# eighteenth, the nineteenth and the twentieth to the thirty-first batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -76,7 +77,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH21.glob("*.log")) + sorted(FRESH22.glob("*.log")) + \
     sorted(FRESH23.glob("*.log")) + sorted(FRESH24.glob("*.log")) + sorted(FRESH25.glob("*.log")) + \
     sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log")) + sorted(FRESH28.glob("*.log")) + \
-    sorted(FRESH29.glob("*.log"))
+    sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log"))
 
 _FORWARD_ONLY = ("a model's forward with no phase line (kernels loaded, an op's frames): labelled "
                  "kv_cache_alloc (the first forward after loading is the profile run), read "
@@ -483,6 +484,19 @@ KNOWN_MISSES: dict[str, str] = {
     "jj215-sglang-2512-pr-dp-attn-deepep-only-20-sms-warnings-deepgemm-warmup-bars-cut.log":
         "DeepGEMM's warmup bars and DeepEP's SM warnings, cut: labelled kv_cache_alloc, read "
         "launch (where the DeepGEMM warmup runs is not read)",
+    # the thirty-first batch (fresh30), after its tuning
+    "kk109-vllm-rocm632-2502-docker-7900xt-hip-invalid-device-function-then-cli-traceback.log":
+        "HIP's invalid device function under torch's default-device context: labelled launch, "
+        "read weight_loading (f201 and gg306, the same frame, are labelled weight_loading)",
+    "kk117-vllm-v05-2407-src-llava-tp-multiproc-worker-clip-vision-forward-frames-cut.log":
+        _FORWARD_ONLY,
+    "kk308-vllm-v1-2504-lmcache-tp4-qwen25-72b-workers-cpu-buffer-alloc-warnings-serving.log":
+        "LMCache's per-request store warnings on the workers, nothing else: labelled ready in "
+        "serving, read incomplete at launch (LMCache's lines are not read as traffic)",
+    "kk313-vllm-0220-k8s-h20-qwen3-omni-shards-readiness-probe-then-vision-attn-traceback-cut.log":
+        "shards loaded, then a vision encoder's attention frames (two pieces joined): labelled "
+        "kv_cache_alloc, read weight_loading (a forward's frames date nothing, as the corpus "
+        "labels them)",
 }
 
 

@@ -1700,3 +1700,55 @@ def test_a_native_crash_handlers_segfault_banner_is_a_death() -> None:
                 "!!!!!!! Segfault encountered !!!!!!!", "  ck_tile::Rmsnorm2dFwd<",
                 engine="vllm")
     assert v.outcome is Outcome.CRASHED, v
+
+
+# --- the thirty-first batch's rules ------------------------------------------------------------
+
+def test_uvicorns_request_error_header_keeping_its_level_is_a_requests_error() -> None:
+    v = verdict("ERROR:    Exception in ASGI application", *frame_lines(
+        (f"{_SITE}/uvicorn/protocols/http/httptools_impl.py", "run_asgi"),
+        (f"{_SITE}/starlette/middleware/errors.py", "__call__")), engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v
+
+
+def test_stall_reports_with_rays_daemon_lines_between_them_are_a_hang() -> None:
+    stall = ("INFO 02-23 14:22:58 llm_engine.py:877] Avg prompt throughput: 0.0 tokens/s, Avg "
+             "generation throughput: 0.0 tokens/s, Running: 20 reqs, Swapped: 0 reqs, Pending: 0 "
+             "reqs, GPU KV cache usage: 5.8%, CPU KV cache usage: 0.0%")
+    raylet = ("(raylet) [2024-02-23 14:23:05,101 E 2215919 2215949] (raylet) "
+              "file_system_monitor.cc:111: /tmp/ray/session_x is over 95% full")
+    v = verdict(stall, raylet, stall, raylet, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.INCOMPLETE, Phase.SERVING, Cause.UNKNOWN), v
+
+
+def test_a_method_a_v0_worker_failed_to_run_dates_the_failure() -> None:
+    """worker_base's `Error executing method X`: an RL trainer's weight update is serving."""
+    v = verdict("(LLMRayActor pid=116812) ERROR 06-13 13:24:49 worker_base.py:148] Error "
+                "executing method update_weight. This might cause deadlock in distributed "
+                "execution.", "RuntimeError: NCCL error: unhandled cuda error", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    v = verdict("ERROR 06-13 13:24:49 worker_base.py:148] Error executing method load_model. This "
+                "might cause deadlock in distributed execution.", "RuntimeError: boom",
+                engine="vllm")
+    assert v.phase is Phase.WEIGHT_LOADING, v
+
+
+@pytest.mark.parametrize("frame", [
+    (f"{_SITE}/sglang/bench_latency.py", "run_once"),
+    (f"{_SITE}/sglang/multimodal_gen/runtime/entrypoints/diffusion_generator.py", "generate"),
+])
+def test_sglangs_offline_benchmark_and_diffusion_generator_are_serving(frame) -> None:
+    v = verdict(*frame_lines(frame), "AttributeError: 'NoneType' object has no attribute 'evict'",
+                engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+def test_an_rl_trainer_resuming_the_engines_memory_is_the_rollout_cycle() -> None:
+    v = verdict("(SGLangHttpServer pid=250977) [torch_memory_saver.cpp] CUresult error: 2 (out of "
+                "memory)  file=csrc/utils.h func=cu_mem_create line=194",
+                "(WorkerDict pid=209740) WARNING:2025-11-28 16:00:45,396:Async request to "
+                "resume_memory_occupation timed out (attempt 1)",
+                "(SGLangHttpServer pid=250976) [torch_memory_saver.cpp] CUresult error: 2 (out of "
+                "memory)  file=csrc/utils.h func=cu_mem_create line=194 [repeated 7x across "
+                "cluster]", engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING, Cause.CUDA_OOM), v

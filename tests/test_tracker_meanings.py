@@ -147,3 +147,15 @@ def test_a_checkpoint_tensor_passed_over_by_load_weights_is_weight_loading() -> 
     line = ("(EngineCore pid=3505) WARNING 04-21 09:41:09 [qwen3_5.py:432] Parameter "
             "visual.blocks.0.attn.qkv.weight not found in params_dict, skip loading")
     assert _walk("vllm", [line]) is Phase.WEIGHT_LOADING
+
+
+@pytest.mark.parametrize("line", [
+    "(VllmWorker rank=0 pid=783) Loading safetensors using Runai Model Streamer:   8% Completed "
+    "| 9/118 [00:31<05:05,  2.80s/it]",
+    "(VllmWorker rank=7 pid=790) [RunAI Streamer] CPU Buffer size: 3.7 GiB for file: "
+    "model-00010-of-00118.safetensors",
+    "(StageEngineCoreProc_stage0_replica0 pid=12964) INFO 08-30 12:56:32 [weight_utils.py:792] "
+    "Prefetching checkpoint files: 20% (2/4)",
+])
+def test_vllm_reading_its_checkpoint_files_is_weight_loading(line) -> None:
+    assert _walk("vllm", [line]) is Phase.WEIGHT_LOADING

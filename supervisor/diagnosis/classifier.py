@@ -192,8 +192,8 @@ _SGLANG_HINTS = literal_prefilter(*(
     "Decode batch", "Prefill batch", "scheduler is dead"))
 # vLLM's process prefixes (V1's `(APIServer pid=N)`, `(EngineCore_DP0 pid=N)`, V0's
 # `(VllmWorkerProcess pid=N)`, its Ray workers'): on the raw line, as a wrapper strips them
-_VLLM_PROCESS = re.compile(r"\((?:APIServer|EngineCore(?:_\w+)?|VllmWorker\w*|RayWorkerWrapper"
-                           r"|RayWorkerVllm) pid=\d+")
+_VLLM_PROCESS = re.compile(r"\((?:APIServer|EngineCore(?:_\w+)?|VllmWorker\w*(?: rank=\d+)?"
+                           r"|RayWorkerWrapper|RayWorkerVllm) pid=\d+")
 _SGLANG_RANK = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]+\d+)+\]")
 
 
@@ -325,7 +325,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         in_current_thread = None
 
         if request_error or ASGI_REQUEST_ERROR in msg:
-            request_error = _in_request_error(msg)
+            # (uvicorn's own header keeps its level, `ERROR:    Exception in ASGI application`)
+            request_error = _in_request_error(msg) or ASGI_REQUEST_ERROR in msg
         if "Traceback (most recent call last)" in msg:
             scan.tracebacks.append(i)
             if not request_error and i and _CALL_ERROR_BEFORE.search(msgs[i - 1].strip()):
@@ -357,7 +358,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.self_timeouts.append(i)
         elif "_log_task_completion" in msg and _ENGINE_LOOP_DONE.search(msg):
             scan.named_phases.append((i, Phase.SERVING))
-        elif "processing method " in msg:
+        elif "processing method " in msg or "executing method " in msg:
             m = _WORKER_METHOD_FAILED.search(msg)
             if m:
                 phase = Phase.SERVING if m[1] in _WORKER_STEP_METHODS else \
@@ -635,7 +636,10 @@ _ENGINE_LOOP_DONE = re.compile(r"^Exception in callback _log_task_completion\(")
 # Any other method it names is a phase's own step, dated as a frame of that name would be
 # (`load_model`: weight loading; `determine_num_available_blocks`, `initialize_cache`: the KV
 # cache; `init_device`: launch), for a paste cut before the worker's frames.
-_WORKER_METHOD_FAILED = re.compile(r"\bException in worker \S+ while processing method (\w+)")
+# (and V0's worker_base.execute_method logging the method a driver's RPC ran, `Error executing
+# method update_weight. This might cause deadlock in distributed execution.`)
+_WORKER_METHOD_FAILED = re.compile(r"\b(?:Exception in worker \S+ while processing|Error "
+                                   r"executing) method '?(\w+)")
 _WORKER_STEP_METHODS = ("start_worker_execution_loop", "execute_model")
 # vLLM V1's engine core dumping the input of a model step that raised (`Dumping input data for
 # V1 LLM engine (v...) with config: ...`, dump_input.py): EngineCore.log_error_detail wraps only
@@ -703,6 +707,14 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|async_llm_engine\.py:(?:generate|generator|add_request(?:_async)?|encode)$"
     r"|multiprocessing/client\.py:(?:_process_request|generate|encode)$"
     r"|/rpc/server\.py:generate$"
+    # - SGLang's offline benchmark stepping its batches once the model runner is built
+    #   (bench_latency.py / bench_one_batch.py: latency_test -> run_once, correctness_test), and
+    #   its diffusion runtime's offline generator (multimodal_gen/.../diffusion_generator.py
+    #   generate) and scheduler handling a generation request
+    r"|/sglang/bench_(?:latency|one_batch)\.py:(?:run_once|latency_test\w*|correctness_test)$"
+    r"|/multimodal_gen/runtime/entrypoints/\w+\.py:generate$"
+    r"|/multimodal_gen/runtime/managers/scheduler\.py:(?:_handle_generation"
+    r"|_dispatch_single_request)$"
     # - offline vLLM: LLM.generate/chat/encode run the built engine over prompts (llm.py)
     r"|entrypoints/llm\.py:(?:generate|chat|encode|embed|classify|score|beam_search"
     r"|_run_engine|_validate_and_add_requests)$"
@@ -754,7 +766,9 @@ _SERVING_WORK_FRAMES = re.compile(
     #   update_weights_from_ipc, SGLang's update_weights_from_tensor / _disk / _distributed,
     #   NeMo-RL's update_weights_via_ipc_zmq; the group they go over, SGLang's
     #   init_weights_update_group): only a built engine takes them, between rollouts
-    r"|:update_weights?_(?:from|via)_\w+$|:init_weights?_update_group$")
+    # (and the bare name RL frameworks give the method they run on vLLM's workers, OpenRLHF's
+    # WorkerWrap.update_weight)
+    r"|:update_weights?(?:_(?:from|via)_\w+)?$|:init_weights?_update_group$")
 # Frames of one startup phase beyond S.FRAME_PHASES:
 # - a quantization config choosing the method of a layer being built (`get_quant_method`, called
 #   from LinearBase / FusedMoE / embedding constructors in vLLM's and SGLang's layers/
@@ -1054,8 +1068,10 @@ _STALL_REPORT = re.compile(
     r"Running: (?:[1-9]|0 reqs?, (?:Swapped: \d+ reqs?, )?(?:Pending|Waiting): [1-9])")
 _HEALTH_CHECK_FAILED = "Health check failed"
 # What may sit between and after stall reports: a paste's elision marks, a dump's indented or
-# thread-header lines (py-spy under a soft watchdog)
-_ELISION = re.compile(r"\s*(?:\.{3,}|…|\[\.\.\.\])?\s*$|\s|Thread (?:0x)?[0-9a-f]+ ")
+# thread-header lines (py-spy under a soft watchdog), Ray's own daemons' periodic lines
+# (`[2024-02-23 14:23:05,101 E 2215919 2215949] (raylet) file_system_monitor.cc:111: ...`)
+_ELISION = re.compile(r"\s*(?:\.{3,}|…|\[\.\.\.\])?\s*$|\s|Thread (?:0x)?[0-9a-f]+ "
+                      r"|\[[\d-]+ [\d:,]+ [IWE] \d+ \d+\] \((?:raylet|gcs_server)\) ")
 
 
 def _trailing_stalls(msgs: list[str]) -> list[int]:

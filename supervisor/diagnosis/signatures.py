@@ -300,7 +300,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # CUDA call the all-reduce made (its IPC buffers, its kernel), then exits: the all-reduce's
     # failure (vLLM and forks at startup or serving, one line per rank, no traceback).
     + _sig(Cause.CUSTOM_ALLREDUCE_ERROR, 85,
-           r"^failed: cuda error \S*custom_all_reduce\w*\.cuh?:\d+", flags=_I)
+           r"^failed: cuda error \S*custom_all_reduce\w*\.cuh?:\d+",
+           # (sgl-kernel's check raising the CUDA error with its place on the next line of the
+           # message: `RuntimeError: invalid argument` then `/sgl-kernel/csrc/allreduce/
+           # custom_all_reduce.cuh:350`)
+           r"^\S*/custom_all_reduce\w*\.cuh?:\d+\s*$", flags=_I)
     # The same fault reported by other vendors' runtimes, which abort the process with no
     # exception of the engine's: ROCm's ROCr prints `Memory access fault by GPU node-2 (Agent
     # handle: 0x...) on address 0x.... Reason: Page not present or supervisor privilege.` and
@@ -456,6 +460,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.CUDA_OOM, 70,
            r"\b[NX]PU out of memory\. Tried to allocate", r"HIP error: out of memory",
            r"hipErrorOutOfMemory", flags=_I)
+    # torch_memory_saver (SGLang's and verl's release / resume of the engine's memory around
+    # training) failing a driver allocation as it maps the memory back (`[torch_memory_saver.cpp]
+    # CUresult error: 2 (out of memory)  file=csrc/utils.h func=cu_mem_create`): the library
+    # exits the process on it
+    + _sig(Cause.CUDA_OOM, 70, r"CUresult error: 2 \(out of memory\)", flags=_I, fatal=True)
     # XLA on TPU (vLLM's tpu-inference and TPU runner, SGLang-JAX) out of device memory: the
     # compiler placing a program that needs more than a memory space holds (`RESOURCE_EXHAUSTED:
     # XLA:TPU compile permanent error. Ran out of memory in memory space vmem. Used 76.58M of
@@ -1307,6 +1316,14 @@ BENIGN_LITERALS = (
     "runtimewarning", "warnings.warn", "nccl info", "flashinfer.jit: loading jit ops",
     "try deepgemm", "to silence this warning", "found in remote", "skipping download",
     "using default", "sglang is using nccl",
+    # NCCL's RAS service (2.24+) unable to bind its client socket (`ras/client_support.cc:160
+    # NCCL WARN Call to bind failed: Address already in use`, `RAS failed to establish a client
+    # listening socket`): an optional monitor, NCCL goes on without it
+    "ras/client_support",
+    # vLLM-Ascend's CaMem allocator failing to import its kernels and running on without sleep
+    # mode (`Failed to import vllm_ascend_C: ...: undefined symbol: ... Sleep mode will be
+    # disabled.`, device_allocator/camem.py): a warning, the engine goes on
+    "sleep mode will be disabled",
     # vLLM's platform modules import their op library and only warn on failure (platforms/
     # rocm.py, cpu.py, cuda.py: `Failed to import from vllm._C with ModuleNotFoundError(...)`):
     # builds without it run on; a build that needs it fails later at the first op ('_OpNamespace'

@@ -31,7 +31,7 @@ _PREFILTER = literal_prefilter(
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
     "fired up and ready", " batch", "HTTP/", "%|", "failed for req", "retracted_reqs",
     "startup timings", "ASGI app", "fused KV buffers", "flush_cache", "cur_batch", "] precompile",
-    "Cache not flushed",
+    "Cache not flushed", "_memory_occupation",
     "] begin to precompile",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
@@ -108,6 +108,7 @@ _BUILT_ENGINE_CALL_RE = _C(r"coroutine 'TokenizerManager\.flush_cache' was never
 # stopped moving before it kills the process: `self.cur_batch.batch_size()=1,
 # self.cur_batch.reqs=[Req(rid=..., input_ids=[...], ...)]`
 _STUCK_BATCH_RE = _C(r"\bself\.cur_batch\.batch_size\(\)=(\d+)")
+_OCCUPATION_CALL_RE = _C(r"\b(?:release|resume)_memory_occupation\b")
 _PENDING_FLUSH_RE = _C(r"Cache not flushed because there are pending requests\. #queue-req: "
                        r"(\d+), #running-req: (\d+)")
 # SGLang's /health runs a 1-token generation (input_ids=[0]): a prefill of exactly one new token
@@ -146,6 +147,14 @@ class SGLangTracker(MarkerTracker):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
         if "Cache not flushed" in line:
             changed = self._pending_flush(line) or changed
+        if "_memory_occupation" in line and not self.ready and self.markers_seen == 0 and \
+                _OCCUPATION_CALL_RE.search(line):
+            # an RL trainer releasing or resuming the engine's memory between rollouts (verl,
+            # slime: SGLang's release_memory_occupation / resume_memory_occupation, called on
+            # a built engine): a fragment that shows one was up, in the rollout cycle
+            changed = self.mark_ready(line) is not None
+            self.requests_seen = max(self.requests_seen, 1)
+            changed = self._advance(Phase.SERVING) or changed
         if "flush_cache" in line and not self.ready and self.markers_seen == 0 and \
                 _BUILT_ENGINE_CALL_RE.search(line):
             changed = self.mark_ready(line) is not None

@@ -22,7 +22,7 @@ _PREFILTER = literal_prefilter(
     "vLLM API server", "non-default args", "LLM engine", "Resolved architecture", "max model len",
     "load model", "Loading model", "Loading weights", "shards", "Model loading took",
     "RunAI Streamer", "| hbm=[(", "draft model", "the target model", "params_dict",
-    "out of potential backends",
+    "out of potential backends", "Prefetching checkpoint", "Runai Model Streamer",
     "Memory profiling", "KV cache", "Warming up model", "GPU blocks", "Maximum concurrency",
     "Dynamo bytecode",
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
@@ -56,7 +56,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # (`[RunAI Streamer] Overall time to stream 10.6 GiB of all files`; vLLM's
         # --load-format runai_streamer, SGLang's diffusion runtime)
         r"|Loading weights from (?:[/~]|\S+\.(?:safetensors|bin|pt)\b)"
-        r"|RunAI Streamer\] Overall time to stream"
+        r"|RunAI Streamer\] (?:Overall time to stream|CPU Buffer size)"
+        r"|Loading safetensors using Runai Model Streamer"
+        # (2026 builds reading the checkpoint files into the page cache before loading them:
+        # `Prefetching checkpoint files: 20% (2/4)`, weight_utils.py)
+        r"|Prefetching checkpoint files"
         r"|Loading \w+ checkpoint shards"
         # a speculative drafter being loaded beside its target (V1's proposer, 2026: `Detected
         # MTP model. Sharing target model lm_head weights with the draft model.`, `Keeping

@@ -150,6 +150,8 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the thirty-first batch (fresh30)
+    "kk302-vllm-v0-2402-qwen15-tp2-ray-stats-20-running-zero-throughput-stuck.log": _STALL_END,
     # the thirtieth batch (fresh29)
     "jj111-vllm-2605-club3090-qwen36-27b-dual-pcie-mm-warmup-starting-server-routes.log": _API_UP,
     "jj112-vllm-2602-h100-tp2-qwen3-17b-full-graphs-captured-init-engine-chat-template-warmup.log": _API_UP,
