@@ -166,12 +166,13 @@ def strip_wrappers(line: str) -> str:
         line = _ANSI.sub("", line)
     if "repeated" in line:
         line = _RAY_REPEAT.sub("", line)
-    if "^[" in line:
+    if "^" in line:
         # ESC and CR shown as caret text (`^[[0;36m`, a trailing `^M`: `cat -v`, less, some web
         # viewers): the colour codes are then read as codes that lost their ESC byte
-        line = line.replace("^[", "")
-    if line.endswith("^M"):  # (with colour codes or without)
-        line = line[:-2]
+        if "^[" in line:
+            line = line.replace("^[", "")
+        if line.endswith("^M"):  # (with colour codes or without)
+            line = line[:-2]
     if not line.isascii():
         journald = _LOCALE_JOURNALD.match(line)
         if journald:

@@ -1461,13 +1461,12 @@ _EXC_REPR = _C(r"((?:\w+\.)*\w+)\(.*\)\s*$")
 
 
 def is_exception_line(msg: str) -> bool:
-    if msg.endswith(")") and ("Error(" in msg or "Exception(" in msg):
-        rep = _EXC_REPR.match(msg)
-        if rep is not None and rep[1].endswith(_EXC_SUFFIXES):
-            return True
     head, colon, _ = msg.partition(":")
     if not colon:
         head = msg.rstrip()
+        if head.endswith("')"):  # (a repr with no colon inside: asked of few lines)
+            rep = _EXC_REPR.match(head)
+            return rep is not None and rep[1].endswith(_EXC_SUFFIXES)
     if not head.endswith(_EXC_SUFFIXES) or len(head) > 200:
         return False
     return _DOTTED_NAME.fullmatch(head) is not None
