@@ -60,13 +60,15 @@ PARTS = {
     "fresh28": FIXTURES / "corpus" / "fresh28",
     "fresh29": FIXTURES / "corpus" / "fresh29",
     "fresh30": FIXTURES / "corpus" / "fresh30",
+    "fresh31": FIXTURES / "corpus" / "fresh31",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13",
              "fresh14", "fresh15", "fresh16", "fresh17",
              "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25",
-             "fresh26", "fresh27", "fresh28", "fresh29", "fresh30")
+             "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
+             "fresh31")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -94,7 +96,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh27", "twenty-eighth batch (fresh27)"),
               ("fresh28", "twenty-ninth batch (fresh28)"),
               ("fresh29", "thirtieth batch (fresh29)"),
-              ("fresh30", "thirty-first batch (fresh30)"))
+              ("fresh30", "thirty-first batch (fresh30)"),
+              ("fresh31", "thirty-second batch (fresh31)"))
 FIELDS = ("outcome", "phase", "cause")
 
 
