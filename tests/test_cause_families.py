@@ -1732,3 +1732,29 @@ def test_warnings_of_optional_parts_that_go_without_are_no_cause() -> None:
              "vllm_ascend_C:/x/libvllm_ascend_kernels.so: undefined symbol: aclrtCtx. Sleep mode "
              "will be disabled.")
     assert verdict(camem, "EngineCore failed to start.", engine="vllm").cause is Cause.UNKNOWN
+
+
+# --- the thirty-second batch's families --------------------------------------------------------
+
+def test_a_gpu_architecture_missing_from_a_table_is_an_unsupported_arch() -> None:
+    v = verdict(*frame_lines(("/opt/aiter/jit/utils/chip_info.py", "get_gfx")),
+                "KeyError: 'gfx1101'", engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.UNSUPPORTED_ARCH), v
+    # guard: a KeyError of a checkpoint tensor is not
+    v = verdict(*frame_lines((f"{SG}/models/llama.py", "load_weights")),
+                "KeyError: 'model.layers.0.mlp.weight'", engine="sglang")
+    assert v.cause is not Cause.UNSUPPORTED_ARCH, v
+
+
+def test_more_devices_asked_for_than_a_jax_mesh_has_is_invalid_config() -> None:
+    v = verdict("(EngineCore pid=289) ValueError: Insufficient devices for 2D mesh: found 1, "
+                "expected 8 for mesh shape (1, 8).", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+
+
+def test_an_import_chains_module_frames_hint_no_cause() -> None:
+    """SGLang's http_server importing the pynccl allocator's module is no NCCL failure."""
+    v = verdict(*frame_lines((f"{SG}/layers/dp_attention.py", "<module>"),
+                             (f"{SG}/distributed/device_communicators/pynccl_allocator.py",
+                              "<module>")), engine="sglang")
+    assert v.cause is Cause.UNKNOWN, v

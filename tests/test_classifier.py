@@ -60,11 +60,12 @@ FRESH27 = CORPUS / "fresh27"  # the twenty-eighth batch: measured blind once, tu
 FRESH28 = CORPUS / "fresh28"  # the twenty-ninth batch: measured blind once, tuning data since
 FRESH29 = CORPUS / "fresh29"  # the thirtieth batch: measured blind once, tuning data since
 FRESH30 = CORPUS / "fresh30"  # the thirty-first batch: measured blind once, tuning data since
+FRESH31 = CORPUS / "fresh31"  # the thirty-second batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the thirty-first batch.
+# eighteenth, the nineteenth and the twentieth to the thirty-second batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -77,7 +78,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH21.glob("*.log")) + sorted(FRESH22.glob("*.log")) + \
     sorted(FRESH23.glob("*.log")) + sorted(FRESH24.glob("*.log")) + sorted(FRESH25.glob("*.log")) + \
     sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log")) + sorted(FRESH28.glob("*.log")) + \
-    sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log"))
+    sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log"))
 
 _FORWARD_ONLY = ("a model's forward with no phase line (kernels loaded, an op's frames): labelled "
                  "kv_cache_alloc (the first forward after loading is the profile run), read "
@@ -385,9 +386,6 @@ KNOWN_MISSES: dict[str, str] = {
     "b312-vllm-tt-2507-qwen3-32b-wh-lb-mqllmengine-heartbeat-waiting-hang.log":
         "the MQ client's DEBUG heartbeats and waits: labelled hung in ready (the client loop "
         "runs once the engine is up), read launch",
-    "b315-vllm-2504-aibrix-rayclusterfleet-startup-complete-metrics-scrapes.log":
-        "startup complete then /metrics scrapes from another host: labelled serving, read "
-        "incomplete in warmup (as t317)",
     "b316-vllm-0110-xinference-enginecore-sampler-warmup-nvml-assert-allocator.log":
         "a sampler's sort under the engine's init, two pieces joined: labelled warmup (the "
         "sampler warmup), read kv_cache_alloc",
@@ -407,9 +405,6 @@ KNOWN_MISSES: dict[str, str] = {
     "d311-vllm-v0-2503-lm-eval-leaderboard-72b-tp8-a100-sampler-get-logprobs-cuda-oom.log":
         "V0's sampler computing logprobs runs out of memory: labelled serving, read launch (the "
         "profile run samples too)",
-    "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
-        "workers forked after CUDA was initialised, then a segfault: labelled launch, unknown; "
-        "read warmup, invalid_config",
     "d314-vllm-0102-spyre-cb-cancelled-requests-min-tokens-logits-indexerror.log":
         "the Spyre fork's cancelled requests, then an IndexError with no frames: labelled "
         "serving, read launch",
@@ -497,6 +492,22 @@ KNOWN_MISSES: dict[str, str] = {
         "shards loaded, then a vision encoder's attention frames (two pieces joined): labelled "
         "kv_cache_alloc, read weight_loading (a forward's frames date nothing, as the corpus "
         "labels them)",
+    # the thirty-second batch (fresh31), after its tuning
+    "ll107-vllm-v02-2401-knowlm-wrapper-uvicorn-ray-worker-graph-warning-request-sent-cut.log":
+        "KnowLM's own wrapper up and a request handed to the model: labelled serving, read "
+        "ready (the wrapper's lines are not read as traffic)",
+    "ll112-vllm-ascend-2604-kv-cache-dtype-fp8-reshapecache-acl-error-enginecore-dies-output-handler-failed.log":
+        "an ACL error in ReshapeCache, then the API server's 'AsyncLLM output_handler failed': "
+        "labelled serving, read launch (no request or step of the engine is shown)",
+    "ll218-vllm-082-v1-h100-qwen25vl-7b-offline-graphs-captured-init-engine-line-cut.log":
+        "'Graph capturing finished' then a cut line: labelled warmup (the capture's end line), "
+        "read cuda_graph_capture (six other logs ending there are labelled capture)",
+    "ll306-vllm-2606-nemo-rl-perf-test-16-workers-fall-asleep-then-raylet-worker-died-traceback-cut.log":
+        "NeMo-RL's workers falling asleep, then Ray's worker death: labelled ready, read "
+        "serving (an engine put to sleep between rollouts is read as in the rollout cycle)",
+    "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
+        "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
+        "ready where SGLang was still in its warmup (labelled warmup)",
 }
 
 
@@ -630,6 +641,13 @@ CAUSE_MISSES: dict[str, str] = {
         "transformers' image-processor lookup failing on a checkpoint without its processor "
         "config (TypeError on None): labelled corrupt_checkpoint (also invalid_config), read "
         "unknown (the TypeError names no file)",
+    "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
+        "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
+        "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
+    # the thirty-second batch (fresh31), after its tuning
+    "ll217-vllm-dcu-2605-gpustack-hygon-k100-lightop-import-dtk-version-none.log":
+        "Hygon's lightop failing its own version probe while vLLM imports it (AttributeError "
+        "on None): labelled import_error, read unknown (an error at import names no family)",
     # the twenty-ninth batch (fresh28), after its tuning
     "ii114-vllm-v05-2406-compose-ray-mixtral-prefix-caching-watchdog-illegal-memory-access.log":
         "the NCCL watchdog's 'illegal me' / 'mory access' hard-wrapped over two lines by the "

@@ -1752,3 +1752,27 @@ def test_an_rl_trainer_resuming_the_engines_memory_is_the_rollout_cycle() -> Non
                 "memory)  file=csrc/utils.h func=cu_mem_create line=194 [repeated 7x across "
                 "cluster]", engine="sglang")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING, Cause.CUDA_OOM), v
+
+
+# --- the thirty-second batch's rules -----------------------------------------------------------
+
+def test_a_whole_call_printed_over_lines_with_is_profile_is_the_profile_run() -> None:
+    lines = ['  File "/x/vllm/v1/worker/gpu_model_runner.py", line 5501, in profile_run_caller',
+             "    hidden_states, last_hidden_states = self._dummy_run(",
+             "        self.max_num_tokens, is_profile=True", "    )",
+             '  File "/x/torch/utils/_contextlib.py", line 120, in decorate_context']
+    v = verdict(*lines, engine="vllm")
+    assert v.phase is Phase.KV_CACHE_ALLOC, v
+
+
+def test_a_model_loader_modules_frames_are_weight_loading() -> None:
+    v = verdict(*frame_lines(("/x/tpu_commons/models/jax/model_loader.py", "get_flax_model")),
+                "KeyError: 'Qwen2_5_VLForConditionalGeneration'", engine="vllm")
+    assert v.phase is Phase.WEIGHT_LOADING, v
+
+
+def test_bare_uvicorn_lines_vote_for_vllm() -> None:
+    """vLLM leaves uvicorn's default format; SGLang stamps the lines with its time (2025 on)."""
+    v = verdict("INFO:     Started server process [4803]", "INFO:     Waiting for application "
+                "startup.", "INFO:     Application startup complete.")
+    assert (v.engine, v.outcome, v.phase) == ("vllm", Outcome.READY, Phase.READY), v

@@ -194,6 +194,11 @@ _SGLANG_HINTS = literal_prefilter(*(
 # `(VllmWorkerProcess pid=N)`, its Ray workers'): on the raw line, as a wrapper strips them
 _VLLM_PROCESS = re.compile(r"\((?:APIServer|EngineCore(?:_\w+)?|VllmWorker\w*(?: rank=\d+)?"
                            r"|RayWorkerWrapper|RayWorkerVllm) pid=\d+")
+# uvicorn's own access and lifecycle lines in its default format, as vLLM's API server leaves
+# them (`INFO:     Started server process [4803]`); SGLang gives them its timestamp from 2025
+# (`[2025-07-01 15:50:49] INFO:     ...`), its 2024 builds did not (3 of the 24 labelled logs
+# with bare ones): one vote among the others
+_UVICORN_BARE = "INFO:     "
 _SGLANG_RANK = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]+\d+)+\]")
 
 
@@ -218,7 +223,7 @@ def _detect(msgs: list[str], raw: list[str]) -> str:
         if _SGLANG_HINTS.search(msg) or ("[" in line and _SGLANG_RANK.search(line)):
             sg += 1
         elif _VLLM_HINTS.search(msg) or (".py:" in line and _VLLM_HEADER.search(line)) or \
-                (" pid=" in line and _VLLM_PROCESS.search(line)):
+                (" pid=" in line and _VLLM_PROCESS.search(line)) or line.startswith(_UVICORN_BARE):
             vl += 1
     return "vllm" if vl > sg else "sglang"
 
@@ -310,6 +315,10 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 call = _source_call(msg)
                 if call:
                     scan.frames.append((i, call))
+            elif "is_profile=True" in msg:
+                # a whole call printed over lines (Python 3.13): vLLM's `_dummy_run(
+                # self.max_num_tokens, is_profile=True)` is the memory profile run
+                scan.frames.append((i, "<call>:profile_run"))
             continue
         if msg.startswith("    ") and "(" in msg and _detached_source(scan, i) \
                 and not ("| " in msg and _boxed_error(msg)):
@@ -1434,7 +1443,9 @@ def _frame_hint(where: str) -> tuple[Cause, int] | None:
     if len(_PLACE_HINTS) >= _PLACES_KEPT:
         _PLACE_HINTS.clear()
     hint = None
-    if _may_match(_FRAME_HINT_GATE, where):
+    # (an import chain's module code names no cause: SGLang's http_server importing, through
+    # dp_attention, the pynccl allocator's module is no NCCL failure)
+    if not where.endswith(":<module>") and _may_match(_FRAME_HINT_GATE, where):
         low = where.lower() if where.isascii() else None  # each regex behind its own literals
         hint = next(((cause, prio) for (cause, rx, prio), gate in zip(S.FRAME_HINTS,
                                                                        _FRAME_HINT_GATES)

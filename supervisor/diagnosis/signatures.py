@@ -194,6 +194,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # CUBLAS_STATUS_ARCH_MISMATCH when calling cublasLtMatmul(...)`: an fp8 / bf16 GEMM on an
     # older GPU): no kernel for this GPU.
     + _sig(Cause.UNSUPPORTED_ARCH, 60, r"CUBLAS_STATUS_ARCH_MISMATCH", flags=_I)
+    # A table keyed by GPU architecture with no entry for this one (AITER's chip info on ROCm
+    # consumer cards: `KeyError: 'gfx1101'`; an sm_ key alike): no kernel set for this GPU
+    + _sig(Cause.UNSUPPORTED_ARCH, 55, r"^KeyError: '(?:gfx[0-9a-f]{3,4}|sm_?\d{2,3}a?)'$",
+           scope="error")
     # A TMA (tensor memory accelerator) descriptor the driver refuses as not supported: CUDA
     # error 801, CUDA_ERROR_NOT_SUPPORTED, from cuTensorMapEncode* on a GPU before Hopper
     # (FlashAttention-3 and other SM90+ kernels on an Ampere or a Jetson Orin: `Error: Failed
@@ -890,6 +894,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"repo",
            r"`trust_remote_code=True` to (?:allow custom code to be run|remove this error)",
            flags=_I, implies=Phase.LAUNCH)
+    # More devices asked for than the host has, in the words of JAX's mesh (tpu-inference,
+    # SGLang-JAX: `ValueError: Insufficient devices for 2D mesh: found 1, expected 8`): a
+    # parallel size larger than the devices present
+    + _sig(Cause.INVALID_CONFIG, 61, r"Insufficient devices for \w+ mesh", flags=_I,
+           implies=Phase.LAUNCH)
     # A size the launch's settings must divide and do not (`AssertionError: remote_block_size(4)
     # not divisible by kernel_size(128)`, a Marlin MoE kernel's `size_k = 704, is not divisible
     # by b_scales.size(1) = 5` under a tensor-parallel split of a quantized checkpoint): a
@@ -1199,7 +1208,7 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.WEIGHT_LOADING, _C(r":(?:load_model|load_weights|_load_weights|\w*weight_loader"
                               r"|load_weights_and_postprocess|\w*weights_iterator"
                               r"|download_weights_from_hf|process_weights_after_loading"
-                              r"|\w+_repack)$|model_loader/|weight_utils\.py:"
+                              r"|\w+_repack)$|model_loader(?:/|\.py:)|weight_utils\.py:"
                               # building the model before its weights are read (vLLM and SGLang
                               # construct every layer in the loader): a layer's or a model's
                               # constructor, rotary tables computed at construction
