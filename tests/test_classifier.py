@@ -61,6 +61,8 @@ FRESH28 = CORPUS / "fresh28"  # the twenty-ninth batch: measured blind once, tun
 FRESH29 = CORPUS / "fresh29"  # the thirtieth batch: measured blind once, tuning data since
 FRESH30 = CORPUS / "fresh30"  # the thirty-first batch: measured blind once, tuning data since
 FRESH31 = CORPUS / "fresh31"  # the thirty-second batch: measured blind once, tuning data since
+# (fresh32, the thirty-third batch, was scored blind at the end of a session and is not in
+# ALL_LOGS yet: its misses and its live-path checks come with its tuning)
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
