@@ -150,6 +150,8 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the thirty-second batch (fresh31)
+    "ll108-vllm-2608-club3090-2x-rtx5090-qwen38-27b-starting-server-routes-cut.log": _API_UP,
     # the thirty-first batch (fresh30)
     "kk302-vllm-v0-2402-qwen15-tp2-ray-stats-20-running-zero-throughput-stuck.log": _STALL_END,
     # the thirtieth batch (fresh29)
@@ -183,7 +185,6 @@ LIVE_MISSES: dict[str, str] = {
     "b118-vllm-ascend-0110-eagle3-llama31-8b-cann-ge-tiling-transdata-errors.log": _LABEL_LIVE,
     "b202-sglang-ktransformers-2506-journald-uvicorn-up-sched-rpc-cut.log": _LABEL_LIVE,
     "b217-sglang-2507-pd-decode-deepep-nvshmem-ibrc-modify-qp-failed.log": _LABEL_LIVE,
-    "b315-vllm-2504-aibrix-rayclusterfleet-startup-complete-metrics-scrapes.log": _LABEL_LIVE,
     # the twenty-fourth batch (fresh23)
     "a118-vllm-v1-2503-gemma3-init-engine-took-sampling-params-empty-responses.log": _API_UP,
     "a318-vllm-2607-gpustack-mrv2-apiserver-starting-server-routes-cut.log": _API_UP,
