@@ -61,13 +61,12 @@ FRESH28 = CORPUS / "fresh28"  # the twenty-ninth batch: measured blind once, tun
 FRESH29 = CORPUS / "fresh29"  # the thirtieth batch: measured blind once, tuning data since
 FRESH30 = CORPUS / "fresh30"  # the thirty-first batch: measured blind once, tuning data since
 FRESH31 = CORPUS / "fresh31"  # the thirty-second batch: measured blind once, tuning data since
-# (fresh32, the thirty-third batch, was scored blind at the end of a session and is not in
-# ALL_LOGS yet: its misses and its live-path checks come with its tuning)
+FRESH32 = CORPUS / "fresh32"  # the thirty-third batch: measured blind once, not yet tuned on
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the thirty-second batch.
+# eighteenth, the nineteenth and the twentieth to the thirty-third batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -80,7 +79,8 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH21.glob("*.log")) + sorted(FRESH22.glob("*.log")) + \
     sorted(FRESH23.glob("*.log")) + sorted(FRESH24.glob("*.log")) + sorted(FRESH25.glob("*.log")) + \
     sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log")) + sorted(FRESH28.glob("*.log")) + \
-    sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log"))
+    sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
+    sorted(FRESH32.glob("*.log"))
 
 _FORWARD_ONLY = ("a model's forward with no phase line (kernels loaded, an op's frames): labelled "
                  "kv_cache_alloc (the first forward after loading is the profile run), read "
@@ -510,6 +510,28 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the thirty-third batch (fresh32), as scored blind (not tuned on yet)
+    "mm104-vllm-ascend-071-2502-910b-ray-multinode-worker-set-visible-device-failed-invalid-device.log":
+        "Ascend's device lines refusing device 1 with one visible, no exception shown: labelled "
+        "crashed, invalid_config; read incomplete",
+    "mm112-vllm-omni-2601-ascend-qwen-image-stage0-plugins-then-worker-encode-prompt-traceback-frames.log":
+        "vLLM-Omni's worker logging a request's traceback (encode_prompt): labelled crashed in "
+        "serving, read incomplete at launch",
+    "mm201-vllm-ascend-2605-glm5-w4a8-mtp-graph-dp-workers-dummy-batch-stream-sync-507011.log":
+        "DP workers' dummy batches then an Ascend stream-sync error: labelled serving, read "
+        "launch",
+    "mm205-vllm-0151-2602-orpheus-tts-apiserver-ignored-voice-field-preprocessing-prompt-traceback-cut.log":
+        "the API server's traceback preprocessing one request's prompt, cut: labelled ready in "
+        "serving (one request's error), read crashed",
+    "mm210-sglang-0512-2606-2x-rtx3090-triton-decode-attention-fp8e4nv-compile-error-sigquit.log":
+        "the tail of a Triton decode-attention compile error: labelled cuda_graph_capture, read "
+        "launch",
+    "mm214-sglang-2607-amd-mi355-glm52-mxfp4-dpa-mtp-fixed-mixed-leg-fired-up-decode-then-resource-tracker-exit.log":
+        "decode batches served, then only exit-time resource_tracker warnings: labelled "
+        "stopped, read crashed (as gg216)",
+    "mm309-sglang-041post7-jetson-orin-tinyllama-smoke-kv-alloc-uvicorn-up.log":
+        "SGLang's uvicorn up, no ready line: labelled ready, read incomplete in warmup (as "
+        "hh202)",
 }
 
 
@@ -646,6 +668,11 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
+    # the thirty-third batch (fresh32), as scored blind (not tuned on yet)
+    "mm207-vllm-063-2501-jetson-orin-nx-16g-gguf-qwen2-7b-gpu-blocks-then-killed.log":
+        "a bare 'Killed' after the KV blocks on a Jetson: labelled host_oom_killed, read unknown",
+    "mm218-sglang-2605-rocm-2x-r9700-qwen35-28b-a3b-reap-awq-tp2-load-weights-keyerror-experts-w2-qweight.log":
+        "a load_weights KeyError of an expert's qweight: labelled unknown, read import_error",
     # the thirty-second batch (fresh31), after its tuning
     "ll217-vllm-dcu-2605-gpustack-hygon-k100-lightop-import-dtk-version-none.log":
         "Hygon's lightop failing its own version probe while vLLM imports it (AttributeError "

@@ -36,12 +36,15 @@ def test_redraws_of_one_bar_keep_the_first_and_the_latest_and_routine_lines_go()
         head += [capture(512 - 4 * i, i * 35 // 79), DECODE, ACCESS]
     last = [f"line {i}" for i in range(50)]
     out = verdict_lines(head + last, keep_last=50)
-    assert out == [capture(512, 0), capture(512 - 4 * 79, 35)] + last
+    # (the first routine line of each kind stays: the sign that requests were served; the
+    # bar's redraws after it collapse again)
+    assert out == [capture(512, 0), DECODE, ACCESS, capture(508, 0),
+                   capture(512 - 4 * 79, 35)] + last
 
 
 def test_routine_lines_stay_among_the_newest_and_in_short_tails():
     lines = [DECODE, ACCESS, "x"] * 100
-    assert verdict_lines(lines, keep_last=50) == ["x"] * 83 + lines[-50:]
+    assert verdict_lines(lines, keep_last=50) == [DECODE, ACCESS] + ["x"] * 83 + lines[-50:]
     assert verdict_lines(lines[:200], keep_last=50) == lines[:200]
     redrawn = [capture(8, i) for i in range(30)]
     assert verdict_lines(redrawn, keep_last=50) == [redrawn[0], redrawn[-1]]  # even there

@@ -37,13 +37,20 @@ def verdict_lines(lines: list[str], keep_last: int = 50) -> list[str]:
     drawn in turn are not one bar, and each of their lines stays.
     """
     routine_before = len(lines) - keep_last if len(lines) > 4 * keep_last else 0
+    # the first routine line of each kind stays (a decode batch, a prefill batch, an answered
+    # call, an answered POST): the sign that requests were served, where nothing later says so
+    kinds_kept: set[str] = set()
     out: list[str] = []
     run: tuple[str, str, int] | None = None  # the bar of the run so far: description, total, count
     run_len = 0
     for i, line in enumerate(lines):
         if i < routine_before and (
                 "Decode batch" in line or "Prefill batch" in line or '" 200 OK' in line):
-            continue  # three substring tests: 3x faster than one regex
+            kind = line[line.find("batch") - 7:line.find("batch")] if "batch" in line else \
+                ("POST" if '"POST ' in line else "200")
+            if kind in kinds_kept:
+                continue  # three substring tests: 3x faster than one regex
+            kinds_kept.add(kind)
         bar = _bar(line)
         if bar is not None and run is not None and bar[:2] == run[:2] and bar[2] >= run[2]:
             if run_len >= 2:
