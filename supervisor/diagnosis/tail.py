@@ -24,6 +24,18 @@ _BAR_END = re.compile(r"\|[^|]*\|\s*(\d+)/(\d+)\s*\[[^\]]*\]\s*")  # after the "
 _DIGIT = re.compile(r"\d")
 
 
+def _routine_kind(line: str) -> str | None:
+    """Which kind of routine serving line this is, or None (substring tests: 3x faster than
+    one regex)."""
+    if "Decode batch" in line:
+        return "decode"
+    if "Prefill batch" in line:
+        return "prefill"
+    if '" 200 OK' in line:
+        return "post" if '"POST ' in line else "call"
+    return None
+
+
 def verdict_lines(lines: list[str], keep_last: int = 50) -> list[str]:
     """``lines`` with each run of redraws of one progress bar cut to its first and last line,
     and without routine serving lines except among the newest ``keep_last`` (the classifier
@@ -44,13 +56,12 @@ def verdict_lines(lines: list[str], keep_last: int = 50) -> list[str]:
     run: tuple[str, str, int] | None = None  # the bar of the run so far: description, total, count
     run_len = 0
     for i, line in enumerate(lines):
-        if i < routine_before and (
-                "Decode batch" in line or "Prefill batch" in line or '" 200 OK' in line):
-            kind = line[line.find("batch") - 7:line.find("batch")] if "batch" in line else \
-                ("POST" if '"POST ' in line else "200")
-            if kind in kinds_kept:
-                continue  # three substring tests: 3x faster than one regex
-            kinds_kept.add(kind)
+        if i < routine_before:
+            kind = _routine_kind(line)
+            if kind is not None:
+                if kind in kinds_kept:
+                    continue
+                kinds_kept.add(kind)
         bar = _bar(line)
         if bar is not None and run is not None and bar[:2] == run[:2] and bar[2] >= run[2]:
             if run_len >= 2:

@@ -279,6 +279,10 @@ class MarkerTracker(PhaseTracker):
         and serving."""
         if self.markers_seen or ASGI_REQUEST_ERROR not in line:
             return False
+        return self._up_and_serving(line)
+
+    def _up_and_serving(self, line: str) -> bool:
+        """The line shows the server up and requests served (whatever came before it)."""
         changed = self.mark_ready(line) is not None
         self.requests_seen = max(self.requests_seen, 1)
         return self._advance(Phase.SERVING) or changed

@@ -152,9 +152,7 @@ class SGLangTracker(MarkerTracker):
             # an RL trainer releasing or resuming the engine's memory between rollouts (verl,
             # slime: SGLang's release_memory_occupation / resume_memory_occupation, called on
             # a built engine): a fragment that shows one was up, in the rollout cycle
-            changed = self.mark_ready(line) is not None
-            self.requests_seen = max(self.requests_seen, 1)
-            changed = self._advance(Phase.SERVING) or changed
+            changed = self._up_and_serving(line) or changed
         if "flush_cache" in line and not self.ready and self.markers_seen == 0 and \
                 _BUILT_ENGINE_CALL_RE.search(line):
             changed = self.mark_ready(line) is not None
@@ -254,9 +252,7 @@ class SGLangTracker(MarkerTracker):
         m = _PENDING_FLUSH_RE.search(line)
         if m is None or (m[1] == "0" and m[2] == "0"):
             return False
-        changed = self.mark_ready(line) is not None
-        self.requests_seen = max(self.requests_seen, 1)
-        return self._advance(Phase.SERVING) or changed
+        return self._up_and_serving(line)
 
     def _stuck_batch(self, line: str) -> bool:
         """The scheduler watchdog's dump of the batch it found stuck: a batch was running, so

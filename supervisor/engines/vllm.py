@@ -62,15 +62,15 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # `Prefetching checkpoint files: 20% (2/4)`, weight_utils.py)
         r"|Prefetching checkpoint files"
         r"|Loading \w+ checkpoint shards"
+        # a model's load_weights passing over a checkpoint tensor it has no parameter for
+        # (`Parameter visual.blocks.0.attn.qkv.weight not found in params_dict, skip loading`,
+        # vLLM's Qwen and other model files): weights being read
+        r"|Parameter \S+ not found in params_dict"
         # a speculative drafter being loaded beside its target (V1's proposer, 2026: `Detected
         # MTP model. Sharing target model lm_head weights with the draft model.`, `Keeping
         # separate embedding weights from the target model.`)
-        # (each alternative starts at a letter the others start with, or a rare one: a new
-        # first letter is one more place in every line where the search starts)
-        # (and a model's load_weights passing over a checkpoint tensor it has no parameter for,
-        # `Parameter visual.blocks.0.attn.qkv.weight not found in params_dict, skip loading`,
-        # vLLM's Qwen and other model files: weights being read)
-        r"|Parameter \S+ not found in params_dict"
+        # (each alternative here starts at a letter another one starts with, or a rare one: a
+        # new first letter is one more place in every line where the search starts)
         r"|Sharing target model \w+ weights with the draft model"
         r"|Keeping separate \w+ weights from the target model"), Phase.WEIGHT_LOADING),
     # the model is loaded: what follows is the profiling run that sizes the KV cache (the
@@ -195,9 +195,7 @@ class VLLMTracker(MarkerTracker):
         if self.markers_seen == 0 and _CONNECTIONS_OPEN in line:
             # a fragment that starts at a stop with clients connected: it was serving them (not
             # for a run seen from its start: our own probe may be connected when we stop it)
-            changed = self.mark_ready(line) is not None or changed
-            self.requests_seen = max(self.requests_seen, 1)
-            changed = self._advance(Phase.SERVING) or changed
+            changed = self._up_and_serving(line) or changed
         if "ASGI app" in line:
             changed = self._request_error(line) or changed
         if ("Started server process" in line or "Waiting for application startup" in line) \
