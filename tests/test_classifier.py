@@ -267,10 +267,6 @@ KNOWN_MISSES: dict[str, str] = {
         "an engine core's traceback through load_model whose frame lines the paste wrapped in "
         "two ('line 5' / '8, in collective_rpc'), cut before its error: labelled crashed in "
         "weight_loading, read incomplete at launch (the torn frames are not read)",
-    "w213-sglang-2601-npu-remote-weight-loader-uvicorn-up.log":
-        "SGLang on Ascend: uvicorn's 'Application startup complete' and a local /model_info "
-        "poll, no ready line: labelled ready, read incomplete in warmup (SGLang's HTTP server "
-        "starts before its warmup request; its ready line comes after)",
     "w216-sglang-2510-router-grpc-workers-health-check-pending.log":
         "the Rust router's own test output, its workers' health checks failing while they "
         "start: labelled incomplete in launch (cause unknown), read ready and its checks "
@@ -431,10 +427,6 @@ KNOWN_MISSES: dict[str, str] = {
     "gg301-vllm-ascend-2603-glm5-w4a8-910b2-debug-running-batch-lines.log":
         "vLLM-Ascend's DEBUG lines of a running batch: labelled ready in serving, read incomplete",
     # the twenty-eighth batch (fresh27), after its tuning
-    "hh202-sglang-2507-venv-llama-bf16-load-kv-alloc-uvicorn-up.log":
-        "SGLang's uvicorn up after its pool, cut before its warmup request's answer and the "
-        "ready line: labelled ready, read incomplete in warmup (SGLang is ready only once its "
-        "own warmup request came back)",
     "hh209-sglang-2606-amd-ci-mi35x-disagg-libibverbs-warnings-mori-rocm-smi-init-error.log":
         "a CI excerpt of four lines ending on MoRI's 'rocm smi failed with "
         "RSMI_STATUS_INIT_ERROR': labelled crashed (the CI's failing error), read incomplete "
@@ -475,9 +467,6 @@ KNOWN_MISSES: dict[str, str] = {
     "jj205-sglang-2506-pd-decode-node2-nccl-bootstrap-socket-connect-link-local-abort.log":
         "NCCL's bootstrap connect failing and its error returns up to init.cc, no Python "
         "error: labelled crashed, read incomplete (NCCL's own lines are no death)",
-    "jj210-sglang-2507-pr-qwen3-30b-a3b-tp8-triton-kernel-moe-capture-51-bs-uvicorn-up.log":
-        "SGLang's uvicorn up after its capture, cut before the ready line: labelled ready, "
-        "read incomplete in warmup (as hh202; the corpus labels this both ways, 4 and 5)",
     "jj215-sglang-2512-pr-dp-attn-deepep-only-20-sms-warnings-deepgemm-warmup-bars-cut.log":
         "DeepGEMM's warmup bars and DeepEP's SM warnings, cut: labelled kv_cache_alloc, read "
         "launch (where the DeepGEMM warmup runs is not read)",
@@ -529,9 +518,6 @@ KNOWN_MISSES: dict[str, str] = {
     "mm214-sglang-2607-amd-mi355-glm52-mxfp4-dpa-mtp-fixed-mixed-leg-fired-up-decode-then-resource-tracker-exit.log":
         "decode batches served, then only exit-time resource_tracker warnings: labelled "
         "stopped, read crashed (as gg216)",
-    "mm309-sglang-041post7-jetson-orin-tinyllama-smoke-kv-alloc-uvicorn-up.log":
-        "SGLang's uvicorn up, no ready line: labelled ready, read incomplete in warmup (as "
-        "hh202)",
 }
 
 

@@ -155,7 +155,6 @@ LIVE_MISSES: dict[str, str] = {
     "mm104-vllm-ascend-071-2502-910b-ray-multinode-worker-set-visible-device-failed-invalid-device.log": _LABEL_LIVE,
     "mm112-vllm-omni-2601-ascend-qwen-image-stage0-plugins-then-worker-encode-prompt-traceback-frames.log": _LABEL_LIVE,
     "mm205-vllm-0151-2602-orpheus-tts-apiserver-ignored-voice-field-preprocessing-prompt-traceback-cut.log": _LABEL_LIVE,
-    "mm309-sglang-041post7-jetson-orin-tinyllama-smoke-kv-alloc-uvicorn-up.log": _LABEL_LIVE,
     "mm214-sglang-2607-amd-mi355-glm52-mxfp4-dpa-mtp-fixed-mixed-leg-fired-up-decode-then-resource-tracker-exit.log":
         "a known miss: diagnose reads the interpreter's exit warnings after the served batches "
         "as a death (labelled stopped); live, the replay stays up serving: ready",
@@ -169,12 +168,10 @@ LIVE_MISSES: dict[str, str] = {
     "jj301-vllm-2605-club3090-dual-3090-nvlink-qwen36-27b-supported-tasks-starting-server-routes-cut.log": _API_UP,
     "jj115-vllm-0150-docker-2xh100nvl-qwen3-coder-next-tp2-gdn-causal-conv1d-update-frames-cut.log": _LABEL_LIVE,
     "jj205-sglang-2506-pd-decode-node2-nccl-bootstrap-socket-connect-link-local-abort.log": _LABEL_LIVE,
-    "jj210-sglang-2507-pr-qwen3-30b-a3b-tp8-triton-kernel-moe-capture-51-bs-uvicorn-up.log": _LABEL_LIVE,
     # the twenty-eighth batch (fresh27)
     "hh107-vllm-pr-2608-s390x-cpu-tcmalloc-supported-tasks-starting-server-routes-cut.log": _ROUTES_ONLY,
     "hh313-vllm-v0-2503-dynamo-disagg-two-engines-kv-blocks-capture-0-of-35-init-engine-took.log": _API_UP,
     "hh318-vllm-v0-2503-aibrix-base-model-capture-done-init-engine-routes-cut.log": _API_UP,
-    "hh202-sglang-2507-venv-llama-bf16-load-kv-alloc-uvicorn-up.log": _LABEL_LIVE,
     "hh209-sglang-2606-amd-ci-mi35x-disagg-libibverbs-warnings-mori-rocm-smi-init-error.log": _LABEL_LIVE,
     # the twenty-seventh batch (fresh26)
     "gg208-sglang-npu-2508-k8s-910b3-r1-distill-15b-op-compile-processor-init-failed-tail.log": _LABEL_LIVE,
@@ -236,7 +233,6 @@ LIVE_MISSES: dict[str, str] = {
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES): the live run ends as
     # the labelled run did
     "w106-vllm-2509-enginecore0-uniproc-load-model-wrapped-frames-cut.log": _LABEL_LIVE,
-    "w213-sglang-2601-npu-remote-weight-loader-uvicorn-up.log": _LABEL_LIVE,
     "w216-sglang-2510-router-grpc-workers-health-check-pending.log": _LABEL_LIVE,
     # the eighteenth batch (fresh17)
     "v218-sglang-2505-dify-e5-mistral-embedding-request-tokenizer-typeerror.log":
