@@ -1758,3 +1758,35 @@ def test_an_import_chains_module_frames_hint_no_cause() -> None:
                              (f"{SG}/distributed/device_communicators/pynccl_allocator.py",
                               "<module>")), engine="sglang")
     assert v.cause is Cause.UNKNOWN, v
+
+
+# --- the thirty-third batch's families ---------------------------------------------------------
+
+def test_a_worker_given_a_device_its_visible_devices_lack_is_invalid_config() -> None:
+    v = verdict("ERROR 02-26 09:45:37 worker_base.py:572]         The argument is invalid."
+                "Reason: Set visible device failed, invalid device=1, input visible devices:1",
+                engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+
+
+def test_a_guarded_import_logged_with_its_repr_is_no_import_error() -> None:
+    v = verdict("[2026-05-25 17:42:13 TP0] Failed to import amdsmi with ModuleNotFoundError(\"No "
+                "module named 'amdsmi'\")", "[2026-05-25 17:42:16 TP0] Load weight begin. avail "
+                "mem=31.46 GB", "KeyError: 'model.layers.0.mlp.experts.w2_qweight'",
+                engine="sglang")
+    assert v.cause is not Cause.IMPORT_ERROR, v
+    # guard: the raised form still is one
+    v = verdict("ModuleNotFoundError: No module named 'amdsmi'", engine="sglang")
+    assert v.cause is Cause.IMPORT_ERROR, v
+
+
+def test_the_shells_killed_alone_is_the_oom_killer() -> None:
+    lines = ["INFO 01-23 07:32:42 model_runner.py:1071] Loading model weights took 4.3752 GB",
+             "INFO 01-23 07:34:26 gpu_executor.py:122] # GPU blocks: 11836, # CPU blocks: 4681"]
+    v = verdict(*lines, "Killed", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.HOST_OOM_KILLED), v
+    # guard: after an error of the run's own (SGLang killing its tree), that error's cause
+    v = verdict(*lines, "KeyError: 'model.layers.55.mlp.gate_up_proj.input_scale'",
+                "Received sigquit from a child process. It usually means the child failed.",
+                "Killed", engine="vllm")
+    assert v.cause is not Cause.HOST_OOM_KILLED, v

@@ -201,9 +201,6 @@ KNOWN_MISSES: dict[str, str] = {
         "says the rollout hung after it), read ready in serving (tokens still moving)",
     # the thirteenth batch (fresh12), after its tuning
     # the fourteenth batch (fresh13), after its tuning
-    "r108-vllm-omni-npu-stage-enginedead-on-request.log":
-        "vllm-omni's stage worker generating a request when its engine died: labelled serving, "
-        "read launch (the omni stage frames date nothing)",
     "r203-sglang-dspark-sm120-scheduler-exception.log":
         "SGLang's overlap loop failing after Uvicorn with only the local warmup poll before it: "
         "labelled serving (the label counts the loop frame), read warmup",
@@ -500,18 +497,10 @@ KNOWN_MISSES: dict[str, str] = {
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
     # the thirty-third batch (fresh32), as scored blind (not tuned on yet)
-    "mm104-vllm-ascend-071-2502-910b-ray-multinode-worker-set-visible-device-failed-invalid-device.log":
-        "Ascend's device lines refusing device 1 with one visible, no exception shown: labelled "
-        "crashed, invalid_config; read incomplete",
     "mm112-vllm-omni-2601-ascend-qwen-image-stage0-plugins-then-worker-encode-prompt-traceback-frames.log":
         "vLLM-Omni's worker logging a request's traceback (encode_prompt): labelled crashed in "
-        "serving, read incomplete at launch",
-    "mm201-vllm-ascend-2605-glm5-w4a8-mtp-graph-dp-workers-dummy-batch-stream-sync-507011.log":
-        "DP workers' dummy batches then an Ascend stream-sync error: labelled serving, read "
-        "launch",
-    "mm205-vllm-0151-2602-orpheus-tts-apiserver-ignored-voice-field-preprocessing-prompt-traceback-cut.log":
-        "the API server's traceback preprocessing one request's prompt, cut: labelled ready in "
-        "serving (one request's error), read crashed",
+        "serving, read crashed at launch (a diffusion pipeline's frames date nothing: its "
+        "startup may run the same forward)",
     "mm210-sglang-0512-2606-2x-rtx3090-triton-decode-attention-fp8e4nv-compile-error-sigquit.log":
         "the tail of a Triton decode-attention compile error: labelled cuda_graph_capture, read "
         "launch",
@@ -655,10 +644,6 @@ CAUSE_MISSES: dict[str, str] = {
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
     # the thirty-third batch (fresh32), as scored blind (not tuned on yet)
-    "mm207-vllm-063-2501-jetson-orin-nx-16g-gguf-qwen2-7b-gpu-blocks-then-killed.log":
-        "a bare 'Killed' after the KV blocks on a Jetson: labelled host_oom_killed, read unknown",
-    "mm218-sglang-2605-rocm-2x-r9700-qwen35-28b-a3b-reap-awq-tp2-load-weights-keyerror-experts-w2-qweight.log":
-        "a load_weights KeyError of an expert's qweight: labelled unknown, read import_error",
     # the thirty-second batch (fresh31), after its tuning
     "ll217-vllm-dcu-2605-gpustack-hygon-k100-lightop-import-dtk-version-none.log":
         "Hygon's lightop failing its own version probe while vLLM imports it (AttributeError "

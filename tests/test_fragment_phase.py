@@ -123,6 +123,9 @@ _SGLANG_V1 = (f"{_SITE}/sglang/srt/openai_api/adapter.py", "v1_chat_completions"
 
 @pytest.mark.parametrize("where, engine", [
     ((_HANDLER, _CHAT), "vllm"), ((_CHAT,), "vllm"), ((_SGLANG_V1,), "sglang"),
+    # (vLLM's 2026 layout, entrypoints/openai/<kind>/serving.py)
+    (((f"{_SITE}/vllm/entrypoints/openai/completion/serving.py",
+       "completion_stream_generator"),), "vllm"),
     (((f"{_SITE}/sglang/srt/entrypoints/http_server.py", "openai_v1_chat_completions"),
       (f"{_SITE}/sglang/srt/entrypoints/openai/serving_base.py", "handle_request")), "sglang")])
 def test_a_request_handlers_traceback_without_its_header_is_serving_not_a_crash(where,
@@ -765,8 +768,6 @@ _SG = f"{_SITE}/sglang/srt"
 
 
 @pytest.mark.parametrize(("frames", "engine"), [
-    pytest.param(((f"{_V}/entrypoints/openai/completion/serving.py",
-                   "completion_stream_generator"),), "vllm", id="vllm-2026-completion-stream"),
     pytest.param(((f"{_V}/entrypoints/openai/api_server.py", "create_completion"),),
                  "vllm", id="vllm-api-server-route"),
     pytest.param(((f"{_V}/engine/async_llm_engine.py", "generate"),),
@@ -1776,3 +1777,47 @@ def test_bare_uvicorn_lines_vote_for_vllm() -> None:
     v = verdict("INFO:     Started server process [4803]", "INFO:     Waiting for application "
                 "startup.", "INFO:     Application startup complete.")
     assert (v.engine, v.outcome, v.phase) == ("vllm", Outcome.READY, Phase.READY), v
+
+
+# --- the thirty-third batch's rules ------------------------------------------------------------
+
+def test_an_error_line_of_v0s_worker_base_is_a_workers_fatal_error() -> None:
+    """execute_method logs the exception of the method it ran and re-raises it: any ERROR line
+    of worker_base.py is a worker dying, even with only the exception's own lines kept."""
+    v = verdict("(RayWorkerWrapper pid=118835) ERROR 02-26 09:45:37 worker_base.py:572]         "
+                "open device 1 failed, runtime result = 107001.", engine="vllm")
+    assert v.outcome is Outcome.CRASHED, v
+    # guard: an INFO line of the same module is nothing
+    v = verdict("(RayWorkerWrapper pid=118835) INFO 02-26 09:45:37 worker_base.py:572] "
+                "open device 1 done", engine="vllm")
+    assert v.outcome is Outcome.INCOMPLETE, v
+
+
+def test_vllm_omnis_stage_tag_is_a_wrapper() -> None:
+    assert strip_wrappers('[Stage-0] ERROR 01-06 14:27:33 [gpu_worker.py:226]   File "/x.py", '
+                          'line 660, in forward') == '  File "/x.py", line 660, in forward'
+
+
+def test_a_data_parallel_ranks_dummy_batch_is_serving() -> None:
+    v = verdict("WorkerProc hit an exception.", *frame_lines(("/x/vllm/v1/executor/multiproc_executor.py", "worker_busy_loop"),
+                             ("/x/vllm_ascend/worker/worker.py", "execute_dummy_batch")),
+                "RuntimeError: stream sync failed", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+def test_a_request_handler_of_the_2026_openai_layout_is_a_requests_error() -> None:
+    """entrypoints/openai/<kind>/serving.py: a request's traceback, the server goes on."""
+    v = verdict("(APIServer pid=9880) ERROR 02-21 11:34:27 [serving.py:120] Error in "
+                "preprocessing prompt inputs", *frame_lines((f"{_SITE}/vllm/entrypoints/openai/completion/serving.py",
+                              "render_completion_request")), engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v
+
+
+def test_a_requests_traceback_through_v1s_output_handler_carries_the_engines_death() -> None:
+    v = verdict(*frame_lines(
+        (f"{_SITE}/vllm/entrypoints/openai/chat_completion/serving.py",
+         "chat_completion_stream_generator"),
+        (f"{_SITE}/vllm/v1/engine/async_llm.py", "generate"),
+        (f"{_SITE}/vllm/v1/engine/output_processor.py", "get"),
+        (f"{_SITE}/vllm/v1/engine/async_llm.py", "output_handler")), engine="vllm")
+    assert v.outcome is Outcome.CRASHED, v

@@ -117,6 +117,7 @@ class _Scan:
     first_startup_read: int | None = None  # a startup phase read, not from an access line
     stop_at: int | None = None         # the run was asked to stop (SIGTERM, Ctrl-C, shutdown)
     exit_at: int | None = None         # the interpreter's exit-time output began
+    shell_killed: int | None = None    # the shell's `Killed` (S.SHELL_KILLED)
 
 
 # --- public API -------------------------------------------------------------------------------
@@ -241,6 +242,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
     matched: dict[str, tuple[S.Signature, ...]] = {}  # message -> the signatures it matches
     gates_of: dict[str, int] = {}  # message -> its _LINE_GATES bits (_gates_of)
     routes_listed = False
+    worker_error = False  # a V0 worker_base ERROR line seen (_WORKER_BASE_ERROR)
     for i, line in enumerate(raw):
         msg = msgs[i]
         # live tracker (phase markers, ready, serving; a log that starts mid-run is ready at
@@ -288,7 +290,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             if fm:
                 where = f"{fm[1]}:{fm[2]}"
                 scan.frames.append((i, where))
-                if not scan.maybe_request and ("v1_" in where or "/serving_" in where or
+                if not scan.maybe_request and ("v1_" in where or "/serving" in where or
                                                "routing.py:" in where or "_llm_engine" in where):
                     scan.maybe_request = True  # _REQUEST_LITERALS: asked of few logs' frames
                 if in_current_thread is not None:
@@ -332,6 +334,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             continue
         prev_frame_or_code = False
         in_current_thread = None
+        if not worker_error and "worker_base.py:" in line and _WORKER_BASE_ERROR.search(line):
+            worker_error = True
+            scan.fatal.append((i, False))
 
         if request_error or ASGI_REQUEST_ERROR in msg:
             # (uvicorn's own header keeps its level, `ERROR:    Exception in ASGI application`)
@@ -650,6 +655,12 @@ _ENGINE_LOOP_DONE = re.compile(r"^Exception in callback _log_task_completion\(")
 _WORKER_METHOD_FAILED = re.compile(r"\b(?:Exception in worker \S+ while processing|Error "
                                    r"executing) method '?(\w+)")
 _WORKER_STEP_METHODS = ("start_worker_execution_loop", "execute_model")
+# Any ERROR line that vLLM V0's worker_base.py logs comes from that handler: execute_method
+# logs the exception of the method it ran (`logger.exception`) and re-raises it, and the
+# driver's RPC fails with it. So an ERROR line of it is a worker's fatal error even where the
+# paste kept only the exception's own lines (an Ascend worker's CANN report of a device it
+# could not open, under `(RayWorkerWrapper pid=...) ERROR 02-26 09:45:37 worker_base.py:572]`).
+_WORKER_BASE_ERROR = re.compile(r"\bERROR \d\d-\d\d [\d:]+(?:\.\d+)? \[?worker_base\.py:\d+\]")
 # vLLM V1's engine core dumping the input of a model step that raised (`Dumping input data for
 # V1 LLM engine (v...) with config: ...`, dump_input.py): EngineCore.log_error_detail wraps only
 # the execute_model of a scheduled step, prints this and re-raises into the busy loop, which
@@ -768,6 +779,10 @@ _SERVING_WORK_FRAMES = re.compile(
     #   capture go through _dummy_run (V0's profile_run calls execute_model: not listed)
     r"|/v1/worker/gpu_model_runner\.py:execute_model$"
     r"|/worker/model_runner_v1\.py:(?:execute_model|_process_reqs)$"
+    # - a data-parallel rank with nothing scheduled stepping a dummy batch in lockstep with
+    #   ranks that have requests (V1's DP engine core -> the worker's execute_dummy_batch; upstream
+    #   and vLLM-Ascend): only while some rank serves
+    r"|worker\w*\.py:execute_dummy_batch$"
     # - SGLang's scheduler moving requests whose grammar finished compiling into the waiting
     #   queue (structured output): only clients' requests carry a grammar
     r"|scheduler\.py:move_ready_grammar_requests$"
@@ -906,6 +921,8 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
     for rx, consequence in S.FATAL_MARKERS:
         if rx.search(msg):
             scan.fatal.append((i, consequence))
+            if rx is S.SHELL_KILLED and scan.shell_killed is None:
+                scan.shell_killed = i
             break
     for phase, rx in S.FATAL_REPORT_PHASES:
         if rx.search(msg):
@@ -1333,6 +1350,16 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         codes.add(exit_code)
     if dead and codes & {-9, 137}:
         cands.append(_Candidate(Cause.HOST_OOM_KILLED, 48, dead[0]))
+    # The shell's `Killed` the only sign of a death, with no error of the run's own (no
+    # traceback, no exception line, no other death line): SIGKILL from outside the run, which
+    # on an inference host is the kernel's OOM killer (weights and KV cache on top of what else
+    # the host holds: a Jetson's shared RAM, a container's memory limit). SGLang's SIGKILL of
+    # its own tree prints it too, but after an error and its `Received sigquit`. Lowest of all:
+    # any cause the lines name wins.
+    killed = scan.shell_killed
+    if killed is not None and killed >= start and not scan.tracebacks and \
+            not scan.exceptions and all(i == killed for i, _ in scan.fatal):
+        cands.append(_Candidate(Cause.HOST_OOM_KILLED, 4, killed))
     # A faulthandler dump of a thread copying weights out of mmap'd safetensors: SIGBUS,
     # unless faulthandler names another signal.
     other_signal = any("Bus error" not in m for i, m in scan.fatal_python if i >= start)

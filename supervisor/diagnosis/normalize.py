@@ -95,6 +95,8 @@ _RARE_WRAPPER_FORMS: tuple[str, ...] = (
     # prefix follows (`(APIServer pid=1) `), as in llm-d's and vLLM's multi-process logs.
     r"(?=[a-z0-9.\-]{7,207}+ [a-z0-9\-]{1,63}+ \([\w.:\-]+ pid=)"
     r"[a-z0-9][a-z0-9.\-]{0,200}-[a-z0-9]{5} [a-z0-9][a-z0-9\-]{0,62} ",
+    # vLLM-Omni's stage tag before each line of a stage's engine (`[Stage-0] ERROR 01-06 ...`)
+    r"\[Stage-\d+\] ",
 )
 # Up to 8 wrappers in a row, in one match: each repetition takes the first form that matches
 # where the previous one ended, as matching the remainder again would (no form looks behind),

@@ -790,6 +790,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # a device index outside what the host shows (Ascend's `set device=1, valid device
            # range is [0, 1)`): the launch asks for more devices than it was given
            r"valid device range is \[",
+           # (Ascend's runtime in a worker given a device index its visible devices lack:
+           # `Set visible device failed, invalid device=1, input visible devices:1`)
+           r"Set visible device failed, invalid device=",
            # CUDA's and HIP's name for the same (cudaErrorInvalidDevice, `CUDA error: invalid
            # device ordinal` from torch.cuda.set_device in a worker's init_device: a tensor
            # parallel size above the GPUs CUDA_VISIBLE_DEVICES leaves, a device id past them)
@@ -1003,7 +1006,7 @@ RAISE_SITES: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
 REQUEST_HANDLER_FRAME = _C(r"/uvicorn/protocols/http/\w+\.py:run_asgi$"
                            r"|/(?:starlette|fastapi)/routing\.py:(?:app|handle|run_endpoint_"
                            r"function)$|/starlette/responses\.py:(?:stream_response|wrap)$"
-                           r"|/entrypoints/openai/serving_\w+\.py:(?!__init__$)"
+                           r"|/entrypoints/openai/(?:serving_\w+|\w+/serving)\.py:(?!__init__$)"
                            r"|/srt/openai_api/adapter\.py:v1_|/srt/server\.py:openai_v1_"
                            r"|/srt/entrypoints/http_server\.py:(?:openai_)?v1_")
 
@@ -1011,7 +1014,11 @@ REQUEST_HANDLER_FRAME = _C(r"/uvicorn/protocols/http/\w+\.py:run_asgi$"
 # its loop's frames (`_raise_exception_on_finish` re-raising what ended `run_engine_loop`) carries
 # the death of the engine's loop to every request in flight: the engine, not one request.
 ENGINE_LOOP_FRAME = _C(r"/engine/async_llm_engine\.py:(?:run_engine_loop|engine_step"
-                       r"|_raise_exception_on_finish)$")
+                       r"|_raise_exception_on_finish)$"
+                       # (V1's AsyncLLM output handler, the task that reads the engine core's
+                       # outputs: it raises only when the engine core is gone, into every
+                       # request in flight)
+                       r"|/v1/engine/async_llm\.py:output_handler$")
 
 # A collective call's own frame, the innermost of a thread's stack: torch.distributed's
 # collectives (distributed_c10d.py) and vLLM's pynccl communicator
@@ -1231,6 +1238,8 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
 # (Not recommended. ...`): a fragment holding only the advice, the exception above it cut, died
 # capturing (not a launch command's `--disable-cuda-graph`).
 CAPTURE_FAILED_ADVICE = _C(r"graph by --disable-cuda-graph\. \(Not")
+# the shell reporting that its child died of SIGKILL (`Killed`, `run.sh: line 3: 1234 Killed`)
+SHELL_KILLED = _C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)")
 FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"hit an exception"), False),
     (_C(r"Received sigquit from a child|SIGQUIT received\."), True),
@@ -1281,7 +1290,7 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # available for execution on the device`, then exit(1) - the process ends with no Python
     # traceback (SGLang and vLLM ranks at capture or serving); the message is its own root error
     (_C(r"^CUDA error \([\w./+-]+\.(?:cu|cuh|cpp|cc|h|hpp):\d+\): "), False),
-    (_C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)"), True),
+    (SHELL_KILLED, True),
     # a native crash handler's banner (`!!!!!!! Segfault encountered !!!!!!!`, then the C++
     # frames it symbolised: AITER / CK kernels under vLLM and SGLang on ROCm)
     (_C(r"!+ Segfault encountered !+"), True),
@@ -1338,6 +1347,10 @@ BENIGN_LITERALS = (
     # builds without it run on; a build that needs it fails later at the first op ('_OpNamespace'
     # '_C' object has no attribute, IMPORT_ERROR above)
     "failed to import from vllm._c",
+    # (the same shape from any guarded import that logs the exception's repr and goes on -
+    # SGLang's and vLLM's probes of amdsmi, pynvml and the like: `Failed to import amdsmi with
+    # ModuleNotFoundError("No module named 'amdsmi'")`; a raised one prints `Error: ...`)
+    " with modulenotfounderror(", " with importerror(",
     # a feature the engine turns off and runs on without, for this GPU or setting: vLLM's
     # `FlashInfer top-p/top-k sampling unavailable: unsupported compute capability 7.5;
     # falling back.` (v1/sample/ops/topk_topp_sampler.py), SGLang's `CuTe DSL GDN prefill is not

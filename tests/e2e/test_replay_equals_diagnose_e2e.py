@@ -152,9 +152,7 @@ LIVE_MISSES: dict[str, str] = {
     # that the live run reads as labelled, from the replay's exit status or its silence
     # the thirty-third batch (fresh32)
     "mm106-vllm-v1-2506-k8s-llama32-compile-cache-graphs-17s-init-engine-took-34s.log": _API_UP,
-    "mm104-vllm-ascend-071-2502-910b-ray-multinode-worker-set-visible-device-failed-invalid-device.log": _LABEL_LIVE,
-    "mm112-vllm-omni-2601-ascend-qwen-image-stage0-plugins-then-worker-encode-prompt-traceback-frames.log": _LABEL_LIVE,
-    "mm205-vllm-0151-2602-orpheus-tts-apiserver-ignored-voice-field-preprocessing-prompt-traceback-cut.log": _LABEL_LIVE,
+    "mm205-vllm-0151-2602-orpheus-tts-apiserver-ignored-voice-field-preprocessing-prompt-traceback-cut.log": _REQUEST_FRAMES,
     "mm214-sglang-2607-amd-mi355-glm52-mxfp4-dpa-mtp-fixed-mixed-leg-fired-up-decode-then-resource-tracker-exit.log":
         "a known miss: diagnose reads the interpreter's exit warnings after the served batches "
         "as a death (labelled stopped); live, the replay stays up serving: ready",
