@@ -62,6 +62,7 @@ PARTS = {
     "fresh30": FIXTURES / "corpus" / "fresh30",
     "fresh31": FIXTURES / "corpus" / "fresh31",
     "fresh32": FIXTURES / "corpus" / "fresh32",
+    "fresh33": FIXTURES / "corpus" / "fresh33",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -69,7 +70,7 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh14", "fresh15", "fresh16", "fresh17",
              "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25",
              "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
-             "fresh31", "fresh32")
+             "fresh31", "fresh32", "fresh33")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -99,7 +100,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh29", "thirtieth batch (fresh29)"),
               ("fresh30", "thirty-first batch (fresh30)"),
               ("fresh31", "thirty-second batch (fresh31)"),
-              ("fresh32", "thirty-third batch (fresh32)"))
+              ("fresh32", "thirty-third batch (fresh32)"),
+              ("fresh33", "thirty-fourth batch (fresh33)"))
 FIELDS = ("outcome", "phase", "cause")
 
 

@@ -61,7 +61,8 @@ FRESH28 = CORPUS / "fresh28"  # the twenty-ninth batch: measured blind once, tun
 FRESH29 = CORPUS / "fresh29"  # the thirtieth batch: measured blind once, tuning data since
 FRESH30 = CORPUS / "fresh30"  # the thirty-first batch: measured blind once, tuning data since
 FRESH31 = CORPUS / "fresh31"  # the thirty-second batch: measured blind once, tuning data since
-FRESH32 = CORPUS / "fresh32"  # the thirty-third batch: measured blind once, not yet tuned on
+FRESH32 = CORPUS / "fresh32"  # the thirty-third batch: measured blind once, tuning data since
+FRESH33 = CORPUS / "fresh33"  # the thirty-fourth batch: measured blind once, not yet tuned on
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
@@ -80,7 +81,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH23.glob("*.log")) + sorted(FRESH24.glob("*.log")) + sorted(FRESH25.glob("*.log")) + \
     sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log")) + sorted(FRESH28.glob("*.log")) + \
     sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
-    sorted(FRESH32.glob("*.log"))
+    sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log"))
 
 _FORWARD_ONLY = ("a model's forward with no phase line (kernels loaded, an op's frames): labelled "
                  "kv_cache_alloc (the first forward after loading is the profile run), read "
@@ -496,7 +497,32 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
-    # the thirty-third batch (fresh32), as scored blind (not tuned on yet)
+    # the thirty-fourth batch (fresh33), as scored blind (not tuned on yet)
+    "nn113-vllm-063dev-2410-rocm-mi300x-tp8-rocblaslt-could-not-load-tensile-lazy-gfx942.log":
+        "as scored blind (labelled -> read): outcome: crashed -> incomplete",
+    "nn114-vllm-2606-gpustack-enginecore-add-lora-load-adapter-validate-legal-frames-cut.log":
+        "as scored blind (labelled -> read): phase: warmup -> launch",
+    "nn117-vllm-v1-2502-rocm-mi300x-added-request-then-hsa-memory-aperture-violation-abort.log":
+        "as scored blind (labelled -> read): outcome: crashed -> ready",
+    "nn118-vllm-2605-club3090-switch-script-gemma4-31b-mtp-tp1-loading-weights-container-exit-1-apiserver-tail.log":
+        "as scored blind (labelled -> read): outcome: crashed -> incomplete; phase: weight_loading -> launch",
+    "nn201-vllm-2603-macos-qwen35-4b-weights-took-then-enginecore-failed-to-start-cut.log":
+        "as scored blind (labelled -> read): phase: kv_cache_alloc -> weight_loading",
+    "nn207-vllm-0110-2511-journald-minimax-m2-architecture-not-supported-systemd-exit.log":
+        "as scored blind (labelled -> read): outcome: crashed -> incomplete",
+    "nn212-vllm-2080ti-definitive-2607-tp2-sm75-service-manager-startup-failed-worker-piecewise-compile-frames.log":
+        "as scored blind (labelled -> read): outcome: crashed -> incomplete; phase: kv_cache_alloc -> launch",
+    "nn302-vllm-2406-skypilot-inf2-neuronx-cc-failed-compilation-task-prefix.log":
+        "as scored blind (labelled -> read): outcome: crashed -> incomplete",
+    "nn303-vllm-2601-llm-d-cuda-dev-image-tp-worker-kv-transfer-lmcache-connector-frames-then-apiserver-cut.log":
+        "as scored blind (labelled -> read): phase: kv_cache_alloc -> launch",
+    "nn305-vllm-2601-llm-d-wide-ep-lws-dp-enginecores-deepep-cuda-invalid-argument-failed-to-start.log":
+        "as scored blind (labelled -> read): phase: weight_loading -> launch",
+    "nn308-vllm-2603-spark-vllm-docker-ray-worker-qwen35-122b-int4-inductor-triton-bundler-warnings-cut.log":
+        "as scored blind (labelled -> read): phase: kv_cache_alloc -> launch",
+    "nn312-vllm-072-dynamo-patched-2505-llm-engine-initialize-nixl-collective-rpc-frames-cut.log":
+        "as scored blind (labelled -> read): phase: warmup -> launch",
+    # the thirty-third batch (fresh32), after its tuning
     "mm112-vllm-omni-2601-ascend-qwen-image-stage0-plugins-then-worker-encode-prompt-traceback-frames.log":
         "vLLM-Omni's worker logging a request's traceback (encode_prompt): labelled crashed in "
         "serving, read crashed at launch (a diffusion pipeline's frames date nothing: its "
@@ -643,7 +669,18 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
-    # the thirty-third batch (fresh32), as scored blind (not tuned on yet)
+    # the thirty-fourth batch (fresh33), as scored blind (not tuned on yet)
+    "nn109-vllm-2512-b200-dsv32-dp-cutlass-mla-backend-not-valid-sparse-valueerror-enginecore-failed.log":
+        "as scored blind (labelled -> read): cause: invalid_config -> unknown",
+    "nn114-vllm-2606-gpustack-enginecore-add-lora-load-adapter-validate-legal-frames-cut.log":
+        "as scored blind (labelled -> read): cause: invalid_config -> unknown",
+    "nn117-vllm-v1-2502-rocm-mi300x-added-request-then-hsa-memory-aperture-violation-abort.log":
+        "as scored blind (labelled -> read): cause: illegal_memory_access -> none",
+    "nn204-vllm-ascend-0170rc1-2606-minimax-m27-w8a8-shell-killed-worker-died-unexpectedly.log":
+        "as scored blind (labelled -> read): cause: host_oom_killed -> unknown",
+    "nn212-vllm-2080ti-definitive-2607-tp2-sm75-service-manager-startup-failed-worker-piecewise-compile-frames.log":
+        "as scored blind (labelled -> read): cause: unknown -> none",
+    # the thirty-third batch (fresh32), after its tuning
     # the thirty-second batch (fresh31), after its tuning
     "ll217-vllm-dcu-2605-gpustack-hygon-k100-lightop-import-dtk-version-none.log":
         "Hygon's lightop failing its own version probe while vLLM imports it (AttributeError "

@@ -150,6 +150,14 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the thirty-fourth batch (fresh33), as scored blind
+    "nn113-vllm-063dev-2410-rocm-mi300x-tp8-rocblaslt-could-not-load-tensile-lazy-gfx942.log": _LABEL_LIVE,
+    "nn117-vllm-v1-2502-rocm-mi300x-added-request-then-hsa-memory-aperture-violation-abort.log": _LABEL_LIVE,
+    "nn207-vllm-0110-2511-journald-minimax-m2-architecture-not-supported-systemd-exit.log": _LABEL_LIVE,
+    "nn118-vllm-2605-club3090-switch-script-gemma4-31b-mtp-tp1-loading-weights-container-exit-1-apiserver-tail.log": _LABEL_LIVE,
+    "nn212-vllm-2080ti-definitive-2607-tp2-sm75-service-manager-startup-failed-worker-piecewise-compile-frames.log": _LABEL_LIVE,
+    "nn302-vllm-2406-skypilot-inf2-neuronx-cc-failed-compilation-task-prefix.log": _LABEL_LIVE,
+    "nn112-vllm-2607-club3090-2x3090-fp8-mtp-mm-warmup-starting-server-routes-cut.log": _ROUTES_ONLY,
     # the thirty-third batch (fresh32)
     "mm106-vllm-v1-2506-k8s-llama32-compile-cache-graphs-17s-init-engine-took-34s.log": _API_UP,
     "mm205-vllm-0151-2602-orpheus-tts-apiserver-ignored-voice-field-preprocessing-prompt-traceback-cut.log": _REQUEST_FRAMES,
