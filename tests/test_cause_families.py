@@ -1790,3 +1790,35 @@ def test_the_shells_killed_alone_is_the_oom_killer() -> None:
                 "Received sigquit from a child process. It usually means the child failed.",
                 "Killed", engine="vllm")
     assert v.cause is not Cause.HOST_OOM_KILLED, v
+
+
+# --- the thirty-fourth batch's families --------------------------------------------------------
+
+def test_vllms_selector_refusing_the_chosen_attention_backend_is_invalid_config() -> None:
+    v = verdict("(EngineCore_DP1 pid=1) ValueError: Selected backend AttentionBackendEnum."
+                "CUTLASS_MLA is not valid for this configuration. Reason: ['sparse not "
+                "supported']", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+
+
+def test_a_traceback_cut_at_the_lora_adapters_check_is_invalid_config() -> None:
+    lines = frame_lines(("/x/vllm/lora/worker_manager.py", "_load_adapter"))
+    lines[-1] = "    peft_helper.validate_legal(self.lora_config)"
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+
+
+def test_rocms_aperture_violation_cut_inside_its_name_is_a_memory_fault() -> None:
+    v = verdict("INFO 02-20 20:24:20 async_llm.py:164] Added request cmpl-9d32-0.",
+                ":0:rocdevice.cpp            :2984: 241135514725 us: [pid:872110 tid:0x7f33] "
+                "Callback: Queue 0x7ef3dc200000 aborting with error : "
+                "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLA", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.ILLEGAL_MEMORY_ACCESS), v
+
+
+def test_the_shells_killed_then_workers_reporting_their_parent_gone_is_the_oom_killer() -> None:
+    v = verdict("start.sh: line 38: 14328 Killed vllm serve /w/MiniMax --tensor-parallel-size 8",
+                "(EngineCore_DP0 pid=14347) ERROR 06-24 06:50:23 [multiproc_executor.py:261] "
+                "Worker proc VllmWorker-0 died unexpectedly, shutting down executor.",
+                engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.HOST_OOM_KILLED), v

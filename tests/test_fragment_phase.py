@@ -1821,3 +1821,30 @@ def test_a_requests_traceback_through_v1s_output_handler_carries_the_engines_dea
         (f"{_SITE}/vllm/v1/engine/output_processor.py", "get"),
         (f"{_SITE}/vllm/v1/engine/async_llm.py", "output_handler")), engine="vllm")
     assert v.outcome is Outcome.CRASHED, v
+
+
+# --- the thirty-fourth batch's rules -----------------------------------------------------------
+
+def test_a_launch_scripts_tag_and_bar_are_a_wrapper() -> None:
+    assert strip_wrappers("[switch]   | (APIServer pid=1)   File \"/x.py\", line 136, in f") == \
+        '  File "/x.py", line 136, in f'
+
+
+def test_systemd_reporting_the_main_process_failed_is_a_death() -> None:
+    line = ("Nov 13 01:50:25 host systemd[1]: vllm-minimax.service: Main process exited, "
+            "code=exited, status=1/FAILURE")
+    v = verdict("INFO 11-13 01:50:20 [api_server.py:1] vLLM API server version 0.11.0", line,
+                engine="vllm")
+    assert v.outcome is Outcome.CRASHED, v
+    # guard: the SIGTERM of a stop is no failure
+    v = verdict("INFO 11-13 01:50:20 [api_server.py:1] vLLM API server version 0.11.0",
+                line.replace("code=exited, status=1/FAILURE", "code=killed, status=15/TERM"),
+                engine="vllm")
+    assert v.outcome is not Outcome.CRASHED, v
+
+
+def test_torchs_inductor_log_lines_are_vllms_profiling_compile() -> None:
+    assert tracker_phase(
+        "(EngineCore pid=627) (RayWorkerWrapper pid=828) [rank0]:W0324 14:40:02.216000 828 "
+        "torch/_inductor/triton_bundler.py:395] Directory /tmp/x is not empty - skipping!"
+    ) is Phase.KV_CACHE_ALLOC

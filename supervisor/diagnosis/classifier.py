@@ -1350,15 +1350,16 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         codes.add(exit_code)
     if dead and codes & {-9, 137}:
         cands.append(_Candidate(Cause.HOST_OOM_KILLED, 48, dead[0]))
-    # The shell's `Killed` the only sign of a death, with no error of the run's own (no
-    # traceback, no exception line, no other death line): SIGKILL from outside the run, which
+    # The shell's `Killed` with no error of the run's own (no traceback, no exception line, no
+    # root error line; only its consequences, workers reporting their parent gone, and SGLang's
+    # `Received sigquit` which follows an error of its own): SIGKILL from outside the run, which
     # on an inference host is the kernel's OOM killer (weights and KV cache on top of what else
     # the host holds: a Jetson's shared RAM, a container's memory limit). SGLang's SIGKILL of
-    # its own tree prints it too, but after an error and its `Received sigquit`. Lowest of all:
-    # any cause the lines name wins.
+    # its own tree prints it too, but after an error. Lowest of all: any cause the lines name
+    # wins.
     killed = scan.shell_killed
     if killed is not None and killed >= start and not scan.tracebacks and \
-            not scan.exceptions and all(i == killed for i, _ in scan.fatal):
+            not scan.exceptions and all(i == killed or after for i, after in scan.fatal):
         cands.append(_Candidate(Cause.HOST_OOM_KILLED, 4, killed))
     # A faulthandler dump of a thread copying weights out of mmap'd safetensors: SIGBUS,
     # unless faulthandler names another signal.
@@ -1497,11 +1498,17 @@ def _run_frames(frames: list[tuple[int, str]]) -> list[tuple[int, str]]:
 def _cut_at_raise(scan: _Scan, frames: list[tuple[int, str]]) -> list[_Candidate]:
     """The log ends inside a traceback whose innermost frame is a function raising only one
     cause's message (S.RAISE_SITES), the exception line cut away: that cause."""
-    last = next(((i, w) for i, w in reversed(frames) if not w.startswith("<call>:")), None)
+    # (and the call on that frame's source line, where the paste ends before its own frame)
+    last, called = None, []
+    for i, where in reversed(frames):
+        if not where.startswith("<call>:"):
+            last = (i, where)
+            break
+        called = [(i, where)]
     if last is None or any(i > last[0] for i, _ in scan.exceptions):
         return []
-    return [_Candidate(cause, prio, last[0]) for cause, rx, prio in S.RAISE_SITES
-            if rx.search(last[1])]
+    return [_Candidate(cause, prio, i) for i, where in [last, *called]
+            for cause, rx, prio in S.RAISE_SITES if rx.search(where)]
 
 
 # vLLM V0's AsyncLLMEngine bounds each engine iteration (ENGINE_ITERATION_TIMEOUT_S): 0.4.0

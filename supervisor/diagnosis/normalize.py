@@ -97,6 +97,9 @@ _RARE_WRAPPER_FORMS: tuple[str, ...] = (
     r"[a-z0-9][a-z0-9.\-]{0,200}-[a-z0-9]{5} [a-z0-9][a-z0-9\-]{0,62} ",
     # vLLM-Omni's stage tag before each line of a stage's engine (`[Stage-0] ERROR 01-06 ...`)
     r"\[Stage-\d+\] ",
+    # a launch script relaying a container's last lines behind its own tag and a bar, as
+    # docker compose does behind the service name (`[switch]   | (APIServer pid=1)   File ...`)
+    r"\[[a-z][\w.\-]{0,30}+\] {1,8}+\| ",
 )
 # Up to 8 wrappers in a row, in one match: each repetition takes the first form that matches
 # where the previous one ended, as matching the remainder again would (no form looks behind),

@@ -319,7 +319,8 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # aicore / aivec exception); torch_npu's stream is dead after it. Fatal.
     + _sig(Cause.ILLEGAL_MEMORY_ACCESS, 84,
            r"Memory access fault by GPU node-?\d+", r"hipErrorIllegalAddress",
-           r"HSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b",
+           # (the name's head is enough: a paste cut inside it, `..._APERTURE_VIOLA`)
+           r"HSA_STATUS_ERROR_MEMORY_(?:APERTURE|FAULT\b)",
            # (ROCr's counterpart of CUDA's `an illegal instruction was encountered`)
            r"HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION\b",
            r"The MPU address access is invalid", flags=_I, fatal=True)
@@ -533,7 +534,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"warm-?up (?:request )?failed", flags=_I, fatal=True, implies=Phase.WARMUP)
     # Environment: the Python / C++ stack cannot import.
     + _sig(Cause.IMPORT_ERROR, 60,
-           r"ImportError\b", r"ModuleNotFoundError", r"undefined symbol", r"No module named",
+           # (not an import error's repr, `Failed to import amdsmi with ModuleNotFoundError("No
+           # module named 'amdsmi'")`: a guarded import that logged it and went on - SGLang's
+           # and vLLM's probes of amdsmi, pynvml and the like; a raised one prints `Error: ...`)
+           r"ImportError\b(?!\()", r"ModuleNotFoundError(?!\()", r"undefined symbol",
+           r"(?<!\([\"'])No module named",
            r"cannot import name", r"cannot open shared object file",
            r"GLIBC(?:XX)?_[\d.]+' not found", r"Could not load any common_ops library",
            r"version `[^`']+' not found",
@@ -789,6 +794,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"is longer than the maximum model length of \d+",
            # a device index outside what the host shows (Ascend's `set device=1, valid device
            # range is [0, 1)`): the launch asks for more devices than it was given
+           # vLLM's attention selector refusing the backend the launch chose for this model or
+           # setting (platforms/cuda.py, 2025 on: `Selected backend AttentionBackendEnum.
+           # CUTLASS_MLA is not valid for this configuration. Reason: ['sparse not supported']`)
+           r"Selected backend \S+ is not valid for this configuration",
            r"valid device range is \[",
            # (Ascend's runtime in a worker given a device index its visible devices lack:
            # `Set visible device failed, invalid device=1, input visible devices:1`)
@@ -994,6 +1003,11 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
 RAISE_SITES: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     (Cause.KV_CACHE_OOM, _C(r"/(?:mem_cache/\w+|managers/schedule_batch)\.py:"
                             r"alloc_(?:paged_)?token_slots(?:_extend|_decode)?$"), 24),
+    # vLLM's check of a LoRA adapter against the launch's LoRA limits (lora/peft_helper.py
+    # validate_legal: `LoRA rank 64 is greater than max_lora_rank 16`, a bias the config does
+    # not allow), as its frame or as the call on the innermost frame's source line
+    (Cause.INVALID_CONFIG, _C(r"/lora/peft_helper\.py:validate_legal$|^<call>:validate_legal$"),
+     24),
 )
 
 # Frames that run only while one HTTP request is handled: the web stack's dispatch of a request
@@ -1303,6 +1317,10 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # dies; torch's C++ exception traces name it as `frame #N: __libc_start_main + 0x..`
     # instead, and are read by their exception line
     (_C(r"\(__libc_start_main\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]"), True),
+    # systemd reporting the service's main process gone with a failure (`vllm.service: Main
+    # process exited, code=exited, status=1/FAILURE`, `code=killed, status=9/KILL`); not a
+    # clean exit nor the SIGTERM / SIGINT of a stop
+    (_C(r"Main process exited, code=\w+, status=(?!0/|15/|2/)\d+"), True),
 )
 
 # Fatal reports that say the phase, for a fragment cut right after them with no frame to say
@@ -1347,10 +1365,6 @@ BENIGN_LITERALS = (
     # builds without it run on; a build that needs it fails later at the first op ('_OpNamespace'
     # '_C' object has no attribute, IMPORT_ERROR above)
     "failed to import from vllm._c",
-    # (the same shape from any guarded import that logs the exception's repr and goes on -
-    # SGLang's and vLLM's probes of amdsmi, pynvml and the like: `Failed to import amdsmi with
-    # ModuleNotFoundError("No module named 'amdsmi'")`; a raised one prints `Error: ...`)
-    " with modulenotfounderror(", " with importerror(",
     # a feature the engine turns off and runs on without, for this GPU or setting: vLLM's
     # `FlashInfer top-p/top-k sampling unavailable: unsupported compute capability 7.5;
     # falling back.` (v1/sample/ops/topk_topp_sampler.py), SGLang's `CuTe DSL GDN prefill is not
@@ -1405,7 +1419,7 @@ _FATAL_LITERALS = (
     "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "died, exit code", "worker died or was killed", "Killed",
     "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+",
-    "Segfault encountered")
+    "Segfault encountered", "Main process exited")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)

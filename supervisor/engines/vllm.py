@@ -34,7 +34,7 @@ _PREFILTER = literal_prefilter(
     "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
     "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "reset prefix cache",
-    "to fall asleep", "to wake up", "Sleep mode freed",
+    "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -83,6 +83,9 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|Maximum concurrency for|# [CGH]PU blocks|Dynamo bytecode transform"
         r"|torch\.compile takes"
         r"|Compiling a graph for"
+        # torch's own log lines from Inductor compiling the model (`[rank0]:W0324 14:40:02.216000
+        # 828 torch/_inductor/triton_bundler.py:395] ...`): V1 compiles in the profiling run
+        r"|torch/_inductor/[\w/]+\.py:\d+\] "
         # the CPU build: compile and profile the model, then size the KV cache from host memory
         r"|Warming up model for the compilation|GiB for KV cache on node|CPU KV cache size"
         # V1's profiling run of a multimodal model sizing its encoder cache first (`Encoder

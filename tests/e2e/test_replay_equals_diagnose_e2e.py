@@ -152,9 +152,6 @@ LIVE_MISSES: dict[str, str] = {
     # that the live run reads as labelled, from the replay's exit status or its silence
     # the thirty-fourth batch (fresh33), as scored blind
     "nn113-vllm-063dev-2410-rocm-mi300x-tp8-rocblaslt-could-not-load-tensile-lazy-gfx942.log": _LABEL_LIVE,
-    "nn117-vllm-v1-2502-rocm-mi300x-added-request-then-hsa-memory-aperture-violation-abort.log": _LABEL_LIVE,
-    "nn207-vllm-0110-2511-journald-minimax-m2-architecture-not-supported-systemd-exit.log": _LABEL_LIVE,
-    "nn118-vllm-2605-club3090-switch-script-gemma4-31b-mtp-tp1-loading-weights-container-exit-1-apiserver-tail.log": _LABEL_LIVE,
     "nn212-vllm-2080ti-definitive-2607-tp2-sm75-service-manager-startup-failed-worker-piecewise-compile-frames.log": _LABEL_LIVE,
     "nn302-vllm-2406-skypilot-inf2-neuronx-cc-failed-compilation-task-prefix.log": _LABEL_LIVE,
     "nn112-vllm-2607-club3090-2x3090-fp8-mtp-mm-warmup-starting-server-routes-cut.log": _ROUTES_ONLY,
