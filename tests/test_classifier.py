@@ -62,7 +62,8 @@ FRESH29 = CORPUS / "fresh29"  # the thirtieth batch: measured blind once, tuning
 FRESH30 = CORPUS / "fresh30"  # the thirty-first batch: measured blind once, tuning data since
 FRESH31 = CORPUS / "fresh31"  # the thirty-second batch: measured blind once, tuning data since
 FRESH32 = CORPUS / "fresh32"  # the thirty-third batch: measured blind once, tuning data since
-FRESH33 = CORPUS / "fresh33"  # the thirty-fourth batch: measured blind once, not yet tuned on
+FRESH33 = CORPUS / "fresh33"  # the thirty-fourth batch: measured blind once, tuning data since
+FRESH34 = CORPUS / "fresh34"  # the thirty-fifth batch: measured blind once, not yet tuned on
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
@@ -81,7 +82,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH23.glob("*.log")) + sorted(FRESH24.glob("*.log")) + sorted(FRESH25.glob("*.log")) + \
     sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log")) + sorted(FRESH28.glob("*.log")) + \
     sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
-    sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log"))
+    sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log"))
 
 _FORWARD_ONLY = ("a model's forward with no phase line (kernels loaded, an op's frames): labelled "
                  "kv_cache_alloc (the first forward after loading is the profile run), read "
@@ -497,7 +498,24 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
-    # the thirty-fourth batch (fresh33), as scored blind (not tuned on yet)
+    # the thirty-fifth batch (fresh34), as scored blind (not tuned on yet)
+    "oo110-vllm-063post1-2410-nix-jetson-orin-nvml-current-memory-usage-unboundlocalerror.log":
+        "as scored blind (labelled -> read): phase: weight_loading -> launch",
+    "oo206-sglang-kt-kernel-2602-glm47-chat-template-then-kt-gpu-experts-layers-37-to-55-cut.log":
+        "as scored blind (labelled -> read): phase: weight_loading -> launch",
+    "oo209-vllm-010-2508-h20-glm45v-tp4-worker-tp0-piecewise-compiled-graph-general-shape-frames-cut.log":
+        "as scored blind (labelled -> read): outcome: crashed -> incomplete; phase: kv_cache_alloc -> launch",
+    "oo211-vllm-ascend-2603-kimi-k25-worker-dp0-tp0-ep0-direct-cause-worker-busy-loop-frames-cut.log":
+        "as scored blind (labelled -> read): phase: kv_cache_alloc -> launch",
+    "oo214-sglang-2607-amd-mi355-glm52-mxfp4-pd-decode-dpa-mtp-pd-warmup-health-503-inductor-deadlock-killed.log":
+        "as scored blind (labelled -> read): outcome: incomplete -> crashed",
+    "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
+        "as scored blind (labelled -> read): outcome: ready -> crashed; phase: serving -> launch",
+    "oo301-sglang-2403-llava-v16-34b-tp2-bin-weights-load-weight-end-max-total-num-token-cut.log":
+        "as scored blind (labelled -> read): phase: kv_cache_alloc -> weight_loading",
+    "oo313-vllm-v04-2406-glm4-9b-chat-1m-ray-request-500-asgi-exception-then-driver-execute-model-frames-cut.log":
+        "as scored blind (labelled -> read): outcome: crashed -> ready",
+    # the thirty-fourth batch (fresh33), after its tuning
     "nn113-vllm-063dev-2410-rocm-mi300x-tp8-rocblaslt-could-not-load-tensile-lazy-gfx942.log":
         "as scored blind (labelled -> read): outcome: crashed -> incomplete",
     "nn114-vllm-2606-gpustack-enginecore-add-lora-load-adapter-validate-legal-frames-cut.log":
@@ -663,7 +681,20 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
-    # the thirty-fourth batch (fresh33), as scored blind (not tuned on yet)
+    # the thirty-fifth batch (fresh34), as scored blind (not tuned on yet)
+    "oo118-vllm-09x-2506-cpu-image-k8s-opt125m-v1-not-supported-on-cpu-notimplementederror.log":
+        "as scored blind (labelled -> read): cause: invalid_config -> unknown",
+    "oo201-vllm-ascend-2503-910b4-qwen25-vl-72b-mp-worker-initialize-cache-raise-if-cache-size-invalid-cut.log":
+        "as scored blind (labelled -> read): cause: kv_cache_oom -> unknown",
+    "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
+        "as scored blind (labelled -> read): cause: none -> unknown",
+    "oo306-vllm-v08-2504-unsloth-gemma3-orpo-bnb-4bit-no-module-language-model-mq-engine.log":
+        "as scored blind (labelled -> read): cause: invalid_config -> unknown",
+    "oo313-vllm-v04-2406-glm4-9b-chat-1m-ray-request-500-asgi-exception-then-driver-execute-model-frames-cut.log":
+        "as scored blind (labelled -> read): cause: unknown -> none",
+    "oo317-vllm-2509-gpustack-071-npu-310p-300i-duo-starting-vllm-import-torch-tensor-traceback-cut.log":
+        "as scored blind (labelled -> read): cause: import_error -> unknown",
+    # the thirty-fourth batch (fresh33), after its tuning
     "nn212-vllm-2080ti-definitive-2607-tp2-sm75-service-manager-startup-failed-worker-piecewise-compile-frames.log":
         "as scored blind (labelled -> read): cause: unknown -> none",
     # the thirty-third batch (fresh32), after its tuning
