@@ -1822,3 +1822,19 @@ def test_the_shells_killed_then_workers_reporting_their_parent_gone_is_the_oom_k
                 "Worker proc VllmWorker-0 died unexpectedly, shutting down executor.",
                 engine="vllm")
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.HOST_OOM_KILLED), v
+
+
+# --- the thirty-fifth batch's families ---------------------------------------------------------
+
+def test_an_engine_switch_the_platform_refuses_is_invalid_config() -> None:
+    v = verdict("INFO [__init__.py:243] Automatically detected platform cpu.",
+                "NotImplementedError: VLLM_USE_V1=1 is not supported with device type=cpu.",
+                engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+
+
+def test_a_traceback_cut_at_v0s_cache_size_check_is_kv_cache_oom() -> None:
+    lines = frame_lines(("/x/vllm/worker/worker.py", "initialize_cache"))
+    lines[-1] = "    raise_if_cache_size_invalid(num_gpu_blocks,"
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.KV_CACHE_OOM), v

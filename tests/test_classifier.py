@@ -682,10 +682,6 @@ CAUSE_MISSES: dict[str, str] = {
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
     # the thirty-fifth batch (fresh34), as scored blind (not tuned on yet)
-    "oo118-vllm-09x-2506-cpu-image-k8s-opt125m-v1-not-supported-on-cpu-notimplementederror.log":
-        "as scored blind (labelled -> read): cause: invalid_config -> unknown",
-    "oo201-vllm-ascend-2503-910b4-qwen25-vl-72b-mp-worker-initialize-cache-raise-if-cache-size-invalid-cut.log":
-        "as scored blind (labelled -> read): cause: kv_cache_oom -> unknown",
     "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
         "as scored blind (labelled -> read): cause: none -> unknown",
     "oo306-vllm-v08-2504-unsloth-gemma3-orpo-bnb-4bit-no-module-language-model-mq-engine.log":

@@ -334,9 +334,6 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             continue
         prev_frame_or_code = False
         in_current_thread = None
-        if not worker_error and "worker_base.py:" in line and _WORKER_BASE_ERROR.search(line):
-            worker_error = True
-            scan.fatal.append((i, False))
 
         if request_error or ASGI_REQUEST_ERROR in msg:
             # (uvicorn's own header keeps its level, `ERROR:    Exception in ASGI application`)
@@ -406,6 +403,10 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             gates = _gates_of(msg, low, gates_of)
         if not gates & _SIGNATURE_BIT or gates & _BENIGN_BIT:
             continue
+        # (asked only here: the exception's lines a worker logged read as errors)
+        if not worker_error and "worker_base.py:" in line and _WORKER_BASE_ERROR.search(line):
+            worker_error = True
+            scan.fatal.append((i, False))
         if ("Caught signal " in msg or "ailed to start " in msg or "ault by GPU" in msg or
                 "task happen error" in msg or "NPUExecution" in msg) and _DEATH_LINE.search(msg):
             scan.fatal.append((i, False))  # (past the gate: all say fault / fail / error)

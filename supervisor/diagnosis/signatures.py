@@ -798,6 +798,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # setting (platforms/cuda.py, 2025 on: `Selected backend AttentionBackendEnum.
            # CUTLASS_MLA is not valid for this configuration. Reason: ['sparse not supported']`)
            r"Selected backend \S+ is not valid for this configuration",
+           # an engine switch set in the environment that this platform or build refuses
+           # (`NotImplementedError: VLLM_USE_V1=1 is not supported with device type=cpu.`)
+           r"\bVLLM_\w+=\S+ is not supported\b",
            r"valid device range is \[",
            # (Ascend's runtime in a worker given a device index its visible devices lack:
            # `Set visible device failed, invalid device=1, input visible devices:1`)
@@ -1008,6 +1011,10 @@ RAISE_SITES: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # not allow), as its frame or as the call on the innermost frame's source line
     (Cause.INVALID_CONFIG, _C(r"/lora/peft_helper\.py:validate_legal$|^<call>:validate_legal$"),
      24),
+    # vLLM V0's check of the KV blocks its profile left (worker.py raise_if_cache_size_invalid:
+    # `No available memory for the cache blocks`, `The model's max seq len (N) is larger than
+    # the maximum number of tokens that can be stored in KV cache (M)`)
+    (Cause.KV_CACHE_OOM, _C(r":raise_if_cache_size_invalid$"), 24),
 )
 
 # Frames that run only while one HTTP request is handled: the web stack's dispatch of a request
