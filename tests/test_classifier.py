@@ -500,40 +500,61 @@ KNOWN_MISSES: dict[str, str] = {
         "ready where SGLang was still in its warmup (labelled warmup)",
     # the thirty-fifth batch (fresh34), as scored blind (not tuned on yet)
     "oo110-vllm-063post1-2410-nix-jetson-orin-nvml-current-memory-usage-unboundlocalerror.log":
-        "as scored blind (labelled -> read): phase: weight_loading -> launch",
+        "a Jetson's NVML probe failing with only its own frame (current_memory_usage): labelled "
+        "weight_loading (the frame's caller), read launch (the frame runs in more than one phase)",
     "oo206-sglang-kt-kernel-2602-glm47-chat-template-then-kt-gpu-experts-layers-37-to-55-cut.log":
-        "as scored blind (labelled -> read): phase: weight_loading -> launch",
+        "KTransformers' expert-layer lines with no SGLang loader line: labelled weight_loading, "
+        "read launch (lines of a kind never seen)",
     "oo209-vllm-010-2508-h20-glm45v-tp4-worker-tp0-piecewise-compiled-graph-general-shape-frames-cut.log":
-        "as scored blind (labelled -> read): outcome: crashed -> incomplete; phase: kv_cache_alloc -> launch",
+        "a piecewise-compiled graph's forward frames, cut: labelled crashed in kv_cache_alloc, "
+        "read incomplete at launch (the compiled forward runs in more than one phase)",
     "oo211-vllm-ascend-2603-kimi-k25-worker-dp0-tp0-ep0-direct-cause-worker-busy-loop-frames-cut.log":
-        "as scored blind (labelled -> read): phase: kv_cache_alloc -> launch",
+        "a worker's busy loop and its direct cause, cut: labelled kv_cache_alloc, read launch "
+        "(the busy loop runs in more than one phase)",
     "oo214-sglang-2607-amd-mi355-glm52-mxfp4-pd-decode-dpa-mtp-pd-warmup-health-503-inductor-deadlock-killed.log":
-        "as scored blind (labelled -> read): outcome: incomplete -> crashed",
+        "503 answers to the PD warmup's polls for 14 minutes, then the shutdown: labelled hung "
+        "(the repository's notes), read crashed (the exit with no stop request is a death)",
     "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
-        "as scored blind (labelled -> read): outcome: ready -> crashed; phase: serving -> launch",
+        "the API server's traceback applying one request's chat template: labelled ready in "
+        "serving, read crashed at launch (chat_utils' frames are not read as a request's: offline "
+        "chat runs them too)",
     "oo301-sglang-2403-llava-v16-34b-tp2-bin-weights-load-weight-end-max-total-num-token-cut.log":
-        "as scored blind (labelled -> read): phase: kv_cache_alloc -> weight_loading",
+        "SGLang 0.1's 'Load weight end' per rank, then max_total_num_tokens: labelled "
+        "kv_cache_alloc, read weight_loading (a rank whose end line the paste lost keeps loading)",
     "oo313-vllm-v04-2406-glm4-9b-chat-1m-ray-request-500-asgi-exception-then-driver-execute-model-frames-cut.log":
-        "as scored blind (labelled -> read): outcome: crashed -> ready",
+        "a request's 500 and uvicorn's ASGI traceback, then the Ray driver's execute_model "
+        "frames: labelled crashed, read ready (the driver's frames are read as the same "
+        "request's)",
     # the thirty-fourth batch (fresh33), after its tuning
     "nn113-vllm-063dev-2410-rocm-mi300x-tp8-rocblaslt-could-not-load-tensile-lazy-gfx942.log":
-        "as scored blind (labelled -> read): outcome: crashed -> incomplete",
+        "four rocBLASLt lines failing to load a kernel library, nothing else: labelled crashed "
+        "(the thread), read incomplete (the lines name no death)",
     "nn114-vllm-2606-gpustack-enginecore-add-lora-load-adapter-validate-legal-frames-cut.log":
-        "as scored blind (labelled -> read): phase: warmup -> launch",
+        "a traceback cut at the LoRA adapter's validate_legal: labelled warmup, read launch "
+        "(add_lora's frames date nothing)",
     "nn118-vllm-2605-club3090-switch-script-gemma4-31b-mtp-tp1-loading-weights-container-exit-1-apiserver-tail.log":
-        "as scored blind (labelled -> read): outcome: crashed -> incomplete; phase: weight_loading -> launch; after tuning: crashed (a launch script's tag and bar are a wrapper), the phase the script's own echo of 'Loading weights' names is not read",
+        "a launch script's echo of the engine's 'Loading weights' then the container's exit: "
+        "labelled weight_loading, read launch (the script's own words are not read)",
     "nn201-vllm-2603-macos-qwen35-4b-weights-took-then-enginecore-failed-to-start-cut.log":
-        "as scored blind (labelled -> read): phase: kv_cache_alloc -> weight_loading",
+        "vLLM's default loader's 'Loading weights took N seconds' then the engine core failing: "
+        "labelled kv_cache_alloc, read weight_loading (the corpus README's end lines are the "
+        "runner's)",
     "nn212-vllm-2080ti-definitive-2607-tp2-sm75-service-manager-startup-failed-worker-piecewise-compile-frames.log":
-        "as scored blind (labelled -> read): outcome: crashed -> incomplete; phase: kv_cache_alloc -> launch",
+        "a service manager's status panel quoting 'WorkerProc was terminated', then a worker's "
+        "traceback: labelled crashed in kv_cache_alloc, read incomplete (the quote reads as a "
+        "stop)",
     "nn302-vllm-2406-skypilot-inf2-neuronx-cc-failed-compilation-task-prefix.log":
-        "as scored blind (labelled -> read): outcome: crashed -> incomplete",
+        "the Neuron compiler wrapper's 'Failed compilation with [...]', nothing after: labelled "
+        "crashed, read incomplete (the line names no death)",
     "nn303-vllm-2601-llm-d-cuda-dev-image-tp-worker-kv-transfer-lmcache-connector-frames-then-apiserver-cut.log":
-        "as scored blind (labelled -> read): phase: kv_cache_alloc -> launch",
+        "the KV connector's initialisation frames: labelled kv_cache_alloc, read launch (where "
+        "ensure_kv_transfer_initialized runs differs by release)",
     "nn305-vllm-2601-llm-d-wide-ep-lws-dp-enginecores-deepep-cuda-invalid-argument-failed-to-start.log":
-        "as scored blind (labelled -> read): phase: weight_loading -> launch",
+        "'maybe_init_modular_kernel()' as a source line with no frame above it: labelled "
+        "weight_loading, read launch (a detached source line is not read)",
     "nn312-vllm-072-dynamo-patched-2505-llm-engine-initialize-nixl-collective-rpc-frames-cut.log":
-        "as scored blind (labelled -> read): phase: warmup -> launch",
+        "Dynamo's patched V0 engine initialising NIXL in its constructor: labelled warmup, read "
+        "launch (the patched constructor's frames date nothing)",
     # the thirty-third batch (fresh32), after its tuning
     "mm112-vllm-omni-2601-ascend-qwen-image-stage0-plugins-then-worker-encode-prompt-traceback-frames.log":
         "vLLM-Omni's worker logging a request's traceback (encode_prompt): labelled crashed in "
@@ -683,16 +704,17 @@ CAUSE_MISSES: dict[str, str] = {
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
     # the thirty-fifth batch (fresh34), as scored blind (not tuned on yet)
     "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
-        "as scored blind (labelled -> read): cause: none -> unknown",
+        "labelled none (one request's error); read unknown (see KNOWN_MISSES)",
     "oo306-vllm-v08-2504-unsloth-gemma3-orpo-bnb-4bit-no-module-language-model-mq-engine.log":
-        "as scored blind (labelled -> read): cause: invalid_config -> unknown",
+        "a checkpoint missing the language model's module: labelled invalid_config, read unknown",
     "oo313-vllm-v04-2406-glm4-9b-chat-1m-ray-request-500-asgi-exception-then-driver-execute-model-frames-cut.log":
-        "as scored blind (labelled -> read): cause: unknown -> none",
+        "labelled unknown (crashed); read none (see KNOWN_MISSES)",
     "oo317-vllm-2509-gpustack-071-npu-310p-300i-duo-starting-vllm-import-torch-tensor-traceback-cut.log":
-        "as scored blind (labelled -> read): cause: import_error -> unknown",
+        "a traceback cut inside 'import torch': labelled import_error, read unknown (an import "
+        "chain's module frames hint no cause)",
     # the thirty-fourth batch (fresh33), after its tuning
     "nn212-vllm-2080ti-definitive-2607-tp2-sm75-service-manager-startup-failed-worker-piecewise-compile-frames.log":
-        "as scored blind (labelled -> read): cause: unknown -> none",
+        "labelled unknown (crashed); read none (see KNOWN_MISSES)",
     # the thirty-third batch (fresh32), after its tuning
     # the thirty-second batch (fresh31), after its tuning
     "ll217-vllm-dcu-2605-gpustack-hygon-k100-lightop-import-dtk-version-none.log":
