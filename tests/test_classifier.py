@@ -498,7 +498,7 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
-    # the thirty-fifth batch (fresh34), as scored blind (not tuned on yet)
+    # the thirty-fifth batch (fresh34), as scored blind, then tuned on
     "oo110-vllm-063post1-2410-nix-jetson-orin-nvml-current-memory-usage-unboundlocalerror.log":
         "a Jetson's NVML probe failing with only its own frame (current_memory_usage): labelled "
         "weight_loading (the frame's caller), read launch (the frame runs in more than one phase)",
@@ -506,8 +506,8 @@ KNOWN_MISSES: dict[str, str] = {
         "KTransformers' expert-layer lines with no SGLang loader line: labelled weight_loading, "
         "read launch (lines of a kind never seen)",
     "oo209-vllm-010-2508-h20-glm45v-tp4-worker-tp0-piecewise-compiled-graph-general-shape-frames-cut.log":
-        "a piecewise-compiled graph's forward frames, cut: labelled crashed in kv_cache_alloc, "
-        "read incomplete at launch (the compiled forward runs in more than one phase)",
+        "a piecewise-compiled graph's forward frames, cut: labelled kv_cache_alloc, read "
+        "launch (the compiled forward runs in more than one phase)",
     "oo211-vllm-ascend-2603-kimi-k25-worker-dp0-tp0-ep0-direct-cause-worker-busy-loop-frames-cut.log":
         "a worker's busy loop and its direct cause, cut: labelled kv_cache_alloc, read launch "
         "(the busy loop runs in more than one phase)",
@@ -702,7 +702,7 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
-    # the thirty-fifth batch (fresh34), as scored blind (not tuned on yet)
+    # the thirty-fifth batch (fresh34), as scored blind, then tuned on
     "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
         "labelled none (one request's error); read unknown (see KNOWN_MISSES)",
     "oo306-vllm-v08-2504-unsloth-gemma3-orpo-bnb-4bit-no-module-language-model-mq-engine.log":

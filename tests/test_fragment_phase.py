@@ -1848,3 +1848,8 @@ def test_torchs_inductor_log_lines_are_vllms_profiling_compile() -> None:
         "(EngineCore pid=627) (RayWorkerWrapper pid=828) [rank0]:W0324 14:40:02.216000 828 "
         "torch/_inductor/triton_bundler.py:395] Directory /tmp/x is not empty - skipping!"
     ) is Phase.KV_CACHE_ALLOC
+
+
+def test_vllm_010s_worker_tag_with_its_rank_is_a_wrapper() -> None:
+    assert strip_wrappers("(VllmWorker TP0 pid=2748156) ERROR 08-13 22:40:00 [multiproc_executor"
+                          ".py:596]     return fn(*args, **kwargs)") == "    return fn(*args, **kwargs)"

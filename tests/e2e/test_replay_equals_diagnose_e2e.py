@@ -154,7 +154,6 @@ LIVE_MISSES: dict[str, str] = {
     "oo116-vllm-011x-2511-ragflow-user-starting-api-server-0-routes-listing-cut.log": _API_UP,
     "oo204-vllm-0110-2510-glm41v-4090-torch-compile-cache-kv-graphs-init-engine-took-cache-config-info.log": _API_UP,
     "oo312-vllm-v1-2504-openrlhf-llmrayactor-a100-compile-cache-kv-graphs-init-engine-took-then-stuck.log": _API_UP,
-    "oo209-vllm-010-2508-h20-glm45v-tp4-worker-tp0-piecewise-compiled-graph-general-shape-frames-cut.log": _LABEL_LIVE,
     "oo214-sglang-2607-amd-mi355-glm52-mxfp4-pd-decode-dpa-mtp-pd-warmup-health-503-inductor-deadlock-killed.log": _LABEL_LIVE,
     "oo313-vllm-v04-2406-glm4-9b-chat-1m-ray-request-500-asgi-exception-then-driver-execute-model-frames-cut.log": _LABEL_LIVE,
     "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
