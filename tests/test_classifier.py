@@ -84,10 +84,6 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
     sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log"))
 
-_FORWARD_ONLY = ("a model's forward with no phase line (kernels loaded, an op's frames): labelled "
-                 "kv_cache_alloc (the first forward after loading is the profile run), read "
-                 "launch (the corpus labels such fragments launch: 24 logs)")
-
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
     "f114-vllm-013-h20-double-spaced-oom-in-executor-init.log":
@@ -142,10 +138,6 @@ KNOWN_MISSES: dict[str, str] = {
         "activate environment' before any engine line: labelled crashed at launch, read "
         "incomplete (the script's error line is no engine fatal)",
     # the ninth batch (fresh8), as scored blind; each reason says what the log shows
-    "m101-vllm-b300-tp-worker-dummy-run-cut.log":
-        "a worker's ERROR traceback through gpu_model_runner._dummy_run -> CUDAGraphWrapper's "
-        "pass-through, cut before the exception: labelled kv_cache_alloc (the profile run, a "
-        "guess), read launch (the same frames serve capture warmup, so they date nothing)",
     "m210-sglang-mi300-glm53-interleaved-faulthandler-dump.log":
         "faulthandler dumps of several scheduler ranks interleaved character by character, the "
         "fatal-signal line above the piece: labelled crashed in serving (process_batch_result); "
@@ -280,10 +272,6 @@ KNOWN_MISSES: dict[str, str] = {
     "x111-vllm-064-received-request-post-200-then-only-health-polls-request-hang.log":
         "one request received and answered 200 (streaming), then only /health polls; the "
         "thread says the request hangs: labelled hung, read ready (nothing in it says stuck)",
-    "x113-vllm-v1-2506-rtx5080-worker-inductor-compiled-forward-frames-only.log":
-        "only frames inside the torch.compile'd forward, logged by a worker: labelled launch "
-        "(the least shown), read kv_cache_alloc (a V1 compiled forward first runs in the "
-        "memory profile)",
     "x206-sglang-npu-2510-qwen3-next-causal-conv1d-split-frames-cut.log":
         "only an attention backend's forward_extend frames: labelled warmup (an extend runs "
         "for requests), read launch (piecewise and draft-extend capture run it too)",
@@ -377,9 +365,6 @@ KNOWN_MISSES: dict[str, str] = {
     "b217-sglang-2507-pd-decode-deepep-nvshmem-ibrc-modify-qp-failed.log":
         "NVSHMEM's 'ibv_modify_qp failed' and a transport's non-zero status, no abort shown: "
         "labelled crashed nccl_error (the title), read incomplete",
-    "b303-vllm-dynamo-142-k8s-multinode-worker-inductor-marlin-gemm-frames-cut.log":
-        "a worker's frames through compiled inductor code, cut: labelled launch, read "
-        "kv_cache_alloc (the compiled model first runs in the memory profile)",
     "b312-vllm-tt-2507-qwen3-32b-wh-lb-mqllmengine-heartbeat-waiting-hang.log":
         "the MQ client's DEBUG heartbeats and waits: labelled hung in ready (the client loop "
         "runs once the engine is up), read launch",
@@ -449,16 +434,10 @@ KNOWN_MISSES: dict[str, str] = {
         "ms-swift's trainer POSTing /init_communicator/ to its rollout server: labelled ready, "
         "read serving (five other logs with these calls are labelled serving, s313 ready)",
     # the thirtieth batch (fresh29), after its tuning
-    "jj105-vllm-2605-rocm-gfx950-minimax-m25-tp8ep8-aiter-fmoe-memory-access-fault.log":
-        _FORWARD_ONLY,
-    "jj106-vllm-2604-lumi-mi250x-gfx90a-aiter-flash-attn-varlen-enginecore-traceback-cut.log":
-        _FORWARD_ONLY,
-    "jj107-vllm-2607-rocm-nightly-r9700-gfx1201-aiter-rmsnorm2d-ck-tile-segfault.log":
-        _FORWARD_ONLY,
     "jj115-vllm-0150-docker-2xh100nvl-qwen3-coder-next-tp2-gdn-causal-conv1d-update-frames-cut.log":
         "a model's forward frames hard-wrapped by the paste ('line 1320, in' / "
-        "'gdn_attention_core'), cut: labelled crashed in kv_cache_alloc, read incomplete at "
-        "launch (a wrapped frame is not read as one)",
+        "'gdn_attention_core'), cut: labelled crashed, read incomplete (a wrapped frame is "
+        "not read as one)",
     "jj111-vllm-2605-club3090-qwen36-27b-dual-pcie-mm-warmup-starting-server-routes.log":
         "vLLM's API server listing its routes, no 'Application startup complete': labelled "
         "ready in phase ready, read ready in warmup (the README's rule: phase ready at that "
@@ -473,15 +452,9 @@ KNOWN_MISSES: dict[str, str] = {
     "kk109-vllm-rocm632-2502-docker-7900xt-hip-invalid-device-function-then-cli-traceback.log":
         "HIP's invalid device function under torch's default-device context: labelled launch, "
         "read weight_loading (f201 and gg306, the same frame, are labelled weight_loading)",
-    "kk117-vllm-v05-2407-src-llava-tp-multiproc-worker-clip-vision-forward-frames-cut.log":
-        _FORWARD_ONLY,
     "kk308-vllm-v1-2504-lmcache-tp4-qwen25-72b-workers-cpu-buffer-alloc-warnings-serving.log":
         "LMCache's per-request store warnings on the workers, nothing else: labelled ready in "
         "serving, read incomplete at launch (LMCache's lines are not read as traffic)",
-    "kk313-vllm-0220-k8s-h20-qwen3-omni-shards-readiness-probe-then-vision-attn-traceback-cut.log":
-        "shards loaded, then a vision encoder's attention frames (two pieces joined): labelled "
-        "kv_cache_alloc, read weight_loading (a forward's frames date nothing, as the corpus "
-        "labels them)",
     # the thirty-second batch (fresh31), after its tuning
     "ll107-vllm-v02-2401-knowlm-wrapper-uvicorn-ray-worker-graph-warning-request-sent-cut.log":
         "KnowLM's own wrapper up and a request handed to the model: labelled serving, read "
@@ -505,12 +478,6 @@ KNOWN_MISSES: dict[str, str] = {
     "oo206-sglang-kt-kernel-2602-glm47-chat-template-then-kt-gpu-experts-layers-37-to-55-cut.log":
         "KTransformers' expert-layer lines with no SGLang loader line: labelled weight_loading, "
         "read launch (lines of a kind never seen)",
-    "oo209-vllm-010-2508-h20-glm45v-tp4-worker-tp0-piecewise-compiled-graph-general-shape-frames-cut.log":
-        "a piecewise-compiled graph's forward frames, cut: labelled kv_cache_alloc, read "
-        "launch (the compiled forward runs in more than one phase)",
-    "oo211-vllm-ascend-2603-kimi-k25-worker-dp0-tp0-ep0-direct-cause-worker-busy-loop-frames-cut.log":
-        "a worker's busy loop and its direct cause, cut: labelled kv_cache_alloc, read launch "
-        "(the busy loop runs in more than one phase)",
     "oo214-sglang-2607-amd-mi355-glm52-mxfp4-pd-decode-dpa-mtp-pd-warmup-health-503-inductor-deadlock-killed.log":
         "503 answers to the PD warmup's polls for 14 minutes, then the shutdown: labelled hung "
         "(the repository's notes), read crashed (the exit with no stop request is a death)",
@@ -1887,10 +1854,14 @@ VLLM_COMPILING = frames(
 
 
 @pytest.mark.parametrize(("frame_list", "phase"), [
-    (VLLM_COMPILED_RUN, Phase.KV_CACHE_ALLOC),   # the compiled model's first run: profiling
-    (VLLM_COMPILING, Phase.LAUNCH),              # compiling alone is not dated
-], ids=["compiled-code-run", "compiling"])
-def test_vllm_compiled_code_run_in_a_startup_traceback_is_the_profiling_run(frame_list, phase):
+    # the compiled model running: profiling, capture and served steps alike (corpus README)
+    (VLLM_COMPILED_RUN, Phase.LAUNCH),
+    (VLLM_COMPILING, Phase.LAUNCH),              # compiling alone is not dated either
+    # the step that runs it dates it
+    (frames(("/vllm/v1/worker/gpu_model_runner.py", "profile_run")) + VLLM_COMPILED_RUN,
+     Phase.KV_CACHE_ALLOC),
+], ids=["compiled-code-run", "compiling", "profile-run-then-compiled-code"])
+def test_a_model_forward_alone_dates_nothing_the_step_running_it_does(frame_list, phase):
     v = verdict(["(EngineCore_DP0 pid=9) Traceback (most recent call last):",
                  *("(EngineCore_DP0 pid=9) " + line for line in frame_list),
                  "(EngineCore_DP0 pid=9) RuntimeError: Error Internal"], engine="vllm")

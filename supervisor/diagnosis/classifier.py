@@ -853,17 +853,15 @@ _PIECEWISE_ADVICE = "--disable-piecewise-cuda-graph to your launch command"
 #   the model runner's kernel warmup earlier), both after the KV pool exists: at least
 #   kv_cache_alloc (a frame of the capture that follows still dates it later)
 _SGLANG_AUTOTUNE = "Running FlashInfer autotune"
-# - vLLM V1 runs the torch.compile'd model first in the memory-profiling run (KV cache sizing):
-#   frames of the compiled code being run (inductor's output_code `__call__`, a generated
-#   module's `call`) with no later frame are that run (a capture or a served step shows frames
-#   of its own, which win). Compiling itself (async_compile, codecache) is not dated: a
-#   cached or ahead-of-time compile happens at load too.
-_VLLM_COMPILED_FRAME = re.compile(r"/torch/_inductor/output_code\.py:__call__$"
-                                  r"|(?:inductor_cache|torchinductor_\w+)/\w+/\w+\.py:call$")
+# (Frames of a model's forward - its layers, attention or GEMM kernels, the torch.compile'd
+# graph and inductor's generated code - are not dated: they run in the memory-profiling run,
+# the graph capture and every served step alike. A frame of the step that calls them dates the
+# run (profile_run, a capture function, a request's handler); the corpus README labels a
+# forward alone `launch`, as 21 of the 31 logs that showed one were labelled blind; the other
+# ten were relabelled by that rule.)
 
 
-def _startup_hints(raw: list[str], start: int, frames: list[tuple[int, str]],
-                   engine: str) -> list[Phase]:
+def _startup_hints(raw: list[str], start: int, engine: str) -> list[Phase]:
     """Phases that a startup's failure shows without a frame of that phase. The advice is
     looked for in the whole region, not only from the first error: it ends the message of the
     exception it is part of, so in a paste that starts inside one rank's error it comes before
@@ -873,8 +871,6 @@ def _startup_hints(raw: list[str], start: int, frames: list[tuple[int, str]],
         hints.append(Phase.CUDA_GRAPH_CAPTURE)
     if engine == "sglang" and any(_SGLANG_AUTOTUNE in line for line in raw):
         hints.append(Phase.KV_CACHE_ALLOC)  # reached before the failure, wherever pasted
-    if engine == "vllm" and any(_VLLM_COMPILED_FRAME.search(w) for _, w in frames):
-        hints.append(Phase.KV_CACHE_ALLOC)
     return hints
 
 
@@ -1046,7 +1042,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     stepped = any(i >= start for i in scan.step_dumps)
     named = [p for i, p in scan.named_phases if i >= start]
     if outcome is Outcome.CRASHED and ready is None:
-        named += _startup_hints(raw, start, region_frames, engine)
+        named += _startup_hints(raw, start, engine)
     framed = None if stepped else _frame_phase(region_frames)  # read twice below
     if ready is not None and tracker_phase.rank < Phase.WARMUP.rank:
         tracker_phase = Phase.WARMUP  # up before it died: as a ready log is (above)

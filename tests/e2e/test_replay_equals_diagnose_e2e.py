@@ -306,9 +306,11 @@ def _sample(paths: list[Path]) -> list[Path]:
     return out
 
 
-# GNS_REPLAY_ONLY=TEXT replays only the logs whose path holds TEXT (`/fresh19/`: one batch)
+# GNS_REPLAY_ONLY=TEXT[,TEXT...] replays only the logs whose path holds one of the TEXTs
+# (`/fresh19/`: one batch; `/m101-,/x113-`: two logs)
 ONLY = os.environ.get("GNS_REPLAY_ONLY")
-LIVE_LOGS = [p for p in ALL_LOGS if ONLY in str(p)] if ONLY else ALL_LOGS
+LIVE_LOGS = [p for p in ALL_LOGS
+             if any(t in str(p) for t in ONLY.split(","))] if ONLY else ALL_LOGS
 SELECTED = LIVE_LOGS if ALL else _sample(LIVE_LOGS)
 
 
