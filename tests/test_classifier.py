@@ -334,9 +334,6 @@ KNOWN_MISSES: dict[str, str] = {
         "actor were removed'), a worker's wake_up, Ray's worker death: labelled serving, read "
         "launch",
     # the twenty-fourth batch (fresh23), after its tuning
-    "a112-vllm-ascend-2512-dsv32-w8a8-2node-ep16-expert-placement-cut.log":
-        "three vLLM-Ascend workers' 'Expert parallelism is enabled' lines alone (logged as the "
-        "MoE layers are built): labelled weight_loading, read launch (no tracker marker)",
     "a206-sglang-ktransformers-2503-local-chat-prefill-and-generate-traceback-cut.log":
         "KTransformers' local_chat traceback cut in prefill_and_generate: labelled serving, "
         "read launch (no engine frame of a phase)",

@@ -159,3 +159,12 @@ def test_a_checkpoint_tensor_passed_over_by_load_weights_is_weight_loading() -> 
 ])
 def test_vllm_reading_its_checkpoint_files_is_weight_loading(line) -> None:
     assert _walk("vllm", [line]) is Phase.WEIGHT_LOADING
+
+
+def test_a_moe_layer_built_with_expert_parallelism_is_weight_loading() -> None:
+    """FusedMoE's constructor logs its expert placement as the loader builds the model."""
+    line = ("(Worker_DP0_TP0_EP0 pid=749) INFO 12-29 03:12:31 [layer.py:494] [EP Rank 0/16] "
+            "Expert parallelism is enabled. Expert placement strategy: linear. Local/global "
+            "number of experts: 16/256. Experts local to global index map: 0->0, 1->1")
+    assert _walk("vllm", [line]) is Phase.WEIGHT_LOADING
+    assert _walk("vllm", ["Expert parallelism is disabled."]) is Phase.LAUNCH

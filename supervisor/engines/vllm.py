@@ -24,7 +24,7 @@ _PREFILTER = literal_prefilter(
     "RunAI Streamer", "| hbm=[(", "draft model", "the target model", "params_dict",
     "out of potential backends", "Prefetching checkpoint", "Runai Model Streamer",
     "Memory profiling", "KV cache", "Warming up model", "GPU blocks", "Maximum concurrency",
-    "Dynamo bytecode",
+    "Dynamo bytecode", "Expert parallelism is",
     "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
     "Graph capturing", "init engine", "Starting vLLM", "Started server process",
     "pplication startup", "Running: ", "HTTP/", "%|", "Loading drafter", "d request ",
@@ -72,7 +72,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # (each alternative here starts at a letter another one starts with, or a rare one: a
         # new first letter is one more place in every line where the search starts)
         r"|Sharing target model \w+ weights with the draft model"
-        r"|Keeping separate \w+ weights from the target model"), Phase.WEIGHT_LOADING),
+        r"|Keeping separate \w+ weights from the target model"
+        # a MoE layer being built with expert parallelism (`[EP Rank 0/16] Expert parallelism is
+        # enabled. Expert placement strategy: linear. ...`, FusedMoE's constructor, vLLM and
+        # vLLM-Ascend 2025-2026): the loader is constructing the model
+        r"|Expert parallelism is enabled"), Phase.WEIGHT_LOADING),
     # the model is loaded: what follows is the profiling run that sizes the KV cache (the
     # loader's own end lines are read per rank, _weights_of_rank)
     # (tpu-inference's JAX runner: `Init model | hbm=[(1.11, 30.75)]GiB` once it is loaded)
