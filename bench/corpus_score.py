@@ -64,6 +64,7 @@ PARTS = {
     "fresh32": FIXTURES / "corpus" / "fresh32",
     "fresh33": FIXTURES / "corpus" / "fresh33",
     "fresh34": FIXTURES / "corpus" / "fresh34",
+    "fresh35": FIXTURES / "corpus" / "fresh35",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -71,7 +72,7 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh14", "fresh15", "fresh16", "fresh17",
              "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25",
              "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
-             "fresh31", "fresh32", "fresh33", "fresh34")
+             "fresh31", "fresh32", "fresh33", "fresh34", "fresh35")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -103,7 +104,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh31", "thirty-second batch (fresh31)"),
               ("fresh32", "thirty-third batch (fresh32)"),
               ("fresh33", "thirty-fourth batch (fresh33)"),
-              ("fresh34", "thirty-fifth batch (fresh34)"))
+              ("fresh34", "thirty-fifth batch (fresh34)"),
+              ("fresh35", "thirty-sixth batch (fresh35)"))
 FIELDS = ("outcome", "phase", "cause")
 
 

@@ -63,12 +63,13 @@ FRESH30 = CORPUS / "fresh30"  # the thirty-first batch: measured blind once, tun
 FRESH31 = CORPUS / "fresh31"  # the thirty-second batch: measured blind once, tuning data since
 FRESH32 = CORPUS / "fresh32"  # the thirty-third batch: measured blind once, tuning data since
 FRESH33 = CORPUS / "fresh33"  # the thirty-fourth batch: measured blind once, tuning data since
-FRESH34 = CORPUS / "fresh34"  # the thirty-fifth batch: measured blind once, not yet tuned on
+FRESH34 = CORPUS / "fresh34"  # the thirty-fifth batch: measured blind once, tuning data since
+FRESH35 = CORPUS / "fresh35"  # the thirty-sixth batch: measured blind once, not yet tuned on
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the thirty-third batch.
+# eighteenth, the nineteenth and the twentieth to the thirty-sixth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -82,7 +83,8 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH23.glob("*.log")) + sorted(FRESH24.glob("*.log")) + sorted(FRESH25.glob("*.log")) + \
     sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log")) + sorted(FRESH28.glob("*.log")) + \
     sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
-    sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log"))
+    sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log")) + \
+    sorted(FRESH35.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -468,6 +470,27 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the thirty-sixth batch (fresh35), as scored blind
+    "pp205-sglang-2510-blog-tokenizermanager-abort-indexerror-output-ids-serving.log":
+        "TokenizerManager's handle loop failing in _handle_abort_req (frames unindented by the "
+        "blog that copied them): labelled serving, read launch",
+    "pp214-sglang-ci-2604-mi35x-dsr1-mxfp4-aiter-flydsl-invalid-kernel-name-scheduler-exception.log":
+        "'Scheduler hit an exception' with an AITER MoE kernel's frame only: labelled "
+        "cuda_graph_capture (the first forward, by the thread), read launch",
+    "pp304-vllm-0191-2604-xinference-qwen35-structured-outputs-fallback-requests-tool-parser-error-serving.log":
+        "Xinference's own lines about each request's sampling params beside vLLM's input "
+        "processor warning: labelled ready in serving, read incomplete at launch",
+    "pp305-sglang-2507-areal-fsdp-distributed-update-init-weights-group-nccl-unhandled-cuda-error-logged.log":
+        "'Failed to initialize custom process group' (a weight-update group the server logs and "
+        "survives) and NCCL's error text: labelled ready in serving, read crashed at launch",
+    "pp308-vllm-v1-2506-lmcache-tp8-dsr1-int4-request-hit-tokens-retrieved-less-than-expected-error-serving.log":
+        "LMCache's per-request hit and retrieve errors only: labelled ready in serving, read "
+        "incomplete at launch",
+    "pp314-sglang-2609-kvcached-pr-qwen35-9b-pro6000-elastic-mamba-pool-page-allocator-kv-budget-cut.log":
+        "kvcached's lines as it builds SGLang's memory pools: labelled kv_cache_alloc, read launch",
+    "pp317-vllm-09x-2507-olmocr-pipeline-api-server-starting-readiness-attempts-cancelled-timeout.log":
+        "olmOCR giving up waiting for the API server and cancelling it, then its own traceback: "
+        "labelled timeout (health_check_failed), read crashed (unknown)",
     # the thirty-fifth batch (fresh34), as scored blind, then tuned on
     "oo110-vllm-063post1-2410-nix-jetson-orin-nvml-current-memory-usage-unboundlocalerror.log":
         "a Jetson's NVML probe failing with only its own frame (current_memory_usage): labelled "
@@ -666,6 +689,36 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
+    # the thirty-sixth batch (fresh35), as scored blind
+    "pp102-vllm-0160-2603-rocm-strix-halo-qwen3-omni-enginecore-hip-runtime-failed-provide-architecture.log":
+        "'hip runtime failed to load' and 'Please provide architecture for which code is to be "
+        "generated' on a Strix Halo: labelled unsupported_arch, read unknown",
+    "pp110-vllm-055-2409-spec-decode-multiproc-create-spec-worker-multistep-frames-unindented-cut.log":
+        "frames through create_spec_worker cut before the exception: labelled unknown (also "
+        "speculative_decoding_error), read speculative_decoding_error",
+    "pp215-sglang-059-2603-slurm-dsr1-pd-decode-node1-tp8-15-errno97-gloo-nccl-init-complete-then-stall-cut.log":
+        "c10d's client socket warning (errno 97, address family) then NCCL init complete, cut: "
+        "labelled unknown (incomplete), read invalid_config",
+    "pp217-sglang-059-2603-slurm-dsr1-capture-failed-jit-rope-kernel-ninja-ld-cannot-find-lcudart-sigquit-killed.log":
+        "SGLang's JIT rope kernel failing to link under ninja during capture: labelled "
+        "triton_compile_error, read flashinfer_error",
+    "pp303-vllm-tt-2604-tt-inference-server-ci-qwen25-7b-n300-enginecore-tt-throw-device-timeout-fetch-queue.log":
+        "Tenstorrent's 'TT_THROW ... device timeout in fetch queue wait': labelled gpu_fault, "
+        "read unknown",
+    "pp304-vllm-0191-2604-xinference-qwen35-structured-outputs-fallback-requests-tool-parser-error-serving.log":
+        "labelled none (ready); read unknown (see KNOWN_MISSES)",
+    "pp305-sglang-2507-areal-fsdp-distributed-update-init-weights-group-nccl-unhandled-cuda-error-logged.log":
+        "labelled none (ready, also nccl_error); read nccl_error (see KNOWN_MISSES)",
+    "pp308-vllm-v1-2506-lmcache-tp8-dsr1-int4-request-hit-tokens-retrieved-less-than-expected-error-serving.log":
+        "labelled none (ready); read unknown (see KNOWN_MISSES)",
+    "pp313-sglang-056-2602-kvcached-patches-init-memory-pool-elastic-allocator-requires-elastic-mha-pool-valueerror.log":
+        "kvcached's allocator refusing a non-elastic pool (ValueError raised from its patch in "
+        "init_memory_pool): labelled invalid_config, read unknown",
+    "pp317-vllm-09x-2507-olmocr-pipeline-api-server-starting-readiness-attempts-cancelled-timeout.log":
+        "labelled health_check_failed (timeout); read unknown (see KNOWN_MISSES)",
+    "pp318-vllm-xpu-0111rc2-2510-ipex-qwen3-next-int4-autoround-cpu-offload-load-model-enginecore-failed-to-start-cut.log":
+        "EngineCore failed to start in load_model with --cpu-offload-gb on XPU, cut before the "
+        "exception: labelled invalid_config (from the title), read unknown",
     # the thirty-fifth batch (fresh34), as scored blind, then tuned on
     "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
         "labelled none (one request's error); read unknown (see KNOWN_MISSES)",

@@ -150,6 +150,11 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the thirty-sixth batch (fresh35), as scored blind
+    "pp109-vllm-0150-2602-lmcache-0313-scheduler-connector-then-api-server-start-routes-cut.log": _API_UP,
+    "pp202-vllm-2603-notes-repo-startup-log-starting-server-6006-routes-listing-cut.log": _API_UP,
+    "pp305-sglang-2507-areal-fsdp-distributed-update-init-weights-group-nccl-unhandled-cuda-error-logged.log": _LABEL_LIVE,
+    "pp317-vllm-09x-2507-olmocr-pipeline-api-server-starting-readiness-attempts-cancelled-timeout.log": _LABEL_LIVE,
     # the thirty-fifth batch (fresh34), as scored blind
     "oo116-vllm-011x-2511-ragflow-user-starting-api-server-0-routes-listing-cut.log": _API_UP,
     "oo204-vllm-0110-2510-glm41v-4090-torch-compile-cache-kv-graphs-init-engine-took-cache-config-info.log": _API_UP,
