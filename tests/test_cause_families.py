@@ -1838,3 +1838,37 @@ def test_a_traceback_cut_at_v0s_cache_size_check_is_kv_cache_oom() -> None:
     lines[-1] = "    raise_if_cache_size_invalid(num_gpu_blocks,"
     v = verdict(*lines, engine="vllm")
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.KV_CACHE_OOM), v
+
+
+# --- a device its runtime found hung; a GPU the compiler has no target for ----------------
+
+@pytest.mark.parametrize("lines", [
+    ["(EngineCore_DP0 pid=288) ERROR 04-24 09:02:54 [core.py:1106] RuntimeError: TT_THROW @ "
+     "/tt-metal/tt_metal/impl/dispatch/system_memory_manager.cpp:669: tt::exception",
+     "(EngineCore_DP0 pid=288) ERROR 04-24 09:02:54 [core.py:1106] info:",
+     "(EngineCore_DP0 pid=288) ERROR 04-24 09:02:54 [core.py:1106] TIMEOUT: device timeout in "
+     "fetch queue wait, potential hang detected"],
+    ["HW Exception by GPU node-1 (Agent handle: 0x5581f7e0) reason :GPU Hang"],
+], ids=["tenstorrent-fetch-queue", "rocm-kfd"])
+def test_a_device_its_runtime_found_hung_is_a_gpu_fault(lines):
+    v = classify_text("\n".join(lines) + "\n", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.GPU_FAULT), v
+
+
+def test_rocm_compiling_with_no_target_architecture_is_unsupported_arch():
+    text = ("(EngineCore_DP0 pid=160843) ERROR 03-05 12:36:31 [core.py:1006] hip runtime failed "
+            "to load.\n(EngineCore_DP0 pid=160843) ERROR 03-05 12:36:31 [core.py:1006] Error: "
+            "Please provide architecture for which code is to be generated.\n")
+    assert cause_of(text, "vllm") is Cause.UNSUPPORTED_ARCH
+
+
+def test_c10d_trying_an_address_family_the_host_lacks_is_no_cause():
+    """torch tries IPv6 first and warns; NCCL then comes up: a startup cut there names nothing."""
+    warn = ("[W303 13:46:57.344950212 socket.cpp:767] [c10d] The client socket cannot be "
+            "initialized to connect to [::ffff:10.99.91.59]:5000 (errno: 97 - Address family not "
+            "supported by protocol).")
+    v = classify_text(f"[2026-03-03 13:46:57 TP10] Init torch distributed begin.\n{warn}\n",
+                      engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.UNKNOWN), v
+    fatal = "RuntimeError: open: Address family not supported by protocol"
+    assert cause_of(f"{warn}\n{fatal}\n", "sglang") is Cause.INVALID_CONFIG

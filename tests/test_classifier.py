@@ -471,9 +471,6 @@ KNOWN_MISSES: dict[str, str] = {
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
     # the thirty-sixth batch (fresh35), as scored blind
-    "pp205-sglang-2510-blog-tokenizermanager-abort-indexerror-output-ids-serving.log":
-        "TokenizerManager's handle loop failing in _handle_abort_req (frames unindented by the "
-        "blog that copied them): labelled serving, read launch",
     "pp214-sglang-ci-2604-mi35x-dsr1-mxfp4-aiter-flydsl-invalid-kernel-name-scheduler-exception.log":
         "'Scheduler hit an exception' with an AITER MoE kernel's frame only: labelled "
         "cuda_graph_capture (the first forward, by the thread), read launch",
@@ -690,21 +687,12 @@ CAUSE_MISSES: dict[str, str] = {
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
     # the thirty-sixth batch (fresh35), as scored blind
-    "pp102-vllm-0160-2603-rocm-strix-halo-qwen3-omni-enginecore-hip-runtime-failed-provide-architecture.log":
-        "'hip runtime failed to load' and 'Please provide architecture for which code is to be "
-        "generated' on a Strix Halo: labelled unsupported_arch, read unknown",
     "pp110-vllm-055-2409-spec-decode-multiproc-create-spec-worker-multistep-frames-unindented-cut.log":
         "frames through create_spec_worker cut before the exception: labelled unknown (also "
         "speculative_decoding_error), read speculative_decoding_error",
-    "pp215-sglang-059-2603-slurm-dsr1-pd-decode-node1-tp8-15-errno97-gloo-nccl-init-complete-then-stall-cut.log":
-        "c10d's client socket warning (errno 97, address family) then NCCL init complete, cut: "
-        "labelled unknown (incomplete), read invalid_config",
     "pp217-sglang-059-2603-slurm-dsr1-capture-failed-jit-rope-kernel-ninja-ld-cannot-find-lcudart-sigquit-killed.log":
         "SGLang's JIT rope kernel failing to link under ninja during capture: labelled "
         "triton_compile_error, read flashinfer_error",
-    "pp303-vllm-tt-2604-tt-inference-server-ci-qwen25-7b-n300-enginecore-tt-throw-device-timeout-fetch-queue.log":
-        "Tenstorrent's 'TT_THROW ... device timeout in fetch queue wait': labelled gpu_fault, "
-        "read unknown",
     "pp304-vllm-0191-2604-xinference-qwen35-structured-outputs-fallback-requests-tool-parser-error-serving.log":
         "labelled none (ready); read unknown (see KNOWN_MISSES)",
     "pp305-sglang-2507-areal-fsdp-distributed-update-init-weights-group-nccl-unhandled-cuda-error-logged.log":

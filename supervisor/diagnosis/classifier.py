@@ -740,9 +740,10 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|entrypoints/llm\.py:(?:generate|chat|encode|embed|classify|score|beam_search"
     r"|_run_engine|_validate_and_add_requests)$"
     # - SGLang's tokenizer manager handling a request (tokenizer_manager.py; the health probe's
-    #   request comes through http_server.py:health_generate, not listed, and after ready)
+    #   request comes through http_server.py:health_generate, not listed, and after ready), or
+    #   a request's abort (a client gone, a timeout: only a request in flight is aborted)
     r"|tokenizer_manager\.py:(?:generate_request|_wait_one_response|_handle_batch_request"
-    r"|_send_one_request|_tokenize_one_request)$"
+    r"|_send_one_request|_tokenize_one_request|_handle_abort_req|abort_request)$"
     # - SGLang's detokenizer loop handling a batch's output (detokenizer_manager.py event_loop:
     #   it idles in recv until a batch runs; like the scheduler's loop, capped at warmup by
     #   startup markers before it), and the EAGLE workers' draft extend after a decode step

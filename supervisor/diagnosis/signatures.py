@@ -137,7 +137,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # requires a restart. Killing process in 5 seconds (hl: 6) ... [No progress error]`, printed
     # by every card's process of the vLLM Gaudi fork, which then dies): fatal.
     + _sig(Cause.GPU_FAULT, 90, r"hipErrorLaunchFailure",
-           r"Synapse detected a device critical error", flags=_I, fatal=True)
+           r"Synapse detected a device critical error",
+           # a device its runtime found hung: Tenstorrent's tt-metal giving up on the device's
+           # command queue (`TT_THROW ... TIMEOUT: device timeout in fetch queue wait, potential
+           # hang detected`, its vLLM fork), ROCm's KFD reporting a queue reset (`HW Exception
+           # by GPU node-1 ... reason :GPU Hang`): the device stopped making progress
+           r"device timeout in [\w ]{1,40}, potential hang detected", r"reason ?:GPU Hang",
+           flags=_I, fatal=True)
     + _sig(Cause.GPU_FAULT, 95, r"hipErrorECCNotCorrectable", flags=_I, fatal=True)
     # ROCm's ROCr aborting a queue on a wave's hardware exception (`:0:rocdevice.cpp :3586:
     # ... Callback: Queue 0x... aborting with error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL
@@ -188,6 +194,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # No kernel built for this model's shape on this hardware (head size, attention
            # configuration): the same family, and the same remedy (another backend).
            r"Unsupported (?:CPU |GPU |CUDA )?attention configuration",
+           # ROCm's compiler asked to build a kernel with no target architecture, as when the
+           # HIP runtime does not recognise the GPU (`hip runtime failed to load.` / `Error:
+           # Please provide architecture for which code is to be generated.`, a Triton or JIT
+           # build on an APU or card the ROCm build does not know)
+           r"Please provide architecture for which code is to be generated",
            r"Head size \d+ is not supported", flags=_I)
     # cuBLAS / cuBLASLt refusing a GEMM whose kernel needs a feature the device's architecture
     # lacks (CUBLAS_STATUS_ARCH_MISMATCH, raised through torch's CUDA_CHECK as `CUDA error:
@@ -1381,7 +1392,11 @@ BENIGN_LITERALS = (
     # rdma-core's libibverbs trying every RDMA provider it knows and skipping the ones not
     # installed (`libibverbs: Warning: couldn't load driver 'libmlx4-rdmav34.so': ...: cannot
     # open shared object file`): printed by every container with RDMA support, not an import
-    "couldn't load driver '")
+    "couldn't load driver '",
+    # torch's c10d trying each address family of a host name and warning for the one the host
+    # lacks (`[c10d] The client socket cannot be initialized to connect to [::ffff:10.0.0.1]:5000
+    # (errno: 97 - Address family not supported by protocol).`): it goes on with the next
+    "errno: 97 - address family")
 BENIGN = _literals(*BENIGN_LITERALS)
 
 # Lines that read as errors (lowercased message).
