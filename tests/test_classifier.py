@@ -480,9 +480,6 @@ KNOWN_MISSES: dict[str, str] = {
     "pp305-sglang-2507-areal-fsdp-distributed-update-init-weights-group-nccl-unhandled-cuda-error-logged.log":
         "'Failed to initialize custom process group' (a weight-update group the server logs and "
         "survives) and NCCL's error text: labelled ready in serving, read crashed at launch",
-    "pp308-vllm-v1-2506-lmcache-tp8-dsr1-int4-request-hit-tokens-retrieved-less-than-expected-error-serving.log":
-        "LMCache's per-request hit and retrieve errors only: labelled ready in serving, read "
-        "incomplete at launch",
     "pp314-sglang-2609-kvcached-pr-qwen35-9b-pro6000-elastic-mamba-pool-page-allocator-kv-budget-cut.log":
         "kvcached's lines as it builds SGLang's memory pools: labelled kv_cache_alloc, read launch",
     "pp317-vllm-09x-2507-olmocr-pipeline-api-server-starting-readiness-attempts-cancelled-timeout.log":
@@ -697,8 +694,6 @@ CAUSE_MISSES: dict[str, str] = {
         "labelled none (ready); read unknown (see KNOWN_MISSES)",
     "pp305-sglang-2507-areal-fsdp-distributed-update-init-weights-group-nccl-unhandled-cuda-error-logged.log":
         "labelled none (ready, also nccl_error); read nccl_error (see KNOWN_MISSES)",
-    "pp308-vllm-v1-2506-lmcache-tp8-dsr1-int4-request-hit-tokens-retrieved-less-than-expected-error-serving.log":
-        "labelled none (ready); read unknown (see KNOWN_MISSES)",
     "pp313-sglang-056-2602-kvcached-patches-init-memory-pool-elastic-allocator-requires-elastic-mha-pool-valueerror.log":
         "kvcached's allocator refusing a non-elastic pool (ValueError raised from its patch in "
         "init_memory_pool): labelled invalid_config, read unknown",

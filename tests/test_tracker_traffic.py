@@ -44,21 +44,25 @@ V0_PENDING = ("INFO 08-20 02:39:37 metrics.py:411] Avg prompt throughput: 0.0 to
 V0_TOKENS = ("INFO 08-20 02:39:47 metrics.py:411] Avg prompt throughput: 0.4 tokens/s, Avg "
              "generation throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 "
              "reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%.")
+LMCACHE_LOOKUP = ("[2025-06-21 20:59:57,672] LMCache INFO: Reqid: chatcmpl-ec5a3a80c135, Total "
+                  "tokens 263, LMCache hit tokens: 256, need to load: 256 (vllm_v1_adapter.py:812:"
+                  "lmcache.integration.vllm.vllm_v1_adapter)")
 IDLE_STATS = ("INFO 08-20 02:39:57 metrics.py:411] Avg prompt throughput: 0.0 tokens/s, Avg "
               "generation throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 "
               "reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%.")
 
 
-@pytest.mark.parametrize("line", [OFFLINE_BAR, PD_WAIT, V1_WAITING, V0_PENDING, V0_TOKENS],
+@pytest.mark.parametrize("line", [OFFLINE_BAR, PD_WAIT, V1_WAITING, V0_PENDING, V0_TOKENS,
+                                  LMCACHE_LOOKUP],
                          ids=["offline-bar", "pd-remote-kv-wait", "v1-waiting", "v0-pending",
-                              "v0-prompt-tokens"])
+                              "v0-prompt-tokens", "lmcache-lookup-of-a-request"])
 def test_vllm_fragment_starting_with_engine_traffic_is_serving(line: str) -> None:
     tracker = _walk("vllm", [line])
     assert tracker.ready and tracker.phase is Phase.SERVING
 
 
-@pytest.mark.parametrize("line", [PD_WAIT, V1_WAITING, V0_TOKENS],
-                         ids=["pd-remote-kv-wait", "v1-waiting", "v0-tokens"])
+@pytest.mark.parametrize("line", [PD_WAIT, V1_WAITING, V0_TOKENS, LMCACHE_LOOKUP],
+                         ids=["pd-remote-kv-wait", "v1-waiting", "v0-tokens", "lmcache-lookup"])
 def test_vllm_engine_traffic_after_ready_is_serving(line: str) -> None:
     tracker = _walk("vllm", [VLLM_UP, VLLM_READY])
     assert tracker.phase is Phase.READY

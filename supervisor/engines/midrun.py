@@ -77,6 +77,11 @@ _ACLGRAPH_REPLAY = "Replaying aclgraph"
 _KV_FOR_REQUEST = re.compile(r"\bKV cache for \d+ out of \d+ (?:required )?tokens\b.* for request "
                              r"(?:chat)?cmpl-")
 
+# LMCache's scheduler-side lookup of a request's prefix in its store (`Reqid: chatcmpl-..., Total
+# tokens 263, LMCache hit tokens: 256, need to load: 256`, vllm_v1_adapter.py): asked for each
+# request the scheduler takes, named by the OpenAI layer's id.
+_LMCACHE_LOOKUP = re.compile(r"\bReqid: (?:chat)?cmpl-\S+, Total tokens \d+")
+
 # vLLM PD disaggregation (NIXL / llm-d decode): the scheduler keeps a request it was sent in
 # WAITING_FOR_REMOTE_KVS until the prefill side's KV blocks arrive (`cmpl-... is still in
 # WAITING_FOR_REMOTE_KVS state.`, DEBUG): a client's request, on a server that is up.
@@ -139,6 +144,8 @@ def is_engine_traffic(line: str) -> bool:
     if "Running: " in line or "throughput: " in line:
         return _BUSY_STATS.search(line) is not None
     if _PD_REMOTE_KV_WAIT in line:
+        return True
+    if "Reqid: " in line and _LMCACHE_LOOKUP.search(line):
         return True
     if " for request " in line and (_KV_CONNECTOR_FAILURE.search(line) or
                                     _KV_FOR_REQUEST.search(line)):

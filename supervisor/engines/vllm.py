@@ -34,7 +34,7 @@ _PREFILTER = literal_prefilter(
     "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
     "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "reset prefix cache",
-    "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/",
+    "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/", "Reqid: ",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
