@@ -471,9 +471,6 @@ KNOWN_MISSES: dict[str, str] = {
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
     # the thirty-sixth batch (fresh35), as scored blind
-    "pp214-sglang-ci-2604-mi35x-dsr1-mxfp4-aiter-flydsl-invalid-kernel-name-scheduler-exception.log":
-        "'Scheduler hit an exception' with an AITER MoE kernel's frame only: labelled "
-        "cuda_graph_capture (the first forward, by the thread), read launch",
     "pp304-vllm-0191-2604-xinference-qwen35-structured-outputs-fallback-requests-tool-parser-error-serving.log":
         "Xinference's own lines about each request's sampling params beside vLLM's input "
         "processor warning: labelled ready in serving, read incomplete at launch",
