@@ -64,12 +64,13 @@ FRESH31 = CORPUS / "fresh31"  # the thirty-second batch: measured blind once, tu
 FRESH32 = CORPUS / "fresh32"  # the thirty-third batch: measured blind once, tuning data since
 FRESH33 = CORPUS / "fresh33"  # the thirty-fourth batch: measured blind once, tuning data since
 FRESH34 = CORPUS / "fresh34"  # the thirty-fifth batch: measured blind once, tuning data since
-FRESH35 = CORPUS / "fresh35"  # the thirty-sixth batch: measured blind once, not yet tuned on
+FRESH35 = CORPUS / "fresh35"  # the thirty-sixth batch: measured blind once, tuning data since
+FRESH36 = CORPUS / "fresh36"  # the thirty-seventh batch: measured blind once, not yet tuned on
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the thirty-sixth batch.
+# eighteenth, the nineteenth and the twentieth to the thirty-seventh batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -84,7 +85,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log")) + sorted(FRESH28.glob("*.log")) + \
     sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
     sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log")) + \
-    sorted(FRESH35.glob("*.log"))
+    sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -300,8 +301,10 @@ KNOWN_MISSES: dict[str, str] = {
         "'Loading weights took': labelled weight_loading, read kv_cache_alloc (vLLM's ranks "
         "are not followed one by one)",
     "y316-vllm-ms-swift-grpo-sleep-mode-fall-asleep-then-no-wake-hang.log":
-        "the engine falling asleep between rollouts, then nothing; the thread says it never "
-        "wakes: labelled hung, read ready in serving",
+        "the engine falling asleep, then nothing; the thread says it never wakes from a sleep "
+        "between rollouts: labelled hung in serving, read ready in ready (a sleep alone shows "
+        "the engine up, not that it served: trainers also put it to sleep before the first "
+        "rollout)",
     "y317-vllm-v0-aibrix-vineyard-kv-cache-debug-update-prefetch-serving.log":
         "AIBrix's Vineyard KV cache debug lines for requests' prefixes: labelled ready in "
         "serving, read incomplete at launch (its lines are not known)",
@@ -324,9 +327,6 @@ KNOWN_MISSES: dict[str, str] = {
     "z309-vllm-v1-verl-lora-qwen3vl-vllmhttpserver-worker-failed-c10-free-pointer.log":
         "a worker failing on a freed pointer among Ray lines, a LoRA warning before it: "
         "labelled weight_loading, read launch",
-    "z311-vllm-v1-2508-ms-swift-grpo-colocate-sleep-mode-freed-fall-asleep.log":
-        "the engine put to sleep by ms-swift's trainer: labelled ready in ready, read serving "
-        "(w303, y303, y304 and y316 label the same cycle serving)",
     # the twenty-third batch (fresh22), after its tuning
     "e115-vllm-092-granite33-guidance-toktrie-panic-hang.log":
         "a Rust panic in the guidance grammar's token trie, no request line; the title says "
@@ -464,12 +464,24 @@ KNOWN_MISSES: dict[str, str] = {
     "ll218-vllm-082-v1-h100-qwen25vl-7b-offline-graphs-captured-init-engine-line-cut.log":
         "'Graph capturing finished' then a cut line: labelled warmup (the capture's end line), "
         "read cuda_graph_capture (six other logs ending there are labelled capture)",
-    "ll306-vllm-2606-nemo-rl-perf-test-16-workers-fall-asleep-then-raylet-worker-died-traceback-cut.log":
-        "NeMo-RL's workers falling asleep, then Ray's worker death: labelled ready, read "
-        "serving (an engine put to sleep between rollouts is read as in the rollout cycle)",
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the thirty-seventh batch (fresh36), as scored blind, then tuned on
+    "qq209-sglang-0512post1-2606-h200-pd-decode-nixl-ucx-vram-detected-as-host-register-memory-backend-error.log":
+        "NIXL refusing to register the KV buffers (NIXL_ERR_BACKEND) under init_disaggregation: "
+        "labelled kv_cache_alloc, read launch (the frame of the KV buffers' registration is "
+        "SGLang's own, not read as one phase)",
+    "qq302-vllm-v1-2507-skyrl-ray-4-engines-init-engine-took-sleep-mode-ready.log":
+        "four engines up and put to sleep, then 'Successfully reset prefix cache' before the "
+        "first rollout: labelled ready in warmup, read serving (a prefix-cache reset is read as "
+        "the trainer's rollout cycle)",
+    "qq303-vllm-0101-2602-mineru-demo-enginecore-kv-then-graphs-captured-cut.log":
+        "'Graph capturing finished' then the cut: labelled warmup, read cuda_graph_capture "
+        "(as ll218; six other logs ending there are labelled capture)",
+    "qq315-vllm-0101-2508-pd-p2pnccl-ray-enginecore-raychanneltimeouterror-300s-teardown.log":
+        "Ray's compiled-graph channel timing out after 300 s, the exception line only: labelled "
+        "serving (only a step runs the compiled graph), read launch",
     # the thirty-sixth batch (fresh35), as scored blind
     "pp304-vllm-0191-2604-xinference-qwen35-structured-outputs-fallback-requests-tool-parser-error-serving.log":
         "Xinference's own lines about each request's sampling params beside vLLM's input "
@@ -680,6 +692,23 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
+    # the thirty-seventh batch (fresh36), as scored blind, then tuned on
+    "qq203-vllm-2511-rocm-issue-no-platform-detected-libcudart-missing-cli-make-arg-parser-traceback-cut.log":
+        "'No platform detected' and vllm._C failing on libcudart.so.12 (a warning), then the "
+        "CLI's traceback cut before its exception: labelled import_error, read unknown",
+    "qq206-sglang-2502-tke-guide-k8s-service-env-sglang-port-str-get-open-port-typeerror.log":
+        "a TypeError binding a port given as a string (a Kubernetes service variable): "
+        "labelled invalid_config, read unknown",
+    "qq209-sglang-0512post1-2606-h200-pd-decode-nixl-ucx-vram-detected-as-host-register-memory-backend-error.log":
+        "NIXL_ERR_BACKEND registering VRAM: labelled import_error (UCX without its CUDA "
+        "modules, from the thread), read unknown",
+    "qq315-vllm-0101-2508-pd-p2pnccl-ray-enginecore-raychanneltimeouterror-300s-teardown.log":
+        "labelled watchdog_timeout (also nccl_timeout); read unknown, as r302 and r312 with the "
+        "same timeout are labelled",
+    "qq318-vllm-omni-2603-hunyuanimage3-tp2-weights-not-initialized-then-stage0-rank0-scheduler-dead.log":
+        "'Following weights were not initialized from checkpoint': labelled unknown (a TP=2 "
+        "loader bug by the thread), read corrupt_checkpoint, as qq311 with the same error is "
+        "labelled",
     # the thirty-sixth batch (fresh35), as scored blind
     "pp110-vllm-055-2409-spec-decode-multiproc-create-spec-worker-multistep-frames-unindented-cut.log":
         "frames through create_spec_worker cut before the exception: labelled unknown (also "

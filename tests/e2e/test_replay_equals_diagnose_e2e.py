@@ -150,6 +150,8 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the thirty-seventh batch (fresh36), as scored blind
+    "qq103-vllm-2605-dp2-ep-qwen35-35b-mtp-apiservers-startup-routes-cut.log": _API_UP,
     # the thirty-sixth batch (fresh35), as scored blind
     "pp109-vllm-0150-2602-lmcache-0313-scheduler-connector-then-api-server-start-routes-cut.log": _API_UP,
     "pp202-vllm-2603-notes-repo-startup-log-starting-server-6006-routes-listing-cut.log": _API_UP,
