@@ -1531,11 +1531,11 @@ def test_vllm_idle_stats_alone_are_a_ready_engine_not_serving() -> None:
     assert verdict(busy, engine="vllm").phase is Phase.SERVING
 
 
+_FELL_ASLEEP = ("(WorkerDict pid=1113316) INFO 04-24 04:12:06 [executor_base.py:210] It took "
+                "1.503383 seconds to fall asleep.")
+
+
 @pytest.mark.parametrize("line", [
-    "(WorkerDict pid=1113316) INFO 04-24 04:12:06 [executor_base.py:210] It took 1.503383 "
-    "seconds to fall asleep.",
-    "(LLMRayActor pid=1212157) INFO 06-20 01:36:37 worker.py:133] Sleep mode freed 46.35 GiB "
-    "memory, 26.10 GiB memory is still in use.",
     "(WorkerDict pid=1113929) INFO 04-24 04:11:19 [executor_base.py:226] It took 0.510937 "
     "seconds to wake up tags ['weights']",
     "(LLMRayActor pid=95409) INFO 04-24 18:22:16 [block_pool.py:264] Successfully reset prefix "
@@ -1544,6 +1544,21 @@ def test_vllm_idle_stats_alone_are_a_ready_engine_not_serving() -> None:
 def test_vllm_cycled_by_an_rl_trainer_is_up_and_serving(line: str) -> None:
     v = verdict(line, engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING)
+    assert verdict(_FELL_ASLEEP, line, engine="vllm").phase is Phase.SERVING
+
+
+@pytest.mark.parametrize("line", [
+    _FELL_ASLEEP,
+    "(LLMRayActor pid=1212157) INFO 06-20 01:36:37 worker.py:133] Sleep mode freed 46.35 GiB "
+    "memory, 26.10 GiB memory is still in use.",
+])
+def test_vllm_put_to_sleep_is_up_not_yet_serving(line: str) -> None:
+    """Trainers put the engine to sleep right after building it, before the first rollout."""
+    v = verdict(line, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.READY)
+    up = ("(WorkerDict pid=9) INFO 04-24 04:11:19 [core.py:159] init engine (profile, create kv "
+          "cache, warmup model) took 41.20 seconds")
+    assert verdict(up, line, engine="vllm").phase is Phase.READY
 
 
 def test_vllm_loading_weights_is_not_an_engine_cycle() -> None:

@@ -336,3 +336,15 @@ def test_sglang_other_out_of_memory_lines_are_not_retractions() -> None:
     """Only the decode retraction names running requests; a KV pool line is not traffic."""
     line = f"{SG_TS} TP0] Prefill out of memory. Try to lower your batch size. retracted_reqs: ?"
     assert not _walk("sglang", [line]).ready
+
+
+def test_vllm_request_log_after_startup_lines_is_up_and_serving() -> None:
+    """FastChat's vLLM worker serves through its own server: no ready line of vLLM's, but vLLM
+    logs each client's request it takes (it sends itself none at startup)."""
+    up = "INFO 12-07 11:30:02 llm_engine.py:222] # GPU blocks: 7869, # CPU blocks: 1170"
+    request = ("INFO 12-07 11:31:36 async_llm_engine.py:379] Received request a1420f6a35604e2a: "
+               "prompt: 'hello', sampling params: SamplingParams(n=1)")
+    tracker = _walk("vllm", [up])
+    assert not tracker.ready
+    tracker.feed(request)
+    assert tracker.ready and tracker.phase is Phase.SERVING

@@ -185,6 +185,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"unsupported compute capability",
            r"only supports? (?:Ampere|Hopper|Blackwell|sm_?\d+|compute capability)"
            r"(?: GPUs?)?(?: or newer)?",
+           # (a feature refusing the GPU it was asked of: SGLang's `FlashInfer allreduce fusion
+           # requires SM90 or SM10X NVIDIA GPUs.`)
+           r"requires (?:an? )?(?:SM ?\d{2,3}|sm_\d{2,3}|Hopper|Blackwell)\b(?: or \w+)?"
+           r"(?: NVIDIA)? GPUs?\b",
            r"not supported (?:on|for) (?:the current|this) GPU",
            r"(?:Minimum|Required) (?:compute )?capability[: ]+\d+.{0,40}Current capability",
            r"invalid device function", r"cudaErrorInvalidDeviceFunction",
@@ -521,6 +525,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.TRITON_COMPILE_ERROR, 66,
            r"^\S*python[\d.]*: \S*/lib/(?:Analysis|Conversion|Dialect|Target)/\S+\.cpp:\d+: ",
            fatal=True)
+    # LLVM's report_fatal_error (`LLVM ERROR: Failed to compute parent layout for slice
+    # layout.`), which aborts the process: Triton is the LLVM inside these engines, lowering a
+    # kernel it was compiling (the first request's shapes on a PD prefill, a capture's)
+    + _sig(Cause.TRITON_COMPILE_ERROR, 66, r"^LLVM ERROR: ", fatal=True)
     # flashinfer (and other) JIT extension builds: nvcc / ninja failures.
     + _sig(Cause.FLASHINFER_ERROR, 65,
            r"Error building extension", r"ninja: build stopped",

@@ -104,12 +104,17 @@ _RL_TRAINER_BAR = re.compile(r"(?:(?:Episode|Train epoch) \[\d+/\d+\]|Training P
 _PREFILL_DEQUEUED = "Dequeued prefill request"
 # vLLM's engine put through an RL trainer's rollout cycle (verl, OpenRLHF, EasyR1, ms-swift
 # drive a colocated engine: generate, then `LLM.sleep()` to free its memory for training, then
-# `wake_up()` and `reset_prefix_cache()` before the next rollout): `It took 1.06 seconds to fall
-# asleep.`, `Sleep mode freed 23.72 GiB memory`, `It took 0.5 seconds to wake up tags [...]`,
-# `Successfully reset prefix cache`. Only an engine that was built is cycled: up, and in the
-# trainer's generate/train loop (serving).
+# `wake_up()` and `reset_prefix_cache()` before the next rollout): `It took 0.5 seconds to wake
+# up tags [...]`, `Successfully reset prefix cache`. Only an engine that was built is cycled:
+# up, and in the trainer's generate/train loop (serving).
 _ENGINE_CYCLED = re.compile(r"\bSuccessfully reset prefix cache|\bIt took [\d.]+ seconds to "
-                            r"(?:fall asleep|wake up)\b|\bSleep mode freed [\d.]+ GiB")
+                            r"wake up\b")
+# The same engine put to sleep (`It took 1.06 seconds to fall asleep.`, `Sleep mode freed 23.72
+# GiB memory`): the trainers also do it right after building the engine, before the first
+# rollout (verl's and ms-swift's colocated modes, SkyRL), so it shows the engine up, not that it
+# served (three labelled logs that end asleep after startup are labelled ready).
+_ENGINE_RESTING = re.compile(r"\bIt took [\d.]+ seconds to fall asleep\b"
+                             r"|\bSleep mode freed [\d.]+ GiB")
 
 
 def is_serving_traffic(line: str) -> bool:
@@ -156,12 +161,17 @@ def is_engine_traffic(line: str) -> bool:
         return is_offline_generate(line)
     if _PREFILL_DEQUEUED in line:
         return True
-    if ("prefix cache" in line or "seconds to " in line or "Sleep mode" in line) and \
-            _ENGINE_CYCLED.search(line):
+    if ("prefix cache" in line or "seconds to " in line) and _ENGINE_CYCLED.search(line):
         return True
     if "%|" in line and is_rollout_bar(line):
         return True
     return is_request_log(line)
+
+
+def is_engine_resting(line: str) -> bool:
+    """vLLM's engine put to sleep by its trainer: built and up, whether or not it served yet."""
+    return ("seconds to " in line or "Sleep mode" in line) and \
+        _ENGINE_RESTING.search(line) is not None
 
 
 def is_rollout_bar(line: str) -> bool:

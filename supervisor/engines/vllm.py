@@ -13,7 +13,8 @@ import re
 from ..states import Phase
 from .base import Engine, MarkerTracker, is_traffic, parse_access
 from .literals import literal_prefilter
-from .midrun import is_engine_traffic, is_offline_generate, is_serving_traffic
+from .midrun import (is_engine_resting, is_engine_traffic, is_offline_generate,
+                     is_request_log, is_serving_traffic)
 from .sglang import normalize_logical
 
 _C = re.compile
@@ -85,7 +86,8 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|Available KV cache memory|GPU KV cache size"
         # `# GPU blocks`, the Gaudi fork's `# HPU blocks`, the CPU backend's `# CPU blocks`
         r"|Maximum concurrency for|# [CGH]PU blocks|Dynamo bytecode transform"
-        r"|torch\.compile takes"
+        # (`torch.compile takes 3.70 s in total`; 2026 builds: `torch.compile took 0.45 s`)
+        r"|torch\.compile t(?:akes|ook) "
         r"|Compiling a graph for"
         # torch's own log lines from Inductor compiling the model (`[rank0]:W0324 14:40:02.216000
         # 828 torch/_inductor/triton_bundler.py:395] ...`): V1 compiles in the profiling run
@@ -184,6 +186,11 @@ class VLLMTracker(MarkerTracker):
             changed = self.mark_ready(line) is not None  # a log that starts mid-run (midrun.py)
         elif not self.ready and "Running: " in line and _STATS_RE.search(line):
             changed = self.mark_ready(line) is not None  # the engine's loop is running
+        elif not self.ready and " request " in line and is_request_log(line):
+            # vLLM logs `Received request` / `Added request` only for a client's request (it
+            # sends itself none at startup): up, whatever startup lines came before (a wrapper
+            # that serves it through its own worker, FastChat's, shows no ready line of vLLM's)
+            changed = self.mark_ready(line) is not None
         elif not self.ready and self.markers_seen == 0 and "HTTP/" in line and \
                 _answered(line):
             # vLLM's API server only starts once the engine core is up: a fragment that starts
@@ -240,6 +247,8 @@ class VLLMTracker(MarkerTracker):
             # offline LLM.generate: no API server and no ready line, the engine serves the
             # requests it was given (whatever markers came before)
             changed = self.mark_ready(line) is not None or changed
+        if not self.ready and is_engine_resting(line):
+            changed = self.mark_ready(line) is not None or changed  # put to sleep: it is up
         if self.ready and is_engine_traffic(line):
             # busy stats, a request accepted or waiting for its KV blocks: serving
             self.requests_seen = max(self.requests_seen, 1)
