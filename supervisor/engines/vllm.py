@@ -13,8 +13,13 @@ import re
 from ..states import Phase
 from .base import Engine, MarkerTracker, is_traffic, parse_access
 from .literals import literal_prefilter
-from .midrun import (is_engine_resting, is_engine_traffic, is_offline_generate,
-                     is_request_log, is_serving_traffic)
+from .midrun import (
+    is_engine_resting,
+    is_engine_traffic,
+    is_offline_generate,
+    is_request_log,
+    is_serving_traffic,
+)
 from .sglang import normalize_logical
 
 _C = re.compile
