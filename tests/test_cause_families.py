@@ -1872,3 +1872,24 @@ def test_c10d_trying_an_address_family_the_host_lacks_is_no_cause():
     assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.UNKNOWN), v
     fatal = "RuntimeError: open: Address family not supported by protocol"
     assert cause_of(f"{warn}\n{fatal}\n", "sglang") is Cause.INVALID_CONFIG
+
+
+def test_a_feature_that_requires_a_newer_gpu_is_unsupported_arch():
+    text = tb((f"{SG}/layers/flashinfer_comm_fusion.py", "_resolve_backend", "raise ValueError("),
+              error="ValueError: FlashInfer allreduce fusion requires SM90 or SM10X NVIDIA GPUs.")
+    assert cause_of(text, "sglang") is Cause.UNSUPPORTED_ARCH
+    # (a model that requires a setting is not a GPU's architecture)
+    other = tb((f"{SG}/configs/model_config.py", "__init__", "raise ValueError("),
+               error="ValueError: This model requires trust_remote_code=True.")
+    assert cause_of(other, "sglang") is not Cause.UNSUPPORTED_ARCH
+
+
+def test_llvm_fatal_error_after_a_request_is_a_triton_compile_error_and_a_death():
+    """LLVM's report_fatal_error aborts the process: no traceback follows."""
+    text = ("INFO 05-31 09:09:41 [logger.py:39] Received request cmpl-035fe3: prompt: 'San "
+            "Francisco is a', params: SamplingParams(n=1)\n"
+            "INFO 05-31 09:09:41 [engine.py:310] Added request cmpl-035fe3.\n"
+            "LLVM ERROR: Failed to compute parent layout for slice layout.\n")
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == \
+        (Outcome.CRASHED, Phase.SERVING, Cause.TRITON_COMPILE_ERROR), v

@@ -168,3 +168,12 @@ def test_a_moe_layer_built_with_expert_parallelism_is_weight_loading() -> None:
             "number of experts: 16/256. Experts local to global index map: 0->0, 1->1")
     assert _walk("vllm", [line]) is Phase.WEIGHT_LOADING
     assert _walk("vllm", ["Expert parallelism is disabled."]) is Phase.LAUNCH
+
+
+@pytest.mark.parametrize("line", [
+    "(EngineCore_0 pid=3856547) INFO 10-26 21:47:59 [monitor.py:34] torch.compile takes 3.70 s "
+    "in total",
+    "(EngineCore pid=83) INFO 07-26 12:29:33 [monitor.py:53] torch.compile took 0.45 s in total",
+])
+def test_vllm_compile_time_of_the_profiling_run_is_kv_cache_alloc(line) -> None:
+    assert _walk("vllm", [line]) is Phase.KV_CACHE_ALLOC
