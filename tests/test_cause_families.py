@@ -1893,3 +1893,75 @@ def test_llvm_fatal_error_after_a_request_is_a_triton_compile_error_and_a_death(
     v = classify_text(text, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == \
         (Outcome.CRASHED, Phase.SERVING, Cause.TRITON_COMPILE_ERROR), v
+
+
+# --- a startup log that ends on an error line -------------------------------------------------
+
+
+@pytest.mark.parametrize("last", [
+    "[ERROR] Failed to activate environment",
+    "rocblaslt error: Could not load /opt/torch/lib/hipblaslt/library/TensileLibrary_lazy_gfx942.dat",
+    "(task, pid=34615) 2024-06-21 09:33:40.000866:  38168  ERROR ||NEURON_CC_WRAPPER||: Failed "
+    "compilation with ['neuronx-cc', 'compile']",
+    "        [Set][Options]OpCompileProcessor init failed![FUNC:ReportInnerError]",
+])
+def test_a_startup_that_ends_on_an_error_line_died_of_it(last):
+    head = "[2025-06-19 15:12:20] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)"
+    v = verdict(head, last)
+    assert v.outcome is Outcome.CRASHED, v
+    assert last.strip()[:30] in v.evidence[0], v.evidence
+
+
+@pytest.mark.parametrize("last", [
+    # lower levels that mention an error, one request's failure, a known harmless ERROR line
+    "(APIServer pid=44) WARNING 02-06 23:24:30 [system_utils.py:266] Found ulimit of 32768 and "
+    "failed to automatically increase with error current limit exceeds maximum limit",
+    "[Router (Rust)] 2025-03-08 02:33:09 - INFO - Worker http://0.0.0.0:31778 health check is "
+    "pending with error: error sending request",
+    "Prefill bootstrap failed for request rank=2 req.rid='d3fd6575' with exception KVTransferError",
+    "ERROR 01-22 11:54:36 [config.py:32] Failed to import Triton kernels. Please make sure your "
+    "triton version is compatible.",
+    "2025-07-02 16:41:31 | ERROR | stderr | ",
+])
+def test_a_startup_cut_at_a_line_that_is_no_error_stays_incomplete(last):
+    head = "[2025-06-19 15:12:20] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)"
+    assert verdict(head, last).outcome is Outcome.INCOMPLETE
+    # (the same error line with more progress after it is no end either)
+    assert verdict(head, "[ERROR] Failed to activate environment",
+                   "[2025-06-19 15:12:27] Load weight begin. avail mem=78.50 GB").outcome \
+        is Outcome.INCOMPLETE
+
+
+# --- a traceback through the speculative draft's code, cut before its exception line ----------
+
+DRAFT_FRAMES = (
+    (f"{SG}/managers/scheduler.py", "__init__", "self.draft_worker = EAGLEWorker("),
+    (f"{SG}/speculative/eagle_worker.py", "__init__", "self.init_cuda_graphs()"),
+    (f"{SG}/speculative/eagle_draft_cuda_graph_runner.py", "capture", "CudaGraphRunner.capture(self)"),
+)
+
+
+def test_draft_frames_cut_before_the_error_name_no_cause():
+    text = "[2025-03-05 10:36:11 TP4] Scheduler hit an exception: " + tb(*DRAFT_FRAMES)
+    assert cause_of(text, "sglang") is Cause.UNKNOWN
+    # the error shown under the same frames: the draft failed
+    shown = "[2025-03-05 10:36:11 TP4] Scheduler hit an exception: " + tb(
+        *DRAFT_FRAMES, error="RuntimeError: shape mismatch: value tensor of shape [4, 2048]")
+    assert cause_of(shown, "sglang") is Cause.SPECULATIVE_DECODING_ERROR
+
+
+def test_a_triton_kernel_loading_its_binary_is_a_launch_not_a_compilation():
+    loading = (
+        (f"{SG}/speculative/eagle_worker_v2.py", "verify", "fill_new_verified_id[(bs,)]("),
+        ("/usr/local/lib/python3.12/dist-packages/triton/runtime/jit.py", "run",
+         "kernel.run(grid_0, grid_1, grid_2, stream)"),
+        ("/usr/local/lib/python3.12/dist-packages/triton/compiler/compiler.py",
+         "__getattribute__", "self._init_handles()"),
+        ("/usr/local/lib/python3.12/dist-packages/triton/compiler/compiler.py", "_init_handles",
+         "self.module, self.function = driver.active.utils.load_binary("),
+    )
+    assert cause_of(tb(*loading), "sglang") is not Cause.TRITON_COMPILE_ERROR
+    compiling = loading[:2] + (
+        ("/usr/local/lib/python3.12/dist-packages/triton/compiler/compiler.py", "compile",
+         "next_module = compile_ir(module, metadata)"),)
+    assert cause_of(tb(*compiling), "sglang") is Cause.TRITON_COMPILE_ERROR

@@ -136,10 +136,6 @@ KNOWN_MISSES: dict[str, str] = {
         "only a wrapped 'Receive: obj=GenerateReqInput(...)' line, no batch, Finish or access "
         "line: labelled hung in serving from the thread (requests received after warmup, never "
         "dispatched); a received request alone is not read as traffic (launch)",
-    "l317-sglang-2502-slurm-docs-script-source-not-found.log":
-        "a Slurm script's 'run.sh: 18: source: not found' and its own '[ERROR] Failed to "
-        "activate environment' before any engine line: labelled crashed at launch, read "
-        "incomplete (the script's error line is no engine fatal)",
     # the ninth batch (fresh8), as scored blind; each reason says what the log shows
     "m210-sglang-mi300-glm53-interleaved-faulthandler-dump.log":
         "faulthandler dumps of several scheduler ranks interleaved character by character, the "
@@ -154,10 +150,6 @@ KNOWN_MISSES: dict[str, str] = {
         "ray.get traceback, cut before the exception: labelled serving (rollout under way); "
         "verl's rollout line is no engine traffic (launch)",
     # the tenth batch (fresh9), as scored blind
-    "n107-vllm-ray-pp-tp-init-device-pylogging.log":
-        "a Ray worker's execute_method -> init_device traceback re-emitted behind a Python "
-        "logging prefix ('[ERROR] [MainThread] [...] >>>'), cut before the exception: labelled "
-        "crashed (the issue's failure); no fatal line in the piece (incomplete)",
     "n108-vllm-v1-offline-stuck-processed-prompts-zero.log":
         "'init engine ... took 68.69 seconds' then an offline 'Processed prompts: 0%' bar and "
         "nothing more: labelled hung in ready (stuck at 0 %, from the thread), read ready and "
@@ -171,11 +163,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'EngineCore failed to start.' cut before the exception: labelled weight_loading, "
         "read launch (a layer's INFO line is no loading marker)",
     # the eleventh batch (fresh10), after its tuning
-    "o110-vllm-ascend-2607-two-node-drafter-load-shutdown-tbe.log":
-        "workers loading the draft model at 70 %, then the executor's shutdown (SIGTERM to its "
-        "workers) and CANN TBE's 'main process disappeared!': labelled crashed in weight "
-        "loading; no error names a death of its own, and no line is read as loading progress "
-        "(incomplete, launch; not looked into this round)",
     "o208-sglang-dsv2-a100-tp8-load-weight-end-cut.log":
         "'Load weight end' from 7 of 8 ranks, cut at the 8th: labelled weight_loading (one "
         "rank still loading), read kv_cache_alloc (as l309/l310: the log cannot say the last "
@@ -228,9 +215,6 @@ KNOWN_MISSES: dict[str, str] = {
         "rollout: labelled ready in serving, read incomplete in warmup (metrics polls are "
         "probes: they prove the HTTP server up, not traffic)",
     # the seventeenth batch (fresh16), after its tuning
-    "u110-vllm-tenstorrent-n150-llama31-8b-engine-native-backtrace.log":
-        "a tt-metal exception's native backtrace (interpreter frames only) on the engine's "
-        "ERROR lines, cut before its message: labelled crashed, read incomplete",
     "u117-vllm-2510-pd-nixl-dp8-engine-id-mismatch-handshake-failed.log":
         "a PD decode worker's 'Remote NIXL agent engine ID mismatch' and 'Handshake failed' "
         "per request, the server going on: labelled ready in serving, read crashed at launch",
@@ -244,7 +228,8 @@ KNOWN_MISSES: dict[str, str] = {
         "bar after the error reads as progress)",
     "u313-sglang-2504-areal-ray-model-worker-generate-200s-then-worker-cuda-oom.log":
         "AReaL's model worker logging a CUDA OOM after SGLang's local /generate calls: "
-        "labelled crashed in serving, read incomplete in warmup (local calls, the OOM line cut)",
+        "labelled crashed in serving, read crashed in warmup (SGLang's local calls only; the "
+        "log ends on the worker's OOM error line)",
     # the eighteenth batch (fresh17), after its tuning
     "v217-sglang-2503-rl-weights-update-group-barrier-distbackenderror-srun.log":
         "a trainer's /init_weights_update_group call failing in a barrier (model_runner."
@@ -309,9 +294,6 @@ KNOWN_MISSES: dict[str, str] = {
         "AIBrix's Vineyard KV cache debug lines for requests' prefixes: labelled ready in "
         "serving, read incomplete at launch (its lines are not known)",
     # the twenty-second batch (fresh21), after its tuning
-    "z207-sglang-lsglang-fork-2604-glm51-mtp-shards-loaded-lk-moe-init-cuda-oom.log":
-        "a fork's 'Failed to initialize lk_moe: CUDA out of memory' after the shards, no exit "
-        "line: labelled crashed, read incomplete (cuda_oom)",
     "z212-sglang-2507-glm45-air-fp8-tp4-server-args-then-triton-outofresources-killed.log":
         "a Triton OutOfResources, then 'Dumping requests before crash': labelled warmup (the "
         "tokenizer manager's crash dump), read launch",
@@ -352,9 +334,6 @@ KNOWN_MISSES: dict[str, str] = {
     "b116-vllm-08x-v1-ray-2x8-h800-r1-compiled-dag-cancel-enginecore-hit-exception.log":
         "Ray cancelling vLLM's compiled graph, then 'EngineCore hit an exception' cut: labelled "
         "serving (the graph is built at the first batch), read launch",
-    "b118-vllm-ascend-0110-eagle3-llama31-8b-cann-ge-tiling-transdata-errors.log":
-        "two CANN graph-engine tiling errors, no traceback: labelled crashed (the thread), read "
-        "incomplete",
     "b202-sglang-ktransformers-2506-journald-uvicorn-up-sched-rpc-cut.log":
         "KTransformers' SGLang under journald, Uvicorn up then its own sched_rpc line: labelled "
         "ready, read incomplete in warmup (no ready line of SGLang's)",
@@ -401,19 +380,12 @@ KNOWN_MISSES: dict[str, str] = {
     "gg206-sglang-2606-rocm-mi308x-tp8-mm-cuda-ipc-invalid-device-pointer-sigquit.log":
         "a multimodal request's CUDA IPC pointer refused on ROCm, no frames: labelled serving, "
         "read launch",
-    "gg208-sglang-npu-2508-k8s-910b3-r1-distill-15b-op-compile-processor-init-failed-tail.log":
-        "two lines of the NPU op compiler's processor init failing: labelled crashed, read "
-        "incomplete",
     "gg216-sglang-2605-rocm-2x-r9700-rdna4-devstral-24b-awq-tp2-ready-smoke-requests-then-pkill-stopped.log":
         "smoke requests served, then only the interpreter's exit warnings (a pkill): labelled "
         "stopped, read crashed (a log that ends in exit output with no stop line died)",
     "gg301-vllm-ascend-2603-glm5-w4a8-910b2-debug-running-batch-lines.log":
         "vLLM-Ascend's DEBUG lines of a running batch: labelled ready in serving, read incomplete",
     # the twenty-eighth batch (fresh27), after its tuning
-    "hh209-sglang-2606-amd-ci-mi35x-disagg-libibverbs-warnings-mori-rocm-smi-init-error.log":
-        "a CI excerpt of four lines ending on MoRI's 'rocm smi failed with "
-        "RSMI_STATUS_INIT_ERROR': labelled crashed (the CI's failing error), read incomplete "
-        "(the line is no death of its own)",
     # the twenty-ninth batch (fresh28), after its tuning
     "ii107-vllm-tpu-inference-2604-v5e-gemma4-26b-moe-weight-padding-enginecore-failed-cut.log":
         "tpu-inference padding each MoE layer's weights, then 'EngineCore failed to start' cut: "
@@ -485,7 +457,8 @@ KNOWN_MISSES: dict[str, str] = {
     # the thirty-sixth batch (fresh35), as scored blind
     "pp304-vllm-0191-2604-xinference-qwen35-structured-outputs-fallback-requests-tool-parser-error-serving.log":
         "Xinference's own lines about each request's sampling params beside vLLM's input "
-        "processor warning: labelled ready in serving, read incomplete at launch",
+        "processor warning, ending on Xinference's tool-parser ERROR line: labelled ready in "
+        "serving, read crashed at launch (a startup log ending on an error line)",
     "pp305-sglang-2507-areal-fsdp-distributed-update-init-weights-group-nccl-unhandled-cuda-error-logged.log":
         "'Failed to initialize custom process group' (a weight-update group the server logs and "
         "survives) and NCCL's error text: labelled ready in serving, read crashed at launch",
@@ -516,9 +489,6 @@ KNOWN_MISSES: dict[str, str] = {
         "frames: labelled crashed, read ready (the driver's frames are read as the same "
         "request's)",
     # the thirty-fourth batch (fresh33), after its tuning
-    "nn113-vllm-063dev-2410-rocm-mi300x-tp8-rocblaslt-could-not-load-tensile-lazy-gfx942.log":
-        "four rocBLASLt lines failing to load a kernel library, nothing else: labelled crashed "
-        "(the thread), read incomplete (the lines name no death)",
     "nn114-vllm-2606-gpustack-enginecore-add-lora-load-adapter-validate-legal-frames-cut.log":
         "a traceback cut at the LoRA adapter's validate_legal: labelled warmup, read launch "
         "(add_lora's frames date nothing)",
@@ -533,9 +503,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a service manager's status panel quoting 'WorkerProc was terminated', then a worker's "
         "traceback: labelled crashed in kv_cache_alloc, read incomplete (the quote reads as a "
         "stop)",
-    "nn302-vllm-2406-skypilot-inf2-neuronx-cc-failed-compilation-task-prefix.log":
-        "the Neuron compiler wrapper's 'Failed compilation with [...]', nothing after: labelled "
-        "crashed, read incomplete (the line names no death)",
     "nn303-vllm-2601-llm-d-cuda-dev-image-tp-worker-kv-transfer-lmcache-connector-frames-then-apiserver-cut.log":
         "the KV connector's initialisation frames: labelled kv_cache_alloc, read launch (where "
         "ensure_kv_transfer_initialized runs differs by release)",
@@ -591,33 +558,17 @@ CAUSE_MISSES: dict[str, str] = {
         "tensor parallel size: labelled multinode_rank_failure from the thread (a node that "
         "never joined Ray), read invalid_config (the message; in also)",
     # the thirteenth batch (fresh12), after its tuning
-    "q206-sglang-2511-llama4-scout-eagle-v2-verify-triton-load-binary.log":
-        "a traceback through eagle_worker_v2's verify into a Triton kernel's load_binary, cut "
-        "before the exception: labelled unknown; read speculative_decoding_error (cut inside "
-        "SGLang's speculative/ code, as c093 and f109 are labelled)",
-    "q216-sglang-2606-ci-dcp-eagle-v2-draft-extend-graph-init-trace.log":
-        "'Scheduler hit an exception' through maybe_init_draft_worker -> EagleDraftWorker -> "
-        "init_cuda_graphs, cut before the exception: labelled unknown; read "
-        "speculative_decoding_error, as f109 (the same cut inside the draft worker's graph "
-        "init) is labelled",
     # the fourteenth batch (fresh13), after its tuning
     "r109-vllm-cpu-kv-offload-capture-shm-broadcast-hang.log":
         "'Registering 0 cuda graph addresses' during a PIECEWISE capture, then shared-memory "
         "broadcast waits: labelled unknown (collective_hang in also), read "
         "custom_allreduce_error",
     # the fifteenth batch (fresh14), after its tuning
-    "s211-sglang-2607-eagle-draft-graph-capture-expert-metrics-cut.log":
-        "'Scheduler hit an exception' through eagle_draft_cuda_graph_runner -> eagle_worker."
-        "draft_forward, cut before its message: labelled unknown; read "
-        "speculative_decoding_error (cut inside the draft's graph capture, as f109 is labelled)",
     "s217-sglang-2506-pd-decode-interleaved-stacks-same-node-broadcast.log":
         "stack dumps of several processes interleaved character by character, in a broadcast "
         "under in_the_same_node_as: labelled collective_hang, read unknown (torn frames are "
         "not read as a stack)",
     # the sixteenth batch (fresh15), after its tuning
-    "t213-sglang-2506-eagle-draft-extend-graph-capture-llama70b-cut.log":
-        "a traceback through the EAGLE draft-extend graph capture, cut before its error: "
-        "labelled unknown; read speculative_decoding_error (as f109 is labelled)",
     # the seventeenth batch (fresh16), after its tuning
     "u204-sglang-2512-kimi-linear-attention-backend-init-scheduler-exception-cut.log":
         "the KV pool allocated, then 'Scheduler hit an exception' in init_attention_backend, cut "
@@ -658,9 +609,6 @@ CAUSE_MISSES: dict[str, str] = {
     "y115-vllm-ascend-2504-grpo-colocated-rank1-hccl-allreduce-ei0006-socket-timeout.log":
         "HCCL's EI0006 socket timeout in an all-reduce: labelled nccl_error (also "
         "nccl_timeout); read nccl_timeout",
-    "y209-sglang-2607-kimi-k3-b300-dspark-decode-scheduler-exception-cut.log":
-        "a scheduler exception in a speculative decode step, cut: labelled unknown; read "
-        "speculative_decoding_error from the frames",
     "y218-sglang-2408-mqa-controller-single-decode-sample-flashinfer-topk-cut.log":
         "a decode step's sampling in flashinfer's top-k, cut: labelled unknown (also "
         "cuda_oom); read flashinfer_error from the frames",
@@ -710,9 +658,6 @@ CAUSE_MISSES: dict[str, str] = {
         "loader bug by the thread), read corrupt_checkpoint, as qq311 with the same error is "
         "labelled",
     # the thirty-sixth batch (fresh35), as scored blind
-    "pp110-vllm-055-2409-spec-decode-multiproc-create-spec-worker-multistep-frames-unindented-cut.log":
-        "frames through create_spec_worker cut before the exception: labelled unknown (also "
-        "speculative_decoding_error), read speculative_decoding_error",
     "pp217-sglang-059-2603-slurm-dsr1-capture-failed-jit-rope-kernel-ninja-ld-cannot-find-lcudart-sigquit-killed.log":
         "SGLang's JIT rope kernel failing to link under ninja during capture: labelled "
         "triton_compile_error, read flashinfer_error",

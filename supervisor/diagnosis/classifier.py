@@ -982,6 +982,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     # before its traceback began - the engine's death that it carries counts)
     by_request = midrun and (scan.request_frames or [None])[0] == ready
     fatal_after = [f for f in fatal if f[0] > after or (midrun and f[1]) or by_request]
+    if not fatal_after and ready is None:
+        fatal_after = _error_end(raw, msgs, scan)
     stopped = scan.stop_at is not None and not fatal_after
 
     if fatal_after:
@@ -1165,6 +1167,21 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
     return sorted(fatal)
 
 
+def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, bool]]:
+    """A startup log (not stopped, not exiting) whose last line states an error
+    (S.ENDS_ON_ERROR): it ended on that error, the root of its death."""
+    last = len(raw) - 1
+    while last >= 0 and not raw[last].strip():
+        last -= 1
+    if last < 0 or scan.stop_at is not None or scan.exit_at is not None:
+        return []
+    line, msg = raw[last], msgs[last]
+    if not msg.strip() or not S.ENDS_ON_ERROR.search(line) or S.NOT_AN_ERROR_END.search(line) \
+            or S.BENIGN.search(msg.lower()):
+        return []
+    return [(last, False)]
+
+
 def _stop_traceback(scan: _Scan) -> range:
     """The lines of the traceback that the stop request ends: a Ctrl-C's `KeyboardInterrupt`
     is the exception line of the stack it interrupted, and that stack is the stop, not a
@@ -1333,7 +1350,8 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
                  for i in scan.config_rejections if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
-    cands.extend(_draft_index_fault(cands))
+    draft_fault = _draft_index_fault(cands)
+    cands = [c for c in cands if not _draft_frames_only(c, scan)] + draft_fault
     if outcome is Outcome.INCOMPLETE:
         if scan.slow_load is not None:
             cands.append(_Candidate(Cause.SLOW_WEIGHT_LOADING, 5, scan.slow_load))
@@ -1419,6 +1437,14 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 and not scan.tracebacks and not frames and first_fatal is None:
             cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))
     return cands
+
+
+def _draft_frames_only(cand: _Candidate, scan: _Scan) -> bool:
+    """A traceback through the speculative draft's code that the log cuts before its exception
+    line: where it failed, not why (the draft's code runs the target's kernels, allocators and
+    collectives too). The corpus labels such a log unknown, the draft in `also`."""
+    return cand.cause is Cause.SPECULATIVE_DECODING_ERROR and not cand.message \
+        and not any(j > cand.index for j, _ in scan.exceptions)
 
 
 def _draft_index_fault(cands: list[_Candidate]) -> list[_Candidate]:

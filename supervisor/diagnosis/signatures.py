@@ -1000,8 +1000,12 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # (the backends' driver.py launching a compiled kernel, CudaLauncher.__call__ / launch, is a
     # launch: a host tensor passed to a kernel fails there - `Pointer argument (at 0) cannot be
     # accessed from Triton (cpu tensor?)`, vLLM V1 workers; the driver's own compile of its
-    # launcher stub, compile_module_from_src, stays a compilation)
-    (Cause.TRITON_COMPILE_ERROR, _C(r"/triton/(?:compiler/|backends/(?!\w+/driver\.py:(?:__call__"
+    # launcher stub, compile_module_from_src, stays a compilation; the compiled kernel loading
+    # its binary into the CUDA context on first launch, compiler.py's CompiledKernel
+    # __getattribute__ -> _init_handles -> load_binary, is a launch too: a CUDA error already
+    # pending surfaces there)
+    (Cause.TRITON_COMPILE_ERROR, _C(r"/triton/(?:compiler/(?!compiler\.py:(?:__getattribute__"
+                                    r"|_init_handles)$)|backends/(?!\w+/driver\.py:(?:__call__"
                                     r"|launch)$))|/triton/runtime/\w+\.py:"
                                     r"\w*compile|/_inductor/(?!output_code\.py:|utils\.py:run$"
                                     r"|runtime/triton_heuristics\.py:run$)"), 26),
@@ -1280,6 +1284,17 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
 CAPTURE_FAILED_ADVICE = _C(r"graph by --disable-cuda-graph\. \(Not")
 # the shell reporting that its child died of SIGKILL (`Killed`, `run.sh: line 3: 1234 Killed`)
 SHELL_KILLED = _C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)")
+# The line a startup log ends on, stating an error: at error level (`ERROR`, `[ERROR]`,
+# `CRITICAL` - a wrapper's, a native library's, the engine's logger's), or saying so itself
+# (`rocblaslt error: Could not load ...`, `OpCompileProcessor init failed!`). A startup that
+# printed an error and then nothing more ended on it: a shell script's `[ERROR] Failed to
+# activate environment`, CANN's `[ERROR] GE ... Failed to create output`, neuronx-cc's
+# `ERROR ||NEURON_CC_WRAPPER||: Failed compilation`, the engine's logged traceback cut in a
+# frame. Not a lower level's line that mentions an error (`INFO ... health check is pending
+# with error`, `WARNING ... failed to automatically increase`), nor one request's failure.
+ENDS_ON_ERROR = _C(r"\bERROR\b|\bCRITICAL\b|\b[Ee]rror: |\b(?:[Ff]ailed|FAILED)\b")
+NOT_AN_ERROR_END = _C(r"\b(?:INFO|WARN(?:ING)?|DEBUG)\b|\[(?:info|warn(?:ing)?)\]|\bpending\b"
+                      r"|\bfor request\b")
 FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"hit an exception"), False),
     (_C(r"Received sigquit from a child|SIGQUIT received\."), True),
@@ -1404,7 +1419,11 @@ BENIGN_LITERALS = (
     # torch's c10d trying each address family of a host name and warning for the one the host
     # lacks (`[c10d] The client socket cannot be initialized to connect to [::ffff:10.0.0.1]:5000
     # (errno: 97 - Address family not supported by protocol).`): it goes on with the next
-    "errno: 97 - address family")
+    "errno: 97 - address family",
+    # vLLM logging at ERROR that its MoE code could not import the triton_kernels package
+    # (`Failed to import Triton kernels. Please make sure your triton version is compatible`,
+    # fused_moe/config.py): the kernels it offers are skipped, the engine goes on
+    "failed to import triton kernels")
 BENIGN = _literals(*BENIGN_LITERALS)
 
 # Lines that read as errors (lowercased message).

@@ -69,7 +69,13 @@ _DUMP_FRAMES = ("a py-spy dump of a stuck process and nothing else: diagnose dat
 _LABEL_LIVE = ("a classifier miss (tests/test_classifier.py KNOWN_MISSES): the replay ends the way "
                "the labelled run did (dies, or stays up and answers its probe), so live agrees "
                "with the label where the file alone does not")
+_ERROR_END = ("a serving fragment with no marker of the engine's that ends on a wrapper's ERROR "
+              "line (labelled ready): diagnose reads a log not yet up that ends on an error line "
+              "as dead of it (crashed, a known miss); live, the replay stays up, silent, and the "
+              "daemon calls it hung where its markers left it (incomplete)")
 LIVE_MISSES: dict[str, str] = {
+    "pp304-vllm-0191-2604-xinference-qwen35-structured-outputs-fallback-requests-tool-parser-"
+    "error-serving.log": _ERROR_END,
     "29-vllm-v1-startup-kv-and-graph-capture-sm120.log": _API_UP,
     "c022-vllm-rtx5090-routes-then-started.log": _API_UP,
     "c067-vllm-084-lora-3h-graph-capture-then-up.log": _API_UP,
@@ -105,7 +111,6 @@ LIVE_MISSES: dict[str, str] = {
     # warmup; diagnose: ready), ready (live: the probe answered, ready; diagnose: a /health poll
     # only, incomplete in warmup), crashed (live: exit status 1 at launch; diagnose: incomplete)
     "l116-vllm-0151-swift-rollout-after-init-engine-hang.log": _LABEL_LIVE,
-    "l317-sglang-2502-slurm-docs-script-source-not-found.log": _LABEL_LIVE,
     # the ninth batch (fresh8): labelled incomplete (live: silent after vLLM's engine-up line,
     # hung in warmup; diagnose: ready)
     "m309-vllm-pd-nixl-engine-init-done-then-stuck.log": _LABEL_LIVE,
@@ -115,7 +120,6 @@ LIVE_MISSES: dict[str, str] = {
         "exits with the labelled run's failure and the daemon calls it crashed (launch either way)",
     # the tenth batch (fresh9): labelled crashed (live: exit status 1 at launch; diagnose: a
     # traceback behind a logging prefix, cut before its exception, incomplete)
-    "n107-vllm-ray-pp-tp-init-device-pylogging.log": _LABEL_LIVE,
     "n118-vllm-v04-ctrl-c-stack-in-load-model.log":
         "a stack pasted after a Ctrl-C, cut in load_model: diagnose reads it as crashed (a "
         "known classifier miss, labelled stopped in weight_loading); live, the replayed "
@@ -125,7 +129,6 @@ LIVE_MISSES: dict[str, str] = {
     "o107-vllm-v0-multistep-pr-requests-pile-pending.log": _STALL_END,
     "o106-vllm-v1-2505-running-one-req-zero-throughput-hang.log": _STALL_END,
     # labelled crashed (live: the replay exits; diagnose: no death in the file, incomplete)
-    "o110-vllm-ascend-2607-two-node-drafter-load-shutdown-tbe.log": _LABEL_LIVE,
     # labelled hung (live: the replay stays up, silent: hung; diagnose: a live stack dump's
     # 'Thread 0x...' headers read as a death, crashed)
     "o212-sglang-multinode-scheduler-stack-broadcast-recv.log": _LABEL_LIVE,
@@ -168,9 +171,7 @@ LIVE_MISSES: dict[str, str] = {
         "away) as a crash (labelled ready in serving); live, the replayed process stays up "
         "with no marker and its probe unanswered: incomplete"),
     # the thirty-fourth batch (fresh33), as scored blind
-    "nn113-vllm-063dev-2410-rocm-mi300x-tp8-rocblaslt-could-not-load-tensile-lazy-gfx942.log": _LABEL_LIVE,
     "nn212-vllm-2080ti-definitive-2607-tp2-sm75-service-manager-startup-failed-worker-piecewise-compile-frames.log": _LABEL_LIVE,
-    "nn302-vllm-2406-skypilot-inf2-neuronx-cc-failed-compilation-task-prefix.log": _LABEL_LIVE,
     "nn112-vllm-2607-club3090-2x3090-fp8-mtp-mm-warmup-starting-server-routes-cut.log": _ROUTES_ONLY,
     # the thirty-third batch (fresh32)
     "mm106-vllm-v1-2506-k8s-llama32-compile-cache-graphs-17s-init-engine-took-34s.log": _API_UP,
@@ -192,9 +193,7 @@ LIVE_MISSES: dict[str, str] = {
     "hh107-vllm-pr-2608-s390x-cpu-tcmalloc-supported-tasks-starting-server-routes-cut.log": _ROUTES_ONLY,
     "hh313-vllm-v0-2503-dynamo-disagg-two-engines-kv-blocks-capture-0-of-35-init-engine-took.log": _API_UP,
     "hh318-vllm-v0-2503-aibrix-base-model-capture-done-init-engine-routes-cut.log": _API_UP,
-    "hh209-sglang-2606-amd-ci-mi35x-disagg-libibverbs-warnings-mori-rocm-smi-init-error.log": _LABEL_LIVE,
     # the twenty-seventh batch (fresh26)
-    "gg208-sglang-npu-2508-k8s-910b3-r1-distill-15b-op-compile-processor-init-failed-tail.log": _LABEL_LIVE,
     "gg216-sglang-2605-rocm-2x-r9700-rdna4-devstral-24b-awq-tp2-ready-smoke-requests-then-pkill-stopped.log":
         "a known miss: diagnose reads the interpreter's exit warnings after the smoke requests "
         "as a death (labelled stopped by a pkill); live, the replay stays up serving: ready",
@@ -208,7 +207,6 @@ LIVE_MISSES: dict[str, str] = {
         "its probe is answered: ready",
     # the twenty-fifth batch (fresh24)
     "b102-vllm-pr-2510-openpangu-ultra-moe-apiserver-routes-listing-cut.log": _ROUTES_ONLY,
-    "b118-vllm-ascend-0110-eagle3-llama31-8b-cann-ge-tiling-transdata-errors.log": _LABEL_LIVE,
     "b202-sglang-ktransformers-2506-journald-uvicorn-up-sched-rpc-cut.log": _LABEL_LIVE,
     "b217-sglang-2507-pd-decode-deepep-nvshmem-ibrc-modify-qp-failed.log": _LABEL_LIVE,
     # the twenty-fourth batch (fresh23)
@@ -227,8 +225,6 @@ LIVE_MISSES: dict[str, str] = {
     # the twenty-second batch (fresh21)
     "z102-vllm-strix-halo-gfx1151-toolbox-2604-routes-listed.log": _API_UP,
     "z116-vllm-1cat-fork-2608-v100-journald-ru-supported-tasks.log": _ROUTES_ONLY,
-    "z207-sglang-lsglang-fork-2604-glm51-mtp-shards-loaded-lk-moe-init-cuda-oom.log":
-        _LABEL_LIVE,
     "z214-sglang-2508-multinode-heartbeat-monitor-tcpstore-check-cpp-frames-only.log":
         _LABEL_LIVE,
     "z305-sglang-2508-mineru-gradio-engine-mode-capture-end-init-successfully.log": _LABEL_LIVE,
@@ -260,9 +256,7 @@ LIVE_MISSES: dict[str, str] = {
         "ready); live, the replay stays up with no marker and its probe unanswered: incomplete",
     # the seventeenth batch (fresh16): known classifier misses, labelled crashed (the replay
     # exits; diagnose finds no death in the file)
-    "u110-vllm-tenstorrent-n150-llama31-8b-engine-native-backtrace.log": _LABEL_LIVE,
     "u309-vllm-ms-swift-qwen2vl-regression-score-param-load-weights.log": _LABEL_LIVE,
-    "u313-sglang-2504-areal-ray-model-worker-generate-200s-then-worker-cuda-oom.log": _LABEL_LIVE,
     "u117-vllm-2510-pd-nixl-dp8-engine-id-mismatch-handshake-failed.log":
         "diagnose reads per-request NIXL handshake failures as a crash (labelled ready); live, "
         "the replay stays up with no marker and its probe unanswered: incomplete",
