@@ -1965,3 +1965,26 @@ def test_a_triton_kernel_loading_its_binary_is_a_launch_not_a_compilation():
         ("/usr/local/lib/python3.12/dist-packages/triton/compiler/compiler.py", "compile",
          "next_module = compile_ir(module, metadata)"),)
     assert cause_of(tb(*compiling), "sglang") is Cause.TRITON_COMPILE_ERROR
+
+
+def test_a_checkpoint_tensor_under_a_module_the_class_lacks_is_invalid_config():
+    """vLLM V0 logs the message alone above its traceback; V1 as the exception line."""
+    alone = (f"{CORE}There is no module or parameter named 'language_model' in "
+             "Gemma3ForCausalLM\n" + tb((f"{VL}/model_executor/models/utils.py", "_load_module",
+                                         "raise ValueError(msg)")))
+    assert cause_of(alone, "vllm") is Cause.INVALID_CONFIG
+    raised = tb((f"{VL}/model_executor/models/utils.py", "_load_module", "raise ValueError(msg)"),
+                error="ValueError: There is no module or parameter named 'score' in "
+                      "Qwen2VLForConditionalGeneration")
+    assert cause_of(raised, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_a_check_stating_what_a_setting_requires_is_invalid_config():
+    text = tb((f"{SG}/model_executor/model_runner.py", "init_memory_pool",
+               "self.token_to_kv_pool_allocator = ElasticTokenToKVPoolAllocator("),
+              error="ValueError: ElasticTokenToKVPoolAllocator requires elastic MHA pool")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+    # (what a missing package or extension requires is still that)
+    missing = tb((f"{VL}/vllm_flash_attn/__init__.py", "<module>", "from ._C import *"),
+                 error="ModuleNotFoundError: No module named 'vllm._vllm_fa2_C'")
+    assert cause_of(missing, "vllm") is Cause.IMPORT_ERROR

@@ -665,9 +665,6 @@ CAUSE_MISSES: dict[str, str] = {
         "labelled none (ready); read unknown (see KNOWN_MISSES)",
     "pp305-sglang-2507-areal-fsdp-distributed-update-init-weights-group-nccl-unhandled-cuda-error-logged.log":
         "labelled none (ready, also nccl_error); read nccl_error (see KNOWN_MISSES)",
-    "pp313-sglang-056-2602-kvcached-patches-init-memory-pool-elastic-allocator-requires-elastic-mha-pool-valueerror.log":
-        "kvcached's allocator refusing a non-elastic pool (ValueError raised from its patch in "
-        "init_memory_pool): labelled invalid_config, read unknown",
     "pp317-vllm-09x-2507-olmocr-pipeline-api-server-starting-readiness-attempts-cancelled-timeout.log":
         "labelled health_check_failed (timeout); read unknown (see KNOWN_MISSES)",
     "pp318-vllm-xpu-0111rc2-2510-ipex-qwen3-next-int4-autoround-cpu-offload-load-model-enginecore-failed-to-start-cut.log":
@@ -676,8 +673,6 @@ CAUSE_MISSES: dict[str, str] = {
     # the thirty-fifth batch (fresh34), as scored blind, then tuned on
     "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
         "labelled none (one request's error); read unknown (see KNOWN_MISSES)",
-    "oo306-vllm-v08-2504-unsloth-gemma3-orpo-bnb-4bit-no-module-language-model-mq-engine.log":
-        "a checkpoint missing the language model's module: labelled invalid_config, read unknown",
     "oo313-vllm-v04-2406-glm4-9b-chat-1m-ray-request-500-asgi-exception-then-driver-execute-model-frames-cut.log":
         "labelled unknown (crashed); read none (see KNOWN_MISSES)",
     "oo317-vllm-2509-gpustack-071-npu-310p-300i-duo-starting-vllm-import-torch-tensor-traceback-cut.log":

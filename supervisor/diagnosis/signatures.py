@@ -945,6 +945,21 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # by ep_size=3`, DeepSeek-V4's MoE expert layout under expert parallelism)
            r"|\bmust be (?:evenly )?divisible by\b",
            scope="error", flags=_I)
+    # A check stating what a setting requires (`ValueError: ElasticTokenToKVPoolAllocator
+    # requires elastic MHA pool`, `AssertionError: 3-read Mamba conv transfer requires DS conv
+    # state layout`): the launch combined features that do not go together. Below every message
+    # naming a cause of its own (a GPU's architecture, a missing extension or package).
+    + _sig(Cause.INVALID_CONFIG, 38,
+           r"^(?:\w+\.)*(?:AssertionError|ValueError|NotImplementedError): .{0,200}?\brequires\b",
+           scope="error", flags=_I)
+    # vLLM's AutoWeightsLoader meeting a checkpoint tensor under a module the model class does
+    # not have (models/utils.py: `There is no module or parameter named 'score' in
+    # Qwen2VLForConditionalGeneration`, `... 'language_model' in Gemma3ForCausalLM`): the
+    # checkpoint was saved for another head or architecture than the one its config makes
+    # vLLM build (a fine-tune's regression head, a multimodal checkpoint served with a
+    # text-only class) - a model the engine does not support as configured, not a damaged file.
+    # (vLLM V0's engine logs the message alone above its traceback: any line)
+    + _sig(Cause.INVALID_CONFIG, 40, r"There is no module or parameter named '", flags=_I)
     # A check that tells the user which setting to change: an AssertionError / ValueError /
     # NotImplementedError whose message says to set, unset, use or pass a flag or an engine
     # variable (`AssertionError: 3-read Mamba conv transfer requires DS conv state layout. Set
