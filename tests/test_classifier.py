@@ -477,10 +477,6 @@ KNOWN_MISSES: dict[str, str] = {
     "oo214-sglang-2607-amd-mi355-glm52-mxfp4-pd-decode-dpa-mtp-pd-warmup-health-503-inductor-deadlock-killed.log":
         "503 answers to the PD warmup's polls for 14 minutes, then the shutdown: labelled hung "
         "(the repository's notes), read crashed (the exit with no stop request is a death)",
-    "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
-        "the API server's traceback applying one request's chat template: labelled ready in "
-        "serving, read crashed at launch (chat_utils' frames are not read as a request's: offline "
-        "chat runs them too)",
     "oo301-sglang-2403-llava-v16-34b-tp2-bin-weights-load-weight-end-max-total-num-token-cut.log":
         "SGLang 0.1's 'Load weight end' per rank, then max_total_num_tokens: labelled "
         "kv_cache_alloc, read weight_loading (a rank whose end line the paste lost keeps loading)",
@@ -671,8 +667,6 @@ CAUSE_MISSES: dict[str, str] = {
         "EngineCore failed to start in load_model with --cpu-offload-gb on XPU, cut before the "
         "exception: labelled invalid_config (from the title), read unknown",
     # the thirty-fifth batch (fresh34), as scored blind, then tuned on
-    "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
-        "labelled none (one request's error); read unknown (see KNOWN_MISSES)",
     "oo313-vllm-v04-2406-glm4-9b-chat-1m-ray-request-500-asgi-exception-then-driver-execute-model-frames-cut.log":
         "labelled unknown (crashed); read none (see KNOWN_MISSES)",
     "oo317-vllm-2509-gpustack-071-npu-310p-300i-duo-starting-vllm-import-torch-tensor-traceback-cut.log":

@@ -1871,3 +1871,21 @@ def test_torchs_inductor_log_lines_are_vllms_profiling_compile() -> None:
 def test_vllm_010s_worker_tag_with_its_rank_is_a_wrapper() -> None:
     assert strip_wrappers("(VllmWorker TP0 pid=2748156) ERROR 08-13 22:40:00 [multiproc_executor"
                           ".py:596]     return fn(*args, **kwargs)") == "    return fn(*args, **kwargs)"
+
+
+def test_a_chat_templates_traceback_is_one_requests_error_of_a_server_serving():
+    """vLLM's API server applying a chat request's template: the handler logs the failure and
+    answers 400; the fragment shows a server up and serving."""
+    p = "(APIServer pid=1058477) ERROR 09-15 07:05:30 [chat_utils.py:1475] "
+    text = "\n".join([
+        f"{p}An error occurred in `transformers` while applying chat template",
+        f"{p}Traceback (most recent call last):",
+        f'{p}  File "/venv/lib/python3.12/site-packages/vllm/entrypoints/chat_utils.py", line '
+        "1462, in apply_hf_chat_template",
+        f"{p}    return tokenizer.apply_chat_template(",
+        f'{p}  File "/venv/lib/python3.12/site-packages/transformers/tokenization_utils_base.py", '
+        "line 1640, in apply_chat_template",
+        f"{p}    rendered_chat, generation_indices = render_jinja_template(",
+    ]) + "\n"
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v

@@ -291,7 +291,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 where = f"{fm[1]}:{fm[2]}"
                 scan.frames.append((i, where))
                 if not scan.maybe_request and ("v1_" in where or "/serving" in where or
-                                               "routing.py:" in where or "_llm_engine" in where):
+                                               "routing.py:" in where or "_llm_engine" in where
+                                               or "_chat_template" in where):
                     scan.maybe_request = True  # _REQUEST_LITERALS: asked of few logs' frames
                 if in_current_thread is not None:
                     in_current_thread.append(where)

@@ -1067,7 +1067,10 @@ REQUEST_HANDLER_FRAME = _C(r"/uvicorn/protocols/http/\w+\.py:run_asgi$"
                            r"function)$|/starlette/responses\.py:(?:stream_response|wrap)$"
                            r"|/entrypoints/openai/(?:serving_\w+|\w+/serving)\.py:(?!__init__$)"
                            r"|/srt/openai_api/adapter\.py:v1_|/srt/server\.py:openai_v1_"
-                           r"|/srt/entrypoints/http_server\.py:(?:openai_)?v1_")
+                           r"|/srt/entrypoints/http_server\.py:(?:openai_)?v1_"
+                           # (vLLM applying a chat request's template to its messages - the
+                           # handler logs the failure and answers 400)
+                           r"|/vllm/entrypoints/chat_utils\.py:apply_(?:hf|mistral)_chat_template$")
 
 # vLLM V0's AsyncLLMEngine background loop (async_llm_engine.py): a request's traceback through
 # its loop's frames (`_raise_exception_on_finish` re-raising what ended `run_engine_loop`) carries

@@ -167,9 +167,7 @@ LIVE_MISSES: dict[str, str] = {
     "oo214-sglang-2607-amd-mi355-glm52-mxfp4-pd-decode-dpa-mtp-pd-warmup-health-503-inductor-deadlock-killed.log": _LABEL_LIVE,
     "oo313-vllm-v04-2406-glm4-9b-chat-1m-ray-request-500-asgi-exception-then-driver-execute-model-frames-cut.log": _LABEL_LIVE,
     "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
-        ("a known miss: diagnose reads one request's traceback (its handler's frames cut "
-        "away) as a crash (labelled ready in serving); live, the replayed process stays up "
-        "with no marker and its probe unanswered: incomplete"),
+        _REQUEST_FRAMES,
     # the thirty-fourth batch (fresh33), as scored blind
     "nn212-vllm-2080ti-definitive-2607-tp2-sm75-service-manager-startup-failed-worker-piecewise-compile-frames.log": _LABEL_LIVE,
     "nn112-vllm-2607-club3090-2x3090-fp8-mtp-mm-warmup-starting-server-routes-cut.log": _ROUTES_ONLY,
