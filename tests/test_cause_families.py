@@ -1988,3 +1988,56 @@ def test_a_check_stating_what_a_setting_requires_is_invalid_config():
     missing = tb((f"{VL}/vllm_flash_attn/__init__.py", "<module>", "from ._C import *"),
                  error="ModuleNotFoundError: No module named 'vllm._vllm_fa2_C'")
     assert cause_of(missing, "vllm") is Cause.IMPORT_ERROR
+
+
+# --- deaths shown by native code and by a child process's header -------------------------------
+
+
+def test_torch_21s_nccl_watchdog_terminating_is_a_death():
+    text = ("(RayWorkerVllm pid=5304) [E ProcessGroupNCCL.cpp:916] [Rank 7] NCCL watchdog thread "
+            "terminated with exception: CUDA error: unknown error\n"
+            "(RayWorkerVllm pid=5304) Compile with `TORCH_USE_CUDA_DSA` to enable device-side "
+            "assertions.\n")
+    assert verdict(*text.splitlines(), engine="vllm").outcome is Outcome.CRASHED
+
+
+def test_a_c10_error_backtrace_at_the_end_is_a_death():
+    lines = ["[rank0]:[E329 11:57:50.830056524 compiler_depend.ts:422] setup failed!",
+             "Exception raised from OperationSetup at build/op_plugin/compiler_depend.ts:131 "
+             "(most recent call first):",
+             "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0xb8 "
+             "(0xffff7c3b7908 in /venv/lib/python3.10/site-packages/torch/lib/libc10.so)"]
+    assert verdict(*lines, engine="vllm").outcome is Outcome.CRASHED
+
+
+def test_multiprocessing_reporting_a_child_that_raised_is_a_death():
+    lines = ["Rank 0: load weight begin.", "Rank 0: load weight end.",
+             "Rank 0: max_total_num_token=14425, max_prefill_num_token=4096, context_len=4096,",
+             "Process Process-1:"]
+    v = verdict(*lines, engine="sglang")
+    assert v.outcome is Outcome.CRASHED
+    # (SGLang reported the KV pool it made: no guess that its sizing failed)
+    assert v.cause is Cause.UNKNOWN
+    assert verdict(*lines[:2], "Process Process-1:", engine="sglang").cause is Cause.KV_CACHE_OOM
+
+
+def test_vllm_dumping_a_failed_steps_input_is_serving_even_without_its_header():
+    lines = [
+        "(EngineCore_DP0 pid=1025) INFO 11-28 12:33:21 [gpu_model_runner.py:3334] Model loading "
+        "took 1.8929 GiB memory and 1.201215 seconds",
+        "(EngineCore_DP0 pid=1025) INFO 11-28 12:33:29 [gpu_worker.py:359] Available KV cache "
+        "memory: 59.82 GiB",
+        "(EngineCore_DP0 pid=1025) ERROR 11-28 13:11:39 [dump_input.py:79]        "
+        "dtype=torch.bfloat16), field=MultiModalBatchedField())}, modality='image')",
+    ]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+def test_a_traceback_cut_at_its_raise_statement_reads_the_message_written_there():
+    frames = ((f"{VL}/v1/engine/core_client.py", "__init__",
+               'raise TimeoutError("Timed out waiting for engines to send"'),)
+    assert cause_of(tb(*frames), "vllm") is Cause.MULTINODE_RANK_FAILURE
+    # (a raise whose message is not written there names nothing)
+    other = ((f"{VL}/v1/engine/core_client.py", "__init__", "raise TimeoutError(msg)"),)
+    assert cause_of(tb(*other), "vllm") is Cause.UNKNOWN

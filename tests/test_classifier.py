@@ -65,12 +65,13 @@ FRESH32 = CORPUS / "fresh32"  # the thirty-third batch: measured blind once, tun
 FRESH33 = CORPUS / "fresh33"  # the thirty-fourth batch: measured blind once, tuning data since
 FRESH34 = CORPUS / "fresh34"  # the thirty-fifth batch: measured blind once, tuning data since
 FRESH35 = CORPUS / "fresh35"  # the thirty-sixth batch: measured blind once, tuning data since
-FRESH36 = CORPUS / "fresh36"  # the thirty-seventh batch: measured blind once, not yet tuned on
+FRESH36 = CORPUS / "fresh36"  # the thirty-seventh batch: measured blind once, tuning data since
+FRESH37 = CORPUS / "fresh37"  # the thirty-eighth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the thirty-seventh batch.
+# eighteenth, the nineteenth and the twentieth to the thirty-eighth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -85,7 +86,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log")) + sorted(FRESH28.glob("*.log")) + \
     sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
     sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log")) + \
-    sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log"))
+    sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -439,6 +440,18 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the thirty-eighth batch (fresh37), as scored blind, then tuned on
+    "rr107-vllm-085post1-2507-v0-spec-decode-json-object-request-draft-runner-compute-logits-traceback-cut.log":
+        "a chat request's traceback, then MQLLMEngine's own (its engine.py:160 tag) through the "
+        "draft runner's execute_model, its header cut: labelled crashed in serving, read ready "
+        "(the engine's frames read as the request's traceback going on)",
+    "rr110-vllm-06x-2411-qwen2-vl-7b-headertoolarge-rpcserver-died-two-lines.log":
+        "safetensors' HeaderTooLarge and the RPC server's death, two lines: labelled launch (no "
+        "loader frame), read weight_loading (a checkpoint's header is read only by the loader)",
+    "rr211-vllm-085-2505-kserve-qwen3-tp4-models-200-chat-template-detected-no-reply.log":
+        "KServe's GET of its model list and vLLM's chat-template content format line: labelled "
+        "hung in serving from the thread, read incomplete at launch (that line is printed at "
+        "startup by newer builds, no sign of a request)",
     # the thirty-seventh batch (fresh36), as scored blind, then tuned on
     "qq209-sglang-0512post1-2606-h200-pd-decode-nixl-ucx-vram-detected-as-host-register-memory-backend-error.log":
         "NIXL refusing to register the KV buffers (NIXL_ERR_BACKEND) under init_disaggregation: "
@@ -636,6 +649,11 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
+    # the thirty-eighth batch (fresh37), as scored blind, then tuned on
+    "rr210-vllm-ascend-2504-ray-remote-worker-init-device-open-device-failed-507033.log":
+        "CANN's 'open device 0 failed, runtime result = 507033' on a remote Ray worker: "
+        "labelled gpu_fault (also invalid_config); read unknown, as g117 and mm104 with the same "
+        "error are labelled invalid_config",
     # the thirty-seventh batch (fresh36), as scored blind, then tuned on
     "qq203-vllm-2511-rocm-issue-no-platform-detected-libcudart-missing-cli-make-arg-parser-traceback-cut.log":
         "'No platform detected' and vllm._C failing on libcudart.so.12 (a warning), then the "

@@ -1889,3 +1889,16 @@ def test_a_chat_templates_traceback_is_one_requests_error_of_a_server_serving():
     ]) + "\n"
     v = classify_text(text, engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v
+
+
+def test_vllms_2026_renderer_applying_a_chat_template_is_a_request_handler():
+    p = "(APIServer pid=7791) ERROR 03-09 12:12:47 [hf.py:484] "
+    text = "\n".join([
+        f"{p}An error occurred in `transformers` while applying chat template",
+        f"{p}Traceback (most recent call last):",
+        f'{p}  File "/app/.venv/lib/python3.12/site-packages/vllm/renderers/hf.py", line 472, in '
+        "safe_apply_chat_template",
+        f"{p}    return tokenizer.apply_chat_template(",
+    ]) + "\n"
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v

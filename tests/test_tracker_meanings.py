@@ -177,3 +177,10 @@ def test_a_moe_layer_built_with_expert_parallelism_is_weight_loading() -> None:
 ])
 def test_vllm_compile_time_of_the_profiling_run_is_kv_cache_alloc(line) -> None:
     assert _walk("vllm", [line]) is Phase.KV_CACHE_ALLOC
+
+
+def test_vllm_v1_capturing_one_shape_at_debug_level_is_graph_capture() -> None:
+    line = ("vllm     | (Worker_TP0_EP0 pid=42) DEBUG 09-13 16:16:38 [compilation/cuda_graph.py:134] "
+            "Capturing a cudagraph on (PIECEWISE,BatchDescriptor(num_tokens=8, "
+            "uniform_decode=False))")
+    assert _walk("vllm", [line]) is Phase.CUDA_GRAPH_CAPTURE

@@ -632,7 +632,8 @@ _DEATH_LINE = re.compile("|".join(rx.pattern for rx in (
 #   torch's NCCL watchdog thread ending on an error (`Process group watchdog thread terminated
 #   with exception: CUDA error: ...`), after which torch aborts the process: reports of a death
 _DEATH_REPORT = re.compile(r"\bMQLLMEngine is already dead, terminating server process"
-                          r"|\bProcess group watchdog thread terminated with exception")
+                          # (torch 2.1 and before: `NCCL watchdog thread terminated ...`)
+                          r"|\b(?:Process group|NCCL) watchdog thread terminated with exception")
 # vLLM V1's engine client raising EngineDeadError (v1/engine/exceptions.py): the API server's
 # output handler or a request finding the engine core dead, which happens only once the client
 # is up (a core that dies in startup fails the client's construction with `Engine core
@@ -1043,7 +1044,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         # polls): the failure's own lines are above the first traffic too
         start = 0
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
-    stepped = any(i >= start for i in scan.step_dumps)
+    stepped = any(i >= start for i in scan.step_dumps) or (
+        outcome is Outcome.CRASHED and engine == "vllm" and _step_dump_lines(raw, start))
     named = [p for i, p in scan.named_phases if i >= start]
     if outcome is Outcome.CRASHED and ready is None:
         named += _startup_hints(raw, start, engine)
@@ -1316,6 +1318,14 @@ def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
     return fp if fp.rank > tracker_phase.rank else tracker_phase
 
 
+def _step_dump_lines(raw: list[str], start: int) -> bool:
+    """Lines of the dump itself (its config, scheduler output and stats) under the logger tag of
+    vLLM V1's dump_input.py, its header line cut from the paste (`ERROR 11-28 13:11:39
+    [dump_input.py:79]  dtype=torch.bfloat16), ...`): only a failed step is dumped. Asked of a
+    crashed log only, on its raw lines (the tag is not in the message)."""
+    return any("[dump_input.py:" in line for line in raw[start:])
+
+
 def _marker_before(scan: _Scan, frames: list[tuple[int, str]]) -> bool:
     """A startup marker came before the failure's frames. One printed only after them is no
     sign that startup was going on when it failed: Ray's deduplicated summary of earlier lines
@@ -1351,6 +1361,7 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
                  for i in scan.config_rejections if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
+    cands.extend(_cut_at_raise_statement(scan, frames, raw))
     draft_fault = _draft_index_fault(cands)
     cands = [c for c in cands if not _draft_frames_only(c, scan)] + draft_fault
     if outcome is Outcome.INCOMPLETE:
@@ -1536,6 +1547,27 @@ def _cut_at_raise(scan: _Scan, frames: list[tuple[int, str]]) -> list[_Candidate
             for cause, rx, prio in S.RAISE_SITES if rx.search(where)]
 
 
+# A `raise` statement's source line with its message as a literal: `raise TimeoutError("Timed
+# out waiting for engines to send"` (the paste may cut the literal, or its continuation lines)
+_RAISE_STATEMENT = re.compile(r"^\s*raise (\w+(?:\.\w+)*)\(\s*f?r?[\"']([^\"'{]{12,})")
+
+
+def _cut_at_raise_statement(scan: _Scan, frames: list[tuple[int, str]],
+                            raw: list[str]) -> list[_Candidate]:
+    """The log ends inside a traceback, at its innermost frame, whose source line is the raise
+    statement itself with its message written out: that message is the exception line the
+    paste lost, read as one (its signatures)."""
+    last = next((i for i, where in reversed(frames) if not where.startswith("<call>:")), None)
+    if last is None or last + 1 >= len(raw) or any(i > last for i, _ in scan.exceptions):
+        return []
+    m = _RAISE_STATEMENT.match(strip_wrappers(raw[last + 1]))
+    if m is None:
+        return []
+    low = f"{m[1]}: {m[2]}".lower()
+    return [_Candidate(sig.cause, sig.priority, last + 1, sig.implies, True)
+            for sig in _signatures_of(low, True)]
+
+
 # vLLM V0's AsyncLLMEngine bounds each engine iteration (ENGINE_ITERATION_TIMEOUT_S): 0.4.0
 # awaited `asyncio.wait_for(...)` in run_engine_loop and logged nothing, later builds an
 # `asyncio_timeout(...)` block (whose __aexit__ raises). A bare TimeoutError raised right there
@@ -1567,7 +1599,11 @@ def _engine_iteration_timeout(scan: _Scan, msgs: list[str], start: int) -> list[
 
 def _weights_left_room(raw: list[str], scan: _Scan) -> bool:
     """SGLang's `Load weight end` (the marker into KV-cache sizing) reports far more memory
-    free than the weights took (S.ROOMY_AFTER_WEIGHTS): the pool's sizing had room."""
+    free than the weights took (S.ROOMY_AFTER_WEIGHTS): the pool's sizing had room. Or the
+    sizing is over: SGLang reported the pool it made (0.1's `max_total_num_token=14425`, later
+    `max_total_num_tokens=`), so what failed came after it."""
+    if any("max_total_num_token" in line for line in raw):
+        return True
     for i in scan.phase_lines:
         m = S.WEIGHTS_MEMORY.search(raw[i]) if "avail mem=" in raw[i] else None
         if m:

@@ -639,6 +639,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
            r"waiting for (?:all )?(?:other )?(?:nodes|ranks) to (?:connect|join|finish)",
            r"Did not receive response from front-end process within",
+           # (the other side of it: the front-end's client giving up on engines that never
+           # made their startup handshake, core_client.py `Timed out waiting for engines to
+           # send initial message on input socket` - engine processes on this node connect at
+           # once, or die and are reported dead; those that never connect are elsewhere)
+           r"Timed out waiting for engines to send",
            flags=_I, implies=Phase.LAUNCH)
     # NCCL's bootstrap giving up on the root rank's socket (`connect to 10.0.0.1<58525>
     # returned Connection refused, exceeded error retry count after 35 attempts`): nothing
@@ -1070,7 +1075,9 @@ REQUEST_HANDLER_FRAME = _C(r"/uvicorn/protocols/http/\w+\.py:run_asgi$"
                            r"|/srt/entrypoints/http_server\.py:(?:openai_)?v1_"
                            # (vLLM applying a chat request's template to its messages - the
                            # handler logs the failure and answers 400)
-                           r"|/vllm/entrypoints/chat_utils\.py:apply_(?:hf|mistral)_chat_template$")
+                           r"|/vllm/entrypoints/chat_utils\.py:apply_(?:hf|mistral)_chat_template$"
+                           # (2026: the renderer, vllm/renderers/hf.py)
+                           r"|/vllm/renderers/\w+\.py:(?:safe_)?apply_chat_template$")
 
 # vLLM V0's AsyncLLMEngine background loop (async_llm_engine.py): a request's traceback through
 # its loop's frames (`_raise_exception_on_finish` re-raising what ended `run_engine_loop`) carries
@@ -1323,6 +1330,15 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # per rank): a non-zero status is a rank that died
     (_C(r"Scheduler or DataParallelController \d+ terminated with -?(?!0\b)\d+"), True),
     (_C(r"terminate called after throwing"), True),
+    # multiprocessing's header above the traceback of a child process whose run() raised
+    # (`Process SpawnProcess-1:`, SGLang 0.1's `Process Process-1:`): the child died of it,
+    # even where the paste ends before the traceback
+    (_C(r"^Process \w*Process-\d+(?::\d+)*:$"), False),
+    # the C++ backtrace c10::Error prints under its message (`setup failed!` then `Exception
+    # raised from OperationSetup at .../compiler_depend.ts:131 (most recent call first):` and
+    # its `frame #N:` lines): an exception thrown by torch's native code, on its way to Python
+    # or to std::terminate
+    (_C(r"^Exception raised from \S+ at \S+ \(most recent call first\):"), False),
     (_C(r"Fatal Python error:"), False),
     (_C(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):"), False),
     (_C(r"Capture cuda graph failed"), False),
@@ -1486,7 +1502,7 @@ _FATAL_LITERALS = (
     "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "died, exit code", "worker died or was killed", "Killed",
     "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+",
-    "Segfault encountered", "Main process exited")
+    "Segfault encountered", "Main process exited", "Process-")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)

@@ -104,7 +104,9 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # items ...`, gpu_model_runner.profile_run): the run that sizes the KV cache
         r"|Encoder cache will be initialized with a budget of \d+ tokens, and profiled"),
      Phase.KV_CACHE_ALLOC),
-    (_C(r"(?i:capturing cuda ?graph)|Graph capturing (?:finished|for \d+ input tokens)"
+    # (V1's CUDAGraphWrapper at DEBUG, one line per captured shape: `Capturing a cudagraph on
+    # (PIECEWISE,BatchDescriptor(num_tokens=8, uniform_decode=False))`)
+    (_C(r"(?i:capturing (?:a )?cuda ?graph)|Graph capturing (?:finished|for \d+ input tokens)"
         # V0 0.3-0.6's capture_model (`Capturing the model for CUDA graphs. This may lead to ...`)
         r"|Capturing the model for CUDA graphs"
         # the TPU runner's capture_model: XLA compiles the model, then sampling (and other

@@ -153,6 +153,12 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the thirty-eighth batch (fresh37), as scored blind
+    "rr104-vllm-pr-2601-gb10-dgx-spark-supported-tasks-chat-template-warmup-cut.log": _ROUTES_ONLY,
+    "rr107-vllm-085post1-2507-v0-spec-decode-json-object-request-draft-runner-compute-logits-"
+    "traceback-cut.log": _LABEL_LIVE,
+    "rr212-vllm-2603-next-ai-draw-io-qwen35-apiserver-chat-template-render-error-traceback-cut.log":
+        _REQUEST_FRAMES,
     # the thirty-seventh batch (fresh36), as scored blind
     "qq103-vllm-2605-dp2-ep-qwen35-35b-mtp-apiservers-startup-routes-cut.log": _API_UP,
     # the thirty-sixth batch (fresh35), as scored blind
