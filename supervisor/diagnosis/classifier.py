@@ -1045,7 +1045,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         start = 0
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
     stepped = any(i >= start for i in scan.step_dumps) or (
-        outcome is Outcome.CRASHED and engine == "vllm" and _step_dump_lines(raw, start))
+        outcome is Outcome.CRASHED and engine == "vllm" and _step_dump_lines(raw, scan, start))
     named = [p for i, p in scan.named_phases if i >= start]
     if outcome is Outcome.CRASHED and ready is None:
         named += _startup_hints(raw, start, engine)
@@ -1179,6 +1179,8 @@ def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, 
     if last < 0 or scan.stop_at is not None or scan.exit_at is not None:
         return []
     line, msg = raw[last], msgs[last]
+    if S.CHILD_RAISED.match(msg.strip()):
+        return [(last, False)]
     if not msg.strip() or not S.ENDS_ON_ERROR.search(line) or S.NOT_AN_ERROR_END.search(line) \
             or S.BENIGN.search(msg.lower()):
         return []
@@ -1318,12 +1320,14 @@ def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
     return fp if fp.rank > tracker_phase.rank else tracker_phase
 
 
-def _step_dump_lines(raw: list[str], start: int) -> bool:
+def _step_dump_lines(raw: list[str], scan: _Scan, start: int) -> bool:
     """Lines of the dump itself (its config, scheduler output and stats) under the logger tag of
     vLLM V1's dump_input.py, its header line cut from the paste (`ERROR 11-28 13:11:39
     [dump_input.py:79]  dtype=torch.bfloat16), ...`): only a failed step is dumped. Asked of a
-    crashed log only, on its raw lines (the tag is not in the message)."""
-    return any("[dump_input.py:" in line for line in raw[start:])
+    crashed log only, on its raw lines past the last marker (the tag is not in the message; the
+    dump comes after every startup marker, where it comes at all)."""
+    after = max(start, scan.phase_lines[-1] if scan.phase_lines else 0)
+    return "[dump_input.py:" in "\n".join(raw[after:])
 
 
 def _marker_before(scan: _Scan, frames: list[tuple[int, str]]) -> bool:
@@ -1549,7 +1553,7 @@ def _cut_at_raise(scan: _Scan, frames: list[tuple[int, str]]) -> list[_Candidate
 
 # A `raise` statement's source line with its message as a literal: `raise TimeoutError("Timed
 # out waiting for engines to send"` (the paste may cut the literal, or its continuation lines)
-_RAISE_STATEMENT = re.compile(r"^\s*raise (\w+(?:\.\w+)*)\(\s*f?r?[\"']([^\"'{]{12,})")
+_RAISE_STATEMENT = re.compile(r"(?:^|[\s\]|]) *raise (\w+(?:\.\w+)*)\(\s*f?r?[\"']([^\"'{]{12,})")
 
 
 def _cut_at_raise_statement(scan: _Scan, frames: list[tuple[int, str]],
@@ -1557,10 +1561,12 @@ def _cut_at_raise_statement(scan: _Scan, frames: list[tuple[int, str]],
     """The log ends inside a traceback, at its innermost frame, whose source line is the raise
     statement itself with its message written out: that message is the exception line the
     paste lost, read as one (its signatures)."""
+    # (cheapest first: every crashed log asks; the line is read raw, past any wrapper)
     last = next((i for i, where in reversed(frames) if not where.startswith("<call>:")), None)
-    if last is None or last + 1 >= len(raw) or any(i > last for i, _ in scan.exceptions):
+    if last is None or last + 1 >= len(raw) or "raise " not in raw[last + 1] \
+            or any(i > last for i, _ in scan.exceptions):
         return []
-    m = _RAISE_STATEMENT.match(strip_wrappers(raw[last + 1]))
+    m = _RAISE_STATEMENT.search(raw[last + 1])
     if m is None:
         return []
     low = f"{m[1]}: {m[2]}".lower()

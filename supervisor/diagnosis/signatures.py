@@ -1317,6 +1317,10 @@ SHELL_KILLED = _C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)")
 # `ERROR ||NEURON_CC_WRAPPER||: Failed compilation`, the engine's logged traceback cut in a
 # frame. Not a lower level's line that mentions an error (`INFO ... health check is pending
 # with error`, `WARNING ... failed to automatically increase`), nor one request's failure.
+# (or on multiprocessing's header above the traceback of a child process whose run() raised,
+# `Process SpawnProcess-1:`, SGLang 0.1's `Process Process-1:`, the traceback cut away: the
+# child died of it; asked of the last line only, where the traceback does not follow)
+CHILD_RAISED = _C(r"^Process \w*Process-\d+(?::\d+)*:$")
 ENDS_ON_ERROR = _C(r"\bERROR\b|\bCRITICAL\b|\b[Ee]rror: |\b(?:[Ff]ailed|FAILED)\b")
 NOT_AN_ERROR_END = _C(r"\b(?:INFO|WARN(?:ING)?|DEBUG)\b|\[(?:info|warn(?:ing)?)\]|\bpending\b"
                       r"|\bfor request\b")
@@ -1330,10 +1334,6 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # per rank): a non-zero status is a rank that died
     (_C(r"Scheduler or DataParallelController \d+ terminated with -?(?!0\b)\d+"), True),
     (_C(r"terminate called after throwing"), True),
-    # multiprocessing's header above the traceback of a child process whose run() raised
-    # (`Process SpawnProcess-1:`, SGLang 0.1's `Process Process-1:`): the child died of it,
-    # even where the paste ends before the traceback
-    (_C(r"^Process \w*Process-\d+(?::\d+)*:$"), False),
     # the C++ backtrace c10::Error prints under its message (`setup failed!` then `Exception
     # raised from OperationSetup at .../compiler_depend.ts:131 (most recent call first):` and
     # its `frame #N:` lines): an exception thrown by torch's native code, on its way to Python
@@ -1502,7 +1502,7 @@ _FATAL_LITERALS = (
     "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "died, exit code", "worker died or was killed", "Killed",
     "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+",
-    "Segfault encountered", "Main process exited", "Process-")
+    "Segfault encountered", "Main process exited")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)
