@@ -2041,3 +2041,46 @@ def test_a_traceback_cut_at_its_raise_statement_reads_the_message_written_there(
     # (a raise whose message is not written there names nothing)
     other = ((f"{VL}/v1/engine/core_client.py", "__init__", "raise TimeoutError(msg)"),)
     assert cause_of(tb(*other), "vllm") is Cause.UNKNOWN
+
+
+# --- launch settings the engine rejects, in more words -----------------------------------------
+
+
+def test_a_value_over_a_settings_limit_is_invalid_config():
+    text = tb((f"{VL}/lora/peft_helper.py", "validate_legal",
+               "raise ValueError(f\"{' '.join(error_msg)}\")"),
+              error="ValueError: LoRA rank 256 is greater than max_lora_rank 16.")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    # (the KV cache's own words for a context too long stay kv_cache_oom)
+    kv = tb((f"{VL}/worker/worker.py", "raise_if_cache_size_invalid", "raise ValueError("),
+            error="ValueError: The model's max seq len (32768) is larger than the maximum "
+                  "number of tokens that can be stored in KV cache (25216).")
+    assert cause_of(kv, "vllm") is Cause.KV_CACHE_OOM
+
+
+def test_a_kubernetes_service_link_read_as_the_engines_port_is_invalid_config():
+    text = tb((f"{VL}/envs.py", "<lambda>", "lambda: int(os.getenv('VLLM_PORT', '0'))"),
+              error="ValueError: invalid literal for int() with base 10: "
+                    "'tcp://172.16.168.90:8000'")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    other = tb((f"{VL}/entrypoints/openai/tool_parsers/hermes.py", "extract", "n = int(value)"),
+               error="ValueError: invalid literal for int() with base 10: 'abc'")
+    assert cause_of(other, "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_pydantics_item_of_a_failed_divisibility_check_is_invalid_config():
+    lines = ["pydantic.v1.error_wrappers.ValidationError: 1 validation error for VLLM",
+             "__root__",
+             "  13653 is not divisible by 4 (type=assertion_error)"]
+    assert verdict(*lines, engine="vllm").cause is Cause.INVALID_CONFIG
+
+
+def test_a_bare_assertion_error_of_a_divisibility_assert_is_invalid_config():
+    text = "[2025-02-14 02:47:45 TP0] Scheduler hit an exception: " + tb(
+        (f"{SG}/models/qwen2.py", "__init__", "assert self.total_num_heads % tp_size == 0"),
+        error="AssertionError")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+    other = "[2025-02-14 02:47:45 TP0] Scheduler hit an exception: " + tb(
+        (f"{SG}/models/qwen2.py", "__init__", "assert self.head_dim in (64, 128)"),
+        error="AssertionError")
+    assert cause_of(other, "sglang") is Cause.UNKNOWN

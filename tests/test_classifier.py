@@ -67,11 +67,12 @@ FRESH34 = CORPUS / "fresh34"  # the thirty-fifth batch: measured blind once, tun
 FRESH35 = CORPUS / "fresh35"  # the thirty-sixth batch: measured blind once, tuning data since
 FRESH36 = CORPUS / "fresh36"  # the thirty-seventh batch: measured blind once, tuning data since
 FRESH37 = CORPUS / "fresh37"  # the thirty-eighth batch: measured blind once, tuning data since
+FRESH38 = CORPUS / "fresh38"  # the thirty-ninth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the thirty-eighth batch.
+# eighteenth, the nineteenth and the twentieth to the thirty-ninth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -86,7 +87,8 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log")) + sorted(FRESH28.glob("*.log")) + \
     sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
     sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log")) + \
-    sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log"))
+    sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log")) + \
+    sorted(FRESH38.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -649,6 +651,14 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
+    # the thirty-ninth batch (fresh38), as scored blind, then tuned on
+    "ss118-vllm-pr-2604-cuda13-build-worker-pynccl-init-torch-zeros-traceback-cut.log":
+        "a worker's traceback through pynccl's constructor cut at torch.zeros: labelled "
+        "unknown (also unsupported_arch), read nccl_error (pynccl's frames; n306 and pp113 cut "
+        "there are labelled nccl_error)",
+    "ss317-vllm-2512-ray-multinode-compiled-graph-raylet-mutable-object-channel-closed-check-failed.log":
+        "a raylet's fatal check on a compiled graph's channel ('Channel closed') on another "
+        "node: labelled multinode_rank_failure, read unknown (Ray's check names no peer)",
     # the thirty-eighth batch (fresh37), as scored blind, then tuned on
     "rr210-vllm-ascend-2504-ray-remote-worker-init-device-open-device-failed-507033.log":
         "CANN's 'open device 0 failed, runtime result = 507033' on a remote Ray worker: "

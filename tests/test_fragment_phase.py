@@ -1902,3 +1902,22 @@ def test_vllms_2026_renderer_applying_a_chat_template_is_a_request_handler():
     ]) + "\n"
     v = classify_text(text, engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v
+
+
+def test_a_requests_exception_group_box_is_still_that_requests_error():
+    """Starlette's task group wraps a streamed request's error in an ExceptionGroup: the box's
+    nested traceback is the same request's, not a death."""
+    p = "(APIServer pid=85502) "
+    text = "\n".join([
+        f'{p}INFO:     127.0.0.1:5000 - "POST /v1/responses HTTP/1.1" 200 OK',
+        f"{p}ERROR:    Exception in ASGI application",
+        f"{p}  + Exception Group Traceback (most recent call last):",
+        f'{p}  |   File "/venv/lib/python3.12/site-packages/starlette/responses.py", line 270, in '
+        "__call__",
+        f"{p}  |     async with anyio.create_task_group() as task_group:",
+        f"{p}  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+        f"{p}  +-+---------------- 1 ----------------",
+        f"{p}    | Traceback (most recent call last):",
+    ]) + "\n"
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v

@@ -184,3 +184,18 @@ def test_vllm_v1_capturing_one_shape_at_debug_level_is_graph_capture() -> None:
             "Capturing a cudagraph on (PIECEWISE,BatchDescriptor(num_tokens=8, "
             "uniform_decode=False))")
     assert _walk("vllm", [line]) is Phase.CUDA_GRAPH_CAPTURE
+
+
+def test_sglang_pd_warmup_request_from_the_bind_address_is_not_traffic() -> None:
+    """A PD server sends its warmup to the address it binds (not loopback): until its end line,
+    the request is the warmup's, and the ready line after it is ready, not serving."""
+    ts = "[2026-02-26 15:46:16]"
+    lines = [f"{ts} INFO:     Uvicorn running on http://10.99.91.49:30001 (Press CTRL+C to quit)",
+             f"{ts} Start of pd disaggregation warmup ...",
+             f'{ts} INFO:     10.99.91.49:44376 - "POST /generate HTTP/1.1" 200 OK',
+             f"{ts} End of prefill disaggregation mode warmup with status 200, resp: [{{}}]",
+             f"{ts} The server is fired up and ready to roll!"]
+    assert _walk("sglang", lines) is Phase.READY
+    # (a client's request after the warmup's end is traffic)
+    after = [*lines, f'{ts} INFO:     10.99.91.50:5000 - "POST /generate HTTP/1.1" 200 OK']
+    assert _walk("sglang", after) is Phase.SERVING

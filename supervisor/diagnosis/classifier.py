@@ -529,7 +529,10 @@ def _signatures_of(low: str, is_exc: bool) -> tuple[S.Signature, ...]:
 # and the server goes on (Xinference's or a custom handler's bug, a rejected argument).
 _REQUEST_ERROR_PART = re.compile(r"Exception in ASGI application|Traceback \(most recent call"
                                  r"|During handling of the above exception|The above exception "
-                                 r"was the direct cause|  \+ Exception Group Traceback")
+                                 r"was the direct cause|  \+ Exception Group Traceback"
+                                 # (and the group's box: its separators, `  +-+---- 1 ----`,
+                                 # and every line inside it, `    | Traceback ...`)
+                                 r"|\s+\+-|\s+\| ")
 
 
 # Xinference's actor framework ending one streamed response on an error (`ERROR:xoscar.api:
@@ -1366,6 +1369,7 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                  for i in scan.config_rejections if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
     cands.extend(_cut_at_raise_statement(scan, frames, raw))
+    cands.extend(_bare_divisibility_assert(scan, start, raw))
     draft_fault = _draft_index_fault(cands)
     cands = [c for c in cands if not _draft_frames_only(c, scan)] + draft_fault
     if outcome is Outcome.INCOMPLETE:
@@ -1572,6 +1576,25 @@ def _cut_at_raise_statement(scan: _Scan, frames: list[tuple[int, str]],
     low = f"{m[1]}: {m[2]}".lower()
     return [_Candidate(sig.cause, sig.priority, last + 1, sig.implies, True)
             for sig in _signatures_of(low, True)]
+
+
+# An assert statement of divisibility (`assert self.total_num_heads % tp_size == 0`, the
+# models' attention layers under tensor parallelism; `assert n % world_size == 0`)
+_DIVISIBILITY_ASSERT = re.compile(r"\bassert [^#]*\S %\s*\S[^#]*==\s*0\b")
+
+
+def _bare_divisibility_assert(scan: _Scan, start: int, raw: list[str]) -> list[_Candidate]:
+    """A bare `AssertionError` (no message) raised by an assert statement of divisibility, its
+    source line just above: a size the parallel layout must divide and does not - the same
+    family as the checks that say `not divisible by` (S.SIGNATURES, invalid_config)."""
+    out: list[_Candidate] = []
+    for i, wrapper in scan.exceptions:
+        if i < start or wrapper or not raw[i].rstrip().endswith("AssertionError"):
+            continue
+        above = [raw[j] for j in range(max(i - 3, 0), i) if raw[j].strip(" ^~\t")]
+        if above and _DIVISIBILITY_ASSERT.search(above[-1]):
+            out.append(_Candidate(Cause.INVALID_CONFIG, 40, i, None, True))
+    return out
 
 
 # vLLM V0's AsyncLLMEngine bounds each engine iteration (ENGINE_ITERATION_TIMEOUT_S): 0.4.0

@@ -948,7 +948,24 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"\b(?:is )?not (?:evenly )?divisible by\b"
            # (and the same check worded as the rule: `n_physical_experts=256 must be divisible
            # by ep_size=3`, DeepSeek-V4's MoE expert layout under expert parallelism)
-           r"|\bmust be (?:evenly )?divisible by\b",
+           r"|\bmust be (?:evenly )?divisible by\b"
+           # (and as pydantic v1 lists a failed check of a config model, one item a line under
+           # its `ValidationError`: `  13653 is not divisible by 4 (type=assertion_error)`)
+           r"|\bnot (?:evenly )?divisible by\b.{0,40}\(type=\w*error\)",
+           scope="error", flags=_I)
+    # A value over the limit a launch setting sets (`ValueError: LoRA rank 256 is greater than
+    # max_lora_rank 16.`, `... is larger than max_num_batched_tokens`): the setting, or what
+    # was asked of it, must change. Below every message naming a cause of its own (the KV
+    # cache's `max seq len ... larger than the maximum number of tokens that can be stored`).
+    + _sig(Cause.INVALID_CONFIG, 38,
+           r"^(?:\w+\.)*(?:AssertionError|ValueError): .{0,200}?\bis (?:greater|larger) than "
+           r"(?:the )?(?:--)?max_\w+",
+           scope="error", flags=_I)
+    # A Kubernetes service link where the engine reads a port number from its environment: a
+    # service named `vllm` or `sglang` makes Kubernetes set VLLM_PORT / SGLANG_PORT to
+    # `tcp://10.0.0.1:8000` in every pod of the namespace (`ValueError: invalid literal for
+    # int() with base 10: 'tcp://172.16.168.90:8000'`, vllm/envs.py)
+    + _sig(Cause.INVALID_CONFIG, 45, r"invalid literal for int\(\) with base 10: '(?:tcp|udp)://",
            scope="error", flags=_I)
     # A check stating what a setting requires (`ValueError: ElasticTokenToKVPoolAllocator
     # requires elastic MHA pool`, `AssertionError: 3-read Mamba conv transfer requires DS conv

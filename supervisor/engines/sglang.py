@@ -29,6 +29,7 @@ _PREFILTER = literal_prefilter(
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
+    "mode warmup",
     "fired up and ready", " batch", "HTTP/", "%|", "failed for req", "retracted_reqs",
     "startup timings", "ASGI app", "fused KV buffers", "flush_cache", "cur_batch", "] precompile",
     "Cache not flushed", "_memory_occupation",
@@ -119,7 +120,10 @@ _PROBE_PREFILL_RE = _C(r"#new-seq: 1, #new-token: 1,")
 _WARMUP_ROUTES = ("/generate", "/encode")
 # PD disaggregation's warmup (_send_disaggregation_warmup_requests; a prefill server's in 2025
 # builds) logs its end after every warmup request was answered.
-_PD_WARMUP_END_RE = _C(r"End of (?:disaggregation|prefill) warmup")
+# (2026: `End of prefill disaggregation mode warmup with status 200`). Its requests go to the
+# address the server was told to bind, not always a loopback one: from `Start of pd
+# disaggregation warmup` to that end, a request's access line is the warmup's.
+_PD_WARMUP_END_RE = _C(r"End of (?:disaggregation|prefill)(?: disaggregation mode)? warmup")
 
 
 def _rank_tag(line: str) -> str:
@@ -130,7 +134,7 @@ def _rank_tag(line: str) -> str:
 class SGLangTracker(MarkerTracker):
     """``warmup_answered``: the access line of the server's own warmup request was seen."""
 
-    __slots__ = ("warmup_answered", "loading_ranks")
+    __slots__ = ("warmup_answered", "loading_ranks", "pd_warmup")
     PREFILTER = _PREFILTER
     MARKERS = _MARKERS
 
@@ -138,6 +142,7 @@ class SGLangTracker(MarkerTracker):
         super().__init__()
         self.warmup_answered = False
         self.loading_ranks: set[str] = set()
+        self.pd_warmup = False  # inside a PD server's warmup (its requests are not clients')
 
     def _special(self, line: str) -> bool:
         changed = False
@@ -193,6 +198,11 @@ class SGLangTracker(MarkerTracker):
             # a PD server's warmup logs its end once its requests were answered: any request
             # access line after it is a client's
             self.warmup_answered = True
+            self.pd_warmup = False
+        elif "Start of pd disaggregation warmup" in line and not self.warmup_answered:
+            self.pd_warmup = True
+        if self.pd_warmup and '"POST /' in line:
+            return changed  # the PD warmup's own request, from whatever address
         if "HTTP/" in line and not self._warmup_access(line):
             changed = self._access(line) or changed
         return changed

@@ -85,9 +85,10 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|Expert parallelism is enabled"), Phase.WEIGHT_LOADING),
     # the model is loaded: what follows is the profiling run that sizes the KV cache (the
     # loader's own end lines are read per rank, _weights_of_rank)
-    # (tpu-inference's JAX runner: `Init model | hbm=[(1.11, 30.75)]GiB` once it is loaded)
+    # (tpu-inference's JAX runner: `Init model | hbm=[(1.11, 30.75)]GiB` once it is loaded;
+    # not its worker's `Init worker | rank=0 | ... | hbm=[(0.0, 31.25), ...]` before it)
     (_C(r"Memory profiling takes"
-        r"|\| hbm=\[\("
+        r"|Init model \| hbm=\[\("
         r"|Available KV cache memory|GPU KV cache size"
         # `# GPU blocks`, the Gaudi fork's `# HPU blocks`, the CPU backend's `# CPU blocks`
         r"|Maximum concurrency for|# [CGH]PU blocks|Dynamo bytecode transform"
