@@ -1047,12 +1047,14 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         # polls): the failure's own lines are above the first traffic too
         start = 0
     region_frames = [(i, w) for i, w in scan.frames if i >= start]
-    stepped = any(i >= start for i in scan.step_dumps) or (
-        outcome is Outcome.CRASHED and engine == "vllm" and _step_dump_lines(raw, scan, start))
+    stepped = any(i >= start for i in scan.step_dumps)
     named = [p for i, p in scan.named_phases if i >= start]
     if outcome is Outcome.CRASHED and ready is None:
         named += _startup_hints(raw, start, engine)
     framed = None if stepped else _frame_phase(region_frames)  # read twice below
+    if framed is None and not stepped and outcome is Outcome.CRASHED and engine == "vllm" \
+            and _step_dump_lines(raw, scan, start):
+        stepped = True  # (only where no frame dates the failure: the dump's own lines)
     if ready is not None and tracker_phase.rank < Phase.WARMUP.rank:
         tracker_phase = Phase.WARMUP  # up before it died: as a ready log is (above)
     phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
@@ -1182,8 +1184,12 @@ def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, 
     if last < 0 or scan.stop_at is not None or scan.exit_at is not None:
         return []
     line, msg = raw[last], msgs[last]
-    if S.CHILD_RAISED.match(msg.strip()):
+    # (literals first: most logs end on a line that holds none)
+    if "rocess" in line and S.CHILD_RAISED.match(msg.strip()):
         return [(last, False)]
+    if not ("ERROR" in line or "rror: " in line or "ailed" in line or "FAILED" in line
+            or "CRITICAL" in line):
+        return []
     if not msg.strip() or not S.ENDS_ON_ERROR.search(line) or S.NOT_AN_ERROR_END.search(line) \
             or S.BENIGN.search(msg.lower()):
         return []
@@ -1543,6 +1549,8 @@ def _cut_at_raise(scan: _Scan, frames: list[tuple[int, str]]) -> list[_Candidate
     """The log ends inside a traceback whose innermost frame is a function raising only one
     cause's message (S.RAISE_SITES), the exception line cut away: that cause."""
     # (and the call on that frame's source line, where the paste ends before its own frame)
+    if not frames or (scan.exceptions and scan.exceptions[-1][0] > frames[-1][0]):
+        return []  # (an exception line after the last frame: not cut there)
     last, called = None, []
     for i, where in reversed(frames):
         if not where.startswith("<call>:"):
@@ -1566,6 +1574,8 @@ def _cut_at_raise_statement(scan: _Scan, frames: list[tuple[int, str]],
     statement itself with its message written out: that message is the exception line the
     paste lost, read as one (its signatures)."""
     # (cheapest first: every crashed log asks; the line is read raw, past any wrapper)
+    if not frames or (scan.exceptions and scan.exceptions[-1][0] > frames[-1][0]):
+        return []
     last = next((i for i, where in reversed(frames) if not where.startswith("<call>:")), None)
     if last is None or last + 1 >= len(raw) or "raise " not in raw[last + 1] \
             or any(i > last for i, _ in scan.exceptions):

@@ -29,7 +29,6 @@ _PREFILTER = literal_prefilter(
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
     "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
-    "mode warmup",
     "fired up and ready", " batch", "HTTP/", "%|", "failed for req", "retracted_reqs",
     "startup timings", "ASGI app", "fused KV buffers", "flush_cache", "cur_batch", "] precompile",
     "Cache not flushed", "_memory_occupation",
@@ -201,6 +200,8 @@ class SGLangTracker(MarkerTracker):
             self.pd_warmup = False
         elif "Start of pd disaggregation warmup" in line and not self.warmup_answered:
             self.pd_warmup = True
+        if self.pd_warmup and self.ready:
+            self.pd_warmup = False  # (its end line in a wording not looked for: ready ends it)
         if self.pd_warmup and '"POST /' in line:
             return changed  # the PD warmup's own request, from whatever address
         if "HTTP/" in line and not self._warmup_access(line):

@@ -1,7 +1,8 @@
 """Live equals offline: every labelled log, replayed through the real daemon, ends with the
 outcome, phase and cause that ``diagnose`` gives for the file.
 
-One daemon replays the logs one after another (``switch`` from one replay profile to the next),
+A daemon replays the logs one after another (``switch`` from one replay profile to the next;
+one daemon for each group of up to 1,000 logs, under the daemon's limit of profiles a folder),
 each at a speed that makes its timestamps' gaps vanish; the replay ends the way the logged
 process did (``SGLANG_EMULATOR_REPLAY_END=live``: a crash dies, anything else stays up, silent).
 The live outcome is the run's status at the end: ``crashed``; ``ready`` (the whole log shown and
@@ -19,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -335,26 +336,51 @@ def _profile(path: Path, engine: str, port: int) -> str:
         "[health]\ninterval = 3600\ntimeout = 1\nfailures = 1000\n")
 
 
+# A daemon reads at most MAX_FILES profiles from its folder (supervisor/profiles/files.py): the
+# logs are split into groups under it, one daemon a group, each started on first use.
+GROUP = 1000
+_GROUP_OF = {p: k // GROUP for k, p in enumerate(SELECTED)}
+
+
 @pytest.fixture(scope="module")
-def replay_daemon() -> Iterator[Daemon]:
+def replay_daemons() -> Iterator[Callable[[Path], Daemon]]:
+    started: dict[int, tuple[Daemon, Path]] = {}
+
+    def daemon_for(path: Path) -> Daemon:
+        group = _GROUP_OF[path]
+        if group not in started:
+            started[group] = _start_replay_daemon(SELECTED[group * GROUP:(group + 1) * GROUP])
+        return started[group][0]
+
+    try:
+        yield daemon_for
+    finally:
+        for d, work in started.values():
+            try:
+                d.stop()
+            finally:
+                d.kill()
+                kill_env_processes(RUN_VAR, marker=d.marker)
+                if not os.environ.get("GNS_KEEP_TMP"):
+                    cleanup(work)
+
+
+def _start_replay_daemon(paths: list[Path]) -> tuple[Daemon, Path]:
     work = short_tmpdir()
     (work / "profiles").mkdir()
     (work / "state").mkdir()
     port = free_port()
-    for path in SELECTED:
+    for path in paths:
         engine = _offline(path)["engine"]
         (work / "profiles" / f"{_name(path)}.toml").write_text(_profile(path, engine, port))
     d = Daemon(work / "profiles", work / "state", work / "s.sock")
     try:
-        yield d.start()
-    finally:
-        try:
-            d.stop()
-        finally:
-            d.kill()
-            kill_env_processes(RUN_VAR, marker=d.marker)
-            if not os.environ.get("GNS_KEEP_TMP"):
-                cleanup(work)
+        d.start()
+    except BaseException:
+        d.kill()
+        cleanup(work)
+        raise
+    return d, work
 
 
 def _last_line(body: str) -> str:
@@ -405,7 +431,9 @@ def _params(paths: list[Path]) -> list[Any]:
 
 
 @pytest.mark.parametrize("path", _params(SELECTED), ids=_ids)
-def test_replay_ends_as_diagnose_says(replay_daemon: Daemon, path: Path) -> None:
+def test_replay_ends_as_diagnose_says(replay_daemons: Callable[[Path], Daemon],
+                                      path: Path) -> None:
+    replay_daemon = replay_daemons(path)
     offline = _offline(path)
     _, body = split_fixture(path)
 
