@@ -1365,19 +1365,27 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 engine: str, raw: list[str]) -> list[_Candidate]:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
              for sig, i in scan.hits if i >= start and not _received_not_read(scan, sig, i)]
+    # A traceback through the speculative draft's code that the log cuts before its exception
+    # line says where it failed, not why (the draft's code runs the target's kernels,
+    # allocators and collectives too): the corpus labels such a log unknown, the draft in
+    # `also`. Those frames are read only for what they add to a kernel's index assert above
+    # them (_draft_index_fault).
+    drafts_cut: list[_Candidate] = []
+    last_exception = scan.exceptions[-1][0] if scan.exceptions else -1
     for i, where in _run_frames(frames):
         if i in scan.dump_frames:
             continue
         hint = _frame_hint(where)  # kept per place for the process (ranks repeat places)
         if hint is not None:
-            cands.append(_Candidate(hint[0], hint[1], i))
+            cand = _Candidate(hint[0], hint[1], i)
+            (drafts_cut if hint[0] is Cause.SPECULATIVE_DECODING_ERROR and last_exception < i
+             else cands).append(cand)
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
                  for i in scan.config_rejections if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
     cands.extend(_cut_at_raise_statement(scan, frames, raw))
     cands.extend(_bare_divisibility_assert(scan, start, raw))
-    draft_fault = _draft_index_fault(cands)
-    cands = [c for c in cands if not _draft_frames_only(c, scan)] + draft_fault
+    cands.extend(_draft_index_fault(cands + drafts_cut if drafts_cut else cands))
     if outcome is Outcome.INCOMPLETE:
         if scan.slow_load is not None:
             cands.append(_Candidate(Cause.SLOW_WEIGHT_LOADING, 5, scan.slow_load))
@@ -1463,14 +1471,6 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 and not scan.tracebacks and not frames and first_fatal is None:
             cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))
     return cands
-
-
-def _draft_frames_only(cand: _Candidate, scan: _Scan) -> bool:
-    """A traceback through the speculative draft's code that the log cuts before its exception
-    line: where it failed, not why (the draft's code runs the target's kernels, allocators and
-    collectives too). The corpus labels such a log unknown, the draft in `also`."""
-    return cand.cause is Cause.SPECULATIVE_DECODING_ERROR and not cand.message \
-        and not any(j > cand.index for j, _ in scan.exceptions)
 
 
 def _draft_index_fault(cands: list[_Candidate]) -> list[_Candidate]:
@@ -1599,7 +1599,8 @@ def _bare_divisibility_assert(scan: _Scan, start: int, raw: list[str]) -> list[_
     family as the checks that say `not divisible by` (S.SIGNATURES, invalid_config)."""
     out: list[_Candidate] = []
     for i, wrapper in scan.exceptions:
-        if i < start or wrapper or not raw[i].rstrip().endswith("AssertionError"):
+        if wrapper or "AssertionError" not in raw[i] or i < start \
+                or not raw[i].rstrip().endswith("AssertionError"):
             continue
         above = [raw[j] for j in range(max(i - 3, 0), i) if raw[j].strip(" ^~\t")]
         if above and _DIVISIBILITY_ASSERT.search(above[-1]):

@@ -193,17 +193,19 @@ class SGLangTracker(MarkerTracker):
             changed = self._capture_progress(line) or changed
         if " batch" in line:
             changed = self._batch(line) or changed
-        if "End of " in line and _PD_WARMUP_END_RE.search(line):
-            # a PD server's warmup logs its end once its requests were answered: any request
-            # access line after it is a client's
-            self.warmup_answered = True
-            self.pd_warmup = False
-        elif "Start of pd disaggregation warmup" in line and not self.warmup_answered:
-            self.pd_warmup = True
-        if self.pd_warmup and self.ready:
-            self.pd_warmup = False  # (its end line in a wording not looked for: ready ends it)
-        if self.pd_warmup and '"POST /' in line:
-            return changed  # the PD warmup's own request, from whatever address
+        if " warmup" in line:
+            if "End of " in line and _PD_WARMUP_END_RE.search(line):
+                # a PD server's warmup logs its end once its requests were answered: any
+                # request access line after it is a client's
+                self.warmup_answered = True
+                self.pd_warmup = False
+            elif "Start of pd disaggregation warmup" in line and not self.warmup_answered:
+                self.pd_warmup = True
+        if self.pd_warmup:
+            if self.ready:
+                self.pd_warmup = False  # (its end in a wording not looked for: ready ends it)
+            elif '"POST /' in line:
+                return changed  # the PD warmup's own request, from whatever address
         if "HTTP/" in line and not self._warmup_access(line):
             changed = self._access(line) or changed
         return changed
