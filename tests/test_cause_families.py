@@ -2084,3 +2084,26 @@ def test_a_bare_assertion_error_of_a_divisibility_assert_is_invalid_config():
         (f"{SG}/models/qwen2.py", "__init__", "assert self.head_dim in (64, 128)"),
         error="AssertionError")
     assert cause_of(other, "sglang") is Cause.UNKNOWN
+
+
+def test_intel_unified_runtime_out_of_resources_is_the_devices_oom():
+    text = tb((f"{TORCH}/utils/_device.py", "__torch_function__", "return func(*args, **kwargs)"),
+              error="RuntimeError: UR backend failed. UR backend returns:40 "
+                    "(UR_RESULT_ERROR_OUT_OF_RESOURCES)")
+    assert cause_of(text, "vllm") is Cause.CUDA_OOM
+
+
+def test_flashinfers_wrapper_called_with_another_releases_signature_is_flashinfer_error():
+    text = tb((f"{SG}/managers/controller/model_runner.py", "init_flashinfer_args",
+               "self.prefill_wrapper.begin_forward(*args)"),
+              error="TypeError: BatchPrefillWithPagedKVCacheWrapper.begin_forward() missing 1 "
+                    "required positional argument: 'page_size'")
+    assert cause_of(text, "sglang") is Cause.FLASHINFER_ERROR
+
+
+def test_a_log_ending_in_a_native_backtraces_frames_is_a_death():
+    lines = ["frame #7: <unknown function> + 0x289da4 (0xffff86589da4 in "
+             "/usr/local/Ascend/cann-9.0.0/lib64/libhccl.so)",
+             "frame #8: <unknown function> + 0x80398 (0xffffa3030398 in "
+             "/lib/aarch64-linux-gnu/libc.so.6)"]
+    assert verdict(*lines, engine="vllm").outcome is Outcome.CRASHED

@@ -68,11 +68,12 @@ FRESH35 = CORPUS / "fresh35"  # the thirty-sixth batch: measured blind once, tun
 FRESH36 = CORPUS / "fresh36"  # the thirty-seventh batch: measured blind once, tuning data since
 FRESH37 = CORPUS / "fresh37"  # the thirty-eighth batch: measured blind once, tuning data since
 FRESH38 = CORPUS / "fresh38"  # the thirty-ninth batch: measured blind once, tuning data since
+FRESH39 = CORPUS / "fresh39"  # the fortieth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the thirty-ninth batch.
+# eighteenth, the nineteenth and the twentieth to the fortieth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -88,7 +89,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
     sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log")) + \
     sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log")) + \
-    sorted(FRESH38.glob("*.log"))
+    sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -300,9 +301,6 @@ KNOWN_MISSES: dict[str, str] = {
     "z212-sglang-2507-glm45-air-fp8-tp4-server-args-then-triton-outofresources-killed.log":
         "a Triton OutOfResources, then 'Dumping requests before crash': labelled warmup (the "
         "tokenizer manager's crash dump), read launch",
-    "z214-sglang-2508-multinode-heartbeat-monitor-tcpstore-check-cpp-frames-only.log":
-        "only C++ frames of torch's heartbeat monitor checking the TCPStore: labelled crashed "
-        "(multinode_rank_failure), read incomplete",
     "z218-sglang-2401-mixtral-2xa100-debug-print-loading-expert-weights-cut.log":
         "a user's debug prints in the loader ('loading expert weights'): labelled "
         "weight_loading, read launch",
@@ -442,6 +440,29 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the fortieth batch (fresh39), as scored blind, then tuned on
+    "tt110-vllm-windows-2605-deepseek-v4-flash-tp2-workers-make-layers-offloader-wrap-modules-traceback-cut.log":
+        "workers' tracebacks through make_layers and the offloader's wrap_modules, cut: "
+        "labelled weight_loading (the model being built), read launch (no loader frame)",
+    "tt111-vllm-ascend-2604-offline-qwen35-4b-rendering-prompts-progress-worker-triton-tune-args-warnings-serving.log":
+        "an offline LLM.generate's 'Rendering prompts' bar and worker warnings: labelled ready "
+        "in serving, read incomplete at launch (that bar is not read as traffic)",
+    "tt113-vllm-2511-qwen3-32b-eagle3-apiserver-serving-chat-enginedeaderror-tail-shutdown.log":
+        "EngineDeadError in a chat request's handler, then shutdown: labelled serving, read "
+        "ready (the engine's death is what the request met, not a request served)",
+    "tt115-vllm-2411-pyenv-llama32-3b-chat-completions-asgi-starlette-middleware-traceback-cut.log":
+        "an ASGI traceback of starlette's middleware frames only, cut: labelled crashed in "
+        "serving, read crashed at launch (middleware frames are not read as a request's)",
+    "tt209-vllm-xpu-llm-scaler-0140-b81-2605-4x-b70-completions-200-shm-broadcast-60s-throughput-stats-serving.log":
+        "completions answered, then shared-memory broadcast waits of 60 s and throughput "
+        "stats: labelled ready in serving, read hung (the broadcast waits read as stall "
+        "reports)",
+    "tt214-sglang-0117-2406-4x-a10g-enable-flashinfer-forward-fill-batch-begin-forward-missing-page-size.log":
+        "SGLang 0.1's forward_fill_batch failing in flashinfer's begin_forward: labelled "
+        "serving, read launch (the warmup request runs the same path)",
+    "tt302-sglang-0445-2504-ray-sglangworker-health-generate-then-init-weights-update-group-driver-traceback-cut.log":
+        "a local /health_generate answered, then the driver's traceback: labelled ready, read "
+        "warmup (a local probe is not the ready line)",
     # the thirty-eighth batch (fresh37), as scored blind, then tuned on
     "rr107-vllm-085post1-2507-v0-spec-decode-json-object-request-draft-runner-compute-logits-traceback-cut.log":
         "a chat request's traceback, then MQLLMEngine's own (its engine.py:160 tag) through the "
@@ -651,6 +672,18 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
+    # the fortieth batch (fresh39), as scored blind, then tuned on
+    "tt104-vllm-081-2503-xinference-env-mistral-small-31-awq-config-format-mistral-load-params-config-assertionerror.log":
+        "an AssertionError loading a Mistral-format params.json forced on an HF-format "
+        "checkpoint: labelled invalid_config (also corrupt_checkpoint), read unknown",
+    "tt111-vllm-ascend-2604-offline-qwen35-4b-rendering-prompts-progress-worker-triton-tune-args-warnings-serving.log":
+        "labelled none (ready); read unknown (see KNOWN_MISSES)",
+    "tt209-vllm-xpu-llm-scaler-0140-b81-2605-4x-b70-completions-200-shm-broadcast-60s-throughput-stats-serving.log":
+        "labelled none (ready); read unknown (see KNOWN_MISSES)",
+    "z214-sglang-2508-multinode-heartbeat-monitor-tcpstore-check-cpp-frames-only.log":
+        "only C++ frames of torch's heartbeat monitor checking the TCPStore (read crashed: the "
+        "log ends on a native frame): labelled multinode_rank_failure, read unknown (one log "
+        "of the kind)",
     # the thirty-ninth batch (fresh38), as scored blind, then tuned on
     "ss118-vllm-pr-2604-cuda13-build-worker-pynccl-init-torch-zeros-traceback-cut.log":
         "a worker's traceback through pynccl's constructor cut at torch.zeros: labelled "

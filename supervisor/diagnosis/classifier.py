@@ -1185,7 +1185,8 @@ def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, 
         return []
     line, msg = raw[last], msgs[last]
     # (literals first: most logs end on a line that holds none)
-    if "rocess" in line and S.CHILD_RAISED.match(msg.strip()):
+    if ("rocess" in line and S.CHILD_RAISED.match(msg.strip())) or \
+            ("frame #" in line and S.NATIVE_FRAME_END.match(msg.lstrip())):
         return [(last, False)]
     if not ("ERROR" in line or "rror: " in line or "ailed" in line or "FAILED" in line
             or "CRITICAL" in line):

@@ -485,6 +485,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # CUresult error: 2 (out of memory)  file=csrc/utils.h func=cu_mem_create`): the library
     # exits the process on it
     + _sig(Cause.CUDA_OOM, 70, r"CUresult error: 2 \(out of memory\)", flags=_I, fatal=True)
+    # Intel's Unified Runtime / Level Zero under torch's XPU backend out of device memory (`UR
+    # backend failed. UR backend returns:40 (UR_RESULT_ERROR_OUT_OF_RESOURCES)` allocating a
+    # MoE layer's weights, `..._OUT_OF_DEVICE_MEMORY`; vLLM on Arc / Data Center GPUs): the
+    # device allocator exhausted, as CUDA's
+    + _sig(Cause.CUDA_OOM, 70,
+           r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE_MEMORY|RESOURCES)\b", flags=_I)
     # XLA on TPU (vLLM's tpu-inference and TPU runner, SGLang-JAX) out of device memory: the
     # compiler placing a program that needs more than a memory space holds (`RESOURCE_EXHAUSTED:
     # XLA:TPU compile permanent error. Ran out of memory in memory space vmem. Used 76.58M of
@@ -543,6 +549,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # AlignedAllocator`, include/flashinfer/allocator.h; SGLang / vLLM under load)
            r"Failed to allocate memory for \w+ with size \d+ and alignment \d+ in "
            r"AlignedAllocator", flags=_I)
+    # flashinfer's wrappers called with another release's signature (`TypeError:
+    # BatchPrefillWithPagedKVCacheWrapper.begin_forward() missing 1 required positional
+    # argument: 'page_size'`): the installed flashinfer is not the one the engine was built for
+    + _sig(Cause.FLASHINFER_ERROR, 45,
+           r"^TypeError: (?:Batch|Single)\w*With\w*Wrapper\.\w+\(\) (?:missing|got an unexpected"
+           r"|takes)", scope="error", flags=_I)
     + _sig(Cause.FLASHINFER_ERROR, 45,
            r"fatal error: [\w/.]+\.(?:h|cuh|hpp): No such file or directory", r"^FAILED: .*\.o\b",
            r"CUDA_HOME environment variable is not set|nvcc: not found|could not find nvcc",
@@ -1338,6 +1350,9 @@ SHELL_KILLED = _C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)")
 # `Process SpawnProcess-1:`, SGLang 0.1's `Process Process-1:`, the traceback cut away: the
 # child died of it; asked of the last line only, where the traceback does not follow)
 CHILD_RAISED = _C(r"^Process \w*Process-\d+(?::\d+)*:$")
+# (or on a frame of a C++ exception's backtrace, c10's `frame #9: <unknown function> + 0xe9e9c
+# (0xffff... in .../libc.so.6)`: the exception's report, cut before what followed it)
+NATIVE_FRAME_END = _C(r"^frame #\d+: ")
 ENDS_ON_ERROR = _C(r"\bERROR\b|\bCRITICAL\b|\b[Ee]rror: |\b(?:[Ff]ailed|FAILED)\b")
 NOT_AN_ERROR_END = _C(r"\b(?:INFO|WARN(?:ING)?|DEBUG)\b|\[(?:info|warn(?:ing)?)\]|\bpending\b"
                       r"|\bfor request\b")

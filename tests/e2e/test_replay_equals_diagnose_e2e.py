@@ -154,6 +154,12 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the fortieth batch (fresh39), as scored blind
+    "tt209-vllm-xpu-llm-scaler-0140-b81-2605-4x-b70-completions-200-shm-broadcast-60s-"
+    "throughput-stats-serving.log": _STALL_END,
+    "tt217-vllm-2605-club3090-bench-strix-halo-egpu-3090-5070ti-tp2-capture-bars-graph-pool-"
+    "init-engine-took.log": _API_UP,
+    "tt311-vllm-v1-2601-hunyuan-mt-kv-cache-graphs-init-engine-took-supported-tasks.log": _API_UP,
     # the thirty-eighth batch (fresh37), as scored blind
     "rr104-vllm-pr-2601-gb10-dgx-spark-supported-tasks-chat-template-warmup-cut.log": _ROUTES_ONLY,
     "rr107-vllm-085post1-2507-v0-spec-decode-json-object-request-draft-runner-compute-logits-"
@@ -230,8 +236,6 @@ LIVE_MISSES: dict[str, str] = {
     # the twenty-second batch (fresh21)
     "z102-vllm-strix-halo-gfx1151-toolbox-2604-routes-listed.log": _API_UP,
     "z116-vllm-1cat-fork-2608-v100-journald-ru-supported-tasks.log": _ROUTES_ONLY,
-    "z214-sglang-2508-multinode-heartbeat-monitor-tcpstore-check-cpp-frames-only.log":
-        _LABEL_LIVE,
     "z305-sglang-2508-mineru-gradio-engine-mode-capture-end-init-successfully.log": _LABEL_LIVE,
     "z312-sglang-2509-sgl-router-pd-1p1d-idle-stream-request-excgroup-frames.log":
         _REQUEST_FRAMES,
