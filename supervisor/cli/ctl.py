@@ -402,14 +402,17 @@ async def _until_interrupted(follow: Callable[[], Awaitable[None]]) -> int:
     interrupted = False
     try:
         async with anyio.create_task_group() as tg:
-            async def on_interrupt() -> None:
+            async def on_interrupt(*, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
                 nonlocal interrupted
                 with anyio.open_signal_receiver(signal.SIGINT) as signals:
+                    task_status.started()
                     async for _ in signals:
                         interrupted = True
                         tg.cancel_scope.cancel()
                         return
-            tg.start_soon(on_interrupt)
+            # (started, not start_soon: the receiver is in place before the follower waits,
+            # so a Ctrl-C in between is not left to the event loop's own handling)
+            await tg.start(on_interrupt)
             await follow()
             tg.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # the follower's own error (its reader gone...), as is
