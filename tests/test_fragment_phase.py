@@ -1873,31 +1873,19 @@ def test_vllm_010s_worker_tag_with_its_rank_is_a_wrapper() -> None:
                           ".py:596]     return fn(*args, **kwargs)") == "    return fn(*args, **kwargs)"
 
 
-def test_a_chat_templates_traceback_is_one_requests_error_of_a_server_serving():
+@pytest.mark.parametrize("tag, path, func", [
+    ("chat_utils.py:1475", "vllm/entrypoints/chat_utils.py", "apply_hf_chat_template"),
+    # (2026: the renderer)
+    ("hf.py:484", "vllm/renderers/hf.py", "safe_apply_chat_template"),
+])
+def test_a_chat_templates_traceback_is_one_requests_error_of_a_server_serving(tag, path, func):
     """vLLM's API server applying a chat request's template: the handler logs the failure and
     answers 400; the fragment shows a server up and serving."""
-    p = "(APIServer pid=1058477) ERROR 09-15 07:05:30 [chat_utils.py:1475] "
+    p = f"(APIServer pid=1058477) ERROR 09-15 07:05:30 [{tag}] "
     text = "\n".join([
         f"{p}An error occurred in `transformers` while applying chat template",
         f"{p}Traceback (most recent call last):",
-        f'{p}  File "/venv/lib/python3.12/site-packages/vllm/entrypoints/chat_utils.py", line '
-        "1462, in apply_hf_chat_template",
-        f"{p}    return tokenizer.apply_chat_template(",
-        f'{p}  File "/venv/lib/python3.12/site-packages/transformers/tokenization_utils_base.py", '
-        "line 1640, in apply_chat_template",
-        f"{p}    rendered_chat, generation_indices = render_jinja_template(",
-    ]) + "\n"
-    v = classify_text(text, engine="vllm")
-    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v
-
-
-def test_vllms_2026_renderer_applying_a_chat_template_is_a_request_handler():
-    p = "(APIServer pid=7791) ERROR 03-09 12:12:47 [hf.py:484] "
-    text = "\n".join([
-        f"{p}An error occurred in `transformers` while applying chat template",
-        f"{p}Traceback (most recent call last):",
-        f'{p}  File "/app/.venv/lib/python3.12/site-packages/vllm/renderers/hf.py", line 472, in '
-        "safe_apply_chat_template",
+        f'{p}  File "/venv/lib/python3.12/site-packages/{path}", line 1462, in {func}',
         f"{p}    return tokenizer.apply_chat_template(",
     ]) + "\n"
     v = classify_text(text, engine="vllm")

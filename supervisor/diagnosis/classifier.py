@@ -1550,18 +1550,26 @@ def _cut_at_raise(scan: _Scan, frames: list[tuple[int, str]]) -> list[_Candidate
     """The log ends inside a traceback whose innermost frame is a function raising only one
     cause's message (S.RAISE_SITES), the exception line cut away: that cause."""
     # (and the call on that frame's source line, where the paste ends before its own frame)
-    if not frames or (scan.exceptions and scan.exceptions[-1][0] > frames[-1][0]):
-        return []  # (an exception line after the last frame: not cut there)
-    last, called = None, []
-    for i, where in reversed(frames):
-        if not where.startswith("<call>:"):
-            last = (i, where)
-            break
-        called = [(i, where)]
-    if last is None or any(i > last[0] for i, _ in scan.exceptions):
+    cut = _cut_frame(scan, frames)
+    if cut is None:
         return []
+    last = frames[cut]
+    called = frames[cut + 1:cut + 2]
     return [_Candidate(cause, prio, i) for i, where in [last, *called]
             for cause, rx, prio in S.RAISE_SITES if rx.search(where)]
+
+
+def _cut_frame(scan: _Scan, frames: list[tuple[int, str]]) -> int | None:
+    """The position in ``frames`` of the innermost real frame (not a ``<call>:`` of a source
+    line) of a traceback the log cuts there: no exception line after it. None otherwise."""
+    if not frames or (scan.exceptions and scan.exceptions[-1][0] > frames[-1][0]):
+        return None  # (an exception line after the last frame: not cut there)
+    k = len(frames) - 1
+    while k >= 0 and frames[k][1].startswith("<call>:"):
+        k -= 1
+    if k < 0 or (scan.exceptions and scan.exceptions[-1][0] > frames[k][0]):
+        return None
+    return k
 
 
 # A `raise` statement's source line with its message as a literal: `raise TimeoutError("Timed
@@ -1575,11 +1583,11 @@ def _cut_at_raise_statement(scan: _Scan, frames: list[tuple[int, str]],
     statement itself with its message written out: that message is the exception line the
     paste lost, read as one (its signatures)."""
     # (cheapest first: every crashed log asks; the line is read raw, past any wrapper)
-    if not frames or (scan.exceptions and scan.exceptions[-1][0] > frames[-1][0]):
+    cut = _cut_frame(scan, frames)
+    if cut is None:
         return []
-    last = next((i for i, where in reversed(frames) if not where.startswith("<call>:")), None)
-    if last is None or last + 1 >= len(raw) or "raise " not in raw[last + 1] \
-            or any(i > last for i, _ in scan.exceptions):
+    last = frames[cut][0]
+    if last + 1 >= len(raw) or "raise " not in raw[last + 1]:
         return []
     m = _RAISE_STATEMENT.search(raw[last + 1])
     if m is None:

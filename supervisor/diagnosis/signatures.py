@@ -1346,6 +1346,9 @@ SHELL_KILLED = _C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)")
 # `ERROR ||NEURON_CC_WRAPPER||: Failed compilation`, the engine's logged traceback cut in a
 # frame. Not a lower level's line that mentions an error (`INFO ... health check is pending
 # with error`, `WARNING ... failed to automatically increase`), nor one request's failure.
+ENDS_ON_ERROR = _C(r"\bERROR\b|\bCRITICAL\b|\b[Ee]rror: |\b(?:[Ff]ailed|FAILED)\b")
+NOT_AN_ERROR_END = _C(r"\b(?:INFO|WARN(?:ING)?|DEBUG)\b|\[(?:info|warn(?:ing)?)\]|\bpending\b"
+                      r"|\bfor request\b")
 # (or on multiprocessing's header above the traceback of a child process whose run() raised,
 # `Process SpawnProcess-1:`, SGLang 0.1's `Process Process-1:`, the traceback cut away: the
 # child died of it; asked of the last line only, where the traceback does not follow)
@@ -1353,9 +1356,6 @@ CHILD_RAISED = _C(r"^Process \w*Process-\d+(?::\d+)*:$")
 # (or on a frame of a C++ exception's backtrace, c10's `frame #9: <unknown function> + 0xe9e9c
 # (0xffff... in .../libc.so.6)`: the exception's report, cut before what followed it)
 NATIVE_FRAME_END = _C(r"^frame #\d+: ")
-ENDS_ON_ERROR = _C(r"\bERROR\b|\bCRITICAL\b|\b[Ee]rror: |\b(?:[Ff]ailed|FAILED)\b")
-NOT_AN_ERROR_END = _C(r"\b(?:INFO|WARN(?:ING)?|DEBUG)\b|\[(?:info|warn(?:ing)?)\]|\bpending\b"
-                      r"|\bfor request\b")
 FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"hit an exception"), False),
     (_C(r"Received sigquit from a child|SIGQUIT received\."), True),
