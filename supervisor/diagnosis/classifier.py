@@ -345,10 +345,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 request_error = True  # read on as uvicorn's request error is
             if request_error:
                 scan.request_tracebacks.add(i)
-        low = msg.lower()
         # the three rare gates, asked only of a line that holds one of their literals lowercased;
         # a long line is asked directly (see _LONG_LINE) and walked only once it is no dump
-        gates = None if len(msg) > _LONG_LINE else _gates_of(msg, low, gates_of)
+        gates = None if len(msg) > _LONG_LINE else _gates_of(msg, gates_of)
         rare = S.RARE_GATE.search(msg) if gates is None else \
             gates & _RARE_BIT and S.RARE_GATE.search(msg)
         if rare:
@@ -401,7 +400,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.spec_line = i
             continue
         if gates is None:
-            gates = _gates_of(msg, low, gates_of)
+            gates = _gates_of(msg, gates_of)
         if not gates & _SIGNATURE_BIT or gates & _BENIGN_BIT:
             continue
         # (asked only here: the exception's lines a worker logged read as errors)
@@ -413,7 +412,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.fatal.append((i, False))  # (past the gate: all say fault / fail / error)
         if ("already dead" in msg or "thread terminated" in msg) and _DEATH_REPORT.search(msg):
             scan.fatal.append((i, True))
-        _match_signatures(scan, i, msg, low, is_exc, matched)
+        _match_signatures(scan, i, msg, is_exc, matched)
     scan.final_phase = tracker.phase
     if tracker.ready:
         scan.api_servers_pending = None
@@ -482,22 +481,22 @@ _SIGNATURE_BIT, _BENIGN_BIT, _RARE_BIT = 1, 2, 4
 _LONG_LINE = 600
 
 
-def _gates_of(msg: str, low: str, memo: dict[str, int]) -> int:
+def _gates_of(msg: str, memo: dict[str, int]) -> int:
     """The message's _LINE_GATES bits; each distinct message is walked once a scan (``memo``):
-    the ranks of a run print the same lines."""
+    the ranks of a run print the same lines (and is lowercased only then)."""
     gates = memo.get(msg)
     if gates is None:
-        gates = memo[msg] = _LINE_GATES.found(low)
+        gates = memo[msg] = _LINE_GATES.found(msg.lower())
     return gates
 
 
-def _match_signatures(scan: _Scan, i: int, msg: str, low: str, is_exc: bool,
+def _match_signatures(scan: _Scan, i: int, msg: str, is_exc: bool,
                       matched: dict[str, tuple[S.Signature, ...]]) -> None:
     """Record the signatures the message matches. The ranks of a run print the same lines:
     each distinct message of a log is matched once (``matched``, kept for one scan)."""
     found = matched.get(msg)
     if found is None:
-        found = matched[msg] = _signatures_of(low, is_exc)
+        found = matched[msg] = _signatures_of(msg.lower(), is_exc)
     for sig in found:
         scan.hits.append((sig, i))
         if sig.fatal:
