@@ -969,6 +969,21 @@ def test_launcher_and_multi_pod_viewer_prefixes_are_wrappers(prefix: str) -> Non
         '  File "/x/y.py", line 3, in run'
 
 
+@pytest.mark.parametrize(("line", "message"), [
+    # the two forms that start with spaces: a CI page's bar before a stamp, a tracing stamp
+    ("  | [2025-11-06T02:10:00.702Z] Load weight end.", "Load weight end."),
+    ("    2025-06-06T19:02:34.252Z DEBUG dynamo_run::subprocess: x", "x"),
+    # an indented message behind no wrapper is kept whole, indentation included
+    ('  File "/x/y.py", line 3, in run', '  File "/x/y.py", line 3, in run'),
+    ("    raise RuntimeError('a | b')", "    raise RuntimeError('a | b')"),
+    ("          2025 was the year", "          2025 was the year"),  # past 8 spaces
+    ("   ", "   "), ("", ""),
+])
+def test_indented_lines_are_stripped_only_of_the_forms_that_start_with_spaces(
+        line: str, message: str) -> None:
+    assert strip_wrappers(line) == message
+
+
 def test_sglang_router_model_rpc_step_frames_are_serving() -> None:
     lines = [*frame_lines((f"{_SG}/managers/router/model_rpc.py", "exposed_step"),
                           (f"{_SG}/managers/router/model_rpc.py", "forward_step"),

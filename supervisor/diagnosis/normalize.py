@@ -168,6 +168,8 @@ def unglue_bars(line: str) -> list[str]:
 
 def strip_wrappers(line: str) -> str:
     """The message inside wrappers. Leading indentation of the message is kept."""
+    if not line:
+        return line  # (a tenth of the lines: pastes keep their blank lines)
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     if "repeated" in line:
@@ -183,5 +185,12 @@ def strip_wrappers(line: str) -> str:
         journald = _LOCALE_JOURNALD.match(line)
         if journald:
             line = line[journald.end():]
+    if line[:1] == " ":
+        # An indented line (a traceback's frames and source lines: a quarter of the lines) can
+        # only be behind the two forms that start with spaces, a bar or a stamp after at most 8
+        # of them: anything else is its message, without trying the other forms one by one.
+        k = len(line) - len(line.lstrip())
+        if k > 8 or k == len(line) or not (line[k] == "|" or line[k].isdigit()):
+            return line
     end = _WRAPPERS.match(line).end()
     return line[end:] if end else line
