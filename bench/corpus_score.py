@@ -69,6 +69,7 @@ PARTS = {
     "fresh37": FIXTURES / "corpus" / "fresh37",
     "fresh38": FIXTURES / "corpus" / "fresh38",
     "fresh39": FIXTURES / "corpus" / "fresh39",
+    "fresh40": FIXTURES / "corpus" / "fresh40",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -77,7 +78,7 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25",
              "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
              "fresh31", "fresh32", "fresh33", "fresh34", "fresh35",
-             "fresh36", "fresh37", "fresh38", "fresh39")
+             "fresh36", "fresh37", "fresh38", "fresh39", "fresh40")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -114,7 +115,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh36", "thirty-seventh batch (fresh36)"),
               ("fresh37", "thirty-eighth batch (fresh37)"),
               ("fresh38", "thirty-ninth batch (fresh38)"),
-              ("fresh39", "fortieth batch (fresh39)"))
+              ("fresh39", "fortieth batch (fresh39)"),
+              ("fresh40", "forty-first batch (fresh40)"))
 FIELDS = ("outcome", "phase", "cause")
 
 

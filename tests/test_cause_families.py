@@ -2107,3 +2107,45 @@ def test_a_log_ending_in_a_native_backtraces_frames_is_a_death():
              "frame #8: <unknown function> + 0x80398 (0xffffa3030398 in "
              "/lib/aarch64-linux-gnu/libc.so.6)"]
     assert verdict(*lines, engine="vllm").outcome is Outcome.CRASHED
+
+
+# --- the forty-first batch's kinds ----------------------------------------------------------
+
+
+def test_canns_runtime_refusing_a_device_allocation_is_the_devices_oom():
+    lines = [CORE + "RuntimeError: ACL stream synchronize failed, error code:507899",
+             CORE + "        Possible Cause: Available memory is insufficient.",
+             CORE + "        alloc device memory failed, runtime result = 207001"
+                    "[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:162]"]
+    assert verdict(*lines, engine="vllm").cause is Cause.CUDA_OOM
+
+
+_PLUGIN = "/opt/models/DotsOCR/modeling_dots_ocr_vllm.py"
+
+
+@pytest.mark.parametrize("outer", [
+    # a script's top level importing a model's plugin
+    ("/opt/conda/bin/vllm", "<module>", "from DotsOCR import modeling_dots_ocr_vllm"),
+    # a function importing lazily (the engine core's worker importing its model runner)
+    (f"{VL}/v1/worker/gpu_worker.py", "init_device", "from lightop import gemmopt"),
+])
+def test_an_error_raised_while_a_module_is_imported_is_import_error(outer):
+    text = tb(outer, (_PLUGIN, "<module>", "patch_vllm_chat_placeholder()"),
+              (_PLUGIN, "patch_vllm_chat_placeholder",
+               "ori = BaseMultiModalItemTracker._placeholder_str"),
+              error="AttributeError: type object 'BaseMultiModalItemTracker' has no attribute "
+                    "'_placeholder_str'")
+    assert cause_of(text, "vllm") is Cause.IMPORT_ERROR
+
+
+def test_an_error_in_a_function_called_after_the_imports_is_not_import_error():
+    # guard: the entry's top level calling main(), not importing
+    text = tb(("/opt/conda/bin/vllm", "<module>", "sys.exit(main())"),
+              (f"{VL}/entrypoints/cli/main.py", "main", "args.dispatch_function(args)"),
+              error="AttributeError: 'NoneType' object has no attribute 'split'")
+    assert cause_of(text, "vllm") is Cause.UNKNOWN
+    # nor an import statement whose next frame is not the imported module's top level
+    text = tb((f"{VL}/v1/worker/gpu_worker.py", "init_device", "from lightop import gemmopt"),
+              (f"{VL}/v1/worker/gpu_worker.py", "helper", "x.split('.')"),
+              error="AttributeError: 'NoneType' object has no attribute 'split'")
+    assert cause_of(text, "vllm") is Cause.UNKNOWN

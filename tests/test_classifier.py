@@ -69,6 +69,7 @@ FRESH36 = CORPUS / "fresh36"  # the thirty-seventh batch: measured blind once, t
 FRESH37 = CORPUS / "fresh37"  # the thirty-eighth batch: measured blind once, tuning data since
 FRESH38 = CORPUS / "fresh38"  # the thirty-ninth batch: measured blind once, tuning data since
 FRESH39 = CORPUS / "fresh39"  # the fortieth batch: measured blind once, tuning data since
+FRESH40 = CORPUS / "fresh40"  # the forty-first batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
@@ -89,7 +90,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
     sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log")) + \
     sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log")) + \
-    sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log"))
+    sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log")) + sorted(FRESH40.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -440,6 +441,17 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the forty-first batch (fresh40), as scored blind, then tuned on
+    "uu104-vllm-ascend-2512-qwen3-vl-32b-enginecore-alloc-device-memory-failed-207001-output-handler-cut.log":
+        "the engine core's CANN allocation failure, then the API server's 'AsyncLLM "
+        "output_handler failed': labelled launch (no request shown), read serving (the output "
+        "handler's frames, as six other labelled logs are)",
+    "uu111-vllm-ascend-2608-310p-qwen3-4b-w8a8-enginecore-failed-to-start-init-kv-then-apiserver-traceback-cut.log":
+        "'EngineCore failed to start' through EngineCore.__init__ whose statement is cut after "
+        "'kv_cache_config': labelled kv_cache_alloc, read launch (a bare name dates nothing)",
+    "uu307-vllm-v1-2506-trl-grpo-colocate-peft-step-6-reset-prefix-cache-then-hangs.log":
+        "steps of a colocated rollout, then the log ends: labelled hung from the thread's "
+        "title, read ready in serving (nothing in the log stops)",
     # the fortieth batch (fresh39), as scored blind, then tuned on
     "tt110-vllm-windows-2605-deepseek-v4-flash-tp2-workers-make-layers-offloader-wrap-modules-traceback-cut.log":
         "workers' tracebacks through make_layers and the offloader's wrap_modules, cut: "
@@ -672,6 +684,13 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
+    # the forty-first batch (fresh40), as scored blind, then tuned on
+    "uu215-vllm-v1-2510-conda-hunyuan-mt-load-model-initialize-model-no-hunyuanmoe-layer-runtimeerror.log":
+        "the model class finding no MoE layer in a dense checkpoint's config ('No HunYuanMoE "
+        "layer found in model.layers.'): labelled invalid_config, read unknown",
+    "uu317-sglang-055post3-2512-ktransformers-kt-kernel-docker-l40-capturing-batches-0-of-8-flashinfer-lock-fatal-python-error-cut.log":
+        "a capture cut at its first batch, the error cut: labelled unknown, read "
+        "unsupported_arch (the guess kept for ../sglang-logs/01's shape)",
     # the fortieth batch (fresh39), as scored blind, then tuned on
     "tt104-vllm-081-2503-xinference-env-mistral-small-31-awq-config-format-mistral-load-params-config-assertionerror.log":
         "an AssertionError loading a Mistral-format params.json forced on an HF-format "
@@ -738,9 +757,6 @@ CAUSE_MISSES: dict[str, str] = {
         "labelled unknown (crashed); read none (see KNOWN_MISSES)",
     # the thirty-third batch (fresh32), after its tuning
     # the thirty-second batch (fresh31), after its tuning
-    "ll217-vllm-dcu-2605-gpustack-hygon-k100-lightop-import-dtk-version-none.log":
-        "Hygon's lightop failing its own version probe while vLLM imports it (AttributeError "
-        "on None): labelled import_error, read unknown (an error at import names no family)",
     # the twenty-ninth batch (fresh28), after its tuning
     "ii114-vllm-v05-2406-compose-ray-mixtral-prefix-caching-watchdog-illegal-memory-access.log":
         "the NCCL watchdog's 'illegal me' / 'mory access' hard-wrapped over two lines by the "

@@ -1924,3 +1924,67 @@ def test_a_requests_exception_group_box_is_still_that_requests_error():
     ]) + "\n"
     v = classify_text(text, engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v
+
+
+# --- the forty-first batch's kinds ----------------------------------------------------------
+
+_JOURNAL = "Dec 09 13:35:40 host deepseek-ocr[206214]: (EngineCore_DP0 pid=86) "
+
+
+def test_a_journals_unindented_source_line_still_dates_the_frame_above() -> None:
+    # journald keeps no indentation: the engine core's busy loop shows only as a source line
+    lines = [_JOURNAL + "Traceback (most recent call last):",
+             _JOURNAL + f'File "{VL}/v1/engine/core.py", line 835, in run_engine_core',
+             _JOURNAL + "engine_core.run_busy_loop()"]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+    # guard: an exception line right under a source line is no source line
+    ray = ["Traceback (most recent call last):",
+           '  File "/x/ray/_private/worker.py", line 906, in get_objects',
+           "    raise value.as_instanceof_cause()",
+           "ray.exceptions.RayTaskError(OutOfMemoryError): ray::main_task() (pid=5, ip=10.1.2.6)",
+           '  File "/x/verl/trainer/main_ppo.py", line 168, in main_task',
+           "    trainer.fit()",
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
+    assert verdict(*ray, engine="sglang").cause is Cause.CUDA_OOM
+
+
+@pytest.mark.parametrize("cut", ["Traceback (most recent call las", "Traceback (most rec",
+                                 "Traceback (most recent call last):"])
+def test_a_log_ending_on_a_traceback_header_cut_mid_word_is_a_crash(cut: str) -> None:
+    loaded = ("INFO 09-03 07:45:49 habana_model_runner.py:486] Loading model weights took in "
+              "total 14.21 GiB of device memory (14.22 GiB/93.55 GiB used)")
+    v = verdict(loaded, f"[rank0]: {cut}", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC)
+    # guard: a line merely starting with the word is no header
+    assert verdict(loaded, "Traceback (abridged) follows", engine="vllm").outcome is \
+        Outcome.INCOMPLETE
+
+
+def test_transformers_neuronx_moving_the_model_to_the_device_is_weight_loading() -> None:
+    nx = "/home/ubuntu/venv/lib/python3.10/site-packages/transformers_neuronx"
+    lines = [*frame_lines((f"{nx}/decoder.py", "to_neuron"), (f"{nx}/decoder.py", "init_caches"),
+                          (f"{nx}/ops.py", "parallel_to_nc"))]
+    v = verdict(*[f"ERROR 01-26 10:27:42 engine.py:381] {line}" for line in lines],
+                engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WEIGHT_LOADING)
+
+
+def test_the_client_finding_its_engine_core_gone_after_a_requested_shutdown_is_no_crash() -> None:
+    died = ("ERROR 05-12 11:36:01 [core_client.py:704] Engine core proc EngineCore died "
+            "unexpectedly, shutting down client.")
+    lines = ["(EngineCore pid=970) INFO 05-12 11:36:00 [core.py:1201] Shutdown initiated "
+             "(timeout=0)",
+             "(EngineCore pid=970) INFO 05-12 11:36:00 [core.py:1224] Shutdown complete", died]
+    v = verdict(*lines, engine="vllm")
+    assert v.outcome is not Outcome.CRASHED and v.cause is None
+    # guard: with no shutdown of its own before it, the core died
+    assert verdict(died, engine="vllm").outcome is Outcome.CRASHED
+
+
+def test_an_engine_config_line_cut_short_is_no_evidence() -> None:
+    lines = ["INFO 08-06 01:29:13 [core.py:455] Waiting for init message from front-end.",
+             "INFO 08-06 01:29:13 [core.py:70] Initializing a V1 LLM engine (v0.9.1) with "
+             "config: model='/DotsOCR', speculative_config=None"]
+    v = verdict(*lines, engine="vllm")
+    assert v.evidence == (lines[0],)

@@ -23,6 +23,8 @@ one) and ``supervisor-ctl diagnose FILE`` (offline, the file alone).
 
 from __future__ import annotations
 
+import bisect
+import operator
 import os
 import re
 from collections.abc import Iterable
@@ -86,6 +88,7 @@ class _Scan:
     exceptions: list[tuple[int, bool]] = field(default_factory=list)  # (index, wrapper)
     tracebacks: list[int] = field(default_factory=list)
     frames: list[tuple[int, str]] = field(default_factory=list)  # (index, "file:function")
+    module_frames: list[int] = field(default_factory=list)  # frames of a module's top level
     hits: list[tuple[S.Signature, int]] = field(default_factory=list)
     current_thread: list[tuple[int, list[str]]] = field(default_factory=list)
     fatal_python: list[tuple[int, str]] = field(default_factory=list)
@@ -290,6 +293,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             if fm:
                 where = f"{fm[1]}:{fm[2]}"
                 scan.frames.append((i, where))
+                if where[-1] == ">" and where.endswith(":<module>"):
+                    scan.module_frames.append(i)
                 if not scan.maybe_request and ("v1_" in where or "/serving" in where or
                                                "routing.py:" in where or "_llm_engine" in where
                                                or "_chat_template" in where):
@@ -333,6 +338,18 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             if call:
                 scan.frames.append((i, call))
             continue
+        if prev_frame_or_code and scan.frames[-1][0] == i - 1 and "(" in msg and \
+                scan.frames[-1][1][0] != "<" and _UNINDENTED_CALL.match(msg) and \
+                not S.is_exception_line(msg):
+            # a frame's source line at column 0 (right under the frame; not an exception
+            # line, `ray.exceptions.RayTaskError(OutOfMemoryError): ...`): a journal
+            # (journald, some log shippers) strips the indentation of every line it stores
+            # (`engine_core.run_busy_loop()` under `File ".../core.py", line 835, in
+            # run_engine_core`)
+            call = _source_call(msg)
+            if call:
+                scan.frames.append((i, call))
+                continue
         prev_frame_or_code = False
         in_current_thread = None
 
@@ -355,6 +372,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 _lifecycle(scan, i, msg)
             if S.FATAL_GATE.search(msg):
                 in_current_thread = _fatal_markers(scan, i, msg)
+                if "died unexpectedly" in msg and scan.stop_at is None:
+                    _requested_core_shutdown(scan, i, msgs)
         is_exc = S.is_exception_line(msg)
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
@@ -578,6 +597,10 @@ def _detached_source(scan: _Scan, i: int) -> bool:
 
 # how far (in lines) an interleaved source line may be from the last traceback header or frame
 _INTERLEAVE_SPAN = 3
+# A statement that calls something (`self.run()`, `x = f(a)`, `return await g()`), as a frame's
+# source line reads once a journal has stripped its indentation.
+_UNINDENTED_CALL = re.compile(r"(?:(?:return|await|raise|yield) |[\w.,\[\] ]+ [-+*/]?= )*"
+                              r"(?:await )?[A-Za-z_][\w.]*\(")
 
 
 def _in_request_error(msg: str) -> bool:
@@ -936,6 +959,21 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
     return current
 
 
+def _requested_core_shutdown(scan: _Scan, i: int, msgs: list[str]) -> None:
+    """vLLM V1's engine core logging its own requested shutdown (2026 builds, core.py:
+    `Shutdown initiated (timeout=0)`, `Shutdown complete`) just before its client reports the
+    process gone (`Engine core proc EngineCore died unexpectedly, shutting down client.`): an
+    offline LLM torn down after its run, or a stop; the client's line is the shutdown's
+    consequence. Asked only of a line reporting a death, not of every line."""
+    for j in range(i - 1, max(-1, i - _SHUTDOWN_SPAN), -1):
+        if msgs[j].startswith(("Shutdown initiated (timeout=", "Shutdown complete")):
+            scan.stop_at = j
+            return
+
+
+_SHUTDOWN_SPAN = 5  # lines back from the client's report to the engine core's shutdown
+
+
 def _lifecycle(scan: _Scan, i: int, msg: str) -> None:
     """A requested stop, or the interpreter's exit-time output (leaked-semaphore warnings,
     ``Fatal Python error: ... at interpreter shutdown``): after these, tracebacks are shutdown
@@ -1174,6 +1212,11 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
     return sorted(fatal)
 
 
+# A traceback's header, which a paste or a store may cut mid-word as the log's last line
+# (`[rank0]: Traceback (most recent call las`): a traceback began, as the whole header says.
+_TRACEBACK_HEADER = "Traceback (most recent call last):"
+
+
 def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, bool]]:
     """A startup log (not stopped, not exiting) whose last line states an error
     (S.ENDS_ON_ERROR): it ended on that error, the root of its death."""
@@ -1185,7 +1228,8 @@ def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, 
     line, msg = raw[last], msgs[last]
     # (literals first: most logs end on a line that holds none)
     if ("rocess" in line and S.CHILD_RAISED.match(msg.strip())) or \
-            ("frame #" in line and S.NATIVE_FRAME_END.match(msg.lstrip())):
+            ("frame #" in line and S.NATIVE_FRAME_END.match(msg.lstrip())) or \
+            ("Traceback (" in line and _TRACEBACK_HEADER.startswith(msg.strip())):
         return [(last, False)]
     if not ("ERROR" in line or "rror: " in line or "ailed" in line or "FAILED" in line
             or "CRITICAL" in line):
@@ -1385,6 +1429,7 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     cands.extend(_cut_at_raise(scan, frames))
     cands.extend(_cut_at_raise_statement(scan, frames, raw))
     cands.extend(_bare_divisibility_assert(scan, start, raw))
+    cands.extend(_raised_on_import(scan, start, frames, raw))
     cands.extend(_draft_index_fault(cands + drafts_cut if drafts_cut else cands))
     if outcome is Outcome.INCOMPLETE:
         if scan.slow_load is not None:
@@ -1616,6 +1661,40 @@ def _bare_divisibility_assert(scan: _Scan, start: int, raw: list[str]) -> list[_
     return out
 
 
+def _raised_on_import(scan: _Scan, start: int, frames: list[tuple[int, str]],
+                      raw: list[str]) -> list[_Candidate]:
+    """The last exception raised while a module was being imported: its traceback has a frame
+    on an import statement (`from lightop import gemmopt`, a plugin's `from DotsOCR import
+    modeling_dots_ocr_vllm`) followed by the imported module's top level (`<module>`), so all
+    below ran inside that import. Whatever its type (`AttributeError` from a plugin patching a
+    class the installed vLLM no longer has, a vendor library's version probe failing on None),
+    a package failed to import: import_error, below every cause the message itself names."""
+    if not scan.module_frames or not scan.exceptions or scan.exceptions[-1][0] < start:
+        return []
+    last = scan.exceptions[-1][0]
+    # from its header (a paste may cut it: then from the exception before, if any)
+    header = _traceback_of(scan, last)
+    if header is None:
+        header = scan.exceptions[-2][0] if len(scan.exceptions) > 1 else -1
+    lo = bisect.bisect_right(frames, header, key=_line_of)
+    for module in scan.module_frames:
+        if not header < module < last:
+            continue
+        k = bisect.bisect_left(frames, module, key=_line_of)
+        # the real frame above it (no source-call pseudo-frame, none of importlib's own)
+        above = next((i for i, where in reversed(frames[lo:k]) if where[0] != "<"
+                      and not where.startswith(_FROZEN)), None)
+        if above is not None and \
+                strip_wrappers(raw[above + 1]).lstrip().startswith(("from ", "import ")):
+            return [_Candidate(Cause.IMPORT_ERROR, _RAISED_ON_IMPORT_PRIORITY, last)]
+    return []
+
+
+_FROZEN = "<frozen "  # importlib's frames (`File "<frozen importlib._bootstrap>", ...`)
+_line_of = operator.itemgetter(0)
+_RAISED_ON_IMPORT_PRIORITY = 12  # under every message signature (the lowest is 30)
+
+
 # vLLM V0's AsyncLLMEngine bounds each engine iteration (ENGINE_ITERATION_TIMEOUT_S): 0.4.0
 # awaited `asyncio.wait_for(...)` in run_engine_loop and logged nothing, later builds an
 # `asyncio_timeout(...)` block (whose __aexit__ raises). A bare TimeoutError raised right there
@@ -1726,12 +1805,13 @@ def _dedup_key(msg: str) -> str:
 
 
 def _is_dump(msg: str) -> bool:
-    if (len(msg) > 160 or "non-default args" in msg or "ServerArgs(" in msg) and \
-            S.ARGS_GATE.search(msg) and S.ARGS_DUMP.search(msg):
+    if (len(msg) > 160 or "non-default args" in msg or "ServerArgs(" in msg or
+            "with config:" in msg) and S.ARGS_GATE.search(msg) and S.ARGS_DUMP.search(msg):
         # the flags it was launched with are context, never what went wrong (vLLM's
         # `non-default args: {...}` however short, SGLang's `server_args=ServerArgs(...` cut
-        # short by a paste); a short line that only names a call (`server_args =
-        # prepare_server_args(sys.argv[1:])`) is a traceback's source line
+        # short by a paste, vLLM's engine config cut after its first fields); a short line
+        # that only names a call (`server_args = prepare_server_args(sys.argv[1:])`) is a
+        # traceback's source line
         return True
     # a tqdm bar's blocks are not a banner: a log that hangs inside a bar ends on it
     return not msg.isascii() and "%|" not in msg and S.BANNER.search(msg) is not None

@@ -476,10 +476,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # (`RuntimeError: NPU out of memory. Tried to allocate 22.00 MiB (NPU 0; 60.97 GiB total
     # capacity; ...)`, vLLM-Ascend, SGLang on NPU), Intel's XPU allocator (`XPU out of memory.
     # Tried to allocate`), and HIP's runtime error name (`HIP error: out of memory`,
-    # hipErrorOutOfMemory; ROCm's torch words its allocator's own OOM as CUDA's).
+    # hipErrorOutOfMemory; ROCm's torch words its allocator's own OOM as CUDA's), and Ascend's
+    # CANN runtime refusing a device allocation below the allocator (`alloc device memory
+    # failed, runtime result = 207001`, ACL_ERROR_RT_MEMORY_ALLOCATION, under `Possible Cause:
+    # Available memory is insufficient.`).
     + _sig(Cause.CUDA_OOM, 70,
            r"\b[NX]PU out of memory\. Tried to allocate", r"HIP error: out of memory",
-           r"hipErrorOutOfMemory", flags=_I)
+           r"hipErrorOutOfMemory", r"\balloc device memory failed\b",
+           r"ACL_ERROR_RT_MEMORY_ALLOCATION", flags=_I)
     # torch_memory_saver (SGLang's and verl's release / resume of the engine's memory around
     # training) failing a driver allocation as it maps the memory back (`[torch_memory_saver.cpp]
     # CUresult error: 2 (out of memory)  file=csrc/utils.h func=cu_mem_create`): the library
@@ -1324,7 +1328,11 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               # torch/utils/_device.py) routing a tensor op: both engines open
                               # one first around building the model in the loader (later ones,
                               # SGLang's graph runner's buffers, show their own later frames)
-                              r"|torch/utils/_device\.py:__torch_function__$")),
+                              r"|torch/utils/_device\.py:__torch_function__$"
+                              # AWS Neuron's transformers-neuronx moving a built model onto the
+                              # NeuronCores (`to_neuron`: compiling it, placing its weights and
+                              # its own caches), which vLLM's Neuron loader calls to load one
+                              r"|/transformers_neuronx/[\w/]+\.py:to_neuron$")),
 )
 
 # --- structure of a failure -------------------------------------------------------------------

@@ -10,7 +10,7 @@ the run ready or serving); ``hung`` after ``silence`` for a log that ends neithe
 crashed, which ``diagnose`` calls ``incomplete``. A failed run always has a cause (``unknown``
 where ``diagnose`` names none).
 
-The whole set (2,139 logs) takes about 10 min on 2 cores: ``make test-replay`` (GNS_REPLAY_ALL=1)
+The whole set (2,193 logs) takes about 10 min on 2 cores: ``make test-replay`` (GNS_REPLAY_ALL=1)
 runs it, ``.ci/run`` with it; the normal suite replays a sample: every cause and every
 (engine, outcome, phase) at least once.
 """
@@ -154,6 +154,11 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the forty-first batch (fresh40), as scored blind
+    "uu101-vllm-0101-gptoss-2508-2xh100-chat-stream-generator-harmonyerror-unexpected-token.log":
+        _REQUEST_FRAMES,
+    "uu213-vllm-ascend-2509-npu-glm45-air-tp8-graph-capturing-finished-init-engine-took-ready.log":
+        _API_UP,
     # the fortieth batch (fresh39), as scored blind
     "tt209-vllm-xpu-llm-scaler-0140-b81-2605-4x-b70-completions-200-shm-broadcast-60s-"
     "throughput-stats-serving.log": _STALL_END,
