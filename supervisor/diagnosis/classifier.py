@@ -310,24 +310,27 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.frames.append((i, f"/{pm[2]}:{pm[1]}"))
                 scan.dump_frames.add(i)
                 continue
-        if prev_frame_or_code and (msg[0].isspace() or set(msg.strip()) <= {"^", "~"}) \
-                and not ("| " in msg and _boxed_error(msg)):
-            # source code under a frame: `raise RuntimeError(f"NCCL error: ...")`; its call was
-            # in progress too (a traceback cut after `scheduler.event_loop_normal()` and a
-            # decorator's frame was in the event loop). Also a few lines further down, behind
-            # other workers' lines (interleaved tracebacks, as below): vLLM-Ascend's ranks
-            # printing `compile_or_warm_up_model` then, three lines on, its
-            # `self.model_runner.capture_model()`
-            if "(" in msg and scan.frames and (scan.frames[-1][0] == i - 1 or
-                                               _detached_source(scan, i)):
-                call = _source_call(msg)
-                if call:
-                    scan.frames.append((i, call))
-            elif "is_profile=True" in msg:
-                # a whole call printed over lines (Python 3.13): vLLM's `_dummy_run(
-                # self.max_num_tokens, is_profile=True)` is the memory profile run
-                scan.frames.append((i, "<call>:profile_run"))
-            continue
+        if prev_frame_or_code:
+            if (msg[0].isspace() or set(msg.strip()) <= {"^", "~"}) \
+                    and not ("| " in msg and _boxed_error(msg)):
+                # source code under a frame: `raise RuntimeError(f"NCCL error: ...")`; its call
+                # was in progress too (a traceback cut after `scheduler.event_loop_normal()` and
+                # a decorator's frame was in the event loop). Also a few lines further down,
+                # behind other workers' lines (interleaved tracebacks, as below): vLLM-Ascend's
+                # ranks printing `compile_or_warm_up_model` then, three lines on, its
+                # `self.model_runner.capture_model()`
+                if "(" in msg and scan.frames and (scan.frames[-1][0] == i - 1 or
+                                                   _detached_source(scan, i)):
+                    call = _source_call(msg)
+                    if call:
+                        scan.frames.append((i, call))
+                elif "is_profile=True" in msg:
+                    # a whole call printed over lines (Python 3.13): vLLM's `_dummy_run(
+                    # self.max_num_tokens, is_profile=True)` is the memory profile run
+                    scan.frames.append((i, "<call>:profile_run"))
+                continue
+            if not msg[0].isspace() and "(" in msg and _unindented_source(scan, i, msg):
+                continue
         if msg.startswith("    ") and "(" in msg and _detached_source(scan, i) \
                 and not ("| " in msg and _boxed_error(msg)):
             # several workers' tracebacks interleaved line by line (vLLM's multiproc workers
@@ -338,18 +341,6 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             if call:
                 scan.frames.append((i, call))
             continue
-        if prev_frame_or_code and scan.frames[-1][0] == i - 1 and "(" in msg and \
-                scan.frames[-1][1][0] != "<" and _UNINDENTED_CALL.match(msg) and \
-                not S.is_exception_line(msg):
-            # a frame's source line at column 0 (right under the frame; not an exception
-            # line, `ray.exceptions.RayTaskError(OutOfMemoryError): ...`): a journal
-            # (journald, some log shippers) strips the indentation of every line it stores
-            # (`engine_core.run_busy_loop()` under `File ".../core.py", line 835, in
-            # run_engine_core`)
-            call = _source_call(msg)
-            if call:
-                scan.frames.append((i, call))
-                continue
         prev_frame_or_code = False
         in_current_thread = None
 
@@ -374,7 +365,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 in_current_thread = _fatal_markers(scan, i, msg)
                 if "died unexpectedly" in msg and scan.stop_at is None:
                     _requested_core_shutdown(scan, i, msgs)
-        is_exc = S.is_exception_line(msg)
+        is_exc = S.is_exception_line(msg) if gates is None or gates & _EXCEPTION_BIT else False
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
             for phase, rx in S.PHASE_MESSAGES:
@@ -491,9 +482,12 @@ def _request_place(where: str) -> int:
 # The scan's literal gates of a message, in one walk over it (needles.LiteralSets) instead of a
 # search each: the signature gate and the benign list (both on the lowercased message), and the
 # rare gates' literals lowercased, which a message holds whenever it holds them as they are.
+# A fourth set, the endings of an exception's name lowercased: a line holding none of them is no
+# exception line, and is_exception_line is asked only of the few that hold one.
 _LINE_GATES = LiteralSets(S.SIGNATURE_LITERALS, S.BENIGN_LITERALS,
-                          [literal.lower() for literal in S.RARE_LITERALS])
-_SIGNATURE_BIT, _BENIGN_BIT, _RARE_BIT = 1, 2, 4
+                          [literal.lower() for literal in S.RARE_LITERALS],
+                          [suffix.lower() for suffix in S.EXC_SUFFIXES])
+_SIGNATURE_BIT, _BENIGN_BIT, _RARE_BIT, _EXCEPTION_BIT = 1, 2, 4, 8
 # The walk costs some 450 instructions a character. The argument dumps (SGLang's server_args,
 # vLLM's non-default args and engine config) run to thousands of characters and are never
 # matched against the signatures: the rare gate alone finds them, early in the line.
@@ -585,6 +579,21 @@ def _source_call(msg: str) -> str | None:
         if rpc and rpc[1] != "compile_or_warm_up_model":
             return f"<call>:{rpc[1]}"
     return f"<call>:{call[1]}"
+
+
+def _unindented_source(scan: _Scan, i: int, msg: str) -> bool:
+    """A frame's source line at column 0, right under its frame (not an exception line,
+    `ray.exceptions.RayTaskError(OutOfMemoryError): ...`): a journal (journald, some log
+    shippers) strips the indentation of every line it stores (`engine_core.run_busy_loop()`
+    under `File ".../core.py", line 835, in run_engine_core`). Its call is recorded as the
+    indented line's would be."""
+    if scan.frames[-1][0] != i - 1 or scan.frames[-1][1][0] == "<" or \
+            not _UNINDENTED_CALL.match(msg) or S.is_exception_line(msg):
+        return False
+    call = _source_call(msg)
+    if call:
+        scan.frames.append((i, call))
+    return call is not None
 
 
 def _detached_source(scan: _Scan, i: int) -> bool:

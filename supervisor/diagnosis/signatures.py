@@ -1609,7 +1609,7 @@ ROUTE_LISTED = ("Route: /", "Supported tasks: ")
 BANNER = _C(r"[█▄▀]{2}")
 
 # A Python exception line at column 0 (after wrappers): `torch.OutOfMemoryError: ...`.
-_EXC_SUFFIXES = ("Error", "Exception", "OutOfResources", "Exit", "Interrupt")
+EXC_SUFFIXES = ("Error", "Exception", "OutOfResources", "Exit", "Interrupt")
 _DOTTED_NAME = _C(r"(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*+")
 
 
@@ -1625,8 +1625,8 @@ def is_exception_line(msg: str) -> bool:
         head = msg.rstrip()
         if head.endswith("')"):  # (a repr with no colon inside: asked of few lines)
             rep = _EXC_REPR.match(head)
-            return rep is not None and rep[1].endswith(_EXC_SUFFIXES)
-    if not head.endswith(_EXC_SUFFIXES) or len(head) > 200:
+            return rep is not None and rep[1].endswith(EXC_SUFFIXES)
+    if not head.endswith(EXC_SUFFIXES) or len(head) > 200:
         return False
     return _DOTTED_NAME.fullmatch(head) is not None
 
