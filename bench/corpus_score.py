@@ -70,6 +70,7 @@ PARTS = {
     "fresh38": FIXTURES / "corpus" / "fresh38",
     "fresh39": FIXTURES / "corpus" / "fresh39",
     "fresh40": FIXTURES / "corpus" / "fresh40",
+    "fresh41": FIXTURES / "corpus" / "fresh41",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -78,7 +79,8 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25",
              "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
              "fresh31", "fresh32", "fresh33", "fresh34", "fresh35",
-             "fresh36", "fresh37", "fresh38", "fresh39", "fresh40")
+             "fresh36", "fresh37", "fresh38", "fresh39", "fresh40",
+             "fresh41")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -116,7 +118,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh37", "thirty-eighth batch (fresh37)"),
               ("fresh38", "thirty-ninth batch (fresh38)"),
               ("fresh39", "fortieth batch (fresh39)"),
-              ("fresh40", "forty-first batch (fresh40)"))
+              ("fresh40", "forty-first batch (fresh40)"),
+              ("fresh41", "forty-second batch (fresh41)"))
 FIELDS = ("outcome", "phase", "cause")
 
 

@@ -17,7 +17,7 @@ from supervisor.diagnosis.classifier import (
     classify_text,
     diagnose_dict,
 )
-from supervisor.diagnosis.normalize import strip_wrappers
+from supervisor.diagnosis.normalize import DOCKER_JSON_START, docker_json_records, strip_wrappers
 from supervisor.diagnosis.tail import verdict_lines
 from supervisor.emulator.faults import CAUSES as EMU_CAUSES
 from supervisor.emulator.faults import Ctx as EmuCtx
@@ -70,6 +70,7 @@ FRESH37 = CORPUS / "fresh37"  # the thirty-eighth batch: measured blind once, tu
 FRESH38 = CORPUS / "fresh38"  # the thirty-ninth batch: measured blind once, tuning data since
 FRESH39 = CORPUS / "fresh39"  # the fortieth batch: measured blind once, tuning data since
 FRESH40 = CORPUS / "fresh40"  # the forty-first batch: measured blind once, tuning data since
+FRESH41 = CORPUS / "fresh41"  # the forty-second batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
@@ -90,7 +91,8 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
     sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log")) + \
     sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log")) + \
-    sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log")) + sorted(FRESH40.glob("*.log"))
+    sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log")) + sorted(FRESH40.glob("*.log")) + \
+    sorted(FRESH41.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -441,6 +443,20 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the forty-second batch (fresh41), as scored blind, then tuned on
+    "vv101-vllm-v1-2511-8xh20-qwen3-coder-480b-fp8-deepgemm-warmup-worker-traceback-cut.log":
+        "a worker's traceback through DeepGEMM's kernel warmup in a paste wrapped at a fixed "
+        "width (each frame split over two lines): labelled warmup, read kv_cache_alloc (the "
+        "KV sizing lines before it; the wrapped frames are not read)",
+    "vv107-vllm-dynamo-2607-hetero-pd-nvidia-prefill-xpu-decode-nixl-telemetry-transfer-exception-traceback-cut.log":
+        "a NIXL transfer failure logged with 'Marking blocks as invalid' and the start of its "
+        "traceback: labelled ready in serving (the worker carries on), read crashed at launch",
+    "vv118-vllm-v05-2408-internvl2-8b-idle-stats-then-chat-request-received-never-finishes.log":
+        "idle stats, then a request received: labelled hung from the reporter's words, read "
+        "ready in serving (nothing in the log stops)",
+    "vv313-sglang-01x-2403-llava-demo-router-init-state-fsmcache-outlines-str-eos-token-id-attributeerror.log":
+        "SGLang 0.1's router building its FSM cache, an AttributeError: labelled kv_cache_alloc "
+        "(the order of another log of the same error), read launch (no marker before it)",
     # the forty-first batch (fresh40), as scored blind, then tuned on
     "uu104-vllm-ascend-2512-qwen3-vl-32b-enginecore-alloc-device-memory-failed-207001-output-handler-cut.log":
         "the engine core's CANN allocation failure, then the API server's 'AsyncLLM "
@@ -633,9 +649,6 @@ CAUSE_MISSES: dict[str, str] = {
         "'Memory pool end' then 'Scheduler hit an exception' cut before its message: labelled "
         "unknown; read kv_cache_oom (SGLang dying after its pool with the error cut)",
     # the twentieth batch (fresh19), after its tuning
-    "x116-vllm-v06-mp-worker-init-device-pynccl-comm-init-rank-trace-cut.log":
-        "a worker's traceback cut inside ncclCommInitRank: labelled unknown (the title says "
-        "NCCL error); read nccl_error from the frames",
     "x310-vllm-085-gpustack-ray-distributed-aarch64-actor-died-engine-core-init-failed-two-pieces.log":
         "Ray's 'The actor is dead because its worker process has died' (SYSTEM_ERROR) in a "
         "multi-node vLLM: labelled multinode_rank_failure; read unknown (the same line under "
@@ -647,15 +660,9 @@ CAUSE_MISSES: dict[str, str] = {
     "y111-vllm-071-v1-v100-flash-attn-fa-version-assertion-fatal-signal.log":
         "a bare AssertionError of 'assert is_fa_version_supported(...)' on a V100: labelled "
         "unsupported_arch; read unknown",
-    "y113-vllm-v1-2503-ray-tp16-multinode-worker-fault-stack-pynccl-init.log":
-        "a faulthandler stack of a Ray worker in pynccl's communicator init: labelled "
-        "unknown; read nccl_error from the frames",
     "y115-vllm-ascend-2504-grpo-colocated-rank1-hccl-allreduce-ei0006-socket-timeout.log":
         "HCCL's EI0006 socket timeout in an all-reduce: labelled nccl_error (also "
         "nccl_timeout); read nccl_timeout",
-    "y218-sglang-2408-mqa-controller-single-decode-sample-flashinfer-topk-cut.log":
-        "a decode step's sampling in flashinfer's top-k, cut: labelled unknown (also "
-        "cuda_oom); read flashinfer_error from the frames",
     # the twenty-second batch (fresh21), after its tuning
     "z217-sglang-2509-gptoss-sm120-triton-kernels-inapplicable-constraint-is-persistent-sigquit.log":
         "triton_kernels' InapplicableConstraint on an SM120 GPU: labelled unsupported_arch; "
@@ -704,10 +711,6 @@ CAUSE_MISSES: dict[str, str] = {
         "log ends on a native frame): labelled multinode_rank_failure, read unknown (one log "
         "of the kind)",
     # the thirty-ninth batch (fresh38), as scored blind, then tuned on
-    "ss118-vllm-pr-2604-cuda13-build-worker-pynccl-init-torch-zeros-traceback-cut.log":
-        "a worker's traceback through pynccl's constructor cut at torch.zeros: labelled "
-        "unknown (also unsupported_arch), read nccl_error (pynccl's frames; n306 and pp113 cut "
-        "there are labelled nccl_error)",
     "ss317-vllm-2512-ray-multinode-compiled-graph-raylet-mutable-object-channel-closed-check-failed.log":
         "a raylet's fatal check on a compiled graph's channel ('Channel closed') on another "
         "node: labelled multinode_rank_failure, read unknown (Ray's check names no peer)",
@@ -876,6 +879,9 @@ def test_fixture_evidence_is_from_the_log(path: Path):
     labels, body = split_fixture(path)
     v = classify_text(body)
     raw = body.splitlines()
+    # (a docker json-file log is shown as its records' text, as `docker logs` would)
+    raw += [text for r in raw if r.startswith(DOCKER_JSON_START)
+            for text in docker_json_records(r)]
     if not v.evidence:
         # only a paste of vLLM's logo has nothing to show: banners are never evidence
         assert all(S.BANNER.search(r) or not strip_wrappers(r).strip() for r in raw)

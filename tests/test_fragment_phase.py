@@ -11,7 +11,7 @@ import pytest
 from classifier_lines import VL, frame_lines, tracker_phase, verdict
 
 from supervisor.diagnosis.classifier import classify_text
-from supervisor.diagnosis.normalize import strip_wrappers
+from supervisor.diagnosis.normalize import docker_json_records, strip_wrappers
 from supervisor.engines import get_engine
 from supervisor.states import Cause, Outcome, Phase
 
@@ -1988,3 +1988,57 @@ def test_an_engine_config_line_cut_short_is_no_evidence() -> None:
              "config: model='/DotsOCR', speculative_config=None"]
     v = verdict(*lines, engine="vllm")
     assert v.evidence == (lines[0],)
+
+
+# --- the forty-second batch's kinds ---------------------------------------------------------
+
+
+def test_a_docker_json_file_log_is_read_as_its_records() -> None:
+    records = ('{"log":"\\u001b[36m(WorkerDict pid=616, ip=10.0.0.9)\\u001b[0m frame #44: '
+               '\\u003cunknown function\\u003e + 0x29ac5d (0x55ba19095c5d in sglang::scheduler_'
+               'TP0)\\n","stream":"stderr","time":"2025-03-08T12:29:21.1Z"} '
+               '{"log":"\\u001b[36m(WorkerDict pid=616, ip=10.0.0.9)\\u001b[0m frame #45: '
+               'PyEval_EvalCode + 0x4d')
+    assert docker_json_records(records) == [
+        "(WorkerDict pid=616, ip=10.0.0.9) frame #44: <unknown function> + 0x29ac5d "
+        "(0x55ba19095c5d in sglang::scheduler_TP0)",
+        "(WorkerDict pid=616, ip=10.0.0.9) frame #45: PyEval_EvalCode + 0x4d"]
+    # a record cut inside an escape keeps what is whole; the log ends on a native frame
+    v = verdict(records + '\\n","stream":"stderr"} {"log":"\\u001b[36m(WorkerDict pid=616)\\u00')
+    assert v.outcome is Outcome.CRASHED
+    # an escaped quote inside a record does not end it
+    assert docker_json_records('{"log":"say \\"hi\\"\\n"}') == ['say "hi"']
+
+
+@pytest.mark.parametrize("end", ["段错误", "段错误 (核心已转储)",
+                                 "run.sh: 行 3: 1234 已杀死 python -m vllm.entrypoints"])
+def test_a_chinese_shells_report_of_a_fatal_signal_ends_the_run(end: str) -> None:
+    started = "INFO 08-20 16:12:38 [api_server.py:1043] vLLM API server version 0.8.5.post1"
+    assert verdict(started, "Started engine process with PID 118001", end,
+                   engine="vllm").outcome is Outcome.CRASHED
+    # guard: a word that only starts like one
+    assert verdict(started, "段错误了吗", engine="vllm").outcome is Outcome.INCOMPLETE
+
+
+def test_each_v0_worker_rank_ends_its_own_load() -> None:
+    took = "(VllmWorker rank={r} pid=15{r}) INFO 08-06 10:40:26 [default_loader.py:262] " \
+           "Loading weights took 35.04 seconds"
+    end = "(VllmWorker rank={r} pid=15{r}) INFO 08-06 10:40:27 [model_runner_v1.py:2070] " \
+          "Loading model weights took 16.4610 GB"
+    lines = [took.format(r=r) for r in range(4)]
+    assert tracker_phase(*lines, end.format(r=3)) is Phase.WEIGHT_LOADING
+    assert tracker_phase(*lines, *(end.format(r=r) for r in range(4))) is Phase.KV_CACHE_ALLOC
+
+
+def test_a_tool_parsers_logged_error_is_one_requests() -> None:
+    api = "(APIServer pid=85343) "
+    err = api + "ERROR 10-09 09:39:54 [hermes_tool_parser.py:157] "
+    lines = [api + 'INFO:     10.0.0.7:50001 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+             err + "Error in extracting tool call from response.",
+             err + "Traceback (most recent call last):",
+             err + f'  File "{VL}/entrypoints/openai/tool_parsers/hermes_tool_parser.py", '
+                   'line 135, in extract_tool_calls',
+             err + "    json.loads(match[0] if match[0] else match[1])",
+             err + "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)"]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)

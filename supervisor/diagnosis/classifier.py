@@ -24,6 +24,7 @@ one) and ``supervisor-ctl diagnose FILE`` (offline, the file alone).
 from __future__ import annotations
 
 import bisect
+import itertools
 import operator
 import os
 import re
@@ -37,7 +38,14 @@ from ..engines.literals import literal_prefilter
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
 from .needles import LiteralSets, lowered_needles
-from .normalize import UNGLUE_MIN, split_lines, strip_wrappers, unglue
+from .normalize import (
+    DOCKER_JSON_START,
+    UNGLUE_MIN,
+    docker_json_records,
+    split_lines,
+    strip_wrappers,
+    unglue,
+)
 
 MAX_EVIDENCE = 5
 EVIDENCE_CLIP = 300   # characters of one evidence line; longer ones end in "…"
@@ -130,7 +138,15 @@ def classify_lines(lines: Iterable[str], *, engine: str | None = None,
                    exit_code: int | None = None) -> Verdict:
     """Classify a log given as lines (each may still contain ``\\r``/``\\n``)."""
     raw: list[str] = []
-    for line in split_lines(lines):
+    items = iter(split_lines(lines))
+    first = next(items, "")
+    if first.startswith(DOCKER_JSON_START):
+        # a docker json-file log (every line a record; asked of the first line only): read as
+        # the lines its records hold
+        return classify_lines([text for line in itertools.chain([first], items)
+                               for text in docker_json_records(line)],
+                              engine=engine, exit_code=exit_code)
+    for line in itertools.chain([first], items):
         if len(line) <= UNGLUE_MIN and "it/s]" not in line and "s/it]" not in line:
             raw.append(line)  # nothing glued to it (unglue's own tests, asked first)
         else:
@@ -297,7 +313,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                     scan.module_frames.append(i)
                 if not scan.maybe_request and ("v1_" in where or "/serving" in where or
                                                "routing.py:" in where or "_llm_engine" in where
-                                               or "_chat_template" in where):
+                                               or "_chat_template" in where
+                                               or "_parser" in where
+                                               or "function_call/" in where):
                     scan.maybe_request = True  # _REQUEST_LITERALS: asked of few logs' frames
                 if in_current_thread is not None:
                     in_current_thread.append(where)
@@ -422,7 +440,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.fatal.append((i, False))  # (past the gate: all say fault / fail / error)
         if ("already dead" in msg or "thread terminated" in msg) and _DEATH_REPORT.search(msg):
             scan.fatal.append((i, True))
-        _match_signatures(scan, i, msg, is_exc, matched)
+        _match_signatures(scan, i, line, msg, is_exc, matched)
     scan.final_phase = tracker.phase
     if tracker.ready:
         scan.api_servers_pending = None
@@ -503,31 +521,35 @@ def _gates_of(msg: str, memo: dict[str, int]) -> int:
     return gates
 
 
-def _match_signatures(scan: _Scan, i: int, msg: str, is_exc: bool,
+def _match_signatures(scan: _Scan, i: int, line: str, msg: str, is_exc: bool,
                       matched: dict[str, tuple[S.Signature, ...]]) -> None:
     """Record the signatures the message matches. The ranks of a run print the same lines:
-    each distinct message of a log is matched once (``matched``, kept for one scan)."""
+    each distinct message of a log is matched once (``matched``, kept for one scan; a message
+    logged at two levels is read as its first line was)."""
     found = matched.get(msg)
     if found is None:
-        found = matched[msg] = _signatures_of(msg.lower(), is_exc)
+        found = matched[msg] = _signatures_of(msg.lower(), is_exc, line, len(line) - len(msg))
     for sig in found:
         scan.hits.append((sig, i))
         if sig.fatal:
             scan.fatal.append((i, False))
 
 
-def _signatures_of(low: str, is_exc: bool) -> tuple[S.Signature, ...]:
+def _signatures_of(low: str, is_exc: bool, line: str = "",
+                   header: int = 0) -> tuple[S.Signature, ...]:
     """The signatures the lowercased message matches, in SIGNATURES' order. Whether the line
-    reads as an error (ERRORISH) is only searched for once a signature of scope "error" could
-    match: most lines here have no candidate at all, and that search is one of the dearest of
-    the scan."""
+    reads as an error - an exception line, error words (ERRORISH), or logged at error level in
+    its ``header`` (`ERROR 08-03 11:35:28 [nixl_connector.py:343] NIXL is not available`) - is
+    only asked once a signature of scope "error" could match: most lines here have no
+    candidate at all, and that search is one of the dearest of the scan."""
     found: list[S.Signature] = []
     errorish: bool | None = True if is_exc else None
     for k in sorted(S.SIGNATURE_NEEDLES.candidates(low)):  # in SIGNATURES' order
         sig = S.SIGNATURES[k]
         if sig.scope == "error":
             if errorish is None:
-                errorish = S.ERRORISH.search(low) is not None
+                errorish = S.ERRORISH.search(low) is not None or \
+                    line.find("ERROR", 0, header) >= 0
             if not errorish:
                 continue
         if sig.pattern.search(low):
@@ -1224,13 +1246,20 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
 # A traceback's header, which a paste or a store may cut mid-word as the log's last line
 # (`[rank0]: Traceback (most recent call las`): a traceback began, as the whole header says.
 _TRACEBACK_HEADER = "Traceback (most recent call last):"
+# The shell reporting its child's death by a signal under a Chinese locale, as its last line
+# (bash's `段错误 (核心已转储)`: Segmentation fault (core dumped); `已杀死`: Killed; `已放弃`:
+# Aborted; `总线错误`: Bus error; `非法指令`: Illegal instruction), alone or after the script's
+# `run.sh: 行 3: 1234 `. The English words are fatal markers of every line (S.FATAL_MARKERS);
+# these are asked of the last line only, as a literal of the per-line gate costs every line.
+_LOCALIZED_SHELL_DEATH = re.compile(r"(?:.*: 行 \d+: +\d+ )?"
+                                    r"(?:段错误|已杀死|已放弃|总线错误|非法指令)(?:\s.*)?$")
 
 
 def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, bool]]:
     """A startup log (not stopped, not exiting) whose last line states an error
     (S.ENDS_ON_ERROR): it ended on that error, the root of its death."""
     last = len(raw) - 1
-    while last >= 0 and not raw[last].strip():
+    while last >= 0 and not msgs[last].strip():  # (a wrapper with no message is no line)
         last -= 1
     if last < 0 or scan.stop_at is not None or scan.exit_at is not None:
         return []
@@ -1240,6 +1269,8 @@ def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, 
             ("frame #" in line and S.NATIVE_FRAME_END.match(msg.lstrip())) or \
             ("Traceback (" in line and _TRACEBACK_HEADER.startswith(msg.strip())):
         return [(last, False)]
+    if not line.isascii() and _LOCALIZED_SHELL_DEATH.match(msg.strip()):
+        return [(last, True)]
     if not ("ERROR" in line or "rror: " in line or "ailed" in line or "FAILED" in line
             or "CRITICAL" in line):
         return []
@@ -1425,14 +1456,17 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     # them (_draft_index_fault).
     drafts_cut: list[_Candidate] = []
     last_exception = scan.exceptions[-1][0] if scan.exceptions else -1
+    cut: bool | None = None  # the log ends in a traceback cut before its exception (asked once)
     for i, where in _run_frames(frames):
         if i in scan.dump_frames:
             continue
         hint = _frame_hint(where)  # kept per place for the process (ranks repeat places)
         if hint is not None:
             cand = _Candidate(hint[0], hint[1], i)
-            (drafts_cut if hint[0] is Cause.SPECULATIVE_DECODING_ERROR and last_exception < i
-             else cands).append(cand)
+            if i > last_exception and cut is None:
+                cut = _ends_in_cut_traceback(scan, frames, raw)
+            (drafts_cut if i > last_exception and (
+                cut or hint[0] is Cause.SPECULATIVE_DECODING_ERROR) else cands).append(cand)
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
                  for i in scan.config_rejections if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
@@ -1623,6 +1657,23 @@ def _cut_frame(scan: _Scan, frames: list[tuple[int, str]]) -> int | None:
     if k < 0 or (scan.exceptions and scan.exceptions[-1][0] > frames[k][0]):
         return None
     return k
+
+
+def _ends_in_cut_traceback(scan: _Scan, frames: list[tuple[int, str]], raw: list[str]) -> bool:
+    """The log ends inside a Python traceback cut before its exception line: its frames say
+    where it failed, not why (the corpus labels it unknown, the frames' suggestion in `also`).
+    Not a faulthandler dump (a `Fatal Python error` names its signal, the dump where it hit),
+    nor a traceback cut at its raise statement (`raise CalledProcessError(...)`: the
+    exception is in view), nor one logged under the exception's own line (vLLM's RPC client
+    logging `TimeoutError("Server didn't reply within 5000 ms")`, then its traceback)."""
+    cut = _cut_frame(scan, frames)
+    if cut is None or (scan.fatal_python and scan.fatal_python[-1][0] < frames[cut][0]):
+        return False
+    header = _traceback_of(scan, frames[cut][0])
+    if header is not None and any(i == header - 1 for i, _ in scan.exceptions[-2:]):
+        return False
+    after = frames[cut][0] + 1
+    return after >= len(raw) or not strip_wrappers(raw[after]).lstrip().startswith("raise ")
 
 
 # A `raise` statement's source line with its message as a literal: `raise TimeoutError("Timed

@@ -159,6 +159,36 @@ def unglue(line: str) -> list[str]:
     return unglue_bars(line)
 
 
+# Docker's json-file log driver (`/var/lib/docker/containers/<id>/<id>-json.log`, and pastes of
+# it): each line is a record, `{"log":"<the line, JSON-escaped>\n","stream":"stderr","time":...}`;
+# a paste that lost its newlines runs several records together, and may cut the last one.
+DOCKER_JSON_START = '{"log":"'
+_JSON_ESCAPE = _C(r'\\(?:u([0-9a-fA-F]{4})|(.))')
+_JSON_ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+
+
+def docker_json_records(line: str) -> list[str]:
+    """The lines a run of docker json-file records holds, escapes decoded and colour codes
+    dropped (what `docker logs` would have shown); a record cut short keeps what is there."""
+    out: list[str] = []
+    for record in line.split(DOCKER_JSON_START)[1:]:
+        end = _JSON_STRING_END.search(record)
+        text = record[:end.start()] if end else _CUT_ESCAPE.sub("", record)
+        text = _JSON_ESCAPE.sub(_unescape, text)
+        out.extend(part for part in _ANSI.sub("", text).split("\n") if part)
+    return out or [line]
+
+
+_JSON_STRING_END = _C(r'(?<!\\)(?:\\\\)*"')
+_CUT_ESCAPE = _C(r"(?<!\\)(?:\\\\)*\\(?:u[0-9a-fA-F]{0,3})?$")  # an escape the cut split
+
+
+def _unescape(m: re.Match[str]) -> str:
+    if m[1]:
+        return chr(int(m[1], 16))
+    return _JSON_ESCAPED.get(m[2], m[2])
+
+
 def unglue_bars(line: str) -> list[str]:
     if "it/s]" not in line and "s/it]" not in line:
         return [line]

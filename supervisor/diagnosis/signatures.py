@@ -1110,7 +1110,13 @@ REQUEST_HANDLER_FRAME = _C(r"/uvicorn/protocols/http/\w+\.py:run_asgi$"
                            # handler logs the failure and answers 400)
                            r"|/vllm/entrypoints/chat_utils\.py:apply_(?:hf|mistral)_chat_template$"
                            # (2026: the renderer, vllm/renderers/hf.py)
-                           r"|/vllm/renderers/\w+\.py:(?:safe_)?apply_chat_template$")
+                           r"|/vllm/renderers/\w+\.py:(?:safe_)?apply_chat_template$"
+                           # (a tool-call or reasoning parser reading one request's output:
+                           # vLLM's tool_parsers - under entrypoints/openai until 2025 - and
+                           # reasoning parsers, SGLang's function_call parsers; a parser's
+                           # error is logged, the text returned as content)
+                           r"|/vllm/(?:entrypoints/openai/)?(?:tool_parsers|reasoning)/\w+\.py:"
+                           r"|/srt/function_call/\w+\.py:")
 
 # vLLM V0's AsyncLLMEngine background loop (async_llm_engine.py): a request's traceback through
 # its loop's frames (`_raise_exception_on_finish` re-raising what ended `run_engine_loop`) carries
@@ -1623,7 +1629,7 @@ def is_exception_line(msg: str) -> bool:
     head, colon, _ = msg.partition(":")
     if not colon:
         head = msg.rstrip()
-        if head.endswith("')"):  # (a repr with no colon inside: asked of few lines)
+        if head.endswith(("')", '")')):  # (a repr with no colon inside: asked of few lines)
             rep = _EXC_REPR.match(head)
             return rep is not None and rep[1].endswith(EXC_SUFFIXES)
     if not head.endswith(EXC_SUFFIXES) or len(head) > 200:

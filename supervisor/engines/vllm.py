@@ -143,7 +143,10 @@ _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took
 # ended it (as SGLang's `Load weight end`); Ray folds the same line of other workers into one
 # `[repeated 14x across cluster]`, which ends them all.
 _WEIGHTS_END_RE = _C(r"Model loading took|Loading model weights took")
-_PROC_TAG_RE = _C(r"\(([A-Za-z][\w-]* pid=\d+)(?:, ip=[^)]*)?\) ")
+# (with the rank V0 and 0.8-0.9 workers name, `(VllmWorker rank=3 pid=1564)`, or 0.10's
+# parallel ranks, `(VllmWorker TP0 pid=7)`, `(Worker_TP1_EP1 pid=9)`: each rank its own tag)
+_PROC_TAG_RE = _C(r"\(([A-Za-z][\w-]*(?: rank=\d+| [A-Z]{2}\d+(?:_[A-Z]{2}\d+)*)? pid=\d+)"
+                  r"(?:, ip=[^)]*)?\) ")
 # vLLM's periodic stats, busy or idle (`Avg prompt throughput: 0.0 tokens/s, Avg generation
 # throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs, ...`): printed by
 # the engine's loop (V0's MQLLMEngine logs them while idle too, V1's API server's stats logger),

@@ -154,6 +154,15 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the forty-second batch (fresh41), as scored blind
+    "vv107-vllm-dynamo-2607-hetero-pd-nvidia-prefill-xpu-decode-nixl-telemetry-transfer-"
+    "exception-traceback-cut.log":
+        "a worker's handled transfer failure logged with the start of its traceback, the log cut "
+        "there: diagnose reads the cut traceback as a death (a known miss, labelled ready); "
+        "live, the replay stays up as labelled, silent, with no marker of the tracker's in the "
+        "fragment: hung at launch",
+    "vv210-vllm-2603-compose-autoround-awq-qwen35-9b-route-listing-cut-before-startup-complete.log":
+        _ROUTES_ONLY,
     # the forty-first batch (fresh40), as scored blind
     "uu101-vllm-0101-gptoss-2508-2xh100-chat-stream-generator-harmonyerror-unexpected-token.log":
         _REQUEST_FRAMES,
