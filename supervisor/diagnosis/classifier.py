@@ -24,7 +24,6 @@ one) and ``supervisor-ctl diagnose FILE`` (offline, the file alone).
 from __future__ import annotations
 
 import bisect
-import itertools
 import operator
 import os
 import re
@@ -137,16 +136,14 @@ class _Scan:
 def classify_lines(lines: Iterable[str], *, engine: str | None = None,
                    exit_code: int | None = None) -> Verdict:
     """Classify a log given as lines (each may still contain ``\\r``/``\\n``)."""
-    raw: list[str] = []
-    items = iter(split_lines(lines))
-    first = next(items, "")
-    if first.startswith(DOCKER_JSON_START):
+    if not isinstance(lines, list):
+        lines = list(lines)
+    if lines and lines[0].startswith(DOCKER_JSON_START):
         # a docker json-file log (every line a record; asked of the first line only): read as
         # the lines its records hold
-        return classify_lines([text for line in itertools.chain([first], items)
-                               for text in docker_json_records(line)],
-                              engine=engine, exit_code=exit_code)
-    for line in itertools.chain([first], items):
+        lines = [text for line in split_lines(lines) for text in docker_json_records(line)]
+    raw: list[str] = []
+    for line in split_lines(lines):
         if len(line) <= UNGLUE_MIN and "it/s]" not in line and "s/it]" not in line:
             raw.append(line)  # nothing glued to it (unglue's own tests, asked first)
         else:
