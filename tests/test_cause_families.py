@@ -2178,3 +2178,21 @@ def test_a_message_logged_at_error_level_reads_as_an_error():
     # guard: the same words at info level are no error of the run's
     info = [line.replace("ERROR", "INFO"), failed[1]]
     assert verdict(*info, engine="vllm").cause is Cause.UNKNOWN
+
+
+def test_sglangs_own_kill_after_a_childs_sigquit_is_not_the_oom_killer():
+    quit_ = ("[2026-05-16 13:05:37] Received sigquit from a child process. It usually means the "
+             "child failed.")
+    killed = ("./deepseek32.sh: line 28:  8891 Killed                  python3 -m "
+              "sglang.launch_server --port 30000")
+    assert verdict(quit_, killed, engine="sglang").cause is Cause.UNKNOWN
+    # guard: the shell's Killed alone is the host's OOM killer
+    assert verdict("[2026-05-16 13:05:30] Load weight begin. avail mem=70.1 GB", killed,
+                   engine="sglang").cause is Cause.HOST_OOM_KILLED
+
+
+def test_a_lora_adapter_missing_at_its_path_is_model_not_found():
+    text = tb((f"{VL}/lora/worker_manager.py", "_load_adapter", "raise ValueError("),
+              error='ValueError: Loading lora ["table_qc failed: No adapter found for '
+                    '/data/train/output/checkpoint-57"]', prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.MODEL_NOT_FOUND

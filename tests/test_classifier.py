@@ -71,6 +71,7 @@ FRESH38 = CORPUS / "fresh38"  # the thirty-ninth batch: measured blind once, tun
 FRESH39 = CORPUS / "fresh39"  # the fortieth batch: measured blind once, tuning data since
 FRESH40 = CORPUS / "fresh40"  # the forty-first batch: measured blind once, tuning data since
 FRESH41 = CORPUS / "fresh41"  # the forty-second batch: measured blind once, tuning data since
+FRESH42 = CORPUS / "fresh42"  # the forty-third batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
@@ -92,7 +93,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log")) + \
     sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log")) + \
     sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log")) + sorted(FRESH40.glob("*.log")) + \
-    sorted(FRESH41.glob("*.log"))
+    sorted(FRESH41.glob("*.log")) + sorted(FRESH42.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -443,6 +444,29 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the forty-third batch (fresh42), as scored blind, then tuned on
+    "ww108-vllm-v1-2512-kylin-conda-lora-no-adapter-found-enginecore-valueerror-then-apiserver-traceback.log":
+        "a LoRA adapter loaded after the engine was built, its path wrong: labelled warmup (as "
+        "nn114), read launch (the LoRA manager's frames date nothing: adapters load at startup "
+        "or on a request)",
+    "ww115-vllm-2505-hermes-tool-parser-debug-streaming-deltas-tool-call-start-serving.log":
+        "a tool parser's DEBUG lines on a streamed response, nothing else: labelled ready in "
+        "serving, read incomplete at launch (the parser's own lines are not read as traffic)",
+    "ww118-vllm-lmcache-2602-8xh200-dsv32-tp2-dp4-ep-deepgemm-warmup-progress-cut.log":
+        "DeepGEMM's kernel warmup bar: labelled warmup (as vv101), read launch (the kernel "
+        "warmup runs before the graph capture, which the phases put before warmup)",
+    "ww202-vllm-ascend-pr-2504-v0-pd-llmdatadist-two-instances-data-dist-ready-loading-weights-took-cut.log":
+        "two untagged instances loading, one ending: labelled weight_loading, read "
+        "kv_cache_alloc (untagged lines cannot be told apart)",
+    "ww214-vllm-ipex-llm-2412-compose-wsl2-arc-a770-qwen25-7b-sym-int4-worker-module-to-device-frames-cut.log":
+        "torch's Module._apply frames only (a model moved to the device): labelled "
+        "weight_loading, read launch (torch's .to() runs in other steps too)",
+    "ww217-sglang-041-2501-dsv3-triton-mlir-operation-scheduled-before-operands-interleaved-then-max-total-tokens-cut.log":
+        "SGLang 0.4's pool report cut before context_len: labelled warmup (the old builds "
+        "report it after the capture), read kv_cache_alloc (the cut line cannot tell the build)",
+    "ww305-vllm-2608-club3090-dual-3090-qwen38-27b-fp8-shards-66-done-tp0-loading-weights-took-marlin-kv-scale-warnings-cut.log":
+        "'Loading weights took' then the loader's weight post-processing warnings: labelled "
+        "kv_cache_alloc, read weight_loading (the model runner's end line is not there)",
     # the forty-second batch (fresh41), as scored blind, then tuned on
     "vv101-vllm-v1-2511-8xh20-qwen3-coder-480b-fp8-deepgemm-warmup-worker-traceback-cut.log":
         "a worker's traceback through DeepGEMM's kernel warmup in a paste wrapped at a fixed "
@@ -691,6 +715,10 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
+    # the forty-third batch (fresh42), as scored blind, then tuned on
+    "ww117-vllm-v1-083-2505-offline-mistral-small-31-hf-format-mistral-tokenizer-pixtral-processor-fatal.log":
+        "an HF-format checkpoint run with the Mistral tokenizer mode, the processor failing: "
+        "labelled invalid_config, read unknown",
     # the forty-first batch (fresh40), as scored blind, then tuned on
     "uu215-vllm-v1-2510-conda-hunyuan-mt-load-model-initialize-model-no-hunyuanmoe-layer-runtimeerror.log":
         "the model class finding no MoE layer in a dense checkpoint's config ('No HunYuanMoE "

@@ -2042,3 +2042,37 @@ def test_a_tool_parsers_logged_error_is_one_requests() -> None:
              err + "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)"]
     v = verdict(*lines, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+
+
+# --- the forty-third batch's kinds ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("frame", [
+    (f"{VL}/model_executor/models/utils.py", "make_layers"),
+    ("/vllm-workspace/vllm-ascend/vllm_ascend/models/deepseek_v2.py", "__init__"),
+])
+def test_building_the_models_layers_is_weight_loading(frame: tuple[str, str]) -> None:
+    lines = frame_lines((f"{VL}/v1/executor/multiproc_executor.py", "__init__"), frame)
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WEIGHT_LOADING)
+
+
+def test_canns_device_synchronisation_timing_out_ends_a_serving_run() -> None:
+    lines = ['(APIServer pid=9893) INFO:     10.0.0.5:35496 - "POST /v1/chat/completions '
+             'HTTP/1.1" 200 OK',
+             "EE9999[PID: 10180] 2026-06-10-17:20:44.486.049 (EE9999):  "
+             "rtDeviceSynchronizeWithTimeout execution failed, reason=vector core timeout",
+             "TraceBack (most recent call last):",
+             "       wait for compute device to finish failed, runtime result = 507034."
+             "[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:148]"]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_the_shells_quit_core_dumped_as_the_last_line_is_a_death() -> None:
+    waiting = ("2025-03-21T07:56:53.878390Z  INFO dynamo_llm::engines::sglang::worker: Waiting "
+               "for sglang0 to signal that it's ready")
+    assert verdict(waiting, "Quit (core dumped)", engine="sglang").outcome is Outcome.CRASHED
+    assert verdict(waiting, "Quit (core dumped) is what it said", engine="sglang").outcome \
+        is Outcome.CRASHED
+    assert verdict(waiting, "Quitting", engine="sglang").outcome is Outcome.INCOMPLETE

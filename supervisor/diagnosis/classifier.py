@@ -433,7 +433,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             worker_error = True
             scan.fatal.append((i, False))
         if ("Caught signal " in msg or "ailed to start " in msg or "ault by GPU" in msg or
-                "task happen error" in msg or "NPUExecution" in msg) and _DEATH_LINE.search(msg):
+                "task happen error" in msg or "NPUExecution" in msg or
+                "device to finish" in msg) and _DEATH_LINE.search(msg):
             scan.fatal.append((i, False))  # (past the gate: all say fault / fail / error)
         if ("already dead" in msg or "thread terminated" in msg) and _DEATH_REPORT.search(msg):
             scan.fatal.append((i, True))
@@ -677,8 +678,13 @@ _CANN_TASK_ERROR = re.compile(r"\bKernel task happen error, retCode=0x[0-9a-f]+,
 #   the process as NCCL's watchdog does (vLLM-Ascend and SGLang on NPUs, serving or not; the
 #   `driver shutting down` case of a clean exit is logged at info level instead)
 _HCCL_WATCHDOG = re.compile(r"\bFind exception when finishedNPUExecutionInternal\b")
+# - Ascend CANN's runtime giving up on the device finishing its work (`wait for compute device to
+#   finish failed, runtime result = 507034.`, under `rtDeviceSynchronizeWithTimeout execution
+#   failed, reason=vector core timeout`): the device stopped answering, the stream is lost
+_CANN_SYNC_FAILED = re.compile(r"\bwait for compute device to finish failed, runtime result = ")
 _DEATH_LINE = re.compile("|".join(rx.pattern for rx in (
-    _NATIVE_CRASH, _WRAPPER_START_FAILED, _ROCM_MEMORY_FAULT, _CANN_TASK_ERROR, _HCCL_WATCHDOG)))
+    _NATIVE_CRASH, _WRAPPER_START_FAILED, _ROCM_MEMORY_FAULT, _CANN_TASK_ERROR, _HCCL_WATCHDOG,
+    _CANN_SYNC_FAILED)))
 
 # - vLLM V0's API server finding its engine process dead (0.6-0.8's MQLLMEngine front end, which
 #   then terminates itself: `MQLLMEngine is already dead, terminating server process`), and
@@ -1248,6 +1254,9 @@ _TRACEBACK_HEADER = "Traceback (most recent call last):"
 # Aborted; `总线错误`: Bus error; `非法指令`: Illegal instruction), alone or after the script's
 # `run.sh: 行 3: 1234 `. The English words are fatal markers of every line (S.FATAL_MARKERS);
 # these are asked of the last line only, as a literal of the per-line gate costs every line.
+# (and the shell's `Quit (core dumped)`: its child died of SIGQUIT, asked of the last line only
+# for the same reason)
+_QUIT_CORE_DUMPED = re.compile(r"(?:.*: line \d+: +\d+ )?Quit \(core dumped\)")
 _LOCALIZED_SHELL_DEATH = re.compile(r"(?:.*: 行 \d+: +\d+ )?"
                                     r"(?:段错误|已杀死|已放弃|总线错误|非法指令)(?:\s.*)?$")
 
@@ -1266,7 +1275,8 @@ def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, 
             ("frame #" in line and S.NATIVE_FRAME_END.match(msg.lstrip())) or \
             ("Traceback (" in line and _TRACEBACK_HEADER.startswith(msg.strip())):
         return [(last, False)]
-    if not line.isascii() and _LOCALIZED_SHELL_DEATH.match(msg.strip()):
+    if (not line.isascii() and _LOCALIZED_SHELL_DEATH.match(msg.strip())) or \
+            ("core dumped" in line and _QUIT_CORE_DUMPED.match(msg.strip())):
         return [(last, True)]
     if not ("ERROR" in line or "rror: " in line or "ailed" in line or "FAILED" in line
             or "CRITICAL" in line):
@@ -1492,9 +1502,12 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     # the host holds: a Jetson's shared RAM, a container's memory limit). SGLang's SIGKILL of
     # its own tree prints it too, but after an error. Lowest of all: any cause the lines name
     # wins.
+    # Not after SGLang's `Received sigquit from a child process`: its handler kills its own
+    # process tree with SIGKILL, and the shell's `Killed` is that, the child's failure unseen.
     killed = scan.shell_killed
     if killed is not None and killed >= start and not scan.tracebacks and \
-            not scan.exceptions and all(i == killed or after for i, after in scan.fatal):
+            not scan.exceptions and all(i == killed or after for i, after in scan.fatal) and \
+            not any(i < killed and "sigquit" in raw[i] for i, _ in scan.fatal):
         cands.append(_Candidate(Cause.HOST_OOM_KILLED, 4, killed))
     # A faulthandler dump of a thread copying weights out of mmap'd safetensors: SIGBUS,
     # unless faulthandler names another signal.

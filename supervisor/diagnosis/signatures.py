@@ -262,7 +262,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.MODEL_NOT_FOUND, 60,
            r"couldn't connect to 'https://huggingface\.co'",
            r"Unrecognized model in .* Should have a `model_type` key",
-           r"No supported config format found in ", scope="error",
+           r"No supported config format found in ",
+           # vLLM's LoRA manager finding no adapter at the path a LoRA module names
+           # (lora/worker_manager.py: `Loading lora table_qc failed: No adapter found for
+           # /.../checkpoint-57`): the adapter's path is wrong
+           r"\bNo adapter found for ", scope="error",
            flags=_I)
     # A checkpoint with damaged or missing files: truncated safetensors (interrupted download or
     # upload), no weight files of the format asked for, missing tokenizer files. For the vLLM and
@@ -1330,6 +1334,10 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               r"|/(?:model_executor|srt)/(?:layers|models)/[\w/]+\.py:"
                               r"(?:__init__|_compute_inv_freq|_compute_cos_sin_cache"
                               r"|create_weights)$"
+                              # (vLLM's make_layers building each decoder layer, and a platform
+                              # plugin's own model classes, vllm_ascend/models/deepseek_v2.py)
+                              r"|/model_executor/models/utils\.py:make_layers$"
+                              r"|/vllm_\w+/models/[\w/]+\.py:__init__$"
                               # torch's default-device context (`with torch.device(...)`,
                               # torch/utils/_device.py) routing a tensor op: both engines open
                               # one first around building the model in the loader (later ones,

@@ -154,6 +154,11 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the forty-third batch (fresh42), as scored blind
+    "ww109-vllm-2605-club3090-2x3090-tp2-graphs-captured-init-engine-took-then-processor-"
+    "warnings-cut.log": _API_UP,
+    "ww208-vllm-v1-2508-minicpm-v4-offline-llm-kv-cache-graphs-init-engine-took-then-adding-"
+    "requests-0pct.log": _API_UP,
     # the forty-second batch (fresh41), as scored blind
     "vv107-vllm-dynamo-2607-hetero-pd-nvidia-prefill-xpu-decode-nixl-telemetry-transfer-"
     "exception-traceback-cut.log":
