@@ -72,6 +72,7 @@ FRESH39 = CORPUS / "fresh39"  # the fortieth batch: measured blind once, tuning 
 FRESH40 = CORPUS / "fresh40"  # the forty-first batch: measured blind once, tuning data since
 FRESH41 = CORPUS / "fresh41"  # the forty-second batch: measured blind once, tuning data since
 FRESH42 = CORPUS / "fresh42"  # the forty-third batch: measured blind once, tuning data since
+FRESH43 = CORPUS / "fresh43"  # the forty-fourth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
@@ -93,7 +94,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log")) + \
     sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log")) + \
     sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log")) + sorted(FRESH40.glob("*.log")) + \
-    sorted(FRESH41.glob("*.log")) + sorted(FRESH42.glob("*.log"))
+    sorted(FRESH41.glob("*.log")) + sorted(FRESH42.glob("*.log")) + sorted(FRESH43.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -444,6 +445,31 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the forty-fourth batch (fresh43), as scored blind, then tuned on
+    "xx108-vllm-ascend-0180-2605-a3-dsv4-flash-w8a8-mtp-engine-003-stats-running-1-specdec-then-hang.log":
+        "busy stats, then nothing: labelled hung from the thread, read ready in serving",
+    "xx113-vllm-v1-084-2504-h20-conda-request-tail-then-enginecore-hit-exception-mm-cache-keyerror-hash.log":
+        "a request line cut at its start, then the engine core's exception: labelled serving, "
+        "read launch (the cut request line is not read as one)",
+    "xx116-vllm-2607-club3090-gemma4-apiserver-engine-core-init-failed-then-container-restart-overlay-nvlink-new-start.log":
+        "a run that failed, then the container restarting it: labelled incomplete (the new "
+        "run), read crashed (the log's runs are not told apart)",
+    "xx209-sglang-0516-2608-dgx-spark-gb10-laguna-nvfp4-dflash-capture-0-of-58-aborted-resource-tracker.log":
+        "a capture at 0 of 58, then Python's exit-time warning: labelled stopped (aborted by "
+        "hand, from the author's notes), read crashed (a silent death at exit)",
+    "xx210-sglang-0516-2608-dgx-spark-laguna-nvfp4-mem-fraction-078-aborted-shards-47-of-49.log":
+        "a load at 47 of 49 shards, then Python's exit-time warning: labelled stopped (aborted by "
+        "hand, from the author's notes), read crashed (a silent death at exit)",
+    "xx302-vllm-ascend-v1-2511-ms-swift-grpo-colocate-sleep-freed-zero-after-init.log":
+        "an engine put to sleep and its prefix cache reset right after its init: labelled ready "
+        "in warmup, read serving (the rollout cycle's calls)",
+    "xx308-vllm-063post1-2411-lmcache-vllm-adapter-store-chunks-serving.log":
+        "LMCache 0.1's own lines storing KV chunks and nothing else: labelled ready in serving, "
+        "read incomplete at launch (that plugin's lines are not read as traffic)",
+    "xx318-vllm-v1-2602-spark-vllm-docker-2node-ray-gptoss-120b-mxfp4-fastsafetensors-flashinfer-sm12x-then-cut.log":
+        "an attention backend chosen as the model is built (`Using AttentionBackendEnum.FLASHINFER "
+        "backend.`): labelled weight_loading, read launch (a new literal for the tracker's "
+        "per-line prefilter, for one wording)",
     # the forty-third batch (fresh42), as scored blind, then tuned on
     "ww108-vllm-v1-2512-kylin-conda-lora-no-adapter-found-enginecore-valueerror-then-apiserver-traceback.log":
         "a LoRA adapter loaded after the engine was built, its path wrong: labelled warmup (as "
@@ -715,6 +741,13 @@ CAUSE_MISSES: dict[str, str] = {
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
+    # the forty-fourth batch (fresh43), as scored blind, then tuned on
+    "xx218-vllm-0140rc1-rocm72-navi-gfx1201-offline-llm-fp8-tokenizer-spm-load-not-a-string.log":
+        "sentencepiece failing to load the tokenizer model ('not a string'): labelled "
+        "corrupt_checkpoint, read unknown",
+    "xx306-vllm-0101-2508-rtx5090-qwen25-vl-xformers-fa3-hopper-invalid-argument-encoder-profile.log":
+        "an xformers FlashAttention-3 kernel failing with 'invalid argument' on an RTX 5090: "
+        "labelled unsupported_arch (the message names no architecture), read unknown",
     # the forty-third batch (fresh42), as scored blind, then tuned on
     "ww117-vllm-v1-083-2505-offline-mistral-small-31-hf-format-mistral-tokenizer-pixtral-processor-fatal.log":
         "an HF-format checkpoint run with the Mistral tokenizer mode, the processor failing: "

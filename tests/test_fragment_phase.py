@@ -2076,3 +2076,36 @@ def test_the_shells_quit_core_dumped_as_the_last_line_is_a_death() -> None:
     assert verdict(waiting, "Quit (core dumped) is what it said", engine="sglang").outcome \
         is Outcome.CRASHED
     assert verdict(waiting, "Quitting", engine="sglang").outcome is Outcome.INCOMPLETE
+
+
+# --- the forty-fourth batch's kinds ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("tag", "message"), [
+    ("[VLLM LOG] (Worker_TP3 pid=51793) ERROR 02-25 02:56:51 [multiproc_executor.py:783] ",
+     '  File "/x/vllm/model_executor/models/utils.py", line 3, in load_weights'),
+    ("[RAW SERVER] ", "INFO 09-01 10:00:00 [api_server.py:1] x"),
+    ("[DP0 TP0 EP0] ", "Scheduler hit an exception"),
+])
+def test_a_launchers_upper_case_tag_is_a_wrapper(tag: str, message: str) -> None:
+    expected = message if message.startswith("  File") else message.split("] ", 1)[-1] \
+        if message.startswith("INFO") else message
+    assert strip_wrappers(tag + message) == expected
+    # guard: a single level word in brackets is the message's own
+    assert strip_wrappers("[ERROR] Failed to activate environment") == \
+        "[ERROR] Failed to activate environment"
+
+
+def test_profiling_the_cuda_graphs_memory_is_kv_sizing_not_capture() -> None:
+    line = ("(EngineCore pid=91294) INFO 04-14 23:39:44 [gpu_model_runner.py:5876] Profiling "
+            "CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)")
+    assert tracker_phase(line) is Phase.KV_CACHE_ALLOC
+
+
+def test_a_repository_without_generation_config_is_no_missing_model() -> None:
+    lines = ["[2026-08-01 22:25:30] Failed to load generation config for org/m: org/m does not "
+             "appear to have a file named generation_config.json. Checkout "
+             "'https://huggingface.co/org/m/tree/main' for available files.",
+             "[2026-08-01 22:25:31] Load weight begin. avail mem=97.74 GB"]
+    v = verdict(*lines, engine="sglang")
+    assert v.outcome is Outcome.INCOMPLETE and v.cause is not Cause.MODEL_NOT_FOUND

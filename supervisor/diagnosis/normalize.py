@@ -98,6 +98,10 @@ _RARE_WRAPPER_FORMS: tuple[str, ...] = (
     r"[a-z0-9][a-z0-9.\-]{0,200}-[a-z0-9]{5} [a-z0-9][a-z0-9\-]{0,62} ",
     # vLLM-Omni's stage tag before each line of a stage's engine (`[Stage-0] ERROR 01-06 ...`)
     r"\[Stage-\d+\] ",
+    # a launcher's tag of two or more upper-case words before each line it relays (`[VLLM LOG]
+    # (Worker_TP3 pid=51793) ERROR ...`, `[RAW SERVER] `), and SGLang's rank tags without their
+    # stamp (`[DP0 TP0 EP0] `); not a single level word (`[ERROR] Failed to activate ...`)
+    r"\[[A-Z][A-Z0-9_]*+(?: [A-Z0-9_]++)++\] ",
     # a launch script relaying a container's last lines behind its own tag and a bar, as
     # docker compose does behind the service name (`[switch]   | (APIServer pid=1)   File ...`)
     r"\[[a-z][\w.\-]{0,30}+\] {1,8}+\| ",

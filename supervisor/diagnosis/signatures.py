@@ -1494,6 +1494,10 @@ BENIGN_LITERALS = (
     # builds without it run on; a build that needs it fails later at the first op ('_OpNamespace'
     # '_C' object has no attribute, IMPORT_ERROR above)
     "failed to import from vllm._c",
+    # a model repository without generation_config.json: SGLang and vLLM log it and use the
+    # model's defaults (`Failed to load generation config for poolside/...: ... does not appear
+    # to have a file named generation_config.json`): a warning, not a missing model
+    "failed to load generation config",
     # a feature the engine turns off and runs on without, for this GPU or setting: vLLM's
     # `FlashInfer top-p/top-k sampling unavailable: unsupported compute capability 7.5;
     # falling back.` (v1/sample/ops/topk_topp_sampler.py), SGLang's `CuTe DSL GDN prefill is not

@@ -103,7 +103,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # V1's profiling run of a multimodal model sizing its encoder cache first (`Encoder
         # cache will be initialized with a budget of 16384 tokens, and profiled with 1 image
         # items ...`, gpu_model_runner.profile_run): the run that sizes the KV cache
-        r"|Encoder cache will be initialized with a budget of \d+ tokens, and profiled"),
+        r"|Encoder cache will be initialized with a budget of \d+ tokens, and profiled"
+        # 2026 builds measuring what the CUDA graphs will take before sizing the KV cache
+        # (`Profiling CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)`,
+        # gpu_model_runner.py, inside determine_available_memory): no capture yet
+        r"|Profiling CUDA graph memory: "),
      Phase.KV_CACHE_ALLOC),
     # (V1's CUDAGraphWrapper at DEBUG, one line per captured shape: `Capturing a cudagraph on
     # (PIECEWISE,BatchDescriptor(num_tokens=8, uniform_decode=False))`)

@@ -154,6 +154,15 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the forty-fourth batch (fresh43), as scored blind
+    "xx116-vllm-2607-club3090-gemma4-apiserver-engine-core-init-failed-then-container-restart-"
+    "overlay-nvlink-new-start.log": _LABEL_LIVE,
+    "xx209-sglang-0516-2608-dgx-spark-gb10-laguna-nvfp4-dflash-capture-0-of-58-aborted-resource-"
+    "tracker.log": _LABEL_LIVE,
+    "xx210-sglang-0516-2608-dgx-spark-laguna-nvfp4-mem-fraction-078-aborted-shards-47-of-49.log":
+        _LABEL_LIVE,
+    "xx316-vllm-v1-2603-spark-vllm-docker-gb10-qwen3-coder-next-fp8-starting-server-routes-user-"
+    "thinks-stuck.log": _API_UP,
     # the forty-third batch (fresh42), as scored blind
     "ww109-vllm-2605-club3090-2x3090-tp2-graphs-captured-init-engine-took-then-processor-"
     "warnings-cut.log": _API_UP,
