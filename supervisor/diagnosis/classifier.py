@@ -142,9 +142,14 @@ def classify_lines(lines: Iterable[str], *, engine: str | None = None,
         # a docker json-file log (every line a record; asked of the first line only): read as
         # the lines its records hold
         lines = [text for line in split_lines(lines) for text in docker_json_records(line)]
+    # (one search of the whole log for a line still holding a line break, instead of two per
+    # line: most callers pass lines already split)
+    blob = "".join(lines)
+    items = lines if "\n" not in blob and "\r" not in blob else split_lines(lines)
+    bars = "it/s]" in blob or "s/it]" in blob  # (tqdm's rates, which a glued line follows)
     raw: list[str] = []
-    for line in split_lines(lines):
-        if len(line) <= UNGLUE_MIN and "it/s]" not in line and "s/it]" not in line:
+    for line in items:
+        if len(line) <= UNGLUE_MIN and not (bars and ("it/s]" in line or "s/it]" in line)):
             raw.append(line)  # nothing glued to it (unglue's own tests, asked first)
         else:
             raw.extend(unglue(line))
