@@ -73,6 +73,7 @@ PARTS = {
     "fresh41": FIXTURES / "corpus" / "fresh41",
     "fresh42": FIXTURES / "corpus" / "fresh42",
     "fresh43": FIXTURES / "corpus" / "fresh43",
+    "fresh44": FIXTURES / "corpus" / "fresh44",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -82,7 +83,7 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
              "fresh31", "fresh32", "fresh33", "fresh34", "fresh35",
              "fresh36", "fresh37", "fresh38", "fresh39", "fresh40",
-             "fresh41", "fresh42", "fresh43")
+             "fresh41", "fresh42", "fresh43", "fresh44")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -123,7 +124,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh40", "forty-first batch (fresh40)"),
               ("fresh41", "forty-second batch (fresh41)"),
               ("fresh42", "forty-third batch (fresh42)"),
-              ("fresh43", "forty-fourth batch (fresh43)"))
+              ("fresh43", "forty-fourth batch (fresh43)"),
+              ("fresh44", "forty-fifth batch (fresh44)"))
 FIELDS = ("outcome", "phase", "cause")
 
 

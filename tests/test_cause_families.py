@@ -2196,3 +2196,21 @@ def test_a_lora_adapter_missing_at_its_path_is_model_not_found():
               error='ValueError: Loading lora ["table_qc failed: No adapter found for '
                     '/data/train/output/checkpoint-57"]', prefix=CORE)
     assert cause_of(text, "vllm") is Cause.MODEL_NOT_FOUND
+
+
+# --- the forty-fifth batch's kinds ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("error", [
+    "RuntimeError: level_zero backend failed with error: 20 (UR_RESULT_ERROR_DEVICE_LOST)",
+    "RuntimeError: ZE_RESULT_ERROR_DEVICE_LOST",
+])
+def test_a_device_lost_by_the_driver_is_a_gpu_fault(error: str) -> None:
+    text = tb((f"{VL}/v1/worker/xpu_worker.py", "determine_available_memory", "x = y()"),
+              error=error, prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.GPU_FAULT
+    # guard: the same backend failing with another status is no fault of the device
+    other = tb((f"{VL}/v1/worker/xpu_worker.py", "determine_available_memory", "x = y()"),
+               error="RuntimeError: level_zero backend failed with error: 78 "
+                     "(UR_RESULT_ERROR_INVALID_ARGUMENT)", prefix=CORE)
+    assert cause_of(other, "vllm") is not Cause.GPU_FAULT

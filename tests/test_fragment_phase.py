@@ -2109,3 +2109,111 @@ def test_a_repository_without_generation_config_is_no_missing_model() -> None:
              "[2026-08-01 22:25:31] Load weight begin. avail mem=97.74 GB"]
     v = verdict(*lines, engine="sglang")
     assert v.outcome is Outcome.INCOMPLETE and v.cause is not Cause.MODEL_NOT_FOUND
+
+
+# --- the forty-fifth batch's kinds ----------------------------------------------------------
+
+
+def test_an_online_weight_update_is_a_serving_engine_not_its_startup() -> None:
+    lines = ["[2026-02-02 01:12:24] Start update_weights. Load format=auto",
+             "[2026-02-02 01:12:24] Update engine weights online from disk begin. avail mem=22.7 GB",
+             "[2026-02-02 01:12:24] Beginning to load weights",
+             "Loading safetensors checkpoint shards:  75% Completed | 3/4 [00:05<00:01,  1.8s/it]"]
+    v = verdict(*lines, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING)
+    # guard: the startup's own load stays weight_loading
+    v = verdict(*lines[2:], engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.WEIGHT_LOADING)
+
+
+@pytest.mark.parametrize("leak", [
+    "ValueError: token_to_kv_pool_allocator memory leak detected! available_size=3189424, "
+    "protected_size=0, self.max_total_num_tokens=3185200",
+    "KV cache pool leak detected!",
+])
+def test_the_idle_checks_pool_leak_is_a_server_that_served(leak: str) -> None:
+    assert tracker_phase(leak, engine="sglang") is Phase.SERVING
+    # guard: the pool's size reported at startup is no leak
+    assert tracker_phase("max_total_num_tokens=3185200, chunked_prefill_size=4096",
+                         engine="sglang") is not Phase.SERVING
+
+
+@pytest.mark.parametrize(("path", "func"), [
+    (f"{VL}/v1/worker/gpu_worker.py", "sample_tokens"),
+    (f"{VL}/v1/structured_output/__init__.py", "_create_grammar"),
+])
+def test_sampling_a_step_or_compiling_a_requests_grammar_is_serving(path: str, func: str) -> None:
+    lines = frame_lines((f"{VL}/v1/executor/multiproc_executor.py", "worker_busy_loop"),
+                        (path, func))
+    assert verdict(*lines, engine="vllm").phase is Phase.SERVING
+    # guard: the busy loop alone dates nothing
+    assert verdict(*lines[:3], engine="vllm").phase is Phase.LAUNCH
+
+
+def test_a_prefix_cache_reset_refused_is_an_engine_in_its_rollout_cycle() -> None:
+    line = ("(WorkerDict pid=6249) WARNING 11-08 04:43:11 [block_pool.py:304] Failed to reset prefix "
+            "cache because some blocks (512) are not freed yet")
+    v = verdict(line, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING)
+
+
+def test_rays_unhandled_error_of_a_task_is_a_death() -> None:
+    lines = ["(TaskRunner pid=5757) Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): "
+             "ray::WorkerDict.actor_rollout_generate_sequences() (pid=6249, ip=10.1.2.3)",
+             "(TaskRunner pid=5757)            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+             '(TaskRunner pid=5757)   File "/local/apps/verl/single_controll']
+    assert verdict(*lines, engine="vllm").outcome is Outcome.CRASHED
+    # guard: without Ray's report the cut frame alone is no death
+    assert verdict(*lines[1:], engine="vllm").outcome is Outcome.INCOMPLETE
+
+
+def test_a_terminals_ctrl_c_echo_is_a_stop() -> None:
+    lines = ["2025-07-08 19:57:04  INFO sglang_router_rs::router: src/router.rs:354: Worker is not "
+             "ready yet",
+             "^C^C^C2025-07-08 19:58:04  INFO sglang_router_rs::router: src/router.rs:354: Worker "
+             "is not ready yet",
+             "2025-07-08 19:58:04  INFO sglang_router_rs::router: src/router.rs:354: Worker is not "
+             "ready yet"]
+    v = verdict(*lines, engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, None)
+    # guard: without the echo the router waiting on its worker names no stop
+    assert verdict(lines[0], lines[2], engine="sglang").cause is Cause.UNKNOWN
+
+
+def test_a_crashed_container_as_the_last_line_is_a_death() -> None:
+    lines = ['16:52:53 - "vllm-standalone-llama-3-1b-845945945-dljsw" pod running',
+             "16:52:53 - Waiting for pods to be Ready (timeout=900s)",
+             "16:53:24 - ❌ Crashed container in pod: vllm-standalone-llama-3-1b-845945945-dljsw"]
+    assert verdict(*lines, engine="vllm").outcome is Outcome.CRASHED
+    assert verdict(*lines[:2], engine="vllm").outcome is Outcome.INCOMPLETE
+
+
+def test_a_routers_health_check_of_another_service_dates_nothing() -> None:
+    lines = ["2026-09-30 11:27:30  INFO smg::server: src/server.rs:792: Starting router on "
+             "10.10.1.2:8001",
+             'Error: "PVD vector group default failed validation: PVD vector coordinator health '
+             'check failed: error sending request for url (http://10.10.1.2:9100/health)"']
+    v = verdict(*lines, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH,
+                                             Cause.HEALTH_CHECK_FAILED)
+    # guard: SGLang's own /health failing on its detokenizer is a server that was up
+    sglang_own = ("[2025-03-01 10:00:00] Health check failed. Server couldn't get a response from "
+                  "detokenizer for last 20 seconds. tic start time: 10:00:00. last_heartbeat time: "
+                  "09:59:00")
+    assert verdict(sglang_own, engine="sglang").phase is Phase.READY
+
+
+def test_a_log_ending_in_a_rust_panic_ended_on_it() -> None:
+    lines = ["thread 'tokio-runtime-worker' panicked at lib/llm/src/engines/vllm/worker.rs:247:17:",
+             "Failed to import python 'vllm' module. Are we running in the correct venv? "
+             "AttributeError: class must define a '_type_' attribute",
+             "stack backtrace:",
+             "   0: rust_begin_unwind",
+             "   1: core::panicking::panic_fmt",
+             "   2: dynamo_llm::engines::vllm::worker::python_imports",
+             "  15: tokio::runtime::blocking::pool::"]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.IMPORT_ERROR)
+    assert v.evidence and "Failed to import python 'vllm' module" in " ".join(v.evidence)
+    # guard: numbered lines with no panic above them are no panic's report
+    assert verdict(*lines[3:], engine="vllm").outcome is Outcome.INCOMPLETE

@@ -846,6 +846,14 @@ _SERVING_WORK_FRAMES = re.compile(
     #   vLLM-Ascend's model_runner_v1 (execute_model -> _process_reqs); the profile run and the
     #   capture go through _dummy_run (V0's profile_run calls execute_model: not listed)
     r"|/v1/worker/gpu_model_runner\.py:execute_model$"
+    # - vLLM V1's worker sampling a scheduled step's tokens (0.11 on: the engine core calls
+    #   `sample_tokens(grammar_output)` after execute_model, gpu_worker.py -> the runner's; the
+    #   profile run samples through `_dummy_sampler_run`, the capture samples nothing)
+    r"|/v1/worker/gpu_(?:worker|model_runner)\.py:sample_tokens$"
+    # - vLLM V1's structured-output manager compiling the grammar of a request that asked for
+    #   one (v1/structured_output/__init__.py `_create_grammar` / `grammar_init`, then the
+    #   backend's compile_grammar): only clients' requests carry a grammar, as SGLang's below
+    r"|/v1/structured_output/__init__\.py:(?:_create_grammar|grammar_init)$"
     r"|/worker/model_runner_v1\.py:(?:execute_model|_process_reqs)$"
     # - a data-parallel rank with nothing scheduled stepping a dummy batch in lockstep with
     #   ranks that have requests (V1's DP engine core -> the worker's execute_dummy_batch; upstream
@@ -1261,6 +1269,28 @@ _TRACEBACK_HEADER = "Traceback (most recent call last):"
 # these are asked of the last line only, as a literal of the per-line gate costs every line.
 # (and the shell's `Quit (core dumped)`: its child died of SIGQUIT, asked of the last line only
 # for the same reason)
+# A Rust panic's report (the runtime's default hook: `thread 'main' panicked at src/x.rs:247:17:`,
+# its message, then `note: run with RUST_BACKTRACE=1 ...` or `stack backtrace:` and numbered
+# frames `  3: dynamo_run::run::{{closure}}` with their `at src/...` lines): the engines' Rust
+# parts and launchers (Dynamo's `dynamo run`, SGLang's router, tokenizers, llguidance) print it as
+# they go down. A log that ends inside one ended on that failure, as on an error line.
+_RUST_PANIC_TAIL = re.compile(r"\s*(?:\d+: \S|at \S|stack backtrace:$"
+                              r"|note: (?:run with `RUST_BACKTRACE|Some details are omitted))")
+_RUST_PANIC = re.compile(r"\s*thread '[^']*' panicked at \S")
+
+
+def _rust_panic_above(msgs: list[str], last: int) -> int | None:
+    """The `panicked at` line of the panic report the log ends in, or None: above the report's
+    tail (frames, notes), at most three lines of its message."""
+    i = last
+    while i > 0 and last - i < 400 and _RUST_PANIC_TAIL.match(msgs[i]):
+        i -= 1
+    for j in range(i, max(i - 4, -1), -1):
+        if "panicked at" in msgs[j] and _RUST_PANIC.match(msgs[j]):
+            return j
+    return None
+
+
 _QUIT_CORE_DUMPED = re.compile(r"(?:.*: line \d+: +\d+ )?Quit \(core dumped\)")
 _LOCALIZED_SHELL_DEATH = re.compile(r"(?:.*: 行 \d+: +\d+ )?"
                                     r"(?:段错误|已杀死|已放弃|总线错误|非法指令)(?:\s.*)?$")
@@ -1283,8 +1313,11 @@ def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, 
     if (not line.isascii() and _LOCALIZED_SHELL_DEATH.match(msg.strip())) or \
             ("core dumped" in line and _QUIT_CORE_DUMPED.match(msg.strip())):
         return [(last, True)]
+    if _RUST_PANIC_TAIL.match(msg):
+        panic = _rust_panic_above(msgs, last)
+        return [] if panic is None else [(panic, False)]
     if not ("ERROR" in line or "rror: " in line or "ailed" in line or "FAILED" in line
-            or "CRITICAL" in line):
+            or "CRITICAL" in line or "Crash" in line):
         return []
     if not msg.strip() or not S.ENDS_ON_ERROR.search(line) or S.NOT_AN_ERROR_END.search(line) \
             or S.BENIGN.search(msg.lower()):

@@ -73,7 +73,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     _sig(Cause.GPU_FAULT, 95,
          r"\bNVRM: Xid\b", r"\bXid\b.{0,40}\b(?:79|48|63|64|74|92|94|95|119|120)\b",
          r"fallen off the bus", r"GPU is lost", r"uncorrectable ECC error",
-         r"cudaErrorECCUncorrectable|CUDA_ERROR_ECC_UNCORRECTABLE", flags=_I)
+         r"cudaErrorECCUncorrectable|CUDA_ERROR_ECC_UNCORRECTABLE",
+         # the device lost by the driver mid-run, in the words of Intel's Level Zero and
+         # unified runtime (`level_zero backend failed with error: 20
+         # (UR_RESULT_ERROR_DEVICE_LOST)`, ZE_RESULT_ERROR_DEVICE_LOST: vLLM and SGLang on XPU)
+         # and Vulkan's: the GPU reset or hung, the counterpart of NVIDIA's `GPU is lost`
+         r"\b(?:UR_RESULT|ZE_RESULT|VK)_ERROR_DEVICE_LOST\b", flags=_I)
     + _sig(Cause.GPU_FAULT, 90,
            r"unspecified launch failure|cudaErrorLaunchFailure|CUDA_ERROR_LAUNCH_FAILED",
            r"\bXid\b", flags=_I)
@@ -581,6 +586,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"cannot import name", r"cannot open shared object file",
            r"GLIBC(?:XX)?_[\d.]+' not found", r"Could not load any common_ops library",
            r"version `[^`']+' not found",
+           # a launcher that embeds Python failing to import the engine's package (Dynamo's
+           # Rust `dynamo run out=vllm`: `Failed to import python 'vllm' module. Are we running
+           # in the correct venv? AttributeError: ...`, whatever the exception under it)
+           r"Failed to import python '[\w.]+' module",
            # an op library that did not load (or was built without the op): torch's dispatcher
            # has no such op under the library's namespace (`AttributeError: '_OpNamespace' '_C'
            # object has no attribute 'rms_norm'`, vLLM's _C / _C_ascend, sgl_kernel); vLLM only
@@ -815,7 +824,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # handler logs it and answers 503): the server process lives on, stalled - a hang to call,
     # not a death (its own warmup failing dies by the warmup's lines, its probe's timeout).
     + _sig(Cause.HEALTH_CHECK_FAILED, 35,
-           r"Health check failed", implies=Phase.READY)
+           r"Health check failed\. Server couldn't get a response", implies=Phase.READY)
+    # Any other health check failing (a router's check of a worker or of a service it needs,
+    # `PVD vector coordinator health check failed: error sending request`): the checker may be
+    # at its own startup, so no phase follows from it.
+    + _sig(Cause.HEALTH_CHECK_FAILED, 35, r"Health check failed")
     # Bad launch arguments: argparse refuses the command line (`launch_server.py: error:
     # unrecognized arguments: ...`, `vllm serve: error: argument --x: invalid choice`) and exits
     # 2 before any model work; its usage block alone says the same.
@@ -1368,7 +1381,10 @@ SHELL_KILLED = _C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)")
 # `ERROR ||NEURON_CC_WRAPPER||: Failed compilation`, the engine's logged traceback cut in a
 # frame. Not a lower level's line that mentions an error (`INFO ... health check is pending
 # with error`, `WARNING ... failed to automatically increase`), nor one request's failure.
-ENDS_ON_ERROR = _C(r"\bERROR\b|\bCRITICAL\b|\b[Ee]rror: |\b(?:[Ff]ailed|FAILED)\b")
+# (and a supervisor or orchestrator reporting the process's container crashed: llm-d's harness
+# `Crashed container in pod: vllm-...`, Kubernetes' `CrashLoopBackOff`)
+ENDS_ON_ERROR = _C(r"\bERROR\b|\bCRITICAL\b|\b[Ee]rror: |\b(?:[Ff]ailed|FAILED)\b"
+                   r"|\bCrash(?:ed|LoopBackOff)\b")
 NOT_AN_ERROR_END = _C(r"\b(?:INFO|WARN(?:ING)?|DEBUG)\b|\[(?:info|warn(?:ing)?)\]|\bpending\b"
                       r"|\bfor request\b")
 # (or on multiprocessing's header above the traceback of a child process whose run() raised,
@@ -1423,6 +1439,12 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # to 20,000 chars):`, then the logs): the job's driver exited non-zero - printed above the
     # logs it summarises, so a death report (RL and batch jobs run on Ray: OpenRLHF, verl)
     (_C(r"Job entrypoint command failed with exit code -?[1-9]"), True),
+    # Ray reporting that a remote task or actor method raised and nothing took its result
+    # (`Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::WorkerDict.
+    # actor_rollout_generate_sequences() (pid=..., ...)`, then the task's traceback and its
+    # exception): an engine's actor or an RL trainer's rollout worker failed (verl, OpenRLHF,
+    # SkyRL run vLLM and SGLang as Ray actors); the exception under it names the cause
+    (_C(r"Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS"), False),
     # Xinference's supervisor or worker leaving its model-launch call on an error (xinference/
     # core/utils.py log_async: `Leave launch_builtin_model, error: ... <the engine's error>`):
     # the launch was abandoned and the model's engine process torn down (SGLang and vLLM under
@@ -1560,7 +1582,7 @@ _FATAL_LITERALS = (
     "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "died, exit code", "worker died or was killed", "Killed",
     "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+",
-    "Segfault encountered", "Main process exited")
+    "Segfault encountered", "Main process exited", "Unhandled error (")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)
@@ -1578,7 +1600,7 @@ _LIFECYCLE_LITERALS = (
     "SIGTERM", "SIGINT", "sigterm", "Signal Received", "signal 15", "KeyboardInterrupt",
     "Killing local vLLM", "leaked", "before program exit", "interpreter shutdown",
     "runtime state", "EngineCore exiting", "WorkerProc was terminated",
-    "WorkerProc handling signal", "FastAPI HTTP server", "shutdown triggered")
+    "WorkerProc handling signal", "FastAPI HTTP server", "shutdown triggered", "^C")
 LIFECYCLE_GATE = _literals(*_LIFECYCLE_LITERALS)
 # any of the three (one search per line instead of three: ~10 % of lines pass it)
 RARE_LITERALS = (*_FATAL_LITERALS, *_LIFECYCLE_LITERALS, *_ARGS_LITERALS)
@@ -1588,6 +1610,9 @@ STOP_REQUEST = _C(
     r"\b(?:received|caught|got|handling) (?:signal[ =])?(?:SIGTERM|SIGINT|signal 15)\b"
     r"|\bSIG(?:TERM|INT) (?:received|caught)|Received sigterm|Signal Received: (?:15|2)\b"
     r"|^KeyboardInterrupt\b|Killing local vLLM worker processes"
+    # the terminal's echo of Ctrl-C at a line's start (`^C`, then whatever the process printed
+    # as it went down, or on: a router polling its workers): the operator pressed it
+    r"|^\^C"
     # vLLM V1's engine core says this only on SystemExit, which its SIGTERM/SIGINT handler
     # raises: the engine was stopped by a signal, it did not fail (a failure says "EngineCore
     # encountered a fatal error" / "failed to start")

@@ -106,9 +106,11 @@ _PREFILL_DEQUEUED = "Dequeued prefill request"
 # drive a colocated engine: generate, then `LLM.sleep()` to free its memory for training, then
 # `wake_up()` and `reset_prefix_cache()` before the next rollout): `It took 0.5 seconds to wake
 # up tags [...]`, `Successfully reset prefix cache`. Only an engine that was built is cycled:
-# up, and in the trainer's generate/train loop (serving).
-_ENGINE_CYCLED = re.compile(r"\bSuccessfully reset prefix cache|\bIt took [\d.]+ seconds to "
-                            r"wake up\b")
+# up, and in the trainer's generate/train loop (serving). The reset refused because a request
+# still holds blocks (`Failed to reset prefix cache because some blocks (512) are not freed
+# yet`, block_pool.py) says the same, and that requests ran.
+_ENGINE_CYCLED = re.compile(r"\b(?:Successfully|Failed to) reset prefix cache|\bIt took [\d.]+ "
+                            r"seconds to wake up\b")
 # The same engine put to sleep (`It took 1.06 seconds to fall asleep.`, `Sleep mode freed 23.72
 # GiB memory`): the trainers also do it right after building the engine, before the first
 # rollout (verl's and ms-swift's colocated modes, SkyRL), so it shows the engine up, not that it

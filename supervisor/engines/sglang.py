@@ -31,7 +31,7 @@ _PREFILTER = literal_prefilter(
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
     "fired up and ready", " batch", "HTTP/", "%|", "failed for req", "retracted_reqs",
     "startup timings", "ASGI app", "fused KV buffers", "flush_cache", "cur_batch", "] precompile",
-    "Cache not flushed", "_memory_occupation",
+    "Cache not flushed", "_memory_occupation", "weights online", "leak detected",
     "] begin to precompile",
     # stack-dump frames of the capture (_CAPTURE_FRAME_RE), on first letters already above
     "raph_runner.py:", "graphs (", "raph_setup.py:",
@@ -109,6 +109,17 @@ _BUILT_ENGINE_CALL_RE = _C(r"coroutine 'TokenizerManager\.flush_cache' was never
 # self.cur_batch.reqs=[Req(rid=..., input_ids=[...], ...)]`
 _STUCK_BATCH_RE = _C(r"\bself\.cur_batch\.batch_size\(\)=(\d+)")
 _OCCUPATION_CALL_RE = _C(r"\b(?:release|resume)_memory_occupation\b")
+# The running server loading new weights for a request to its update endpoint (an RL trainer's
+# refit or an operator's /update_weights_from_disk: model_runner's `Update engine weights online
+# from disk begin. avail mem=22.72 GB`, then the loader's own lines and shard bar again): only a
+# built engine takes the request, so it was up and serving, and the load that follows is not
+# the startup's.
+_ONLINE_UPDATE_RE = _C(r"Update engine weights online from \w+ begin")
+# The scheduler's idle self-check finding KV slots that no request holds (0.4 on: `ValueError:
+# token_to_kv_pool_allocator memory leak detected! available_size=...`, 2026: `pool memory leak
+# detected!`; 0.1: `KV cache pool leak detected!` printed each idle round): it runs in the event
+# loop between batches, and only requests served leave slots behind - serving.
+_POOL_LEAK_RE = _C(r"\b(?:memory|KV cache pool) leak detected!")
 _PENDING_FLUSH_RE = _C(r"Cache not flushed because there are pending requests\. #queue-req: "
                        r"(\d+), #running-req: (\d+)")
 # SGLang's /health runs a 1-token generation (input_ids=[0]): a prefill of exactly one new token
@@ -156,6 +167,9 @@ class SGLangTracker(MarkerTracker):
             # an RL trainer releasing or resuming the engine's memory between rollouts (verl,
             # slime: SGLang's release_memory_occupation / resume_memory_occupation, called on
             # a built engine): a fragment that shows one was up, in the rollout cycle
+            changed = self._up_and_serving(line) or changed
+        if ("weights online" in line and _ONLINE_UPDATE_RE.search(line)) or \
+                ("leak detected" in line and _POOL_LEAK_RE.search(line)):
             changed = self._up_and_serving(line) or changed
         if "flush_cache" in line and not self.ready and self.markers_seen == 0 and \
                 _BUILT_ENGINE_CALL_RE.search(line):

@@ -154,6 +154,17 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the forty-fifth batch (fresh44), as scored blind
+    "yy115-sglang-jax-2026-tpu-v1-score-request-handler-frames-tokenizer-manager-gather-cut.log":
+        _LABEL_LIVE,
+    "yy214-vllm-0221-2606-sleep-wake-kv-offloading-apiserver-engine-exception-caught-chat-"
+    "request-frames-cut.log": _LABEL_LIVE,
+    "yy215-vllm-v1-2603-ubi-image-two-apiservers-is-sleeping-polls-wake-up-500-asgi-exception-"
+    "frames-cut.log": _LABEL_LIVE,
+    "yy207-vllm-nightly-2601-docker-qwen3-vl-8b-async-scheduling-apiserver-routes-listing-"
+    "cut.log": _ROUTES_ONLY,
+    "yy314-vllm-spyre-next-2603-pr-cpu-model-runner-aot-compile-init-engine-took-then-llm-"
+    "cut.log": _API_UP,
     # the forty-fourth batch (fresh43), as scored blind
     "xx116-vllm-2607-club3090-gemma4-apiserver-engine-core-init-failed-then-container-restart-"
     "overlay-nvlink-new-start.log": _LABEL_LIVE,
