@@ -2214,3 +2214,44 @@ def test_a_device_lost_by_the_driver_is_a_gpu_fault(error: str) -> None:
                error="RuntimeError: level_zero backend failed with error: 78 "
                      "(UR_RESULT_ERROR_INVALID_ARGUMENT)", prefix=CORE)
     assert cause_of(other, "vllm") is not Cause.GPU_FAULT
+
+
+# --- the forty-sixth batch's kinds ----------------------------------------------------------
+
+
+def test_an_import_chain_under_the_engines_own_traceback_is_import_error() -> None:
+    engine = tb((f"{VL}/model_executor/warmup/kernel_warmup.py", "kernel_warmup",
+                 "from vllm.model_executor.warmup.x_warmup import ("),
+                (f"{VL}/model_executor/warmup/x_warmup.py", "<module>", "import flashinfer.comm"),
+                ("/x/flashinfer/comm/fd_exchange.py", "<module>", "def f() -> array.array[int]:"),
+                error="TypeError: type 'array.array' is not subscriptable", prefix=CORE)
+    report = tb((f"{VL}/v1/engine/utils.py", "wait_for_engine_startup", "raise RuntimeError("),
+                error="RuntimeError: Engine core initialization failed. See root cause above. "
+                      "Failed core proc(s): {}", prefix="(APIServer pid=1) ")
+    assert cause_of(engine + report, "vllm") is Cause.IMPORT_ERROR
+    # guard: the same TypeError outside an import names no cause
+    plain = tb((f"{VL}/model_executor/warmup/kernel_warmup.py", "kernel_warmup", "f()"),
+               error="TypeError: type 'array.array' is not subscriptable", prefix=CORE)
+    assert cause_of(plain + report, "vllm") is Cause.UNKNOWN
+
+
+@pytest.mark.parametrize(("error", "cause"), [
+    ("openai_harmony.HarmonyError: invalid tiktoken vocab file: hash mismatch: computed=e3b0c442, "
+     "expected=446a9538", Cause.CORRUPT_CHECKPOINT),
+    ('RuntimeError: nrt_tensor_allocate status=4 message="Allocation Failure"', Cause.CUDA_OOM),
+    ("RuntimeError: oneCCL: ze_fd_manager.cpp:214 fill_device_fds: EXCEPTION: open failed: fd: -1",
+     Cause.NCCL_ERROR),
+    ("ValueError: moe_backend='triton' is not supported for NvFP4 MoE. Expected one of "
+     "['cutlass', 'flashinfer_trtllm']", Cause.INVALID_CONFIG),
+])
+def test_the_forty_sixth_batchs_messages(error: str, cause: Cause) -> None:
+    text = tb((f"{VL}/v1/worker/gpu_worker.py", "init_device", "x = y()"), error=error,
+              prefix=CORE)
+    assert cause_of(text, "vllm") is cause
+
+
+def test_a_triton_kernels_compile_diagnostic_is_triton_compile_error() -> None:
+    lines = ["INFO 10-15 08:53:00 model_runner.py:1071] Loading model weights took 14.9595 GB",
+             "error: triton_flash_attention.py:211:0: stack frame size (164332) exceeds limit "
+             "(131056) in function 'attn_fwd_0d1d2d3de45'"]
+    assert cause_of("\n".join(lines) + "\n", "vllm") is Cause.TRITON_COMPILE_ERROR

@@ -74,11 +74,12 @@ FRESH41 = CORPUS / "fresh41"  # the forty-second batch: measured blind once, tun
 FRESH42 = CORPUS / "fresh42"  # the forty-third batch: measured blind once, tuning data since
 FRESH43 = CORPUS / "fresh43"  # the forty-fourth batch: measured blind once, tuning data since
 FRESH44 = CORPUS / "fresh44"  # the forty-fifth batch: measured blind once, tuning data since
+FRESH45 = CORPUS / "fresh45"  # the forty-sixth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the forty-fifth batch.
+# eighteenth, the nineteenth and the twentieth to the forty-sixth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -96,7 +97,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log")) + \
     sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log")) + sorted(FRESH40.glob("*.log")) + \
     sorted(FRESH41.glob("*.log")) + sorted(FRESH42.glob("*.log")) + sorted(FRESH43.glob("*.log")) + \
-    sorted(FRESH44.glob("*.log"))
+    sorted(FRESH44.glob("*.log")) + sorted(FRESH45.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -282,9 +283,6 @@ KNOWN_MISSES: dict[str, str] = {
         "ready', no SGLang ready line: labelled ready, read incomplete in warmup (the HTTP "
         "server answers before the warmup request is done)",
     # the twenty-first batch (fresh20), after its tuning
-    "y118-vllm-061dev-cpu-restart-loop-port-bind-errno98-then-next-start.log":
-        "two runs of a restart loop, the first dying of Errno 98, the next starting: labelled "
-        "incomplete (the file's end), read crashed (port_in_use)",
     "y307-vllm-cosmos-rl-rank1-decoder-prompt-longer-than-max-model-len.log":
         "two lines: a rank's 'decoder prompt is longer than the maximum model length': "
         "labelled serving and unknown (also invalid_config), read launch and invalid_config",
@@ -444,6 +442,17 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the forty-sixth batch (fresh45), as scored blind, then tuned on
+    "zz210-vllm-v0-2503-two-a10-mqllmengine-spawnprocess-exit-join-keyboardinterrupt-terminated.log":
+        "V0's engine process receiving SIGTERM while it exits ('KeyboardInterrupt: MQLLMEngine "
+        "terminated'), nothing else: labelled crashed (nobody asked it to stop), read a stop",
+    "zz214-vllm-073dev-2502-neuron-transformers-neuronx-parallel-to-nc-nrt-allocation-failure-spawnprocess.log":
+        "transformers-neuronx's parallel_to_nc failing to allocate on the device, its caller "
+        "cut: labelled weight_loading, read launch (the helper also moves caches)",
+    "zz306-sglang-0213-2408-test-embedding-models-runtime-exception-in-modeltpserver-forward-prefill-cut.log":
+        "SGLang 0.2's ModelTpServer failing in forward_prefill_batch right after the load: "
+        "labelled serving (the test's requests), read warmup (the warmup request runs the "
+        "same path)",
     # the forty-fifth batch (fresh44), as scored blind, then tuned on
     "yy111-sglang-01x-2401-colab-mistral-7b-awq-kv-cache-pool-leak-warnings-request-stuck.log":
         "SGLang 0.1's idle check reporting a KV pool leak over and over: labelled hung from the "

@@ -136,9 +136,10 @@ def _frame_phase_uncached(frames: list[tuple[int, str]]) -> object:
             if (best is None or phase.rank > best.rank) and rx.search(where):
                 best = phase
                 break
-        if best is K.Phase.SERVING:
+        if best is K.Phase.SERVING and not container:
             return best
-    if container and (best is None or best.rank < K.Phase.CUDA_GRAPH_CAPTURE.rank):
+    if container and (best is None or best.rank < K.Phase.CUDA_GRAPH_CAPTURE.rank
+                      or best.rank > K.Phase.WARMUP.rank):
         return K.Phase.WARMUP
     return best
 

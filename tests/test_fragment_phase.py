@@ -2217,3 +2217,30 @@ def test_a_log_ending_in_a_rust_panic_ended_on_it() -> None:
     assert v.evidence and "Failed to import python 'vllm' module" in " ".join(v.evidence)
     # guard: numbered lines with no panic above them are no panic's report
     assert verdict(*lines[3:], engine="vllm").outcome is Outcome.INCOMPLETE
+
+
+# --- the forty-sixth batch's kinds ----------------------------------------------------------
+
+
+def test_a_log_that_restarted_after_a_death_is_judged_on_its_last_run() -> None:
+    first = ["INFO 09-20 10:00:00 api_server.py:1] vLLM API server version 0.6.1",
+             "ERROR 09-20 10:00:30 launcher.py:1] [Errno 98] error while attempting to bind on "
+             "address ('0.0.0.0', 8000): address already in use",
+             "OSError: [Errno 98] Address already in use"]
+    again = ["vllm exited with code 1 (restarting)",
+             "INFO 09-20 10:00:40 api_server.py:1] vLLM API server version 0.6.1",
+             "INFO 09-20 10:00:40 api_server.py:2] args: Namespace(model='m')"]
+    v = verdict(*first, *again, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.UNKNOWN)
+    # guard: the run that died, alone, died of its port
+    v = verdict(*first, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.PORT_IN_USE)
+
+
+def test_the_workers_warm_up_caps_the_frames_under_it() -> None:
+    outer = (f"{VL}/v1/worker/gpu_worker.py", "compile_or_warm_up_model")
+    under = [(f"{VL}/v1/worker/gpu/warmup.py", "warmup_kernels"),
+             (f"{VL}/v1/worker/gpu_worker.py", "sample_tokens")]
+    assert verdict(*frame_lines(outer, *under), engine="vllm").phase is Phase.WARMUP
+    # guard: the same sampling in a step of the engine's is serving
+    assert verdict(*frame_lines(*under[1:]), engine="vllm").phase is Phase.SERVING

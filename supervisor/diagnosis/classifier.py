@@ -157,7 +157,35 @@ def classify_lines(lines: Iterable[str], *, engine: str | None = None,
     name = engine or _detect(msgs, raw)
     eng = get_engine(name)
     scan = _scan(raw, msgs, eng.new_tracker())
-    return _decide(raw, msgs, scan, eng.name, exit_code)
+    verdict = _decide(raw, msgs, scan, eng.name, exit_code)
+    if verdict.outcome is Outcome.CRASHED:
+        again = _restarted_at(msgs, scan)
+        if again is not None:
+            # a log that holds the run that died and the one started after it (a container's
+            # restart policy, a wrapper's retry loop): the verdict is the last run's
+            raw, msgs = raw[again:], msgs[again:]
+            verdict = _decide(raw, msgs, _scan(raw, msgs, eng.new_tracker()), eng.name,
+                              exit_code)
+    return verdict
+
+
+# A run of the engine starting: vLLM's API server announcing its version, SGLang's argument
+# dump, docker compose restarting a service that exited. After a death, a new run.
+_RUN_START = re.compile(r"\bvLLM API server version \S|(?<![\w.(])server_args=ServerArgs\("
+                        r"|\bexited with code -?\d+ \(restarting\)")
+
+
+def _restarted_at(msgs: list[str], scan: _Scan) -> int | None:
+    """Where the last run of a log that restarted after its first death starts, or None."""
+    death = min((i for i, _ in scan.fatal[:1] + scan.exceptions[:1]), default=None)
+    if death is None:
+        return None
+    for i in range(len(msgs) - 1, death, -1):
+        msg = msgs[i]
+        if ("API server version" in msg or "server_args=" in msg or "(restarting)" in msg) \
+                and _RUN_START.search(msg):
+            return i + 1 if "(restarting)" in msg else i
+    return None
 
 
 def classify_text(text: str, **kw: Any) -> Verdict:
@@ -848,7 +876,9 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|/v1/worker/gpu_model_runner\.py:execute_model$"
     # - vLLM V1's worker sampling a scheduled step's tokens (0.11 on: the engine core calls
     #   `sample_tokens(grammar_output)` after execute_model, gpu_worker.py -> the runner's; the
-    #   profile run samples through `_dummy_sampler_run`, the capture samples nothing)
+    #   profile run samples through `_dummy_sampler_run`, the capture samples nothing; the V2
+    #   runner's sampler warm-up goes through it too, under compile_or_warm_up_model, which
+    #   caps the frames at warmup: _frame_phase)
     r"|/v1/worker/gpu_(?:worker|model_runner)\.py:sample_tokens$"
     # - vLLM V1's structured-output manager compiling the grammar of a request that asked for
     #   one (v1/structured_output/__init__.py `_create_grammar` / `grammar_init`, then the
@@ -1383,9 +1413,12 @@ def _frame_phase(frames: list[tuple[int, str]]) -> Phase | None:
             if best is None or phase.rank > best.rank:
                 best = phase
                 break
-        if best is Phase.SERVING:
+        if best is Phase.SERVING and not container:
             return best  # no frame phase ranks above it: the frames left cannot change it
-    if container and (best is None or best.rank < Phase.CUDA_GRAPH_CAPTURE.rank):
+    if container and (best is None or best.rank < Phase.CUDA_GRAPH_CAPTURE.rank
+                      or best.rank > Phase.WARMUP.rank):
+        # (and nothing under the worker's warm-up serves: vLLM's V2 runner warms its sampler
+        # up through the worker's own sample_tokens, a serving frame anywhere else)
         return Phase.WARMUP
     return best
 
@@ -1776,14 +1809,23 @@ def _raised_on_import(scan: _Scan, start: int, frames: list[tuple[int, str]],
     modeling_dots_ocr_vllm`) followed by the imported module's top level (`<module>`), so all
     below ran inside that import. Whatever its type (`AttributeError` from a plugin patching a
     class the installed vLLM no longer has, a vendor library's version probe failing on None),
-    a package failed to import: import_error, below every cause the message itself names."""
-    if not scan.module_frames or not scan.exceptions or scan.exceptions[-1][0] < start:
+    a package failed to import: import_error, below every cause the message itself names.
+    (The last exception that is no report of another process's failure: vLLM's API server
+    raising `Engine core initialization failed. See root cause above.` after its engine core's
+    traceback is that traceback's consequence.)"""
+    if not scan.module_frames or not scan.exceptions:
         return []
-    last = scan.exceptions[-1][0]
+    reports = {i for i, consequence in scan.fatal if consequence}
+    k = len(scan.exceptions) - 1
+    while k > 0 and scan.exceptions[k][0] in reports:
+        k -= 1
+    last = scan.exceptions[k][0]
+    if last < start:
+        return []
     # from its header (a paste may cut it: then from the exception before, if any)
     header = _traceback_of(scan, last)
     if header is None:
-        header = scan.exceptions[-2][0] if len(scan.exceptions) > 1 else -1
+        header = scan.exceptions[k - 1][0] if k > 0 else -1
     lo = bisect.bisect_right(frames, header, key=_line_of)
     for module in scan.module_frames:
         if not header < module < last:

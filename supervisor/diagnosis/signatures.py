@@ -295,6 +295,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"\.incomplete'", r"Consistency check failed: file should be of size \d+",
            r"UnpicklingError: invalid load key", scope="error", flags=_I,
            implies=Phase.WEIGHT_LOADING)
+    # A file of the model's whose content fails its own hash check (openai_harmony loading the
+    # gpt-oss tiktoken vocabulary: `HarmonyError: invalid tiktoken vocab file: hash mismatch:
+    # computed=e3b0...` - the hash of an empty file, a download that wrote nothing): the file
+    # on disk is not the one published, whichever part of the model it is (no phase implied).
+    + _sig(Cause.CORRUPT_CHECKPOINT, 87,
+           r"\b(?:hash|checksum|sha-?256|digest) mismatch\b", scope="error", flags=_I)
     # Tensors the model needs that the checkpoint does not hold: vLLM's DefaultModelLoader
     # (model_loader/default_loader.py, load_weights under strict loading: `ValueError: Following
     # weights were not initialized from checkpoint: {'lm_head.weight', ...}`): a checkpoint
@@ -488,11 +494,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # hipErrorOutOfMemory; ROCm's torch words its allocator's own OOM as CUDA's), and Ascend's
     # CANN runtime refusing a device allocation below the allocator (`alloc device memory
     # failed, runtime result = 207001`, ACL_ERROR_RT_MEMORY_ALLOCATION, under `Possible Cause:
-    # Available memory is insufficient.`).
+    # Available memory is insufficient.`), and AWS Neuron's runtime failing a tensor's
+    # allocation on the NeuronCores (`nrt_tensor_allocate status=4 message="Allocation
+    # Failure"`, transformers-neuronx moving weights or caches onto the device).
     + _sig(Cause.CUDA_OOM, 70,
            r"\b[NX]PU out of memory\. Tried to allocate", r"HIP error: out of memory",
            r"hipErrorOutOfMemory", r"\balloc device memory failed\b",
-           r"ACL_ERROR_RT_MEMORY_ALLOCATION", flags=_I)
+           r"ACL_ERROR_RT_MEMORY_ALLOCATION",
+           r"\bnrt_tensor_allocate status=\d+ message=\"Allocation Failure\"", flags=_I)
     # torch_memory_saver (SGLang's and verl's release / resume of the engine's memory around
     # training) failing a driver allocation as it maps the memory back (`[torch_memory_saver.cpp]
     # CUresult error: 2 (out of memory)  file=csrc/utils.h func=cu_mem_create`): the library
@@ -548,6 +557,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # layout.`), which aborts the process: Triton is the LLVM inside these engines, lowering a
     # kernel it was compiling (the first request's shapes on a PD prefill, a capture's)
     + _sig(Cause.TRITON_COMPILE_ERROR, 66, r"^LLVM ERROR: ", fatal=True)
+    # The compiler's diagnostic at a kernel's Python source line (MLIR's `<file>.py:211:0:
+    # error: ...`, or `error: <file>.py:211:0: ...` as ROCm's LLVM prints it: `stack frame size
+    # (164332) exceeds limit (131056) in function 'attn_fwd_...'` for vLLM's Triton
+    # flash-attention on gfx906): only a Triton kernel is compiled from a .py file at run time
+    + _sig(Cause.TRITON_COMPILE_ERROR, 66,
+           r"^(?:error: )?[\w/.\-]+\.py:\d+:\d+: (?:error: )?.{0,80}\b(?:exceeds limit|"
+           r"failed to legalize|failed to convert|out of resource)",
+           r"\bstack frame size \(\d+\) exceeds limit\b")
     # flashinfer (and other) JIT extension builds: nvcc / ninja failures.
     + _sig(Cause.FLASHINFER_ERROR, 65,
            r"Error building extension", r"ninja: build stopped",
@@ -815,6 +832,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # errors, often what the surviving ranks print once a peer is gone.
     + _sig(Cause.NCCL_ERROR, 40,
            r"\b(?:HCCL|OPS) function error: Hccl\w*", r"EI0009\b.{0,80}Transport init error",
+           # Intel's oneCCL, the XPU counterpart, raising from its own code under a collective
+           # (`RuntimeError: oneCCL: ze_fd_manager.cpp:214 fill_device_fds: EXCEPTION: open
+           # failed: fd: -1`, torch's all_reduce on XPU ranks: vLLM and SGLang on Arc and Max)
+           r"\boneCCL: \S+:\d+ \w+: EXCEPTION\b",
            flags=_I)
     # HCCL's socket waiting on a peer rank that never sent (`EI0006: Getting socket times out.
     # Reason: Remote Rank did not send the data in time. Please check the reason for the rank
@@ -858,6 +879,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # an engine switch set in the environment that this platform or build refuses
            # (`NotImplementedError: VLLM_USE_V1=1 is not supported with device type=cpu.`)
            r"\bVLLM_\w+=\S+ is not supported\b",
+           # an exception that opens on the setting and the value it refuses (vLLM's MoE
+           # kernel selection, 2026: `ValueError: moe_backend='triton' is not supported for
+           # NvFP4 MoE. Expected one of [...]`; the like for other backends' and kernels' knobs)
+           r"^(?:\w+\.)*\w*Error: [a-z]\w*=['\"]?[\w.\-]+['\"]? is not "
+           r"(?:supported|valid|a valid)\b",
            r"valid device range is \[",
            # (Ascend's runtime in a worker given a device index its visible devices lack:
            # `Set visible device failed, invalid device=1, input visible devices:1`)

@@ -154,6 +154,11 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the forty-sixth batch (fresh45), as scored blind
+    "zz216-vllm-05x-2407-python-logging-wrapper-internlm25-1m-running-1-zero-throughput-stall.log":
+        _STALL_END,
+    "zz210-vllm-v0-2503-two-a10-mqllmengine-spawnprocess-exit-join-keyboardinterrupt-"
+    "terminated.log": _LABEL_LIVE,
     # the forty-fifth batch (fresh44), as scored blind
     "yy115-sglang-jax-2026-tpu-v1-score-request-handler-frames-tokenizer-manager-gather-cut.log":
         _LABEL_LIVE,
@@ -284,7 +289,6 @@ LIVE_MISSES: dict[str, str] = {
     "y112-vllm-v1-2504-gemma3-12b-fp8-lora-init-engine-then-api-server-start-cut.log": _API_UP,
     "y311-vllm-0102-lmcache-cpu-offload-example-init-engine-took-connector-scheduler-role.log":
         _API_UP,
-    "y118-vllm-061dev-cpu-restart-loop-port-bind-errno98-then-next-start.log": _LABEL_LIVE,
     # the twentieth batch (fresh19)
     "x115-vllm-0101-pr-return-token-ids-ts-prefixed-load-then-routes-listing-cut.log":
         _ROUTES_ONLY,
