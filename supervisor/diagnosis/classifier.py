@@ -85,6 +85,7 @@ class _Scan:
     """What one pass over the lines found (indices into the line list)."""
 
     phase_lines: list[int] = field(default_factory=list)        # a marker advanced the phase
+    run_starts: list[int] = field(default_factory=list)  # a run's start line (_RUN_START)
     phases: list[Phase] = field(default_factory=list)           # the phase each one reached
     capture_started: bool = False      # a CUDA-graph capture progress bar was seen
     batches_captured: int = 0          # how many batch sizes it had captured
@@ -169,23 +170,22 @@ def classify_lines(lines: Iterable[str], *, engine: str | None = None,
     return verdict
 
 
-# A run of the engine starting: vLLM's API server announcing its version, SGLang's argument
-# dump, docker compose restarting a service that exited. After a death, a new run.
-_RUN_START = re.compile(r"\bvLLM API server version \S|(?<![\w.(])server_args=ServerArgs\("
-                        r"|\bexited with code -?\d+ \(restarting\)")
+# A run of the engine starting: vLLM's API server announcing its version (to 0.10) or its
+# arguments (`non-default args: {...}`, 0.9 on), SGLang's argument dump - markers of the
+# trackers, so the scan notes them. After a death, a new run.
+_RUN_START = re.compile(r"\bvLLM API server version \S|\bnon-default args: \{"
+                        r"|(?<![\w.(])server_args=ServerArgs\(")
 
 
 def _restarted_at(msgs: list[str], scan: _Scan) -> int | None:
     """Where the last run of a log that restarted after its first death starts, or None."""
-    death = min((i for i, _ in scan.fatal[:1] + scan.exceptions[:1]), default=None)
-    if death is None:
+    if len(scan.run_starts) < 2:
         return None
-    for i in range(len(msgs) - 1, death, -1):
-        msg = msgs[i]
-        if ("API server version" in msg or "server_args=" in msg or "(restarting)" in msg) \
-                and _RUN_START.search(msg):
-            return i + 1 if "(restarting)" in msg else i
-    return None
+    death = min((i for i, _ in scan.fatal[:1] + scan.exceptions[:1]), default=None)
+    last = scan.run_starts[-1]
+    if death is None or last < death or not _RUN_START.search(msgs[last]):
+        return None
+    return last
 
 
 def classify_text(text: str, **kw: Any) -> Verdict:
@@ -302,6 +302,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.last_marker = i
             if scan.first_marker is None:
                 scan.first_marker = i
+            if "args" in msg and ("server_args=" in msg or "non-default args" in msg) or \
+                    "API server version" in msg:
+                scan.run_starts.append(i)  # (_restarted_at; asked of marker lines only)
         if update is not None:
             if update.progress and update.progress.get("kind") == "cuda_graph_bs":
                 scan.capture_started = True
@@ -1103,6 +1106,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     fatal_after = [f for f in fatal if f[0] > after or (midrun and f[1]) or by_request]
     if not fatal_after and ready is None:
         fatal_after = _error_end(raw, msgs, scan)
+    if not fatal_after and ready is None and scan.stop_at is None:
+        scan.stop_at = _ctrl_c_echo(raw)  # (a ready log stopped is ready all the same)
     stopped = scan.stop_at is not None and not fatal_after
 
     if fatal_after:
@@ -1324,6 +1329,20 @@ def _rust_panic_above(msgs: list[str], last: int) -> int | None:
 _QUIT_CORE_DUMPED = re.compile(r"(?:.*: line \d+: +\d+ )?Quit \(core dumped\)")
 _LOCALIZED_SHELL_DEATH = re.compile(r"(?:.*: 行 \d+: +\d+ )?"
                                     r"(?:段错误|已杀死|已放弃|总线错误|非法指令)(?:\s.*)?$")
+
+
+def _ctrl_c_echo(raw: list[str]) -> int | None:
+    """The terminal's echo of Ctrl-C at a line's start (`^C`, then whatever the process printed
+    as it went down, or on: a router polling its workers) among the log's last lines: the
+    operator pressed it. (Asked per log, not per line: a `^` literal in the line gates would be
+    met at every caret of Python's tracebacks.)"""
+    for i in range(len(raw) - 1, max(len(raw) - _CTRL_C_TAIL, 0) - 1, -1):
+        if raw[i].startswith("^C"):
+            return i
+    return None
+
+
+_CTRL_C_TAIL = 40
 
 
 def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, bool]]:

@@ -1626,7 +1626,7 @@ _LIFECYCLE_LITERALS = (
     "SIGTERM", "SIGINT", "sigterm", "Signal Received", "signal 15", "KeyboardInterrupt",
     "Killing local vLLM", "leaked", "before program exit", "interpreter shutdown",
     "runtime state", "EngineCore exiting", "WorkerProc was terminated",
-    "WorkerProc handling signal", "FastAPI HTTP server", "shutdown triggered", "^C")
+    "WorkerProc handling signal", "FastAPI HTTP server", "shutdown triggered")
 LIFECYCLE_GATE = _literals(*_LIFECYCLE_LITERALS)
 # any of the three (one search per line instead of three: ~10 % of lines pass it)
 RARE_LITERALS = (*_FATAL_LITERALS, *_LIFECYCLE_LITERALS, *_ARGS_LITERALS)
@@ -1636,9 +1636,6 @@ STOP_REQUEST = _C(
     r"\b(?:received|caught|got|handling) (?:signal[ =])?(?:SIGTERM|SIGINT|signal 15)\b"
     r"|\bSIG(?:TERM|INT) (?:received|caught)|Received sigterm|Signal Received: (?:15|2)\b"
     r"|^KeyboardInterrupt\b|Killing local vLLM worker processes"
-    # the terminal's echo of Ctrl-C at a line's start (`^C`, then whatever the process printed
-    # as it went down, or on: a router polling its workers): the operator pressed it
-    r"|^\^C"
     # vLLM V1's engine core says this only on SystemExit, which its SIGTERM/SIGINT handler
     # raises: the engine was stopped by a signal, it did not fail (a failure says "EngineCore
     # encountered a fatal error" / "failed to start")
