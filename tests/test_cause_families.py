@@ -2255,3 +2255,30 @@ def test_a_triton_kernels_compile_diagnostic_is_triton_compile_error() -> None:
              "error: triton_flash_attention.py:211:0: stack frame size (164332) exceeds limit "
              "(131056) in function 'attn_fwd_0d1d2d3de45'"]
     assert cause_of("\n".join(lines) + "\n", "vllm") is Cause.TRITON_COMPILE_ERROR
+
+
+# --- the forty-seventh batch's kinds --------------------------------------------------------
+
+
+@pytest.mark.parametrize(("error", "cause"), [
+    ("RuntimeError: Currently, block scaled fp8 gemm is not implemented for Blackwell",
+     Cause.UNSUPPORTED_ARCH),
+    ("OSError: Can't load image processor for 'org/model'. If you were trying to load it from "
+     "'https://huggingface.co/models', make sure you don't have a local directory",
+     Cause.CORRUPT_CHECKPOINT),
+    ("ValueError: invalid literal for int() with base 10: 'GPU-64b90baa-0cf1-11f1-857b-fd56668b7053'",
+     Cause.INVALID_CONFIG),
+    ("libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command "
+     "buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOf"
+     "Memory)", Cause.CUDA_OOM),
+])
+def test_the_forty_seventh_batchs_messages(error: str, cause: Cause) -> None:
+    text = tb((f"{VL}/v1/worker/gpu_worker.py", "init_device", "x = y()"), error=error,
+              prefix=CORE)
+    assert cause_of(text, "vllm") is cause
+
+
+def test_an_int_parse_of_a_plain_word_is_no_device_list() -> None:
+    text = tb((f"{VL}/v1/worker/gpu_worker.py", "init_device", "x = y()"),
+              error="ValueError: invalid literal for int() with base 10: 'auto'", prefix=CORE)
+    assert cause_of(text, "vllm") is not Cause.INVALID_CONFIG

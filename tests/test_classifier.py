@@ -75,11 +75,12 @@ FRESH42 = CORPUS / "fresh42"  # the forty-third batch: measured blind once, tuni
 FRESH43 = CORPUS / "fresh43"  # the forty-fourth batch: measured blind once, tuning data since
 FRESH44 = CORPUS / "fresh44"  # the forty-fifth batch: measured blind once, tuning data since
 FRESH45 = CORPUS / "fresh45"  # the forty-sixth batch: measured blind once, tuning data since
+FRESH46 = CORPUS / "fresh46"  # the forty-seventh batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the forty-sixth batch.
+# eighteenth, the nineteenth and the twentieth to the forty-seventh batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -97,7 +98,8 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log")) + \
     sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log")) + sorted(FRESH40.glob("*.log")) + \
     sorted(FRESH41.glob("*.log")) + sorted(FRESH42.glob("*.log")) + sorted(FRESH43.glob("*.log")) + \
-    sorted(FRESH44.glob("*.log")) + sorted(FRESH45.glob("*.log"))
+    sorted(FRESH44.glob("*.log")) + sorted(FRESH45.glob("*.log")) + \
+    sorted(FRESH46.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -442,6 +444,27 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the forty-seventh batch (fresh46), as scored blind, then tuned on
+    "ab111-vllm-v04-2405-jupyter-qwen15-32b-gptq-tp2-cache-engine-allocate-kv-cache-cuda-oom.log":
+        "a Jupyter-rendered traceback (`File [path:49](link)`, `---> 49` source lines) through "
+        "the cache engine's KV allocation: labelled kv_cache_alloc, read launch (that frame "
+        "format is not read)",
+    "ab207-vllm-ascend-2601-ais-bench-qwen-multimodal-apiserver-chat-stream-generator-output-processor-raise-cut.log":
+        "a chat stream generator's traceback cut at the output processor's `raise output`: "
+        "labelled crashed from the thread, read ready in serving (a request's error)",
+    "ab211-vllm-v1-2503-lm-eval-humaneval-endless-ctrl-c-keyboardinterrupt-zmq-recv-and-import-frames-cut.log":
+        "Ctrl-C's KeyboardInterrupt, then another process's traceback interleaved and cut in "
+        "its imports: labelled stopped, read crashed (the cut traceback)",
+    "ab215-sglang-0116-2405-fastchat-sglang-worker-llava-multimodal-worker-generate-500-asgi-exception-cut.log":
+        "FastChat's SGLang worker answering 500 and uvicorn's ASGI traceback cut: labelled "
+        "crashed from the thread, read ready in serving (a request's error)",
+    "ab310-vllm-sm120a-wheel-2606-wsl2-rtx5060ti-gemma3-1b-startup-complete-completions-then-stats-stop-engine-wedged.log":
+        "completions answered, then stats lines, then nothing: labelled hung from the "
+        "repository's notes, read ready in serving",
+    "i408-vllm-ray-pp3-spark-worker-died-engine-dead.log":
+        "a Ray worker's death and the engine core's 'EngineCore encountered a fatal error': "
+        "labelled ready, read serving (that report comes from the busy loop, and 24 of the 25 "
+        "labelled logs that show it are labelled serving)",
     # the forty-sixth batch (fresh45), as scored blind, then tuned on
     "zz210-vllm-v0-2503-two-a10-mqllmengine-spawnprocess-exit-join-keyboardinterrupt-terminated.log":
         "V0's engine process receiving SIGTERM while it exits ('KeyboardInterrupt: MQLLMEngine "
@@ -663,6 +686,17 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the forty-seventh batch (fresh46), as scored blind, then tuned on
+    "ab113-vllm-v0-mq-2506-conda-qwen3-reranker-task-score-engine-loop-attributeerror-no-pooler-serving.log":
+        "a causal LM run for a scoring task ('Qwen3ForCausalLM' object has no attribute "
+        "'pooler'): labelled invalid_config, read unknown",
+    "ab303-vllm-v1-2604-jetson-thor-sm110-fp8-kernel-only-supports-sm100f-enginecore-traceback-cut.log":
+        "'This kernel only supports sm100f.' on a Jetson Thor above a cut traceback: labelled "
+        "unknown (the traceback is cut), read unsupported_arch (the kernel's own line)",
+    "ab308-vllm-0221rc1-2606-dgx-spark-gb10-overlay-gemma4-31b-inspect-architecture-importerror-flash-attn-ext-validationerror.log":
+        "an ImportError in the architecture inspection's subprocess, then ModelConfig's "
+        "'failed to be inspected' validation error: labelled import_error, read invalid_config "
+        "(tt310, with only the validation error, is labelled so)",
     # the forty-fifth batch (fresh44), as scored blind, then tuned on
     "yy105-sglang-0450-2504-blackwell-tracker-qwen2-tp0-capture-begin-then-capture-one-batch-size-frames-cut.log":
         "a capture cut in its first batch's frames on a Blackwell GPU: labelled unknown, read "

@@ -358,8 +358,9 @@ _W = "(VllmWorkerProcess pid=2368{}) ERROR 12-08 23:22:14 multiproc_worker_utils
          "encountered a fatal error.",
          "(APIServer pid=539) vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
          "encountered an issue. See stack trace (above) for the root cause."),
-        "vllm", Outcome.CRASHED, Phase.READY,
-        id="v1-engine-dead-error-says-the-engine-was-up-not-that-it-served"),
+        # (the busy loop's own report: serving, as 24 of the 25 labelled logs that show it)
+        "vllm", Outcome.CRASHED, Phase.SERVING,
+        id="v1-engine-cores-fatal-error-comes-from-its-busy-loop"),
     # deaths reported without a traceback:
     pytest.param(
         ('INFO:     10.0.0.4:5 - "POST /v1/chat/completions HTTP/1.0" 200 OK',
@@ -2244,3 +2245,60 @@ def test_the_workers_warm_up_caps_the_frames_under_it() -> None:
     assert verdict(*frame_lines(outer, *under), engine="vllm").phase is Phase.WARMUP
     # guard: the same sampling in a step of the engine's is serving
     assert verdict(*frame_lines(*under[1:]), engine="vllm").phase is Phase.SERVING
+
+
+# --- the forty-seventh batch's kinds --------------------------------------------------------
+
+
+def test_v0s_engine_loop_dying_is_a_death_in_serving() -> None:
+    lines = ["INFO 08-16 10:12:59 async_llm_engine.py:494] Received request cmpl-a50b-0: prompt: "
+             "'San Francisco is a'",
+             "INFO 08-16 10:13:09 metrics.py:217] Avg prompt throughput: 0.0 tokens/s, Avg "
+             "generation throughput: 0.0 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs",
+             "ERROR 08-16 10:13:19 async_llm_engine.py:41] Engine background task failed",
+             "ERROR 08-16"]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+    assert verdict(*lines[:2], engine="vllm").outcome is not Outcome.CRASHED
+
+
+def test_requests_failed_because_the_engine_died_are_a_death_in_serving() -> None:
+    lines = [f"INFO 06-25 04:34:01 [async_llm.py:345] Request cmpl-{k}f-0 failed (engine dead)."
+             for k in range(3)]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+    # guard: a request that failed for itself is no engine's death
+    v = verdict("INFO 06-25 04:34:01 [async_llm.py:345] Request cmpl-1f-0 failed.", engine="vllm")
+    assert v.outcome is not Outcome.CRASHED
+
+
+def test_the_engine_cores_fatal_error_comes_from_its_busy_loop() -> None:
+    lines = ["(EngineCore_DP0 pid=3004) ERROR 01-09 03:49:46 [core.py:902] EngineCore encountered "
+             "a fatal error.",
+             "(EngineCore_DP0 pid=3004) ERROR 01-09 03:49:46 [core.py:902] Traceback (most recent "
+             "call last):"]
+    assert verdict(*lines, engine="vllm").phase is Phase.SERVING
+    # guard: a failure before the loop says it failed to start
+    start = lines[0].replace("EngineCore encountered a fatal error.", "EngineCore failed to start.")
+    assert verdict(start, lines[1], engine="vllm").phase is Phase.LAUNCH
+
+
+def test_a_request_cut_at_raise_engine_dead_error_met_a_dead_engine() -> None:
+    pre = "(APIServer pid=1) ERROR 03-12 17:42:19 [serving.py:1377] "
+    lines = [pre + "Error in chat completion stream generator.",
+             *(pre + line for line in frame_lines(
+                 (f"{VL}/entrypoints/openai/serving_chat.py", "chat_completion_stream_generator"),
+                 (f"{VL}/v1/engine/async_llm.py", "add_request"))[:-1]),
+             pre + "    raise EngineDeadError()",
+             pre + "vllm.v1.engine.ex"]
+    assert verdict(*lines, engine="vllm").outcome is Outcome.CRASHED
+    # guard: the same request cut at another raise is the request's error
+    other = [line.replace("raise EngineDeadError()", "raise ValueError(msg)") for line in lines]
+    assert verdict(*other, engine="vllm").outcome is not Outcome.CRASHED
+
+
+def test_a_vllm_tag_with_its_bracket_rendered_twice_is_a_wrapper() -> None:
+    line = ("(APIServer pid=1) ERROR 10-20 03:20:50 [async_llm.py:485[]   File \"/x/vllm/v1/engine/"
+            "async_llm.py\", line 444, in output_handler")
+    assert strip_wrappers(line) == '  File "/x/vllm/v1/engine/async_llm.py", line 444, in ' \
+        'output_handler'

@@ -1106,6 +1106,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     fatal_after = [f for f in fatal if f[0] > after or (midrun and f[1]) or by_request]
     if not fatal_after and ready is None:
         fatal_after = _error_end(raw, msgs, scan)
+    if not fatal_after and scan.frames:
+        fatal_after = _cut_at_engine_dead(raw, scan)
     if not fatal_after and ready is None and scan.stop_at is None:
         scan.stop_at = _ctrl_c_echo(raw)  # (a ready log stopped is ready all the same)
     stopped = scan.stop_at is not None and not fatal_after
@@ -1744,6 +1746,19 @@ def _cut_at_raise(scan: _Scan, frames: list[tuple[int, str]]) -> list[_Candidate
     called = frames[cut + 1:cut + 2]
     return [_Candidate(cause, prio, i) for i, where in [last, *called]
             for cause, rx, prio in S.RAISE_SITES if rx.search(where)]
+
+
+def _cut_at_engine_dead(raw: list[str], scan: _Scan) -> list[tuple[int, bool]]:
+    """A log cut right under a traceback's `raise EngineDeadError(` (vLLM V1's client raising it
+    for a request once its engine core is gone: async_llm.py add_request / generate): the
+    engine had died - a death's consequence, as the exception line itself is (FATAL_MARKERS)."""
+    k = _cut_frame(scan, scan.frames)
+    if k is None:
+        return []
+    source = scan.frames[k][0] + 1
+    if source >= len(raw) or len(raw) - source > 3 or "raise EngineDeadError" not in raw[source]:
+        return []
+    return [(source, True)]
 
 
 def _cut_frame(scan: _Scan, frames: list[tuple[int, str]]) -> int | None:

@@ -28,8 +28,9 @@ _FREQUENT_WRAPPER_FORMS: tuple[str, ...] = (
     # Ray Data actors: `(MapWorker(MapBatches(vLLMEngineStageUDF)) pid=162837) `
     r"\([\w.:\-()]{1,120}? pid=\d+(?:, ip=[\d.]+)?\) ?",
     # vLLM logger header: `INFO 06-22 02:54:36 [backends.py:193] ` / older `... file.py:260] `
+    # (and `[async_llm.py:485[] `, the closing bracket as some pastes render it)
     r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
-    r"\[?[\w./\-]++:\d+\] ?",
+    r"\[?[\w./\-]++:\d+\[?\] ?",
     # SGLang: `[2025-03-08 12:29:21 DP0 TP0] `, `[12-11 17:47:40] ` (multimodal), `[... .123]`
     r"\[(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z_]+\d+)*\] ?",
 )

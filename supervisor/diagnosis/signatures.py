@@ -195,6 +195,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"requires (?:an? )?(?:SM ?\d{2,3}|sm_\d{2,3}|Hopper|Blackwell)\b(?: or \w+)?"
            r"(?: NVIDIA)? GPUs?\b",
            r"not supported (?:on|for) (?:the current|this) GPU",
+           # a kernel naming the architecture it has no implementation for (`RuntimeError:
+           # Currently, block scaled fp8 gemm is not implemented for Blackwell`)
+           r"\bnot (?:implemented|supported) (?:for|on) (?:Blackwell|Hopper|Ada|Ampere|Turing"
+           r"|Volta|SM ?\d{2,3}|sm_\d{2,3}a?|gfx[0-9a-f]{3,4})\b",
            r"(?:Minimum|Required) (?:compute )?capability[: ]+\d+.{0,40}Current capability",
            r"invalid device function", r"cudaErrorInvalidDeviceFunction",
            # HIP: no code object built for this gfx target (`hipErrorNoBinaryForGpu: Unable to
@@ -282,7 +286,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"The safetensors file is incomplete", r"PytorchStreamReader failed reading",
            r"Cannot find any model weights", flags=_I, implies=Phase.WEIGHT_LOADING)
     + _sig(Cause.CORRUPT_CHECKPOINT, 85,
-           r"Can't load tokenizer for", r"No tokenizer file found", flags=_I)
+           r"Can't load tokenizer for", r"No tokenizer file found",
+           # the same for a multimodal model's processor files (transformers'
+           # `OSError: Can't load image processor for 'org/model'`: no preprocessor_config.json)
+           r"Can't load (?:image |video )?(?:processor|feature extractor) for", flags=_I)
     # A download that never completed, read as the checkpoint: huggingface_hub writes a file
     # as `blobs/<sha>.incomplete` (or `<name>.incomplete` under a local_dir's download cache)
     # and renames it once whole, so a path ending `.incomplete` in an error (`FileNotFoundError:
@@ -496,12 +503,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # failed, runtime result = 207001`, ACL_ERROR_RT_MEMORY_ALLOCATION, under `Possible Cause:
     # Available memory is insufficient.`), and AWS Neuron's runtime failing a tensor's
     # allocation on the NeuronCores (`nrt_tensor_allocate status=4 message="Allocation
-    # Failure"`, transformers-neuronx moving weights or caches onto the device).
+    # Failure"`, transformers-neuronx moving weights or caches onto the device), and Apple's
+    # Metal failing a command buffer for want of GPU memory (`[METAL] Command buffer execution
+    # failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)`,
+    # vllm-metal / MLX on unified memory).
     + _sig(Cause.CUDA_OOM, 70,
            r"\b[NX]PU out of memory\. Tried to allocate", r"HIP error: out of memory",
            r"hipErrorOutOfMemory", r"\balloc device memory failed\b",
            r"ACL_ERROR_RT_MEMORY_ALLOCATION",
-           r"\bnrt_tensor_allocate status=\d+ message=\"Allocation Failure\"", flags=_I)
+           r"\bnrt_tensor_allocate status=\d+ message=\"Allocation Failure\"",
+           r"kIOGPUCommandBufferCallbackErrorOutOfMemory", flags=_I)
     # torch_memory_saver (SGLang's and verl's release / resume of the engine's memory around
     # training) failing a driver allocation as it maps the memory back (`[torch_memory_saver.cpp]
     # CUresult error: 2 (out of memory)  file=csrc/utils.h func=cu_mem_create`): the library
@@ -911,6 +922,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # host without a usable driver says so itself (gpu_fault above); a GPU that fails
            # under a run is XID/ECC/launch failures, never this.
            r"No CUDA GPUs are available",
+           # devices listed by UUID (`CUDA_VISIBLE_DEVICES=GPU-64b9...`, as Kubernetes' device
+           # plugin and vGPU hosts set it) where the engine parses device indices: `ValueError:
+           # invalid literal for int() with base 10: 'GPU-64b90baa-...'`
+           r"invalid literal for int\(\) with base 10: '(?:GPU|MIG)-[0-9a-f]",
            r"you should provide the model as a positional argument",
            # (a router's or wrapper's config validation: `Configuration error: Invalid value for
            # field 'worker_url'`, sgl-model-gateway)
@@ -1465,6 +1480,12 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # to 20,000 chars):`, then the logs): the job's driver exited non-zero - printed above the
     # logs it summarises, so a death report (RL and batch jobs run on Ray: OpenRLHF, verl)
     (_C(r"Job entrypoint command failed with exit code -?[1-9]"), True),
+    # vLLM V0's AsyncLLMEngine reporting its engine loop dead (`Engine background task
+    # failed`, then its traceback); V1's client failing each request in flight once its engine
+    # core is gone (`Request cmpl-... failed (engine dead).`): the engine's death, its own
+    # lines (above, or cut) the cause
+    (_C(r"Engine background task failed"), False),
+    (_C(r"\bRequest \S+ failed \(engine dead\)"), True),
     # Ray reporting that a remote task or actor method raised and nothing took its result
     # (`Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::WorkerDict.
     # actor_rollout_generate_sequences() (pid=..., ...)`, then the task's traceback and its
@@ -1504,9 +1525,15 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
 # so (asked of the lines past FATAL_GATE): SGLang's overlap worker (managers/
 # tp_worker_overlap_thread.py) logs `TpModelWorkerClient hit an exception` when its forward
 # thread dies, and that thread runs only batches (the warmup request's, then served ones),
-# never startup work; the capture-failure advice above is raised only by a capture.
+# never startup work; the capture-failure advice above is raised only by a capture. vLLM V1's
+# engine core says `EngineCore encountered a fatal error` only from its busy loop (a failure
+# before the loop says `EngineCore failed to start`), and V0's AsyncLLMEngine logs `Engine
+# background task failed` when its engine loop - the one stepping requests - dies: both
+# after startup, with requests being stepped (24 of the 25 labelled logs that show the first
+# are labelled serving, all 8 with the second).
 FATAL_REPORT_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
-    (Phase.SERVING, _C(r"TpModelWorkerClient hit an exception")),
+    (Phase.SERVING, _C(r"TpModelWorkerClient hit an exception|EngineCore encountered a fatal "
+                       r"error|Engine background task failed")),
     (Phase.CUDA_GRAPH_CAPTURE, CAPTURE_FAILED_ADVICE),
 )
 
@@ -1608,7 +1635,8 @@ _FATAL_LITERALS = (
     "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "died, exit code", "worker died or was killed", "Killed",
     "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+",
-    "Segfault encountered", "Main process exited", "Unhandled error (")
+    "Segfault encountered", "Main process exited", "Unhandled error (",
+    "background task failed", "(engine dead)")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)

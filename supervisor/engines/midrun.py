@@ -82,6 +82,10 @@ _KV_FOR_REQUEST = re.compile(r"\bKV cache for \d+ out of \d+ (?:required )?token
 # request the scheduler takes, named by the OpenAI layer's id.
 _LMCACHE_LOOKUP = re.compile(r"\bReqid: (?:chat)?cmpl-\S+, Total tokens \d+")
 
+# vLLM V1's client failing a request in flight because its engine core died (`Request
+# cmpl-61b1... failed (engine dead).`, async_llm.py): requests were being served when it died.
+_FAILED_ENGINE_DEAD = re.compile(r"\bRequest \S+ failed \(engine dead\)")
+
 # vLLM PD disaggregation (NIXL / llm-d decode): the scheduler keeps a request it was sent in
 # WAITING_FOR_REMOTE_KVS until the prefill side's KV blocks arrive (`cmpl-... is still in
 # WAITING_FOR_REMOTE_KVS state.`, DEBUG): a client's request, on a server that is up.
@@ -152,6 +156,8 @@ def is_engine_traffic(line: str) -> bool:
         return _BUSY_STATS.search(line) is not None
     if _PD_REMOTE_KV_WAIT in line:
         return True
+    if "(engine dead)" in line:
+        return _FAILED_ENGINE_DEAD.search(line) is not None
     if "Reqid: " in line and _LMCACHE_LOOKUP.search(line):
         return True
     if " for request " in line and (_KV_CONNECTOR_FAILURE.search(line) or

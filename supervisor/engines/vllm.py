@@ -41,6 +41,7 @@ _PREFILTER = literal_prefilter(
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
     "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "reset prefix cache",
     "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/", "Reqid: ",
+    "(engine dead)",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (

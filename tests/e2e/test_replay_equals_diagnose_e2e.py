@@ -154,6 +154,16 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the forty-seventh batch (fresh46), as scored blind
+    "ab115-vllm-09x-2506-qwen3-embedding-rerank-routes-listed-then-cut.log": _ROUTES_ONLY,
+    "ab207-vllm-ascend-2601-ais-bench-qwen-multimodal-apiserver-chat-stream-generator-output-"
+    "processor-raise-cut.log": _LABEL_LIVE,
+    "ab211-vllm-v1-2503-lm-eval-humaneval-endless-ctrl-c-keyboardinterrupt-zmq-recv-and-import-"
+    "frames-cut.log": _LABEL_LIVE,
+    "ab215-sglang-0116-2405-fastchat-sglang-worker-llava-multimodal-worker-generate-500-asgi-"
+    "exception-cut.log": _LABEL_LIVE,
+    "ab305-vllm-v0-2503-intel-core-ultra-155h-arc-igpu-xpu-init-engine-took-routes-listed.log":
+        _API_UP,
     # the forty-sixth batch (fresh45), as scored blind
     "zz216-vllm-05x-2407-python-logging-wrapper-internlm25-1m-running-1-zero-throughput-stall.log":
         _STALL_END,
