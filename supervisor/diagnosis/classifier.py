@@ -419,8 +419,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         is_exc = S.is_exception_line(msg) if gates is None or gates & _EXCEPTION_BIT else False
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
-            for phase, rx in S.PHASE_MESSAGES:
-                if rx.search(msg):
+            for phase, rx, literals in S.PHASE_MESSAGES_GATED:
+                if (literals is None or _holds_any(msg, literals)) and rx.search(msg):
                     scan.named_phases.append((i, phase))
             if "EngineDeadError" in msg and _ENGINE_DEAD_ERROR.search(msg):
                 scan.named_phases.append((i, Phase.READY))
@@ -1023,20 +1023,30 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
     if S.FAULTHANDLER_CURRENT.match(msg):
         current = []
         scan.current_thread.append((i, current))
-    for rx, consequence in S.FATAL_MARKERS:
+    for rx, consequence, literals in S.FATAL_MARKERS_GATED:
+        if literals is not None and not _holds_any(msg, literals):
+            continue
         if rx.search(msg):
             scan.fatal.append((i, consequence))
             if rx is S.SHELL_KILLED and scan.shell_killed is None:
                 scan.shell_killed = i
+            # (each report that names a phase is also a marker: asked only of a marker's line)
+            for phase, report in S.FATAL_REPORT_PHASES:
+                if report.search(msg):
+                    scan.named_phases.append((i, phase))
             break
-    for phase, rx in S.FATAL_REPORT_PHASES:
-        if rx.search(msg):
-            scan.named_phases.append((i, phase))
     if msg.startswith("Fatal Python error:"):
         scan.fatal_python.append((i, msg))
     if S.RANK_DEAD.search(msg):
         scan.rank_dead.append(i)
     return current
+
+
+def _holds_any(msg: str, literals: tuple[str, ...]) -> bool:
+    for literal in literals:
+        if literal in msg:
+            return True
+    return False
 
 
 def _requested_core_shutdown(scan: _Scan, i: int, msgs: list[str]) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from ..engines.literals import literal_prefilter
 from ..states import Cause, Phase
-from .needles import NeedleIndex
+from .needles import NeedleIndex, needles
 
 _C = re.compile
 _I = re.IGNORECASE
@@ -197,8 +197,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"not supported (?:on|for) (?:the current|this) GPU",
            # a kernel naming the architecture it has no implementation for (`RuntimeError:
            # Currently, block scaled fp8 gemm is not implemented for Blackwell`)
-           r"\bnot (?:implemented|supported) (?:for|on) (?:Blackwell|Hopper|Ada|Ampere|Turing"
-           r"|Volta|SM ?\d{2,3}|sm_\d{2,3}a?|gfx[0-9a-f]{3,4})\b",
+           # (two patterns, so that each has a rare literal to be gated on)
+           r"\bnot implemented (?:for|on) (?:Blackwell|Hopper|Ada|Ampere|Turing|Volta|SM ?\d{2,3}"
+           r"|sm_\d{2,3}a?|gfx[0-9a-f]{3,4})\b",
+           r"\bnot supported (?:for|on) (?:Blackwell|Hopper|Ada|Ampere|Turing|Volta|SM ?\d{2,3}"
+           r"|sm_\d{2,3}a?|gfx[0-9a-f]{3,4})\b",
            r"(?:Minimum|Required) (?:compute )?capability[: ]+\d+.{0,40}Current capability",
            r"invalid device function", r"cudaErrorInvalidDeviceFunction",
            # HIP: no code object built for this gfx target (`hipErrorNoBinaryForGpu: Unable to
@@ -1287,6 +1290,9 @@ PHASE_MESSAGES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
      _C(r"\bnot (?:supported|allowed|permitted) (?:during|while) (?:(?:cuda|hpu|npu|acl|hip) )?"
         r"graphs? captur", _I)),
 )
+# (with each message's literals, gated as FATAL_MARKERS_GATED: asked of every exception line)
+PHASE_MESSAGES_GATED: tuple[tuple[Phase, re.Pattern[str], tuple[str, ...] | None], ...] = tuple(
+    (phase, rx, needles(rx)) for phase, rx in PHASE_MESSAGES)
 
 FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     # the engine loops; and vLLM's executor running a step of scheduled requests: only the
@@ -1521,19 +1527,28 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"Main process exited, code=\w+, status=(?!0/|15/|2/)\d+"), True),
 )
 
+# Each marker with the literals one of which a line must hold for it to match (None: always
+# searched): a line past FATAL_GATE is asked `in` for each marker's literals, a search only
+# for a marker whose literal it holds (most such lines match the first or the thirteenth).
+FATAL_MARKERS_GATED: tuple[tuple[re.Pattern[str], bool, tuple[str, ...] | None], ...] = tuple(
+    (rx, consequence, needles(rx)) for rx, consequence in FATAL_MARKERS)
+
 # Fatal reports that say the phase, for a fragment cut right after them with no frame to say
-# so (asked of the lines past FATAL_GATE): SGLang's overlap worker (managers/
-# tp_worker_overlap_thread.py) logs `TpModelWorkerClient hit an exception` when its forward
-# thread dies, and that thread runs only batches (the warmup request's, then served ones),
-# never startup work; the capture-failure advice above is raised only by a capture. vLLM V1's
-# engine core says `EngineCore encountered a fatal error` only from its busy loop (a failure
-# before the loop says `EngineCore failed to start`), and V0's AsyncLLMEngine logs `Engine
-# background task failed` when its engine loop - the one stepping requests - dies: both
-# after startup, with requests being stepped (24 of the 25 labelled logs that show the first
-# are labelled serving, all 8 with the second).
+# so (each is also one of FATAL_MARKERS, and asked only of a line that matched one): SGLang's
+# overlap worker (managers/tp_worker_overlap_thread.py) logs `TpModelWorkerClient hit an
+# exception` when its forward thread dies, and that thread runs only batches (the warmup
+# request's, then served ones), never startup work; the capture-failure advice above is
+# raised only by a capture. vLLM V1's engine core says `EngineCore encountered a fatal error`
+# only from its busy loop (a failure before the loop says `EngineCore failed to start`), and
+# V0's AsyncLLMEngine logs `Engine background task failed` when its engine loop - the one
+# stepping requests - dies: both after startup, with requests being stepped (24 of the 25
+# labelled logs that show the first are labelled serving, all 8 with the second).
 FATAL_REPORT_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
-    (Phase.SERVING, _C(r"TpModelWorkerClient hit an exception|EngineCore encountered a fatal "
-                       r"error|Engine background task failed")),
+    # (one regex a report: each then starts with its literal, which `re` scans for fast; an
+    # alternation of them enters the matcher at every character of the line)
+    (Phase.SERVING, _C(r"TpModelWorkerClient hit an exception")),
+    (Phase.SERVING, _C(r"EngineCore encountered a fatal error")),
+    (Phase.SERVING, _C(r"Engine background task failed")),
     (Phase.CUDA_GRAPH_CAPTURE, CAPTURE_FAILED_ADVICE),
 )
 
