@@ -76,6 +76,7 @@ PARTS = {
     "fresh44": FIXTURES / "corpus" / "fresh44",
     "fresh45": FIXTURES / "corpus" / "fresh45",
     "fresh46": FIXTURES / "corpus" / "fresh46",
+    "fresh47": FIXTURES / "corpus" / "fresh47",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -85,7 +86,7 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
              "fresh31", "fresh32", "fresh33", "fresh34", "fresh35",
              "fresh36", "fresh37", "fresh38", "fresh39", "fresh40",
-             "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46")
+             "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -129,7 +130,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh43", "forty-fourth batch (fresh43)"),
               ("fresh44", "forty-fifth batch (fresh44)"),
               ("fresh45", "forty-sixth batch (fresh45)"),
-              ("fresh46", "forty-seventh batch (fresh46)"))
+              ("fresh46", "forty-seventh batch (fresh46)"),
+              ("fresh47", "forty-eighth batch (fresh47)"))
 FIELDS = ("outcome", "phase", "cause")
 
 

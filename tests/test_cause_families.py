@@ -2282,3 +2282,11 @@ def test_an_int_parse_of_a_plain_word_is_no_device_list() -> None:
     text = tb((f"{VL}/v1/worker/gpu_worker.py", "init_device", "x = y()"),
               error="ValueError: invalid literal for int() with base 10: 'auto'", prefix=CORE)
     assert cause_of(text, "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_a_launch_argument_naming_a_missing_file_is_invalid_config() -> None:
+    text = tb((f"{VL}/entrypoints/openai/cli_args.py", "validate_parsed_serve_args",
+               "validate_chat_template(args.chat_template)"),
+              error="ValueError: The supplied chat template string (tool_use) appears path-like, "
+                    "but doesn't exist!")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG

@@ -76,11 +76,12 @@ FRESH43 = CORPUS / "fresh43"  # the forty-fourth batch: measured blind once, tun
 FRESH44 = CORPUS / "fresh44"  # the forty-fifth batch: measured blind once, tuning data since
 FRESH45 = CORPUS / "fresh45"  # the forty-sixth batch: measured blind once, tuning data since
 FRESH46 = CORPUS / "fresh46"  # the forty-seventh batch: measured blind once, tuning data since
+FRESH47 = CORPUS / "fresh47"  # the forty-eighth batch: measured blind once, tuning data since
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
 # twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the forty-seventh batch.
+# eighteenth, the nineteenth and the twentieth to the forty-eighth batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
     REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
     sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
@@ -99,7 +100,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log")) + sorted(FRESH40.glob("*.log")) + \
     sorted(FRESH41.glob("*.log")) + sorted(FRESH42.glob("*.log")) + sorted(FRESH43.glob("*.log")) + \
     sorted(FRESH44.glob("*.log")) + sorted(FRESH45.glob("*.log")) + \
-    sorted(FRESH46.glob("*.log"))
+    sorted(FRESH46.glob("*.log")) + sorted(FRESH47.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
@@ -444,6 +445,28 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the forty-eighth batch (fresh47), as scored blind, then tuned on
+    "ac104-vllm-ascend-2607-glm52-multinode-worker-tp17-ep17-debug-compile-env-factors-dump-cut.log":
+        "a worker's DEBUG dump of the compile's environment factors, cut: labelled "
+        "kv_cache_alloc (the compile runs in the profiling run), read launch (no compile line)",
+    "ac106-sglang-0516-2608-8xh20-dsv4-dspark-tp8-245k-context-scheduler-debug-info-dump-stuck-decode-hang.log":
+        "the scheduler's debug dump of its pools and a stuck decode: labelled hung in serving, "
+        "read incomplete at launch (the dump's pool counts are not read as traffic)",
+    "ac108-vllm-omni-2026-qwen3-omni-pytest-request-http-500-then-application-shutdown-complete-omniserver-stopping.log":
+        "a test's request answered 500 (an HTTPException in the route), then a test harness's "
+        "'FAILED' glued to 'OmniServer stopping...': labelled stopped in serving, read crashed",
+    "ac209-sglang-2504-offline-engine-dp2-flashinfer-cascade-jit-then-watchdog-timeout-300-batch-dump-cut.log":
+        "SGLang's watchdog dumping a stuck one-request batch in an offline engine: labelled "
+        "serving, read warmup (a stuck batch before any ready line is read as the warmup's)",
+    "ac211-vllm-v1-2511-ray-2node-pp2-dots-ocr-weights-download-170s-startup-cut.log":
+        "a Ray worker downloading the weights (170 s), cut: labelled weight_loading, read launch "
+        "(the download's line is not a loading marker)",
+    "ac316-sglang-056post2-2512-fedora-16gb-bench-one-batch-lfm2-700m-triton-mamba-cache-warmup-benchmark-finished.log":
+        "SGLang's bench_one_batch (an offline benchmark, no server): labelled ready in serving, "
+        "read incomplete in warmup",
+    "ac317-sglang-src-2601-bench-one-batch-correct-granite-40-h-micro-no-sglang-implementation-valueerror-elided.log":
+        "'has no SGlang implementation' raised from the model loader's architecture lookup: "
+        "labelled launch, read weight_loading (the loader's frames)",
     # the forty-seventh batch (fresh46), as scored blind, then tuned on
     "ab111-vllm-v04-2405-jupyter-qwen15-32b-gptq-tp2-cache-engine-allocate-kv-cache-cuda-oom.log":
         "a Jupyter-rendered traceback (`File [path:49](link)`, `---> 49` source lines) through "
@@ -686,6 +709,10 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the forty-eighth batch (fresh47), as scored blind, then tuned on
+    "ac201-vllm-ngc-2512-dgx-spark-2node-ray-phi4-mini-flash-wrapper-not-ready-after-30-minutes.log":
+        "a cluster wrapper's own banner lines after its readiness wait: labelled "
+        "health_check_failed (the wrapper's probe timed out), read unknown",
     # the forty-seventh batch (fresh46), as scored blind, then tuned on
     "ab113-vllm-v0-mq-2506-conda-qwen3-reranker-task-score-engine-loop-attributeerror-no-pooler-serving.log":
         "a causal LM run for a scoring task ('Qwen3ForCausalLM' object has no attribute "

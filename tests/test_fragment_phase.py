@@ -2302,3 +2302,28 @@ def test_a_vllm_tag_with_its_bracket_rendered_twice_is_a_wrapper() -> None:
             "async_llm.py\", line 444, in output_handler")
     assert strip_wrappers(line) == '  File "/x/vllm/v1/engine/async_llm.py", line 444, in ' \
         'output_handler'
+
+
+# --- the forty-eighth batch's kinds ---------------------------------------------------------
+
+
+def test_uvicorns_graceful_end_after_ready_is_a_stop_not_a_silent_death() -> None:
+    lines = ["(APIServer pid=9) INFO:     Application startup complete.",
+             "(APIServer pid=9) INFO:     Shutting down",
+             "[rank0]:[W328 13:28:26.872265262 ProcessGroupNCCL.cpp:1553] Warning: WARNING: "
+             "destroy_process_group() was not called before program exit, which can leak resources.",
+             "(APIServer pid=9) INFO:     Waiting for application shutdown.",
+             "(APIServer pid=9) INFO:     Application shutdown complete.",
+             "(APIServer pid=9) INFO:     Finished server process [9]"]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.READY, None)
+    # guard: the exit-time warning with no graceful end is a silent death
+    assert verdict(*lines[:3], engine="vllm").outcome is Outcome.CRASHED
+
+
+def test_the_compiled_graph_cached_or_loaded_is_the_profiling_runs_compile() -> None:
+    for line in ("(Worker_TP0 pid=794) INFO 04-30 08:58:51 [backends.py:376] Cache the graph of "
+                 "compile range (1, 64) for later use",
+                 "INFO 03-02 10:00:00 [backends.py:1] Directly load the compiled graph(s) for "
+                 "compile range (1, 8192) from the cache, took 5.1 s"):
+        assert tracker_phase(line) is Phase.KV_CACHE_ALLOC

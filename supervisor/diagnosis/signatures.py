@@ -930,6 +930,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # invalid literal for int() with base 10: 'GPU-64b90baa-...'`
            r"invalid literal for int\(\) with base 10: '(?:GPU|MIG)-[0-9a-f]",
            r"you should provide the model as a positional argument",
+           # a launch argument naming a file that is not there (vLLM's serve-argument check:
+           # `The supplied chat template string (tool_use) appears path-like, but doesn't exist!`)
+           r"appears path-like, but doesn't exist",
            # (a router's or wrapper's config validation: `Configuration error: Invalid value for
            # field 'worker_url'`, sgl-model-gateway)
            r"Invalid (?:value|choice) for (?:--|argument |field |option |parameter )",
@@ -1669,7 +1672,8 @@ _LIFECYCLE_LITERALS = (
     "SIGTERM", "SIGINT", "sigterm", "Signal Received", "signal 15", "KeyboardInterrupt",
     "Killing local vLLM", "leaked", "before program exit", "interpreter shutdown",
     "runtime state", "EngineCore exiting", "WorkerProc was terminated",
-    "WorkerProc handling signal", "FastAPI HTTP server", "shutdown triggered")
+    "WorkerProc handling signal", "FastAPI HTTP server", "shutdown triggered",
+    "Application shutdown complete", "Finished server process")
 LIFECYCLE_GATE = _literals(*_LIFECYCLE_LITERALS)
 # any of the three (one search per line instead of three: ~10 % of lines pass it)
 RARE_LITERALS = (*_FATAL_LITERALS, *_LIFECYCLE_LITERALS, *_ARGS_LITERALS)
@@ -1679,6 +1683,10 @@ STOP_REQUEST = _C(
     r"\b(?:received|caught|got|handling) (?:signal[ =])?(?:SIGTERM|SIGINT|signal 15)\b"
     r"|\bSIG(?:TERM|INT) (?:received|caught)|Received sigterm|Signal Received: (?:15|2)\b"
     r"|^KeyboardInterrupt\b|Killing local vLLM worker processes"
+    # uvicorn's graceful end (`Application shutdown complete.`, `Finished server process [N]`):
+    # the server was told to stop (a signal, or the engine's own exit handler, whose death
+    # report then comes first and stays the failure)
+    r"|^(?:INFO:\s+)?(?:Application shutdown complete\.|Finished server process \[\d+\])"
     # vLLM V1's engine core says this only on SystemExit, which its SIGTERM/SIGINT handler
     # raises: the engine was stopped by a signal, it did not fail (a failure says "EngineCore
     # encountered a fatal error" / "failed to start")

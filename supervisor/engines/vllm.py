@@ -31,7 +31,8 @@ _PREFILTER = literal_prefilter(
     "out of potential backends", "Prefetching checkpoint", "Runai Model Streamer",
     "Memory profiling", "KV cache", "Warming up model", "GPU blocks", "Maximum concurrency",
     "Dynamo bytecode", "Expert parallelism is",
-    "torch.compile", "Compiling a graph", "CUDA graph", "CUDA Graph", "cudagraph", "CUDAGraph",
+    "torch.compile", "Compiling a graph", "the graph of", "the compiled graph", "CUDA graph",
+    "CUDA Graph", "cudagraph", "CUDAGraph",
     "Graph capturing", "init engine", "Starting vLLM", "Started server process",
     "pplication startup", "Running: ", "HTTP/", "%|", "Loading drafter", "d request ",
     # (the forks' lines below on first letters already above: each new one costs every line)
@@ -96,6 +97,10 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # (`torch.compile takes 3.70 s in total`; 2026 builds: `torch.compile took 0.45 s`)
         r"|torch\.compile t(?:akes|ook) "
         r"|Compiling a graph for"
+        # (and the compiled graph saved or loaded: `Cache the graph of compile range (1, 64) for
+        # later use`, 0.8-0.10 `... of shape None ...`, `Directly load the compiled graph(s) for
+        # compile range ... from the cache`: the same compile, in the profiling run)
+        r"|Cache the graph of (?:compile range|shape)|Directly load the compiled graph"
         # torch's own log lines from Inductor compiling the model (`[rank0]:W0324 14:40:02.216000
         # 828 torch/_inductor/triton_bundler.py:395] ...`): V1 compiles in the profiling run
         r"|torch/_inductor/[\w/]+\.py:\d+\] "

@@ -154,6 +154,18 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the forty-eighth batch (fresh47), as scored blind
+    "ac108-vllm-omni-2026-qwen3-omni-pytest-request-http-500-then-application-shutdown-complete-"
+    "omniserver-stopping.log":
+        "a test's request answered 500 and a harness's 'FAILED' glued to the last line: diagnose "
+        "reads a crash (a known miss, labelled stopped); live, the replay stays up and silent "
+        "with no marker read, and the daemon calls it hung at launch",
+    "ac301-vllm-0101-2509-v0-mq-docker-enable-log-outputs-routes-listed-cut.log": _ROUTES_ONLY,
+    "ac316-sglang-056post2-2512-fedora-16gb-bench-one-batch-lfm2-700m-triton-mamba-cache-warmup-"
+    "benchmark-finished.log":
+        "SGLang's bench_one_batch (no server): diagnose reads its pool line as a startup in "
+        "warmup (a known miss, labelled ready); live, the replayed process answers its health "
+        "probe: ready in phase ready",
     # the forty-seventh batch (fresh46), as scored blind
     "ab115-vllm-09x-2506-qwen3-embedding-rerank-routes-listed-then-cut.log": _ROUTES_ONLY,
     "ab207-vllm-ascend-2601-ais-bench-qwen-multimodal-apiserver-chat-stream-generator-output-"
