@@ -323,7 +323,7 @@ LIVE_MISSES: dict[str, str] = {
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES): the live run ends as
     # the labelled run did
     "w106-vllm-2509-enginecore0-uniproc-load-model-wrapped-frames-cut.log": _LABEL_LIVE,
-    "w216-sglang-2510-router-grpc-workers-health-check-pending.log": _LABEL_LIVE,
+    "e115-vllm-092-granite33-guidance-toktrie-panic-hang.log": _LABEL_LIVE,
     # the eighteenth batch (fresh17)
     "v218-sglang-2505-dify-e5-mistral-embedding-request-tokenizer-typeerror.log":
         "diagnose reads one request's tokenizer TypeError (three lines) as a crash (labelled "
