@@ -13,8 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+import anyio
 import pytest
 
+from supervisor.cluster.etcd import Etcd
+from supervisor.cluster.group import PREFIX
 from tests.etcd_server import EtcdServer, etcd_binary
 
 from .harness import (
@@ -177,6 +180,17 @@ def test_group_ready_survives_etcd_restart_then_rank2_crash_stops_all(group: Gro
     assert "verdict: rank 2 (n2) crashed in cuda_graph_capture, cause cuda_oom" in human
 
 
+def _lost_record(group: Group, name: str, attempt: int, rank: int) -> dict:
+    """The record a surviving daemon wrote when it saw the rank's lease end (its `at`)."""
+    async def read() -> dict:
+        kvs, _ = await Etcd(group.etcd.url).get_prefix(f"{PREFIX}groups/{name}/")
+        found = {kv.key: kv for kv in kvs}
+        kv = found.get(f"{PREFIX}groups/{name}/lost/{attempt}/{rank}")
+        assert kv is not None, sorted(found)
+        return kv.json()
+    return anyio.run(read)
+
+
 def test_sigkill_of_a_daemon_stops_the_others_within_the_lease(group: Group) -> None:
     d0, d1, d2 = group.daemons
     res = d0.ctl("switch", "grp", "--wait", "--timeout", "30")
@@ -184,6 +198,7 @@ def test_sigkill_of_a_daemon_stops_the_others_within_the_lease(group: Group) -> 
     assert d0.ctl("probe", "readiness").returncode == 0
     assert d0.ctl("probe", "liveness").returncode == 0
     killed = time.time()
+    stops: list[float] = []
     assert d1.proc is not None
     d1.proc.send_signal(signal.SIGKILL)
     d1.proc.wait(5)
@@ -194,10 +209,17 @@ def test_sigkill_of_a_daemon_stops_the_others_within_the_lease(group: Group) -> 
         moved = [e["ts"] for e in d.events(run["id"], 50)
                  if e["kind"] == "status" and e["ts"] > killed]
         assert moved, "the rank's status change is in its events"
-        took = min(moved) - killed
-        assert took <= TTL + 1, f"stop began {took:.2f} s after the SIGKILL (lease TTL {TTL} s)"
+        stops.append(min(moved))
     st = status_of(d2)
     v = st["verdict"]
+    # etcd ends the lease: it revokes an expired one on its own loop, which a loaded machine
+    # delays by seconds (4.8 s once in CI on 2 cores), so that is bounded loosely; what the
+    # daemons do once the loss is seen - stop their ranks - is theirs, and bounded tightly
+    lost_at = _lost_record(group, "+".join(NODES), st["attempt"], 1)["at"]
+    seen = lost_at - killed
+    assert 0 < seen <= TTL + 10, f"the lease loss was seen {seen:.2f} s after the SIGKILL"
+    for stop in stops:
+        assert stop - lost_at <= 1, f"stop began {stop - lost_at:.2f} s after the loss was seen"
     assert (v["rank"], v["node"], v["status"], v["cause"]) == (1, "n1", "lost", "node_lost")
     assert "lost its etcd lease" in v["evidence"][0]
     assert d0.ctl("probe", "readiness").returncode == 1
