@@ -2290,3 +2290,40 @@ def test_a_launch_argument_naming_a_missing_file_is_invalid_config() -> None:
               error="ValueError: The supplied chat template string (tool_use) appears path-like, "
                     "but doesn't exist!")
     assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+# --- round 2, session 17: SGLang's capture dying with its error cut ---------------------------
+
+_CAPTURE_START = [
+    "[2025-06-19 15:12:27] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, "
+    "avail mem=21.96 GB, mem usage=8.81 GB.",
+    "[2025-06-19 15:12:27] KV Cache is allocated. #tokens: 132681, K size: 9.11 GB, V size: 9.11 GB",
+    "[2025-06-19 15:12:27] Memory pool end. avail mem=3.46 GB",
+    "[2025-06-19 15:12:27] Capture cuda graph begin. This can take up to several minutes. "
+    "avail mem=2.85 GB",
+    "Capturing batches (avail_mem=2.85 GB):   0%|          | 0/4 [00:00<?, ?it/s]",
+    "[2025-06-19 15:12:27] Scheduler hit an exception: Traceback (most recent call last):",
+    '  File "/x/sglang/srt/managers/scheduler.py", line 2546, in run_scheduler_process',
+    "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, pp_rank, dp_rank)",
+    '  File "/x/sglang/srt/managers/scheduler.py", line 312, in __init__',
+    "    self.tp_worker = TpWorkerClass(",
+]
+_FIRST_BATCH = [
+    '  File "/x/sglang/srt/model_executor/cuda_graph_runner.py", line 374, in capture',
+    "    ) = self.capture_one_batch_size(bs, forward)",
+    '  File "/x/sglang/srt/model_executor/cuda_graph_runner.py", line 502, in '
+    "capture_one_batch_size",
+]
+
+
+def test_a_capture_cut_in_the_schedulers_constructor_names_no_cause() -> None:
+    # the capture had begun, but the traceback stops before showing where it failed
+    verdict = classify_text("\n".join(_CAPTURE_START) + "\n", engine="sglang")
+    assert (verdict.outcome, verdict.phase) == (Outcome.CRASHED, Phase.CUDA_GRAPH_CAPTURE)
+    assert verdict.cause is Cause.UNKNOWN
+
+
+def test_a_capture_cut_in_its_first_batch_is_read_as_the_architecture() -> None:
+    # ../sglang-logs/01's shape: the first batch's forward failing, the error cut
+    text = "\n".join(_CAPTURE_START + _FIRST_BATCH) + "\n"
+    assert cause_of(text, "sglang") is Cause.UNSUPPORTED_ARCH

@@ -744,14 +744,7 @@ CAUSE_MISSES: dict[str, str] = {
     "k310-vllm-2408-ray-multinode-405b-fp8-slow-shards.log":
         "shards slowing from 21 s/it to 131 s/it on a Ray multi-node load, cut at 11/86: read "
         "slow_weight_loading, labelled unknown (slow loading in also)",
-    "k311-sglang-dsv32-pd-decode-ep-mtp-graph-capture-exception.log":
-        "an exception in cuda_graph_runner.capture under PD with EP and MTP, cut before its "
-        "message: read unsupported_arch, labelled unknown",
     # the eighth batch (fresh7), as scored blind
-    "l202-sglang-2506-qwen3-capture-bs-scheduler-exception-cut.log":
-        "capture begun, its bar at 0/4, then 'Scheduler hit an exception' cut before its "
-        "message: read unsupported_arch (SGLang's capture dying at its first batch), labelled "
-        "unknown",
     # the ninth batch (fresh8), as scored blind
     # the tenth batch (fresh9), as scored blind
     "p213-sglang-h20-tp8-faulthandler-enomem.log":
@@ -783,12 +776,6 @@ CAUSE_MISSES: dict[str, str] = {
         "fifteen processes' 'Fatal Python error: Segmentation fault' and a thread dump in "
         "inductor's compile workers: labelled unknown; read triton_compile_error",
     # the eighteenth batch (fresh17), after its tuning
-    "v208-sglang-npu-2605-a3-deepep-capturing-batches-scheduler-exception-cut.log":
-        "Ascend capture begun, then 'Scheduler hit an exception' cut before its message: "
-        "labelled unknown; read unsupported_arch (SGLang's capture dying at its first batch)",
-    "v212-sglang-2509-kaggle-qwen25-coder-capturing-batches-scheduler-exception-cut.log":
-        "capture begun on a Kaggle GPU, then 'Scheduler hit an exception' cut before its "
-        "message: labelled unknown; read unsupported_arch (as v208)",
     # the nineteenth batch (fresh18), after its tuning
     "w304-sglang-2603-gpustack-5090-qwen35-memory-pool-end-then-scheduler-exception-cut.log":
         "'Memory pool end' then 'Scheduler hit an exception' cut before its message: labelled "
@@ -851,9 +838,6 @@ CAUSE_MISSES: dict[str, str] = {
     "uu215-vllm-v1-2510-conda-hunyuan-mt-load-model-initialize-model-no-hunyuanmoe-layer-runtimeerror.log":
         "the model class finding no MoE layer in a dense checkpoint's config ('No HunYuanMoE "
         "layer found in model.layers.'): labelled invalid_config, read unknown",
-    "uu317-sglang-055post3-2512-ktransformers-kt-kernel-docker-l40-capturing-batches-0-of-8-flashinfer-lock-fatal-python-error-cut.log":
-        "a capture cut at its first batch, the error cut: labelled unknown, read "
-        "unsupported_arch (the guess kept for ../sglang-logs/01's shape)",
     # the fortieth batch (fresh39), as scored blind, then tuned on
     "tt104-vllm-081-2503-xinference-env-mistral-small-31-awq-config-format-mistral-load-params-config-assertionerror.log":
         "an AssertionError loading a Mistral-format params.json forced on an HF-format "
@@ -920,9 +904,6 @@ CAUSE_MISSES: dict[str, str] = {
     "ii114-vllm-v05-2406-compose-ray-mixtral-prefix-caching-watchdog-illegal-memory-access.log":
         "the NCCL watchdog's 'illegal me' / 'mory access' hard-wrapped over two lines by the "
         "paste: labelled illegal_memory_access, read unknown (lines are read one by one)",
-    "ii206-sglang-kt-kernel-2511-h100-qwen3-235b-awq-amxint4-capture-bs256-scheduler-exception-cut.log":
-        "a scheduler exception at the first captured batch, cut: labelled unknown; read "
-        "unsupported_arch (the guess made for shared log 01)",
     "ii214-sglang-2412-qwen2-torchao-int8wo-torch-compile-rank0-capture-cuda-graph-failed-faketensor-layout-type.log":
         "torchao's int8 weight-only tensors failing under torch.compile in the capture: "
         "labelled invalid_config, read unknown (no check of the engine's refused the setting)",
