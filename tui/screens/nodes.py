@@ -124,7 +124,10 @@ class NodesScreen(ModalScreen["int | None"]):
             except Exception as exc:  # noqa: BLE001 — a node down is a line, not a crash
                 text = Text(f"group: not reachable ({type(exc).__name__})", "yellow")
             self.groups[index] = text
-            self.query_one(OptionList).replace_option_prompt_at_index(index, self._prompt(index))
+            # the list may have closed (or the app quit) while this node answered: then the
+            # answer has nowhere to go, and the worker is being cancelled anyway
+            for shown in self.query(OptionList):
+                shown.replace_option_prompt_at_index(index, self._prompt(index))
 
         async with anyio.create_task_group() as tg:
             for i in range(len(self.labels)):
