@@ -77,6 +77,7 @@ PARTS = {
     "fresh45": FIXTURES / "corpus" / "fresh45",
     "fresh46": FIXTURES / "corpus" / "fresh46",
     "fresh47": FIXTURES / "corpus" / "fresh47",
+    "fresh48": FIXTURES / "corpus" / "fresh48",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -86,7 +87,8 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
              "fresh31", "fresh32", "fresh33", "fresh34", "fresh35",
              "fresh36", "fresh37", "fresh38", "fresh39", "fresh40",
-             "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47")
+             "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47",
+             "fresh48")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -131,7 +133,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh44", "forty-fifth batch (fresh44)"),
               ("fresh45", "forty-sixth batch (fresh45)"),
               ("fresh46", "forty-seventh batch (fresh46)"),
-              ("fresh47", "forty-eighth batch (fresh47)"))
+              ("fresh47", "forty-eighth batch (fresh47)"),
+              ("fresh48", "forty-ninth batch (fresh48)"))
 FIELDS = ("outcome", "phase", "cause")
 
 
