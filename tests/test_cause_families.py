@@ -2327,3 +2327,16 @@ def test_a_capture_cut_in_its_first_batch_is_read_as_the_architecture() -> None:
     # ../sglang-logs/01's shape: the first batch's forward failing, the error cut
     text = "\n".join(_CAPTURE_START + _FIRST_BATCH) + "\n"
     assert cause_of(text, "sglang") is Cause.UNSUPPORTED_ARCH
+
+
+# --- the forty-ninth batch's kinds ----------------------------------------------------------
+
+
+def test_an_op_with_no_kernel_for_the_devices_backend_is_unsupported_arch() -> None:
+    error = ("NotImplementedError: Could not run '_C::selective_scan_fwd' with arguments from "
+             "the 'CUDA' backend.")
+    assert cause_of(error + "\n", "vllm") is Cause.UNSUPPORTED_ARCH
+    # guard: the Meta backend is torch.compile tracing an op without a fake kernel
+    meta = ("NotImplementedError: Could not run 'vllm::fused_op' with arguments from the 'Meta' "
+            "backend.")
+    assert cause_of(meta + "\n", "vllm") is not Cause.UNSUPPORTED_ARCH

@@ -446,6 +446,15 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the forty-ninth batch (fresh48), as scored blind, then tuned on
+    "ad107-vllm-pr-2609-glm53-flash-eplb-before-enginecore-failed-to-start-init-kv-cut.log":
+        "'EngineCore failed to start' cut in EngineCore.__init__ at a source line cut to "
+        "'kv_c': labelled kv_cache_alloc (the line number's statement), read launch (no frame "
+        "or call below the constructor)",
+    "ad218-sglang-2601-npu-qwen3-eagle3-graph-update-thread-14380-acl-507000-sigquit.log":
+        "torch_npu's graph update failing in a replay's input-update thread: labelled serving "
+        "(the thread's number, 14380, from many steps), read launch (a replay runs in warmup "
+        "and serving alike)",
     # the forty-eighth batch (fresh47), as scored blind, then tuned on
     "ac104-vllm-ascend-2607-glm52-multinode-worker-tp17-ep17-debug-compile-env-factors-dump-cut.log":
         "a worker's DEBUG dump of the compile's environment factors, cut: labelled "
@@ -710,6 +719,14 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the forty-ninth batch (fresh48), as scored blind, then tuned on
+    "ad106-vllm-2609-exl3-4x-gb10-tp4-rank1-tcpstore-check-distnetworkerror-frames-cut.log":
+        "a C++ backtrace constructing a DistNetworkError in the NCCL heartbeat monitor's "
+        "TCPStore check, its message cut: labelled unknown (watchdog_timeout in also), read "
+        "multinode_rank_failure (the store's host gone)",
+    "ad109-vllm-2609-qwen38-flash-next-nvfp4-4x5090-ple-offload-shards-3h30-loading-cut.log":
+        "21 shards loaded in 3 h 30 min, cut: labelled unknown (slow loading in also), read "
+        "slow_weight_loading (as ../sglang-logs/25, labelled so, is)",
     # the forty-eighth batch (fresh47), as scored blind, then tuned on
     "ac201-vllm-ngc-2512-dgx-spark-2node-ray-phi4-mini-flash-wrapper-not-ready-after-30-minutes.log":
         "a cluster wrapper's own banner lines after its readiness wait: labelled "
@@ -1021,8 +1038,10 @@ def test_fixture_evidence_is_from_the_log(path: Path):
     raw += [text for r in raw if r.startswith(DOCKER_JSON_START)
             for text in docker_json_records(r)]
     if not v.evidence:
-        # only a paste of vLLM's logo has nothing to show: banners are never evidence
-        assert all(S.BANNER.search(r) or not strip_wrappers(r).strip() for r in raw)
+        # only a paste of vLLM's logo or of a config dump has nothing to show: banners and
+        # argument or config dumps are never evidence
+        assert all(S.BANNER.search(r) or C._is_dump(strip_wrappers(r).strip())
+                   or not strip_wrappers(r).strip() for r in raw)
         return
     assert 1 <= len(v.evidence) <= C.MAX_EVIDENCE == 5
     for line in v.evidence:
@@ -1179,6 +1198,12 @@ CASES: list[tuple[str, list[str], dict, Outcome, Phase, Cause]] = [
         f"{MAIN} Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 "
         "(SIGKILL), a common cause is the OS OOM killer."], {},
      Outcome.CRASHED, Phase.WEIGHT_LOADING, Cause.HOST_OOM_KILLED),
+    # the rank's own status in the log (SIGABRT) says how it died: the run's -9 is SGLang
+    # killing its own tree after it, no OOM kill
+    ("unknown/rank-dead-6-then-self-kill", [*LOADING,
+        f"{MAIN} Rank 0 scheduler is dead. Please check if there are relevant logs.",
+        f"{MAIN} Exit code: -6"], {"exit_code": -9},
+     Outcome.CRASHED, Phase.WEIGHT_LOADING, Cause.UNKNOWN),
     ("host_oom_killed/exit-status", [*LOADING,
         f"{MAIN} Rank 0 scheduler is dead. Please check if there are relevant logs."],
      {"exit_code": -9}, Outcome.CRASHED, Phase.WEIGHT_LOADING, Cause.HOST_OOM_KILLED),

@@ -2327,3 +2327,51 @@ def test_the_compiled_graph_cached_or_loaded_is_the_profiling_runs_compile() -> 
                  "INFO 03-02 10:00:00 [backends.py:1] Directly load the compiled graph(s) for "
                  "compile range (1, 8192) from the cache, took 5.1 s"):
         assert tracker_phase(line) is Phase.KV_CACHE_ALLOC
+
+
+# --- the forty-ninth batch's kinds ----------------------------------------------------------
+
+
+def test_the_api_server_starting_alone_shows_the_engine_up() -> None:
+    # run_server logs it only once the engine client is built: ready in warmup, as the
+    # engine's own `init engine ... took` line says
+    for line in ("(APIServer pid=2520) INFO 09-24 11:04:27 [api_server.py:1019] Starting vLLM "
+                 "API server 0 on http://0.0.0.0:8000",
+                 "INFO 04-14 22:04:45 [api_server.py:1081] Starting vLLM API server on "
+                 "http://0.0.0.0:8000"):
+        v = verdict(line, engine="vllm")
+        assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.WARMUP, None)
+    # guard: a launch script's own announcement before the engine starts
+    assert verdict("Starting vLLM server...", engine="vllm").outcome is Outcome.INCOMPLETE
+
+
+_TRANSFER_ERROR = [
+    "[2026-07-21 08:06:26 TP0 EP0] Prefill batch, #new-seq: 2, #new-token: 20224, "
+    "#cached-token: 0, token usage: 0.01, #running-req: 0, #queue-req: 7,",
+    "[2026-07-21 08:06:26 TP1 EP1] Unexpected transfer worker error for room 5839938415251080346",
+    "Traceback (most recent call last):",
+    '  File "/x/sglang/srt/disaggregation/nixl/conn.py", line 568, in transfer_worker',
+    "    kv_xfer_handle = self.send_kvcache(",
+]
+
+
+def test_a_pd_senders_transfer_error_for_one_room_is_that_requests() -> None:
+    # SGLang logs it, marks the room failed and tells decode; the worker thread goes on
+    v = verdict(*_TRANSFER_ERROR, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+    # guard: the same traceback under no such report is a death
+    v = verdict(*(_TRANSFER_ERROR[:1] + _TRANSFER_ERROR[2:]), engine="sglang")
+    assert v.outcome is Outcome.CRASHED
+
+
+def test_a_captured_graphs_update_before_a_replay_is_no_capture() -> None:
+    # torch_npu's NPUGraph.update rewrites a captured graph's inputs before each replay
+    lines = frame_lines((f"{_SITE}/torch_npu/npu/graphs.py", "update"),
+                        (f"{_SITE}/torch_npu/npu/graphs.py", "update_capture_record"))
+    lines.append("RuntimeError: NPU function error: c10_npu::acl::AclmdlRICaptureTaskUpdateEnd")
+    assert verdict(*lines, engine="sglang").phase is Phase.LAUNCH
+    # guard: the capture's own frame still dates the capture
+    lines = frame_lines((f"{_SITE}/sglang/srt/model_executor/npu_graph_runner.py",
+                         "capture_one_batch_size"))
+    lines.append("RuntimeError: NPU function error")
+    assert verdict(*lines, engine="sglang").phase is Phase.CUDA_GRAPH_CAPTURE

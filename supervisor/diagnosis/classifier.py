@@ -615,9 +615,14 @@ _REQUEST_ERROR_PART = re.compile(r"Exception in ASGI application|Traceback \(mos
 # generator.`, serving_chat.py / serving_completion.py `logger.exception`): the stream gets an
 # error event and the server goes on, unless the engine itself died (its EngineDeadError, read
 # as a death in its own right).
+# SGLang's PD KV sender failing one request's transfer (`Unexpected transfer worker error for
+# room 5839938415251080346`, disaggregation/nixl/conn.py transfer_worker: `logger.exception`,
+# then the room is marked failed and decode told, the worker thread goes on - "catch all
+# exceptions to prevent silently killing this worker thread"): that request's error.
 _CALL_ERROR_BEFORE = re.compile(r"\bDestroy generator \w+ due to an error encountered"
                                 r"|^Invocation of \w+ method failed$"
-                                r"|^Error in (?:chat )?completion stream generator\.?$")
+                                r"|^Error in (?:chat )?completion stream generator\.?$"
+                                r"|^Unexpected transfer worker error for room \d+$")
 
 
 def _source_call(msg: str) -> str | None:
@@ -1592,10 +1597,11 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     anchor = first_fatal if first_fatal is not None else start
     # A rank that vanished with SIGKILL and left no traceback: the host's OOM killer.
     dead = [i for i in scan.rank_dead if i >= start]
-    codes = {c for i, c in scan.exit_codes if i >= start}
-    if exit_code is not None:
-        codes.add(exit_code)
-    if dead and codes & {-9, 137}:
+    logged = {c for i, c in scan.exit_codes if i >= start}
+    codes = logged | ({exit_code} if exit_code is not None else set())
+    # (the dead rank's own status where the log gives it - SGLang's `Exit code: -6` under `Rank
+    # 0 scheduler is dead` - says how it died; the run's own -9 is then SGLang killing its tree)
+    if dead and (logged or codes) & {-9, 137}:
         cands.append(_Candidate(Cause.HOST_OOM_KILLED, 48, dead[0]))
     # The shell's `Killed` with no error of the run's own (no traceback, no exception line, no
     # root error line; only its consequences, workers reporting their parent gone, and SGLang's

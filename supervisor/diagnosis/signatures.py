@@ -245,6 +245,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # Ascend NPU builds: an operator the model needs is missing from the installed CANN
     # operator library (`aclnnX ... not in libopapi.so`) - no kernel for this chip/toolkit.
     + _sig(Cause.UNSUPPORTED_ARCH, 60, r"\baclnn\w+\b.{0,80}\bnot in libopapi\.so")
+    # PyTorch's dispatcher finding no kernel of an operator for the device's backend
+    # (`NotImplementedError: Could not run '_C::selective_scan_fwd' with arguments from the
+    # 'CUDA' backend.`): the installed build - the engine's extension, a vendor's fork of it -
+    # carries no kernel of that op for this device, as the CANN case above. (Not the 'Meta'
+    # backend: torch.compile tracing an op that has no fake-tensor kernel, a compile failure.)
+    + _sig(Cause.UNSUPPORTED_ARCH, 55,
+           r"Could not run '[\w:.]+' with arguments from the '(?!Meta')\w+' backend",
+           scope="error")
     # SIGBUS: a mmap'd file (safetensors, /dev/shm) went away or shm is too small.
     + _sig(Cause.BUS_ERROR, 88,
            r"Fatal Python error: Bus error", r"\bBus error\b", r"\bSIGBUS\b",
@@ -1345,7 +1353,10 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     # the scheduler up, at least in its warmup)
     (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|warmup_server)$"
                       r"|/srt/managers/scheduler\.py:watchdog_thread$")),
-    (Phase.CUDA_GRAPH_CAPTURE, _C(r":\w*capture\w*$|:init_cuda_graphs?$|:init_device_graphs$"
+    # (not torch_npu's NPUGraph.update -> update_capture_record: it rewrites a captured graph's
+    # inputs before a replay, which runs in warmup and serving alike)
+    (Phase.CUDA_GRAPH_CAPTURE, _C(r":(?!update_capture)\w*capture\w*$|:init_cuda_graphs?$"
+                                  r"|:init_device_graphs$"
                                   r"|graph_runner\.py:__init__$|cuda_graph_setup\.py:")),
     # (SGLang 2026 builds: the scheduler's init_memory_pools -> init_target_memory_pool)
     (Phase.KV_CACHE_ALLOC, _C(r":(?:init_(?:target_)?memory_pools?|profile_max_num_token"

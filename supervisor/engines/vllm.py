@@ -145,7 +145,11 @@ _HPU_WARMUP_RE = _C(r"\[Warmup\]\[[\w/]+\]\[\d+/\d+\]|Warmup finished in \d+ sec
                     # after the buckets: `Starting sampler warmup...`, `Sampler warmup completed
                     # successfully`, per the fork's warm-up docs)
                     r"|Starting sampler warmup|Sampler warmup completed")
-_ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took")
+# (and the API server starting: its run_server logs `Starting vLLM API server 0 on http://...`
+# only once build_async_engine_client has returned - the engine built and answering - V0's
+# MQLLMEngine client and V1's engine cores alike; a paste may keep this line alone)
+_ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took"
+                   r"|Starting vLLM (?:API )?server (?:\d+ )?on\b")
 # Each worker (rank) loads its own part of the model and logs the loader's end line under its
 # process tag (`(Worker_TP1 pid=96)`, `(RayWorkerWrapper pid=165186, ip=...)`; none for the
 # driver or a single process): V1's `Model loading took`, V0 0.4-0.6's and vLLM-Ascend's
@@ -198,9 +202,10 @@ class VLLMTracker(MarkerTracker):
         self.bar_open = False  # the last checkpoint-shard bar short of its total
 
     def _special(self, line: str) -> bool:
-        # (asked only of lines past the prefilter, which holds "init engine": no feed() of our
-        # own, whose call every line would pay)
-        if not self.started and "init engine" in line and _ENGINE_UP_RE.search(line):
+        # (asked only of lines past the prefilter, which holds "init engine" and "Starting
+        # vLLM": no feed() of our own, whose call every line would pay)
+        if not self.started and ("init engine" in line or "Starting vLLM" in line) and \
+                _ENGINE_UP_RE.search(line):
             self.started = True
         changed = False
         if not self.ready and self.markers_seen == 0 and is_serving_traffic(line):

@@ -154,6 +154,10 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the forty-ninth batch (fresh48), as scored blind
+    "ad108-vllm-pr-2609-glm53-flash-eplb-after-api-routes-listed.log": _ROUTES_ONLY,
+    "ad308-vllm-010x-2509-blog-autodl-qwen3-8b-modelscope-starting-api-server-one-line.log":
+        _API_UP,
     # the forty-eighth batch (fresh47), as scored blind
     "ac108-vllm-omni-2026-qwen3-omni-pytest-request-http-500-then-application-shutdown-complete-"
     "omniserver-stopping.log":
