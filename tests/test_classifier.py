@@ -1346,7 +1346,7 @@ NOT_FROM_THE_LOG = {"collective_hang", "serving_stall"}
 
 
 def test_every_cause_has_a_snippet():
-    covered = {c[-1] for c in CASES}
+    covered = {c[-1] for c in CASES} - {Cause.UNKNOWN}  # (a guard case may expect none)
     assert covered == {c for c in Cause if c.value not in NOT_FROM_THE_LOG} - {Cause.UNKNOWN}
 
 
