@@ -2340,3 +2340,25 @@ def test_an_op_with_no_kernel_for_the_devices_backend_is_unsupported_arch() -> N
     meta = ("NotImplementedError: Could not run 'vllm::fused_op' with arguments from the 'Meta' "
             "backend.")
     assert cause_of(meta + "\n", "vllm") is not Cause.UNSUPPORTED_ARCH
+
+
+# --- the fiftieth batch's kinds -------------------------------------------------------------
+
+
+def test_a_quantized_shape_the_tensor_parallel_split_breaks_is_invalid_config() -> None:
+    error = ("ValueError: The input size is not aligned with the quantized weight shape. This "
+             "can be caused by too large tensor parallel size.")
+    text = tb((f"{VL}/model_executor/layers/linear.py", "__init__", "x = y()"), error=error)
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_a_routers_probe_of_a_starting_worker_is_no_failure_of_the_run() -> None:
+    line = ('WARN sglang_router_rs::core::worker: src/core/worker.rs:615: HTTP health check '
+            'failed for grpc://192.168.1.200:31001: reqwest::Error { kind: Builder, source: '
+            'BadScheme }')
+    v = classify_text(line + "\n", engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.UNKNOWN)
+    # guard: SGLang's own server failing its check is a started server that stopped answering
+    own = ("[2026-07-28 09:34:37] Health check failed. Server couldn't get a response from "
+           "detokenizer for last 20 seconds.")
+    assert classify_text(own + "\n", engine="sglang").cause is Cause.HEALTH_CHECK_FAILED

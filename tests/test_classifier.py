@@ -749,10 +749,6 @@ CAUSE_MISSES: dict[str, str] = {
         "a capture cut in its first batch's frames on a Blackwell GPU: labelled unknown, read "
         "unsupported_arch (the guess kept for ../sglang-logs/01)",
     # the twenty-first batch (fresh20), after the forty-fifth's tuning
-    "w216-sglang-2510-router-grpc-workers-health-check-pending.log":
-        "the Rust router's own test output, its workers' health checks failing while they "
-        "start: labelled incomplete in launch (cause unknown), read incomplete in launch with "
-        "its checks failing (health_check_failed)",
     "j108-sglang-2507-rocm-dsr1-dp8-negative-profiled-tokens-cut.log":
         "every rank's 'max_total_tokens=131072 is larger than the profiled value -561981' (a "
         "negative KV budget), cut before any error: labelled unknown (kv_cache_oom in also), "

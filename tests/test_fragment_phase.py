@@ -2375,3 +2375,28 @@ def test_a_captured_graphs_update_before_a_replay_is_no_capture() -> None:
                          "capture_one_batch_size"))
     lines.append("RuntimeError: NPU function error")
     assert verdict(*lines, engine="sglang").phase is Phase.CUDA_GRAPH_CAPTURE
+
+
+# --- the fiftieth batch's kinds -------------------------------------------------------------
+
+
+def test_sglang_loaders_own_lines_date_weight_loading() -> None:
+    for line in ("Cloning 16 replicas of the shared expert into MoE:  97%|█████████▋| 56/58 "
+                 "[00:43<00:01,  1.31it/s]",
+                 "[2025-08-28 06:59:48 DP1] Some weights are not initialized from checkpoints "
+                 "{'language_model.model.layers.13.self_attn.qk_norm.weight'}"):
+        assert tracker_phase(line, engine="sglang") is Phase.WEIGHT_LOADING
+        assert verdict(line, engine="sglang").phase is Phase.WEIGHT_LOADING
+
+
+def test_a_kv_connectors_registration_line_is_kv_cache_alloc() -> None:
+    line = ("(EngineCore_DP0 pid=169) INFO 12-17 22:07:02 [nixl_connector.py:749] Registering "
+            "KV_Caches. use_mla: False, kv_buffer_device: cuda, use_host_buffer: False")
+    assert tracker_phase(line) is Phase.KV_CACHE_ALLOC
+
+
+def test_v0s_input_dump_of_a_failed_step_dates_it_as_its_frame() -> None:
+    line = ("torch.OutOfMemoryError: Error in model execution (input dumped to /tmp/err_execute_"
+            "model_input_20241108-023641.pkl): CUDA out of memory. Tried to allocate 296.00 MiB.")
+    v = verdict(line, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC, Cause.CUDA_OOM)

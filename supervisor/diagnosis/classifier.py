@@ -1591,7 +1591,12 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
     if outcome is Outcome.INCOMPLETE:
         if scan.slow_load is not None:
             cands.append(_Candidate(Cause.SLOW_WEIGHT_LOADING, 5, scan.slow_load))
-        return cands
+        # A checker's probe of another process failing (a router's `HTTP health check failed
+        # for grpc://...` of a worker) in a log that shows no death: the worker had not answered
+        # yet, it may still be starting - no failure of the run's own. SGLang's own server
+        # failing its check (implies ready) is a started server that stopped answering.
+        return [c for c in cands
+                if c.cause is not Cause.HEALTH_CHECK_FAILED or c.implies is not None]
 
     first_fatal = next((i for i, _ in scan.fatal if i >= start), None)
     anchor = first_fatal if first_fatal is not None else start

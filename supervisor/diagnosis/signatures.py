@@ -1041,6 +1041,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # its `ValidationError`: `  13653 is not divisible by 4 (type=assertion_error)`)
            r"|\bnot (?:evenly )?divisible by\b.{0,40}\(type=\w*error\)",
            scope="error", flags=_I)
+    # The same refusal in a quantized layer's words (vLLM's linear layers, V0 and V1: `The
+    # input size is not aligned with the quantized weight shape. This can be caused by too
+    # large tensor parallel size.`): the tensor-parallel split of the checkpoint's groups.
+    + _sig(Cause.INVALID_CONFIG, 40,
+           r"\bis not aligned with the quantized weight shape\b", scope="error", flags=_I)
     # A value over the limit a launch setting sets (`ValueError: LoRA rank 256 is greater than
     # max_lora_rank 16.`, `... is larger than max_num_batched_tokens`): the setting, or what
     # was asked of it, must change. Below every message naming a cause of its own (the KV
@@ -1291,6 +1296,10 @@ PHASE_MESSAGES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.WEIGHT_LOADING, _C(r"KeyError: '(?:[\w]+\.)*layers\.\d+\.[\w.]*"
                               r"(?:weight|bias|scale|qweight|qzeros)\w*'")),
     (Phase.KV_CACHE_ALLOC, _C(r"Error in memory profiling\. Initial free memory")),
+    # V0's ModelRunner.execute_model dumping its input on an exception (`Error in model
+    # execution (input dumped to /tmp/err_execute_model_input_....pkl): ...`): dated as that
+    # frame is - the memory-profiling run at least, a served step where traffic says so
+    (Phase.KV_CACHE_ALLOC, _C(r"Error in model execution \(input dumped to ")),
     (Phase.WEIGHT_LOADING, _C(r"There is no module or parameter named '|Following weights were "
                               r"not initialized from checkpoint|Attempted to load weight \(")),
     (Phase.SERVING, _C(r"Background loop has errored already")),

@@ -37,6 +37,7 @@ _PREFILTER = literal_prefilter(
     "raph_runner.py:", "graphs (", "raph_setup.py:",
     # the MXFP4 MoE weights being laid out for FlashInfer's kernel, per layer (weight loading)
     "Shuffling MoE weights", "RunAI Streamer", "weight loading", " Weights: ",
+    "replicas of the shared expert", "not initialized from checkpoints",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -57,7 +58,13 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         r"|RunAI Streamer\] Overall time to stream"
         # (SGLang-JAX's loader: `Starting parallel weight loading via JAX Lazy Loader...`, then
         # its `Loading Regular Weights:  3%|...| 9/314` bar)
-        r"|Starting (?:\w+ )?weight loading|Loading \w+ Weights:\s+\d+%"),
+        r"|Starting (?:\w+ )?weight loading|Loading \w+ Weights:\s+\d+%"
+        # (DeepSeek's load_weights copying the shared expert into the routed experts under
+        # shared-experts fusion, a bar per MoE layer: `Cloning 16 replicas of the shared expert
+        # into MoE:  97%|...`; a model's load_weights reporting the parameters the checkpoint
+        # left unset at its end: `Some weights are not initialized from checkpoints {...}`)
+        r"|Cloning \d+ replicas of the shared expert|Some weights are not initialized from "
+        r"checkpoints"),
      Phase.WEIGHT_LOADING),
     # max_total_num_tokens= is the scheduler reporting its KV pool once its model runner is set
     # up: after a graph capture it also means the capture is over (_special).

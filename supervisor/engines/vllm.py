@@ -42,7 +42,7 @@ _PREFILTER = literal_prefilter(
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
     "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "reset prefix cache",
     "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/", "Reqid: ",
-    "(engine dead)",
+    "(engine dead)", "Registering KV_Caches",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -113,7 +113,11 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # 2026 builds measuring what the CUDA graphs will take before sizing the KV cache
         # (`Profiling CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)`,
         # gpu_model_runner.py, inside determine_available_memory): no capture yet
-        r"|Profiling CUDA graph memory: "),
+        r"|Profiling CUDA graph memory: "
+        # a KV connector registering the KV cache just allocated with its transfer library
+        # (NIXL's `Registering KV_Caches. use_mla: False, kv_buffer_device: cuda`, from the model
+        # runner's initialize_kv_cache): PD disaggregation's KV sizing done, not yet warmed up
+        r"|Registering KV_Caches\b"),
      Phase.KV_CACHE_ALLOC),
     # (V1's CUDAGraphWrapper at DEBUG, one line per captured shape: `Capturing a cudagraph on
     # (PIECEWISE,BatchDescriptor(num_tokens=8, uniform_decode=False))`)
