@@ -2362,3 +2362,17 @@ def test_a_routers_probe_of_a_starting_worker_is_no_failure_of_the_run() -> None
     own = ("[2026-07-28 09:34:37] Health check failed. Server couldn't get a response from "
            "detokenizer for last 20 seconds.")
     assert classify_text(own + "\n", engine="sglang").cause is Cause.HEALTH_CHECK_FAILED
+
+
+def test_the_heartbeat_monitors_store_check_failing_is_a_rank_failure() -> None:
+    # torch's C++ backtrace of the NCCL heartbeat monitor's TCPStore check, its message cut:
+    # the store's host (rank 0's process) is gone
+    frames = [
+        "frame #3: <unknown function> + 0x5d6b49a (0x7fe50b81f49a in /usr/local/lib/python3.12/"
+        "dist-packages/torch/lib/libtorch_cpu.so)",
+        "frame #4: c10d::TCPStore::check(std::vector<std::__cxx11::basic_string<char> > const&) "
+        "+ 0x2a (0x7fe50b8233aa in /usr/local/lib/python3.12/dist-packages/torch/lib/"
+        "libtorch_cpu.so)",
+        "frame #5: c10d::ProcessGroupNCCL::HeartbeatMonitor::runLoop() + 0x398 (0x7fe4cd9340c8 "
+        "in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cuda.so)"]
+    assert cause_of("\n".join(frames) + "\n", "sglang") is Cause.MULTINODE_RANK_FAILURE

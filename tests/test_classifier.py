@@ -725,7 +725,8 @@ CAUSE_MISSES: dict[str, str] = {
     "ad106-vllm-2609-exl3-4x-gb10-tp4-rank1-tcpstore-check-distnetworkerror-frames-cut.log":
         "a C++ backtrace constructing a DistNetworkError in the NCCL heartbeat monitor's "
         "TCPStore check, its message cut: labelled unknown (watchdog_timeout in also), read "
-        "multinode_rank_failure (the store's host gone)",
+        "multinode_rank_failure (the store's host gone; z214, the same frames without the "
+        "error's name, is labelled so)",
     "ad109-vllm-2609-qwen38-flash-next-nvfp4-4x5090-ple-offload-shards-3h30-loading-cut.log":
         "21 shards loaded in 3 h 30 min, cut: labelled unknown (slow loading in also), read "
         "slow_weight_loading (as ../sglang-logs/25, labelled so, is)",
@@ -862,10 +863,6 @@ CAUSE_MISSES: dict[str, str] = {
         "labelled none (ready); read unknown (see KNOWN_MISSES)",
     "tt209-vllm-xpu-llm-scaler-0140-b81-2605-4x-b70-completions-200-shm-broadcast-60s-throughput-stats-serving.log":
         "labelled none (ready); read unknown (see KNOWN_MISSES)",
-    "z214-sglang-2508-multinode-heartbeat-monitor-tcpstore-check-cpp-frames-only.log":
-        "only C++ frames of torch's heartbeat monitor checking the TCPStore (read crashed: the "
-        "log ends on a native frame): labelled multinode_rank_failure, read unknown (one log "
-        "of the kind)",
     # the thirty-ninth batch (fresh38), as scored blind, then tuned on
     "ss317-vllm-2512-ray-multinode-compiled-graph-raylet-mutable-object-channel-closed-check-failed.log":
         "a raylet's fatal check on a compiled graph's channel ('Channel closed') on another "

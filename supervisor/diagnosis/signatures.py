@@ -682,6 +682,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"(?:client|server) socket has timed out after .{0,80}(?:connect|listen)",
            r"TCPStore.{0,80}(?:timed out|Connection refused|failed)",
            r"TCPStore server has shut down",
+           # (the NCCL heartbeat monitor's check of the store throwing, seen in the C++
+           # backtrace torch prints when its message is cut: `frame #4: c10d::TCPStore::check(`
+           # under `c10d::ProcessGroupNCCL::HeartbeatMonitor::runLoop()`)
+           r"\bc10d::TCPStore::check\(",
            r"(?:recvValue|sendBytes|recvBytes) failed on SocketImpl",
            r"Connection was likely closed\. Did the remote server shutdown or crash",
            r"TCP client failed to connect",
