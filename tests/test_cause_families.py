@@ -2376,3 +2376,22 @@ def test_the_heartbeat_monitors_store_check_failing_is_a_rank_failure() -> None:
         "frame #5: c10d::ProcessGroupNCCL::HeartbeatMonitor::runLoop() + 0x398 (0x7fe4cd9340c8 "
         "in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cuda.so)"]
     assert cause_of("\n".join(frames) + "\n", "sglang") is Cause.MULTINODE_RANK_FAILURE
+
+
+_POOL_MADE = [
+    "[2026-03-01 10:00:00 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, "
+    "avail mem=4.10 GB, mem usage=26.01 GB.",
+    "[2026-03-01 10:00:01 TP0] KV Cache is allocated. #tokens: 52000, K size: 1.2 GB, V size: "
+    "1.2 GB",
+    "[2026-03-01 10:00:01 TP0] Memory pool end. avail mem=1.40 GB",
+    "[2026-03-01 10:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+    '  File "/x/sglang/srt/managers/scheduler.py", line 2546, in run_scheduler_process',
+    "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, pp_rank, dp_rank)",
+]
+
+
+def test_a_cut_error_after_sglang_made_its_pool_is_not_the_pools_sizing() -> None:
+    assert cause_of("\n".join(_POOL_MADE) + "\n", "sglang") is Cause.UNKNOWN
+    # guard: cut right after the weights (../sglang-logs/23's shape), the pool sizing is the guess
+    text = "\n".join(_POOL_MADE[:1] + _POOL_MADE[3:]) + "\n"
+    assert cause_of(text, "sglang") is Cause.KV_CACHE_OOM

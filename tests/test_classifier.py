@@ -785,18 +785,11 @@ CAUSE_MISSES: dict[str, str] = {
         "not read as a stack)",
     # the sixteenth batch (fresh15), after its tuning
     # the seventeenth batch (fresh16), after its tuning
-    "u204-sglang-2512-kimi-linear-attention-backend-init-scheduler-exception-cut.log":
-        "the KV pool allocated, then 'Scheduler hit an exception' in init_attention_backend, cut "
-        "before its message: labelled unknown; read kv_cache_oom (SGLang dying after its pool "
-        "with the error cut is read as the pool sizing)",
     "u217-sglang-kt-kernel-dsv3-fatal-python-segfault-inductor-threads.log":
         "fifteen processes' 'Fatal Python error: Segmentation fault' and a thread dump in "
         "inductor's compile workers: labelled unknown; read triton_compile_error",
     # the eighteenth batch (fresh17), after its tuning
     # the nineteenth batch (fresh18), after its tuning
-    "w304-sglang-2603-gpustack-5090-qwen35-memory-pool-end-then-scheduler-exception-cut.log":
-        "'Memory pool end' then 'Scheduler hit an exception' cut before its message: labelled "
-        "unknown; read kv_cache_oom (SGLang dying after its pool with the error cut)",
     # the twentieth batch (fresh19), after its tuning
     "x310-vllm-085-gpustack-ray-distributed-aarch64-actor-died-engine-core-init-failed-two-pieces.log":
         "Ray's 'The actor is dead because its worker process has died' (SYSTEM_ERROR) in a "

@@ -1652,10 +1652,15 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
         # Only when its markers got there (a traceback alone dated by its frames says nothing
         # of the weights being done). (vLLM's phase of the same name also compiles and profiles
         # the model: no such guess.)
+        # (Not once SGLang reported the pool made, `KV Cache is allocated` / `Memory pool end`:
+        # the sizing check passed, and what failed after it - the attention backend's init,
+        # the graphs' setup - is not named by the pool.)
         visible_root = any(i >= start and not w for i, w in scan.exceptions)
         if phase is Phase.KV_CACHE_ALLOC and scan.final_phase is Phase.KV_CACHE_ALLOC \
                 and not visible_root and engine == "sglang" and \
-                not _weights_left_room(raw, scan):
+                not _weights_left_room(raw, scan) and not any(
+                    "Memory pool end" in line or "KV Cache is allocated" in line
+                    for line in raw[start:]):
             cands.append(_Candidate(Cause.KV_CACHE_OOM, 12, anchor))
         # SGLang died in CUDA-graph capture at its very first batch, the error text cut off: a
         # kernel that cannot launch at all on this GPU (no kernel image for its architecture)
