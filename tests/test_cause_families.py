@@ -2395,3 +2395,14 @@ def test_a_cut_error_after_sglang_made_its_pool_is_not_the_pools_sizing() -> Non
     # guard: cut right after the weights (../sglang-logs/23's shape), the pool sizing is the guess
     text = "\n".join(_POOL_MADE[:1] + _POOL_MADE[3:]) + "\n"
     assert cause_of(text, "sglang") is Cause.KV_CACHE_OOM
+
+
+# --- the fifty-first batch's kinds ----------------------------------------------------------
+
+
+def test_a_ray_node_listing_no_device_of_the_platform_is_invalid_config() -> None:
+    error = ("ValueError: Current node has no NPU available. current_node_resource={'memory': "
+             "2150000000.0, 'GPU': 8.0, 'CPU': 192.0}")
+    text = tb((f"{VL}/executor/ray_utils.py", "initialize_ray_cluster", "x = y()"), error=error,
+              prefix=CORE)
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG

@@ -449,6 +449,23 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the fifty-first batch (fresh50), as scored blind, then tuned on
+    "af105-vllm-0110-lmcache-gb200-ray-dsv32-enginecore-fatal-one-line.log":
+        "one line cut mid-word, 'EngineCore encounter': labelled serving (the busy loop's "
+        "'encountered a fatal error', as the thread says), read launch (the words are not there)",
+    "af110-vllm-0130-rtx6000pro-sm120-gptoss-120b-marlin-fp4-fallback-two-lines.log":
+        "two quantization-method lines (Marlin's weight-only FP4 fallback): labelled "
+        "weight_loading (printed as the layers are built), read launch (no loader marker)",
+    "af113-vllm-ci-2601-pytorch-210-release-test-wait-for-engine-startup-listing-cut.log":
+        "pytest's listing of wait_for_engine_startup's signature on a CI page, cut: labelled "
+        "crashed (pytest prints a raising function's source), read incomplete (no error line)",
+    "af118-vllm-ascend-0140rc1-dsv32-a2-2node-chat-stream-generator-request-error-cut.log":
+        "a chat request's traceback through AsyncLLM's output_handler, cut: labelled ready (one "
+        "request's error), read crashed (the output handler raises into requests only when its "
+        "loop died: every request in flight fails)",
+    "af305-vllm-spyre-2503-v0-mq-engine-warmup-shapes-attributeerror.log":
+        "the Spyre plugin's AttributeError in the V0 engine's constructor after its 'load "
+        "model...' line: labelled weight_loading, read launch (the plugin's line is no marker)",
     # the forty-ninth batch (fresh48), as scored blind, then tuned on
     "ad107-vllm-pr-2609-glm53-flash-eplb-before-enginecore-failed-to-start-init-kv-cut.log":
         "'EngineCore failed to start' cut in EngineCore.__init__ at a source line cut to "
@@ -722,6 +739,11 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the fifty-first batch (fresh50), as scored blind, then tuned on
+    "af301-vllm-ascend-2605-glm51-hccl-watchdog-aicore-error.log":
+        "CANN's 'fftsplus aicore error' under an HCCL watchdog's termination: labelled "
+        "gpu_fault (also illegal_memory_access), read unknown (j111's AI-core fault with an "
+        "invalid address is labelled illegal_memory_access; this one names none)",
     # the forty-ninth batch (fresh48), as scored blind, then tuned on
     "ad106-vllm-2609-exl3-4x-gb10-tp4-rank1-tcpstore-check-distnetworkerror-frames-cut.log":
         "a C++ backtrace constructing a DistNetworkError in the NCCL heartbeat monitor's "

@@ -2400,3 +2400,13 @@ def test_v0s_input_dump_of_a_failed_step_dates_it_as_its_frame() -> None:
             "model_input_20241108-023641.pkl): CUDA out of memory. Tried to allocate 296.00 MiB.")
     v = verdict(line, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC, Cause.CUDA_OOM)
+
+
+# --- the fifty-first batch's kinds ----------------------------------------------------------
+
+
+def test_the_custom_all_reduce_registering_graph_buffers_is_the_capture() -> None:
+    line = ('  File "/sgl-workspace/sglang/python/sglang/srt/distributed/device_communicators/'
+            'custom_all_reduce.py", line 307, in register_graph_buffers')
+    v = verdict("Traceback (most recent call last):", line, engine="sglang")
+    assert v.phase is Phase.CUDA_GRAPH_CAPTURE

@@ -937,6 +937,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # host without a usable driver says so itself (gpu_fault above); a GPU that fails
            # under a run is XID/ECC/launch failures, never this.
            r"No CUDA GPUs are available",
+           # (vLLM-Ascend's Ray executor on a node whose Ray resources list no NPU: `ValueError:
+           # Current node has no NPU available. current_node_resource={...}` - the cluster was
+           # started without the device resource the executor places its workers by)
+           r"Current node has no (?:NPU|GPU|TPU|XPU|HPU)s? available",
            # devices listed by UUID (`CUDA_VISIBLE_DEVICES=GPU-64b9...`, as Kubernetes' device
            # plugin and vGPU hosts set it) where the engine parses device indices: `ValueError:
            # invalid literal for int() with base 10: 'GPU-64b90baa-...'`
@@ -1368,8 +1372,11 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                       r"|/srt/managers/scheduler\.py:watchdog_thread$")),
     # (not torch_npu's NPUGraph.update -> update_capture_record: it rewrites a captured graph's
     # inputs before a replay, which runs in warmup and serving alike)
+    # (and the custom all-reduce registering the buffers the captured graphs use, which SGLang
+    # and vLLM do as the capture's context exits: `custom_all_reduce.py ... in
+    # register_graph_buffers`)
     (Phase.CUDA_GRAPH_CAPTURE, _C(r":(?!update_capture)\w*capture\w*$|:init_cuda_graphs?$"
-                                  r"|:init_device_graphs$"
+                                  r"|:init_device_graphs$|custom_all_reduce\.py:register_graph_buffers$"
                                   r"|graph_runner\.py:__init__$|cuda_graph_setup\.py:")),
     # (SGLang 2026 builds: the scheduler's init_memory_pools -> init_target_memory_pool)
     (Phase.KV_CACHE_ALLOC, _C(r":(?:init_(?:target_)?memory_pools?|profile_max_num_token"

@@ -154,6 +154,13 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the fifty-first batch (fresh50), as scored blind
+    "af113-vllm-ci-2601-pytorch-210-release-test-wait-for-engine-startup-listing-cut.log":
+        _LABEL_LIVE,
+    "af118-vllm-ascend-0140rc1-dsv32-a2-2node-chat-stream-generator-request-error-cut.log":
+        "a request's traceback through the output handler, cut: diagnose reads the handler's "
+        "death (crashed, a known miss, labelled ready); live, the replay stays up and silent "
+        "with no marker read (the trackers do not read frames) and the daemon calls it hung",
     # the forty-ninth batch (fresh48), as scored blind
     "ad108-vllm-pr-2609-glm53-flash-eplb-after-api-routes-listed.log": _ROUTES_ONLY,
     "ad308-vllm-010x-2509-blog-autodl-qwen3-8b-modelscope-starting-api-server-one-line.log":
