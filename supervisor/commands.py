@@ -6,6 +6,7 @@ peer and are written to the audit table with their result.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -114,6 +115,19 @@ def _arg(args: dict[str, Any], name: str, kind: type | tuple[type, ...], default
     if not isinstance(value, kind):
         raise wire.ProtocolError(wire.BAD_REQUEST, f"argument {name!r} has the wrong type")
     return value
+
+
+# a time given as seconds since the epoch: beyond this (the year 5138) it is no time a run had,
+# and the clock and SQLite calls it reaches overflow on it
+_EPOCH_MAX = 1e11
+
+
+def _since_arg(args: dict[str, Any]) -> float | None:
+    since = _arg(args, "since", (int, float), None)
+    if since is not None and not (math.isfinite(since) and 0 <= since <= _EPOCH_MAX):
+        raise wire.ProtocolError(wire.BAD_REQUEST, "argument 'since' must be a time in seconds "
+                                 f"since the epoch, between 0 and {_EPOCH_MAX:.0f}")
+    return since
 
 
 @command("ping")
@@ -412,7 +426,7 @@ async def brief(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     """{"cmd": "brief", "args": {"since": epoch?}} -> {markdown}"""
     from .brief import build_brief
 
-    since = _arg(args, "since", (int, float), None)
+    since = _since_arg(args)
     return {"markdown": build_brief(d.arbiter, since)}
 
 
@@ -423,7 +437,7 @@ async def metrics(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     latest values, as in status.run.serving) and their series, one row a second at most while
     stats lines come (``t`` plus the fields the engine reported), oldest first, the last hour
     at most; ``since`` keeps the rows at or after that time."""
-    since = _arg(args, "since", (int, float), None)
+    since = _since_arg(args)
     run = d.arbiter.current
     out: dict[str, Any] = {"run_id": None, "profile": None, "engine": None, "status": None,
                            "serving": None, "fields": list(SERVING_FIELDS), "series": []}
