@@ -2406,3 +2406,20 @@ def test_a_ray_node_listing_no_device_of_the_platform_is_invalid_config() -> Non
     text = tb((f"{VL}/executor/ray_utils.py", "initialize_ray_cluster", "x = y()"), error=error,
               prefix=CORE)
     assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+# --- the fifty-second batch's kinds ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    # vLLM's Transformers fallback, reached by an architecture vLLM does not serve
+    "ValueError: Cannot find model module. 'MiniMaxM1ForCausalLM' is not a registered model in "
+    "the Transformers library (only relevant if the model is meant to be in Transformers)",
+    # a tool-call parser this build does not have
+    "KeyError: 'invalid tool call parser: kimi_k2 (chose from { deepseek_v3,hermes,mistral })'",
+    # a checkpoint's compressed-tensors scheme this build cannot run
+    "NotImplementedError: No compressed-tensors compatible scheme was found.",
+])
+def test_newer_wordings_of_a_config_the_engine_rejects(line: str) -> None:
+    v = verdict(line, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG)

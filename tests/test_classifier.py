@@ -450,6 +450,14 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the fifty-second batch (fresh51), as scored blind, then tuned on
+    "ag409-vllm-2603-minimax-m25-local-path-error-retrieving-safetensors-retry-one-line.log":
+        "one error-level line that says 'retrying 1 of 2': labelled crashed (the thread says it "
+        "did not start), read incomplete (the loader says it tries again)",
+    "ag512-vllm-omni-0260rc1-8xl4-stage0-engine-core-timeouterror-busy-loop.log":
+        "a log collector's stamp with its first digit lost on every line ('026-07-29 11:18:04: "
+        "'), so the process prefix under it is not stripped and the busy loop's source line is "
+        "not read: labelled serving, read launch (with the stamp whole it reads serving)",
     # the fifty-first batch (fresh50), as scored blind, then tuned on
     "af105-vllm-0110-lmcache-gb200-ray-dsv32-enginecore-fatal-one-line.log":
         "one line cut mid-word, 'EngineCore encounter': labelled serving (the busy loop's "

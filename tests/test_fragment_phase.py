@@ -2410,3 +2410,67 @@ def test_the_custom_all_reduce_registering_graph_buffers_is_the_capture() -> Non
             'custom_all_reduce.py", line 307, in register_graph_buffers')
     v = verdict("Traceback (most recent call last):", line, engine="sglang")
     assert v.phase is Phase.CUDA_GRAPH_CAPTURE
+
+
+# --- the fifty-second batch's kinds ---------------------------------------------------------
+
+_SHARDS_DONE = ("Loading safetensors checkpoint shards: 100% Completed | 4/4 "
+                "[00:01<00:00,  2.31it/s]")
+
+
+def test_a_bare_bar_after_the_shards_are_loaded_is_sglangs_capture() -> None:
+    # an offline Engine at log level error (SGLang 0.4's docs notebooks): the shard bar, then
+    # the capture loop's own bar, which has no description in those builds
+    bar = "100%|██████████| 23/23 [00:06<00:00,  3.67it/s]"
+    assert tracker_phase(_SHARDS_DONE, bar, engine="sglang") is Phase.CUDA_GRAPH_CAPTURE
+    assert verdict(_SHARDS_DONE, bar, engine="sglang").phase is Phase.CUDA_GRAPH_CAPTURE
+    # guards: a bar with a description is someone else's; a bare bar while shards still load
+    # is no capture
+    named = "Fetching 4 files: 100%|██████████| 4/4 [00:00<00:00, 12.1it/s]"
+    assert tracker_phase(_SHARDS_DONE, named, engine="sglang") is Phase.WEIGHT_LOADING
+    half = "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:01<00:01,  1.87it/s]"
+    assert tracker_phase(half, bar, engine="sglang") is Phase.WEIGHT_LOADING
+
+
+def test_aphrodites_weights_loaded_line_ends_weight_loading() -> None:
+    # Aphrodite, the vLLM fork: each Ray worker's and the driver's end line
+    lines = ("(RayWorkerAphrodite pid=2015) INFO:     Model weights loaded. Memory usage: "
+             "21.13 GiB x 2 = 42.27 GiB",
+             "(RayWorkerAphrodite pid=2015) ERROR:    Error executing method")
+    assert tracker_phase(lines[0]) is Phase.KV_CACHE_ALLOC
+    v = verdict(*lines)  # (engine detected: the fork's worker prefix is vLLM's)
+    assert (v.engine, v.outcome, v.phase) == ("vllm", Outcome.CRASHED, Phase.KV_CACHE_ALLOC)
+
+
+def test_vllm_omnis_orchestrator_enqueuing_a_prompt_is_serving() -> None:
+    lines = ("INFO 02-25 02:59:56 [omni.py:463] [Orchestrator] All stages initialized "
+             "successfully",
+             "DEBUG 02-25 02:59:56 [omni.py:933] [Orchestrator] Enqueued request "
+             "0_5837994d-e129-4f91-bec9-fe65d96c1394 to stage-0")
+    assert tracker_phase(*lines) is Phase.SERVING
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+
+
+def test_a_500_then_uvicorn_shutting_down_is_the_engines_death() -> None:
+    # vLLM's launcher answers 500 for a dead engine and sets its server to exit
+    lines = ['(APIServer pid=1) INFO:     10.88.0.1:39996 - "POST /v1/chat/completions '
+             'HTTP/1.1" 500 Internal Server Error',
+             "(APIServer pid=1) INFO:     Shutting down"]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.SERVING, Cause.UNKNOWN)
+    # guards: the same shutdown after a 200, or after a stop asked for, is a stop
+    ok = [lines[0].replace("500 Internal Server Error", "200 OK"), lines[1]]
+    assert verdict(*ok, engine="vllm").outcome is Outcome.READY
+    asked = [lines[0], "(APIServer pid=1) INFO 12-04 10:00:00 [launcher.py:99] Shutting down "
+             "FastAPI HTTP server.", lines[1]]
+    assert verdict(*asked, engine="vllm").outcome is not Outcome.CRASHED
+
+
+def test_a_launchers_command_tag_and_a_bracketed_process_prefix_are_stripped() -> None:
+    line = ("[2026-01-22 20:05:33] [/bin/sh]: [EngineCore_DP0][pid=1242] ERROR 01-22 "
+            "12:05:33.129 [core.py:1302]     return self._get_mm_max_tokens(seq_len)")
+    assert strip_wrappers(line) == "    return self._get_mm_max_tokens(seq_len)"
+    # (the command with its node and rank, as before; a bracketed word alone is a message)
+    assert strip_wrappers("[/bin/sh@<0,1>]: INFO ready") == "INFO ready"
+    assert strip_wrappers("[ERROR]: disk full") == "[ERROR]: disk full"

@@ -241,9 +241,10 @@ _SGLANG_HINTS = literal_prefilter(*(
     "Load weight begin", "Load weight end", "Memory pool end", "max_total_num_tokens=",
     "Decode batch", "Prefill batch", "scheduler is dead"))
 # vLLM's process prefixes (V1's `(APIServer pid=N)`, `(EngineCore_DP0 pid=N)`, V0's
-# `(VllmWorkerProcess pid=N)`, its Ray workers'): on the raw line, as a wrapper strips them
+# `(VllmWorkerProcess pid=N)`, its Ray workers', and those of Aphrodite, the vLLM fork): on
+# the raw line, as a wrapper strips them
 _VLLM_PROCESS = re.compile(r"\((?:APIServer|EngineCore(?:_\w+)?|VllmWorker\w*(?: rank=\d+)?"
-                           r"|RayWorkerWrapper|RayWorkerVllm) pid=\d+")
+                           r"|RayWorker(?:Wrapper|Vllm|Aphrodite)) pid=\d+")
 # uvicorn's own access and lifecycle lines in its default format, as vLLM's API server leaves
 # them (`INFO:     Started server process [4803]`); SGLang gives them its timestamp from 2025
 # (`[2025-07-01 15:50:49] INFO:     ...`), its 2024 builds did not (3 of the 24 labelled logs
@@ -1123,6 +1124,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         fatal_after = _error_end(raw, msgs, scan)
     if not fatal_after and scan.frames:
         fatal_after = _cut_at_engine_dead(raw, scan)
+    if not fatal_after and ready is not None:
+        fatal_after = _dead_engine_shutdown(msgs, scan)
     if not fatal_after and ready is None and scan.stop_at is None:
         scan.stop_at = _ctrl_c_echo(raw)  # (a ready log stopped is ready all the same)
     stopped = scan.stop_at is not None and not fatal_after
@@ -1790,6 +1793,29 @@ def _cut_at_engine_dead(raw: list[str], scan: _Scan) -> list[tuple[int, bool]]:
     if source >= len(raw) or len(raw) - source > 3 or "raise EngineDeadError" not in raw[source]:
         return []
     return [(source, True)]
+
+
+def _dead_engine_shutdown(msgs: list[str], scan: _Scan) -> list[tuple[int, bool]]:
+    """vLLM's API server answering 500 and then shutting its uvicorn down, near the log's end,
+    with no stop asked for before: the launcher's handlers for a dead engine (entrypoints/
+    launcher.py: EngineDeadError, AsyncEngineDeadError and the engine's RuntimeErrors answer
+    the request 500 and set the server to exit) - the engine died under a request, though its
+    own error is not in the log (a paste of the API server's lines). A signal's stop logs the
+    same `Shutting down` without the 500 just before it. Asked once a log, of its last lines."""
+    end = len(msgs)
+    for i in range(end - 1, max(-1, end - _SHUTDOWN_TAIL), -1):
+        if _UVICORN_SHUTTING_DOWN.match(msgs[i]):
+            if scan.stop_at is not None and scan.stop_at < i:
+                return []
+            for j in range(i - 1, max(-1, i - 3), -1):
+                if '" 500' in msgs[j] and "HTTP/" in msgs[j]:
+                    return [(j, True)]
+            return []
+    return []
+
+
+_SHUTDOWN_TAIL = 6  # lines from the end where uvicorn's `Shutting down` is looked for
+_UVICORN_SHUTTING_DOWN = re.compile(r"INFO:\s+Shutting down\s*$")
 
 
 def _cut_frame(scan: _Scan, frames: list[tuple[int, str]]) -> int | None:

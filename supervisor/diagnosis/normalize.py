@@ -90,8 +90,12 @@ _RARE_WRAPPER_FORMS: tuple[str, ...] = (
     # (`04-20 13:32:25.784  File "..."`: a traceback's indentation kept after it)
     r"\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}(?!\d) ?",
     # a job launcher's per-process tag after its own stamp, `[/bin/sh@<0,0>]: ` (the command,
-    # then <node,rank>), around an SGLang server's lines
-    r"\[[\w./\-]{1,120}+@<\d+,\d+>\]: ?",
+    # then <node,rank>), around an SGLang server's lines; or the command alone, `[/bin/sh]: `
+    # (Alibaba PAI's launcher around vLLM's lines)
+    r"\[(?:[\w./\-]{1,120}+@<\d+,\d+>|/[\w./\-]{1,120}+)\]: ?",
+    # a process prefix in brackets, `[EngineCore_DP0][pid=1242] ` (that launcher's vLLM build
+    # in place of `(EngineCore_DP0 pid=1242) `)
+    r"\[[A-Za-z][\w.\-]{0,60}+\]\[pid=\d+\] ?",
     # a multi-pod log viewer (stern, kubetail): `<pod> <container> ` before each line; a pod of
     # a Deployment ends in its ReplicaSet hash and a 5-character suffix. Only where a process
     # prefix follows (`(APIServer pid=1) `), as in llm-d's and vLLM's multi-process logs.

@@ -889,8 +889,19 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # given the wrong way).
     + _sig(Cause.INVALID_CONFIG, 61,
            r"Unknown quantization method", r"Found unknown quantization",
+           # (a checkpoint's compressed-tensors scheme this build has no kernel path for:
+           # `NotImplementedError: No compressed-tensors compatible scheme was found.`)
+           r"No compressed-tensors compatible scheme was found",
            r"validation errors? for (?:\w*Config|EngineArgs|ServerArgs)\b",
            r"Model architectures? \[[^\]]*\] (?:are|is) not supported",
+           # (and in the words of vLLM's Transformers fallback, which an architecture vLLM
+           # does not serve falls to: `Cannot find model module. 'MiniMaxM1ForCausalLM' is not
+           # a registered model in the Transformers library ...`)
+           r"is not a registered model in the Transformers library",
+           # a parser named on the command line that this build does not have (vLLM's
+           # ToolParserManager: `KeyError: 'invalid tool call parser: kimi_k2 (chose from
+           # { deepseek_v3,hermes,... })'`), as argparse's `invalid choice` is
+           r"invalid tool[ _]call parser: \S+ \(chose from",
            # a model config whose model type the installed Transformers does not know
            r"model type `[^`]+` but Transformers does not recognize this architecture",
            # vLLM's input processor refusing a prompt longer than the launch's max_model_len

@@ -9,7 +9,7 @@ or an SGLang prefill batch with other requests running or queued (its warmup sen
 or an SGLang PD transfer or bootstrap failing for a request or its requests retracted for want of
 KV cache (both serving at once: they name running requests), or a vLLM PD decode request waiting
 for its KV blocks or failing to receive them, or the progress bar of vLLM's offline
-``LLM.generate``, or uvicorn's error for one request (``Exception in ASGI application``,
+``LLM.generate`` (vLLM-Omni's orchestrator enqueuing a prompt), or uvicorn's error for one request (``Exception in ASGI application``,
 base.py).
 The live trackers and the offline classifier apply this one rule, so both reach the same phase.
 """
@@ -93,6 +93,9 @@ _PD_REMOTE_KV_WAIT = "WAITING_FOR_REMOTE_KVS"
 # vLLM's offline LLM.generate / LLM.chat (`Processed prompts:  25%|...| 1/4 [...]`): the bar of
 # the requests it added, printed only once the engine is constructed: the engine is serving them.
 _OFFLINE_BAR = re.compile(r"Processed prompts:\s*\d+%\|")
+# (vLLM-Omni's offline Orchestrator handing each prompt of a generate() call to its first stage,
+# `[Orchestrator] Enqueued request 0_5837... to stage-0`: its counterpart of that bar)
+_OMNI_ENQUEUED = re.compile(r"\[Orchestrator\] Enqueued request \S+ to stage-\d+")
 # OpenRLHF's PPO trainer driving vLLM rollout engines (LLMRayActor): each step of its
 # `Episode [i/N]` bar (ppo_trainer.py) generates rollouts on the engines before training, and
 # the actor's `Train epoch [i/N]` bar (ppo_actor.py) trains on rollouts already generated; a
@@ -165,7 +168,7 @@ def is_engine_traffic(line: str) -> bool:
         return True
     if _KV_CONNECTOR_HOOK in line or _KV_EXPIRED in line or _ACLGRAPH_REPLAY in line:
         return True
-    if "Processed prompts" in line:
+    if "Processed prompts" in line or "Enqueued request" in line:
         return is_offline_generate(line)
     if _PREFILL_DEQUEUED in line:
         return True
@@ -189,7 +192,10 @@ def is_rollout_bar(line: str) -> bool:
 
 
 def is_offline_generate(line: str) -> bool:
-    """The progress bar of vLLM's offline LLM.generate: the engine is up and serving."""
+    """The progress bar of vLLM's offline LLM.generate (or vLLM-Omni's orchestrator handing a
+    prompt to its first stage): the engine is up and serving."""
+    if "Enqueued request" in line:
+        return _OMNI_ENQUEUED.search(line) is not None
     return "Processed prompts" in line and _OFFLINE_BAR.search(line) is not None
 
 

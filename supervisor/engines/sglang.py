@@ -269,14 +269,28 @@ class SGLangTracker(MarkerTracker):
                 self.progress = {"kind": "cuda_graph_bs", "done": 0, "total": total}
             return changed
         m = _CAPTURE_BAR_RE.search(line)
-        if m is None and self.phase is Phase.CUDA_GRAPH_CAPTURE and "Completed |" not in line:
-            m = PLAIN_BAR_RE.search(line)  # unlabelled tqdm bar of older builds (fixture 02)
+        if m is None and "Completed |" not in line and (
+                self.phase is Phase.CUDA_GRAPH_CAPTURE or self._shards_all_loaded()):
+            # the unlabelled tqdm bar of 0.3-0.4 builds' capture loop (fixture 02); also right
+            # after the shard bar reached its total, where an offline Engine (log level error:
+            # the docs' notebooks) prints no capture marker and no bar but the capture's comes
+            # next. A bar with a description is someone else's.
+            m = PLAIN_BAR_RE.search(line)
+            if m is not None and self.phase is not Phase.CUDA_GRAPH_CAPTURE and \
+                    line[:m.start()].strip(" \r\t"):
+                m = None
         if m is None:
             return False
         changed = self._advance(Phase.CUDA_GRAPH_CAPTURE)
         if self.phase is Phase.CUDA_GRAPH_CAPTURE:
             self.progress = {"kind": "cuda_graph_bs", "done": int(m[1]), "total": int(m[2])}
         return changed
+
+    def _shards_all_loaded(self) -> bool:
+        """Weight loading, its shard bar at its total."""
+        bar = self.progress
+        return self.phase is Phase.WEIGHT_LOADING and bar is not None and \
+            bar.get("kind") == "weight_shards" and bar.get("done") == bar.get("total")
 
     def _pending_flush(self, line: str) -> bool:
         """A cache flush refused for requests in flight (scheduler.flush_cache: `Cache not

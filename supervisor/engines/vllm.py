@@ -42,7 +42,7 @@ _PREFILTER = literal_prefilter(
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
     "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "reset prefix cache",
     "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/", "Reqid: ",
-    "(engine dead)", "Registering KV_Caches",
+    "(engine dead)", "Registering KV_Caches", "weights loaded. Memory",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -159,8 +159,10 @@ _ENGINE_UP_RE = _C(r"init engine \(profile, create kv cache, warmup model\) took
 # driver or a single process): V1's `Model loading took`, V0 0.4-0.6's and vLLM-Ascend's
 # `Loading model weights took X GB`. Loading is over once every rank the log shows loading has
 # ended it (as SGLang's `Load weight end`); Ray folds the same line of other workers into one
-# `[repeated 14x across cluster]`, which ends them all.
-_WEIGHTS_END_RE = _C(r"Model loading took|Loading model weights took")
+# `[repeated 14x across cluster]`, which ends them all. (Aphrodite, the vLLM fork, 2024: `Model
+# weights loaded. Memory usage: 17.15 GiB x 4 = 68.60 GiB`, each Ray worker's and the driver's.)
+_WEIGHTS_END_RE = _C(r"Model loading took|Loading model weights took"
+                     r"|Model weights loaded\. Memory usage:")
 # (with the rank V0 and 0.8-0.9 workers name, `(VllmWorker rank=3 pid=1564)`, or 0.10's
 # parallel ranks, `(VllmWorker TP0 pid=7)`, `(Worker_TP1_EP1 pid=9)`: each rank its own tag)
 _PROC_TAG_RE = _C(r"\(([A-Za-z][\w-]*(?: rank=\d+| [A-Z]{2}\d+(?:_[A-Z]{2}\d+)*)? pid=\d+)"
@@ -254,8 +256,8 @@ class VLLMTracker(MarkerTracker):
             bar = self.progress
             if bar is not None and self.phase is Phase.WEIGHT_LOADING:
                 self.bar_open = bar["done"] < bar["total"]  # (set from this bar, or unchanged)
-        elif (self.line_marker is Phase.WEIGHT_LOADING or "took" in line) and \
-                self.phase.rank <= Phase.WEIGHT_LOADING.rank:
+        elif (self.line_marker is Phase.WEIGHT_LOADING or "took" in line
+              or "weights loaded" in line) and self.phase.rank <= Phase.WEIGHT_LOADING.rank:
             changed = self._weights_of_rank(line) or changed
         if ("Warmup" in line or "ampler warmup" in line) and _HPU_WARMUP_RE.search(line):
             self.markers_seen += 1
@@ -289,7 +291,8 @@ class VLLMTracker(MarkerTracker):
         """A rank loading (a weight-loading marker under its tag) or ending its load; the last
         to end, with no shard bar left short of its total (the driver's, untagged in Ray
         runs), moves the run to kv_cache_alloc."""
-        if "took" not in line or _WEIGHTS_END_RE.search(line) is None:
+        if ("took" not in line and "weights loaded" not in line) or \
+                _WEIGHTS_END_RE.search(line) is None:
             if self.line_marker is Phase.WEIGHT_LOADING:
                 self.loading_ranks.add(_proc_tag(line))
             return False

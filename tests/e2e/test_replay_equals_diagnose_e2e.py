@@ -154,6 +154,9 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the fifty-second batch (fresh51), as scored blind
+    "ag409-vllm-2603-minimax-m25-local-path-error-retrieving-safetensors-retry-one-line.log":
+        _LABEL_LIVE,
     # the fifty-first batch (fresh50), as scored blind
     "af113-vllm-ci-2601-pytorch-210-release-test-wait-for-engine-startup-listing-cut.log":
         _LABEL_LIVE,
