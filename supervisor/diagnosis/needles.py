@@ -12,80 +12,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
 
-from ..engines.literals import anchored_branch, anchored_branches, literal_trie
+from ..engines.literals import (
+    MIN_NEEDLE,
+    anchored_branch,
+    anchored_branches,
+    literal_trie,
+    lowered_needles,
+    needles,
+)
 
-try:  # Python 3.11+
-    from re import _constants as C  # type: ignore[attr-defined]
-    from re import _parser as sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants as C  # type: ignore[no-redef]
-    import sre_parse  # type: ignore[no-redef]
-
-MIN_NEEDLE = 3
-
-
-def needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
-    """Literals of which one must occur in any match of ``pattern``; None if unknown."""
-    if pattern.flags & re.IGNORECASE:
-        return None
-    return _parsed_needles(pattern)
-
-
-def lowered_needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
-    """The same, lowercased, for a test on ``text.lower()``: also for a case-insensitive
-    pattern. Only sound on ASCII text, and None for a non-ASCII literal: IGNORECASE folds a few
-    non-ASCII letters onto ASCII ones (``ſ`` onto ``s``, the Kelvin sign onto ``k``)."""
-    found = _parsed_needles(pattern)
-    if not found or not all(n.isascii() for n in found):
-        return None
-    return tuple(dict.fromkeys(n.lower() for n in found))
-
-
-def _parsed_needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
-    try:
-        parsed = sre_parse.parse(pattern.pattern, pattern.flags)
-    except Exception:  # an internal parser: never let it break the classifier
-        return None
-    return _sequence(list(parsed))
-
-
-def _sequence(items: Sequence[tuple[Any, Any]]) -> tuple[str, ...] | None:
-    """The best requirement of a concatenation: a run of literals, or a required group's."""
-    best: tuple[str, ...] | None = None
-
-    def consider(option: tuple[str, ...] | None) -> None:
-        nonlocal best
-        if option and min(map(len, option)) >= MIN_NEEDLE and (
-                best is None or min(map(len, option)) > min(map(len, best))):
-            best = option
-
-    run: list[str] = []
-    for op, av in [*items, (None, None)]:
-        if op is C.LITERAL:
-            run.append(chr(av))
-            continue
-        if run:
-            consider(("".join(run),))
-            run = []
-        if op is C.SUBPATTERN:
-            _group, add_flags, _del_flags, sub = av
-            if not add_flags & C.SRE_FLAG_IGNORECASE:
-                consider(_sequence(list(sub)))
-        elif op is C.BRANCH:
-            consider(_any_of(av[1]))
-    return best
-
-
-def _any_of(branches: Iterable[Any]) -> tuple[str, ...] | None:
-    out: list[str] = []
-    for branch in branches:
-        req = _sequence(list(branch))
-        if req is None:
-            return None  # this branch can match without any literal we know of
-        out.extend(req)
-    return tuple(dict.fromkeys(out))
+__all__ = ["MIN_NEEDLE", "LiteralSets", "NeedleIndex", "lowered_needles", "needles"]
 
 
 class NeedleIndex:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..states import Phase
+from .literals import needles
 
 Progress = dict[str, Any]
 
@@ -203,6 +204,13 @@ def _progress_belongs(progress: Progress, phase: Phase) -> bool:
         kind == "cuda_graph_bs" and phase is Phase.CUDA_GRAPH_CAPTURE)
 
 
+def _holds_any(line: str, literals: tuple[str, ...]) -> bool:
+    for literal in literals:
+        if literal in line:
+            return True
+    return False
+
+
 class MarkerTracker(PhaseTracker):
     """A tracker driven by a table of (regex, phase) markers behind one prefilter regex.
 
@@ -215,10 +223,15 @@ class MarkerTracker(PhaseTracker):
     PREFILTER: re.Pattern[str] = re.compile(r"(?!x)x")
     MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = ()
     MARKERS_LATEST_FIRST: tuple[tuple[re.Pattern[str], Phase], ...] = ()  # __init_subclass__
+    # each marker's literals (one must be in any line it matches; None: always searched): a
+    # line past the prefilter holds one marker's words, if any, and `in` tests are cheap where
+    # a search of each marker's alternation is not
+    MARKER_GATES: tuple[tuple[str, ...] | None, ...] = ()
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         cls.MARKERS_LATEST_FIRST = tuple(sorted(cls.MARKERS, key=lambda m: -m[1].rank))
+        cls.MARKER_GATES = tuple(needles(rx) for rx, _ in cls.MARKERS_LATEST_FIRST)
 
     def feed_chunk(self, chunk: bytes) -> list[PhaseUpdate]:
         # Serving is the last phase, and where the log runs at thousands of lines a second
@@ -250,8 +263,9 @@ class MarkerTracker(PhaseTracker):
         old_progress, old_ready = self.progress, self.ready
         changed = False
         target: Phase | None = None
-        for rx, phase in self.MARKERS_LATEST_FIRST:  # the latest phase a line names wins
-            if rx.search(line):
+        for (rx, phase), gate in zip(self.MARKERS_LATEST_FIRST, self.MARKER_GATES):
+            # (the latest phase a line names wins)
+            if (gate is None or _holds_any(line, gate)) and rx.search(line):
                 target = phase
                 break
         if target is not None:

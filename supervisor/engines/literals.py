@@ -18,7 +18,15 @@ often the matcher is entered decides the cost:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+try:  # Python 3.11+
+    from re import _constants as C  # type: ignore[attr-defined]
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as C  # type: ignore[no-redef]
+    import sre_parse  # type: ignore[no-redef]
 
 # How often each character occurs in engine logs, per 10,000 characters (the raw lines of the
 # 828 labelled logs in tests/fixtures, 2026-12; any other character counts as 0.5). Only the
@@ -143,3 +151,76 @@ def literal_trie(fragments: Iterable[str], *, longest: bool) -> str:
         return f"(?:{body})?" if ends else body
 
     return emit(trie)
+
+
+# --- the literals a regex needs --------------------------------------------------------------
+# Literal text a regex cannot match without: a cheap gate in front of a search. Each pattern
+# gets the literals of which at least one must occur in any text it matches (its "needles"),
+# worked out from the parsed regex. Where that cannot be said simply (a case-insensitive group,
+# no literal of 3+ characters) it gets none and is always tried, so a gate never changes a
+# result, only skips searches that would fail. (The classifier's signatures, diagnosis/
+# needles.py, and the trackers' markers, base.py, are gated so.)
+
+MIN_NEEDLE = 3
+
+
+def needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """Literals of which one must occur in any match of ``pattern``; None if unknown."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    return _parsed_needles(pattern)
+
+
+def lowered_needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """The same, lowercased, for a test on ``text.lower()``: also for a case-insensitive
+    pattern. Only sound on ASCII text, and None for a non-ASCII literal: IGNORECASE folds a few
+    non-ASCII letters onto ASCII ones (``ſ`` onto ``s``, the Kelvin sign onto ``k``)."""
+    found = _parsed_needles(pattern)
+    if not found or not all(n.isascii() for n in found):
+        return None
+    return tuple(dict.fromkeys(n.lower() for n in found))
+
+
+def _parsed_needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    try:
+        parsed = sre_parse.parse(pattern.pattern, pattern.flags)
+    except Exception:  # an internal parser: never let it break the classifier
+        return None
+    return _sequence(list(parsed))
+
+
+def _sequence(items: Sequence[tuple[Any, Any]]) -> tuple[str, ...] | None:
+    """The best requirement of a concatenation: a run of literals, or a required group's."""
+    best: tuple[str, ...] | None = None
+
+    def consider(option: tuple[str, ...] | None) -> None:
+        nonlocal best
+        if option and min(map(len, option)) >= MIN_NEEDLE and (
+                best is None or min(map(len, option)) > min(map(len, best))):
+            best = option
+
+    run: list[str] = []
+    for op, av in [*items, (None, None)]:
+        if op is C.LITERAL:
+            run.append(chr(av))
+            continue
+        if run:
+            consider(("".join(run),))
+            run = []
+        if op is C.SUBPATTERN:
+            _group, add_flags, _del_flags, sub = av
+            if not add_flags & C.SRE_FLAG_IGNORECASE:
+                consider(_sequence(list(sub)))
+        elif op is C.BRANCH:
+            consider(_any_of(av[1]))
+    return best
+
+
+def _any_of(branches: Iterable[Any]) -> tuple[str, ...] | None:
+    out: list[str] = []
+    for branch in branches:
+        req = _sequence(list(branch))
+        if req is None:
+            return None  # this branch can match without any literal we know of
+        out.extend(req)
+    return tuple(dict.fromkeys(out))

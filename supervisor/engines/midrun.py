@@ -9,8 +9,8 @@ or an SGLang prefill batch with other requests running or queued (its warmup sen
 or an SGLang PD transfer or bootstrap failing for a request or its requests retracted for want of
 KV cache (both serving at once: they name running requests), or a vLLM PD decode request waiting
 for its KV blocks or failing to receive them, or the progress bar of vLLM's offline
-``LLM.generate`` (vLLM-Omni's orchestrator enqueuing a prompt), or uvicorn's error for one request (``Exception in ASGI application``,
-base.py).
+``LLM.generate`` (vLLM-Omni's orchestrator enqueuing a prompt), or uvicorn's error for one
+request (``Exception in ASGI application``, base.py).
 The live trackers and the offline classifier apply this one rule, so both reach the same phase.
 """
 
