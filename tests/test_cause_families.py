@@ -2423,3 +2423,20 @@ def test_a_ray_node_listing_no_device_of_the_platform_is_invalid_config() -> Non
 def test_newer_wordings_of_a_config_the_engine_rejects(line: str) -> None:
     v = verdict(line, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG)
+
+
+# --- the fifty-third batch's kinds ----------------------------------------------------------
+
+
+def test_a_kernel_library_without_its_gpu_build_is_import_error() -> None:
+    lines = ("NotImplementedError: No operator found for `memory_efficient_attention_forward` "
+             "with inputs:",
+             "`cutlassF-pt` is not supported because:",
+             "    xFormers wasn't build with CUDA support")
+    assert verdict(*lines, engine="vllm").cause is Cause.IMPORT_ERROR
+    assert verdict("AssertionError: Torch not compiled with CUDA enabled",
+                   engine="vllm").cause is Cause.IMPORT_ERROR
+    # guard: the same words as a probe's warning of a host without nvcc are no error
+    v = verdict("Failed to get device capability: nvcc not found and PyTorch is not built "
+                "with CUDA support.", engine="sglang")
+    assert v.cause is not Cause.IMPORT_ERROR

@@ -452,6 +452,15 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the fifty-third batch (fresh52), as scored blind, then tuned on
+    "ah208-vllm-05x-instructlab-ilab-serve-graph-capture-finished-chat-template-cut.log":
+        "V0's 'Graph capturing finished', then the API server's chat-template print: labelled "
+        "warmup (the engine built), read cuda_graph_capture (the capture's end line is read as "
+        "ll218's six like logs are labelled; the template print is not a marker)",
+    "ah212-sglang-py313-1p1d-mooncake-tcp-thread-dump-watchdog-overlap-worker.log":
+        "every thread's stack, the overlap worker idle in queue.get, no header: labelled hung "
+        "in launch (a dump of a stalled process), read crashed in serving (a thread dump "
+        "reads as faulthandler's on a fatal signal, and the worker loop's frame as serving)",
     # the fifty-second batch (fresh51), as scored blind, then tuned on
     "ag409-vllm-2603-minimax-m25-local-path-error-retrieving-safetensors-retry-one-line.log":
         "one error-level line that says 'retrying 1 of 2': labelled crashed (the thread says it "
@@ -750,6 +759,19 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the fifty-third batch (fresh52), as scored blind, then tuned on
+    "ah105-sglang-l20y-flashinfer-mnnvl-insufficient-driver-scheduler-init.log":
+        "cudaErrorInsufficientDriver raised in FlashInfer's MNNVL all-reduce on Hopper: "
+        "labelled flashinfer_error (the thread: MNNVL needs another GPU), read gpu_fault (the "
+        "error's own words: a driver older than the runtime)",
+    "ah206-vllm-mooncake-pip-no-etcd-plugin-glog-check-failure-launch-cut.log":
+        "Mooncake's 'Unable to find metadata storage plugin etcd', glog's check failure, a "
+        "traceback cut: labelled invalid_config (also import_error: a wheel built without the "
+        "plugin), read unknown (the cut traceback names nothing)",
+    "ah207-vllm-v0-mooncake-store-setup-incompatible-args-mp-engine-launch.log":
+        "pybind11's 'setup(): incompatible function arguments' with None for a string: "
+        "labelled invalid_config (a setting missing from the connector's config), read unknown "
+        "(the same words come from a version skew between vLLM and the wheel)",
     # the fifty-first batch (fresh50), as scored blind, then tuned on
     "af301-vllm-ascend-2605-glm51-hccl-watchdog-aicore-error.log":
         "CANN's 'fftsplus aicore error' under an HCCL watchdog's termination: labelled "

@@ -2474,3 +2474,53 @@ def test_a_launchers_command_tag_and_a_bracketed_process_prefix_are_stripped() -
     # (the command with its node and rank, as before; a bracketed word alone is a message)
     assert strip_wrappers("[/bin/sh@<0,1>]: INFO ready") == "INFO ready"
     assert strip_wrappers("[ERROR]: disk full") == "[ERROR]: disk full"
+
+
+# --- the fifty-third batch's kinds ----------------------------------------------------------
+
+
+def test_an_engine_error_then_uvicorn_shutting_down_is_the_engines_death() -> None:
+    # V0's MQLLMEngine logging the exception that ended its loop; its client ends the server
+    lines = ['ERROR 02-27 20:00:22 engine.py:140]     raise Exception("Transfer Return Error")',
+             "ERROR 02-27 20:00:22 engine.py:140] Exception: Transfer Return Error",
+             "INFO:     Shutting down", "INFO:     Waiting for application shutdown.",
+             "INFO:     Application shutdown complete.", "INFO:     Finished server process [605]"]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.UNKNOWN)
+    # guard: a Ctrl-C's KeyboardInterrupt before the shutdown is a stop asked for
+    stop = ["^C", "KeyboardInterrupt", *lines[2:]]
+    assert verdict(*stop, engine="vllm").outcome is not Outcome.CRASHED
+
+
+def test_a_ray_jobs_prefix_with_a_comma_is_stripped() -> None:
+    line = "(vllm-test, pid=2150) (APIServer pid=3945)     async with build_async_engine_client("
+    assert strip_wrappers(line) == "    async with build_async_engine_client("
+
+
+def test_vllm_03s_init_cache_frame_is_kv_sizing() -> None:
+    # a faulthandler dump through the executor's _init_cache (profile, then cache engines)
+    lines = ["Fatal Python error: Aborted", "",
+             'Thread 0x00007f8c (most recent call first):',
+             '  File "/x/vllm/executor/ray_gpu_executor.py", line 318 in _run_workers',
+             '  File "/x/vllm/executor/ray_gpu_executor.py", line 221 in _init_cache',
+             '  File "/x/vllm/engine/llm_engine.py", line 103 in __init__']
+    assert verdict(*lines, engine="vllm").phase is Phase.KV_CACHE_ALLOC
+
+
+def test_v0s_failed_step_input_written_is_a_death() -> None:
+    lines = ["INFO:     Application startup complete.",
+             "INFO 01-21 20:35:45 engine.py:267] Added request cmpl-34ec2cb5ef5-0.",
+             "INFO 01-21 20:35:45 model_runner_base.py:120] Writing input of failed execution "
+             "to /tmp/err_execute_model_input_20250121-203545.pkl...",
+             "INFO 01-21 20:35:45 model_runner_base.py:149] Completed writing input of failed "
+             "execution to /tmp/err_execute_model_input_20250121-203545.pkl."]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_v0s_pd_decode_redoing_a_forward_is_serving_traffic() -> None:
+    lines = ("WARNING 06-06 09:39:00 [mooncake_store_connector.py:182] [rank0]: Failed to receive "
+             "all KVs and hidden states, redo model forwarding.",)
+    assert tracker_phase(*lines) is Phase.SERVING
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)

@@ -1796,25 +1796,30 @@ def _cut_at_engine_dead(raw: list[str], scan: _Scan) -> list[tuple[int, bool]]:
 
 
 def _dead_engine_shutdown(msgs: list[str], scan: _Scan) -> list[tuple[int, bool]]:
-    """vLLM's API server answering 500 and then shutting its uvicorn down, near the log's end,
-    with no stop asked for before: the launcher's handlers for a dead engine (entrypoints/
-    launcher.py: EngineDeadError, AsyncEngineDeadError and the engine's RuntimeErrors answer
-    the request 500 and set the server to exit) - the engine died under a request, though its
-    own error is not in the log (a paste of the API server's lines). A signal's stop logs the
-    same `Shutting down` without the 500 just before it. Asked once a log, of its last lines."""
+    """vLLM's API server shutting its uvicorn down right after a 500 or an exception, near the
+    log's end, with no stop asked for before: the launcher's handlers for a dead engine
+    (entrypoints/launcher.py: EngineDeadError, AsyncEngineDeadError and the engine's
+    RuntimeErrors answer the request 500 and set the server to exit; V0's MQLLMEngine logs
+    the exception that ended its loop, engine.py, and its client's watchdog ends the server)
+    - the engine died, though its own error may not be in the log (a paste of the API
+    server's lines). A signal's stop logs the same `Shutting down` without either just before
+    it (and a Ctrl-C's KeyboardInterrupt is a stop asked for). Asked once a log, of its last
+    lines, where the error came before what made the log read as up."""
     end = len(msgs)
     for i in range(end - 1, max(-1, end - _SHUTDOWN_TAIL), -1):
         if _UVICORN_SHUTTING_DOWN.match(msgs[i]):
             if scan.stop_at is not None and scan.stop_at < i:
                 return []
+            errors = {k for k, _ in scan.exceptions}
             for j in range(i - 1, max(-1, i - 3), -1):
-                if '" 500' in msgs[j] and "HTTP/" in msgs[j]:
+                if ('" 500' in msgs[j] and "HTTP/" in msgs[j]) or \
+                        (j in errors and not _of_request(scan, j)):
                     return [(j, True)]
             return []
     return []
 
 
-_SHUTDOWN_TAIL = 6  # lines from the end where uvicorn's `Shutting down` is looked for
+_SHUTDOWN_TAIL = 10  # lines from the end where uvicorn's `Shutting down` is looked for
 _UVICORN_SHUTTING_DOWN = re.compile(r"INFO:\s+Shutting down\s*$")
 
 

@@ -23,7 +23,8 @@ _RAY_REPEAT = _C(r"\s*\[repeated \d+x across cluster\]\s*$")
 _FREQUENT_WRAPPER_FORMS: tuple[str, ...] = (
     # Ray and vLLM process prefixes: `(SGLangEngine pid=123)`, `(EngineCore_DP0 pid=9)`,
     # `(VllmWorker rank=0 pid=7)`, 0.10's `(VllmWorker TP0 pid=7)`, `(raylet, ip=10.0.0.1)`
-    r"\((?:[\w.:\-]++)(?: (?:rank=|[A-Z]{2})\d+(?:_[A-Z]{2}\d+)*+)?(?: pid=\d+)?"
+    # (and a Ray job's or named actor's, `(vllm-test, pid=2150) `)
+    r"\((?:[\w.:\-]++)(?: (?:rank=|[A-Z]{2})\d+(?:_[A-Z]{2}\d+)*+)?(?:,? pid=\d+)?"
     r"(?:, ip=[\d.]+)?\) ?",
     # Ray Data actors: `(MapWorker(MapBatches(vLLMEngineStageUDF)) pid=162837) `
     r"\([\w.:\-()]{1,120}? pid=\d+(?:, ip=[\d.]+)?\) ?",

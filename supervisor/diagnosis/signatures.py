@@ -645,6 +645,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"NameError: name '(?:torch_npu|torch_mlu|torch_musa|torch_xla|torch_gcu"
            r"|intel_extension_for_pytorch|ipex|sgl_kernel\w*|vllm_ascend\w*|custom_ops)' is "
            r"not defined", scope="error")
+    # A kernel library installed without its GPU build: xFormers' operator dispatch listing
+    # why each kernel is unusable (`xFormers wasn't build with CUDA support`, under `No operator
+    # found for memory_efficient_attention_forward`), torch itself a CPU wheel (`AssertionError:
+    # Torch not compiled with CUDA enabled`): the installed stack, not the model or settings
+    + _sig(Cause.IMPORT_ERROR, 60, r"\bwasn't buil[dt] with CUDA support",
+           r"^AssertionError: Torch not compiled with CUDA enabled")
     # The interpreter unable to find the module it was told to run (`python3 -m
     # vllm.entrypoints.openai.api_server`, `-m sglang.launch_server`): runpy prints `/usr/bin/
     # python3: Error while finding module specification for 'vllm.entrypoints.openai.api_server'
@@ -1395,6 +1401,9 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               r"|determine_available_memory|initialize_kv_cache\w*|profile_run"
                               r"|_?check_enough_kv_cache_memory|get_kv_cache_config\w*"
                               r"|_?init_cache_engine|initialize_cache"
+                              # (vLLM 0.2-0.3: the executor's _init_cache profiling the workers'
+                              # profile_num_available_blocks, then building their cache engines)
+                              r"|_init_cache|profile_num_available_blocks"
                               # vLLM's KV allocation: V0's CacheEngine._allocate_kv_cache, V1's
                               # profiling cache (_init_minimal_kv_cache_for_profiling)
                               r"|_allocate_kv_cache\w*|_init_minimal_kv_cache\w*"
@@ -1536,6 +1545,11 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # core is gone (`Request cmpl-... failed (engine dead).`): the engine's death, its own
     # lines (above, or cut) the cause
     (_C(r"Engine background task failed"), False),
+    # V0's model runner writing out the input of the step that raised (model_runner_base.py
+    # dump_input_on_error: `Writing input of failed execution to /tmp/err_execute_model_input_
+    # ....pkl...`) before it re-raises into the engine loop, which dies of it: the step failed
+    # (its exception, if the paste has it, names the cause; the markers and traffic the phase)
+    (_C(r"Writing input of failed execution to "), False),
     (_C(r"\bRequest \S+ failed \(engine dead\)"), True),
     # Ray reporting that a remote task or actor method raised and nothing took its result
     # (`Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::WorkerDict.
@@ -1681,7 +1695,7 @@ SIGNATURE_LITERALS = (
     "huggingface", "unrecognized model", "gated", "usage: ", "incomplete", "tokenizer file",
     "unknown quantization", "positional argument", "likely closed", "divisible",
     "does not match the quantization", "auto-fit", "only supported on",
-    "leaves no", "leave no", "not installed", "please install", "blocks: 0")
+    "leaves no", "leave no", "not installed", "please install", "blocks: 0", "cuda support")
 SIGNATURE_GATE = _literals(*SIGNATURE_LITERALS)
 
 # Cheap literal gates in front of the structural regexes below (case-sensitive).
@@ -1696,7 +1710,7 @@ _FATAL_LITERALS = (
     "died unexpectedly", "died, exit code", "worker died or was killed", "Killed",
     "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+",
     "Segfault encountered", "Main process exited", "Unhandled error (",
-    "background task failed", "(engine dead)")
+    "background task failed", "(engine dead)", "input of failed execution")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)

@@ -8,9 +8,9 @@ vLLM's request log (``Received request X`` / ``Added request X``, with ``--enabl
 or an SGLang prefill batch with other requests running or queued (its warmup sends one request),
 or an SGLang PD transfer or bootstrap failing for a request or its requests retracted for want of
 KV cache (both serving at once: they name running requests), or a vLLM PD decode request waiting
-for its KV blocks or failing to receive them, or the progress bar of vLLM's offline
-``LLM.generate`` (vLLM-Omni's orchestrator enqueuing a prompt), or uvicorn's error for one
-request (``Exception in ASGI application``, base.py).
+for its KV blocks or failing to receive them (V0's decode redoing the forward), or the progress
+bar of vLLM's offline ``LLM.generate`` (vLLM-Omni's orchestrator enqueuing a prompt), or
+uvicorn's error for one request (``Exception in ASGI application``, base.py).
 The live trackers and the offline classifier apply this one rule, so both reach the same phase.
 """
 
@@ -90,6 +90,11 @@ _FAILED_ENGINE_DEAD = re.compile(r"\bRequest \S+ failed \(engine dead\)")
 # WAITING_FOR_REMOTE_KVS until the prefill side's KV blocks arrive (`cmpl-... is still in
 # WAITING_FOR_REMOTE_KVS state.`, DEBUG): a client's request, on a server that is up.
 _PD_REMOTE_KV_WAIT = "WAITING_FOR_REMOTE_KVS"
+# vLLM V0's PD decode side (the simple, LMCache and Mooncake-store connectors' recv) missing a
+# request's KV from its prefill peer and computing it itself: `[rank0]: Failed to receive all
+# KVs and hidden states, redo model forwarding.` - asked only for a real request's step (the
+# memory-profiling run has no KV to receive)
+_PD_KV_REDO = "redo model forwarding"
 # vLLM's offline LLM.generate / LLM.chat (`Processed prompts:  25%|...| 1/4 [...]`): the bar of
 # the requests it added, printed only once the engine is constructed: the engine is serving them.
 _OFFLINE_BAR = re.compile(r"Processed prompts:\s*\d+%\|")
@@ -157,7 +162,7 @@ def is_engine_traffic(line: str) -> bool:
     before any marker the server was up; after ready, it is serving."""
     if "Running: " in line or "throughput: " in line:
         return _BUSY_STATS.search(line) is not None
-    if _PD_REMOTE_KV_WAIT in line:
+    if _PD_REMOTE_KV_WAIT in line or _PD_KV_REDO in line:
         return True
     if "(engine dead)" in line:
         return _FAILED_ENGINE_DEAD.search(line) is not None

@@ -42,7 +42,7 @@ _PREFILTER = literal_prefilter(
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
     "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "reset prefix cache",
     "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/", "Reqid: ",
-    "(engine dead)", "Registering KV_Caches", "weights loaded. Memory",
+    "(engine dead)", "Registering KV_Caches", "weights loaded. Memory", "redo model forwarding",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (

@@ -154,6 +154,12 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the fifty-third batch (fresh52), as scored blind
+    "ah203-vllm-v1-mooncake-connector-v1-prefill-init-engine-took-cut.log": _API_UP,
+    "ah301-vllm-art-0100-lora-api-server-routes-cut.log": _API_UP,
+    "ah204-vllm-0210-glm5-mooncake-store-completion-stream-request-traceback-cut.log":
+        _REQUEST_FRAMES,
+    "ah212-sglang-py313-1p1d-mooncake-tcp-thread-dump-watchdog-overlap-worker.log": _LABEL_LIVE,
     # the fifty-second batch (fresh51), as scored blind
     "ag409-vllm-2603-minimax-m25-local-path-error-retrieving-safetensors-retry-one-line.log":
         _LABEL_LIVE,
