@@ -453,6 +453,23 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the fifty-fourth batch (fresh53), as scored blind, then tuned on
+    "ai101-vllm-091-modal-example-glibc-232-flashinfer-sampling-so-profile.log":
+        "two excerpts of a traceback whose line breaks were lost, the frame naming "
+        "_initialize_kv_caches split across them: labelled kv_cache_alloc, read launch (no "
+        "frame of the flattened line is read)",
+    "ai103-vllm-054-modal-volume-bnb-cannot-find-any-model-weights.log":
+        "Modal's 'Runner failed with exception: RuntimeError(...)' pasted above the engine's "
+        "first lines: labelled crashed in weight_loading, read incomplete in launch (the "
+        "runner's report is no exception line; the cause is read, corrupt_checkpoint)",
+    "ai201-vllm-chatchat-fastchat-chatglm2-32k-wsl2-startup-cut-at-engine-init.log":
+        "FastChat's controller's uvicorn 'Application startup complete', then vLLM's engine "
+        "init: labelled incomplete in launch, read ready (the wrapper's uvicorn read as the "
+        "server's)",
+    "ai208-vllm-v1-hunyuanocr-image-grid-thw-rank-valueerror-enginecore-died-output-handler.log":
+        "a tensor-schema ValueError in the engine core, then 'AsyncLLM output_handler failed': "
+        "labelled serving (the thread's requests), read launch (the output handler starts "
+        "eagerly in 2025 builds, and the schema check runs in the profiling run too)",
     # the fifty-third batch (fresh52), as scored blind, then tuned on
     "ah208-vllm-05x-instructlab-ilab-serve-graph-capture-finished-chat-template-cut.log":
         "V0's 'Graph capturing finished', then the API server's chat-template print: labelled "

@@ -2524,3 +2524,20 @@ def test_v0s_pd_decode_redoing_a_forward_is_serving_traffic() -> None:
     assert tracker_phase(*lines) is Phase.SERVING
     v = verdict(*lines, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+
+
+# --- the fifty-fourth batch's kinds ---------------------------------------------------------
+
+
+def test_lines_of_v1s_failed_step_dump_are_a_death_in_serving() -> None:
+    # the dump's header and the engine core's fatal error cut from the paste
+    lines = ("(EngineCore_DP0 pid=62963) ERROR 12-09 14:04:41 [dump_input.py:79]        "
+             "dtype=torch.float16), field=MultiModalFlatField(slices=[[slice(0, 1176, None)]])",
+             ", 84, 85],),num_computed_tokens=0,lora_request=None), NewRequestData(req_id=4,"
+             "prompt_token_ids_len=308,mm_features=[MultiModalFeatureSpec(data={",
+             "(EngineCore_DP0 pid=62963) ERROR 12-09 14:04:41 [dump_input.py:79]")
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+    # guard: the same words under another logger tag are no dump
+    other = tuple(line.replace("dump_input.py", "loader.py") for line in lines)
+    assert verdict(*other, engine="vllm").outcome is not Outcome.CRASHED

@@ -1126,6 +1126,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         fatal_after = _cut_at_engine_dead(raw, scan)
     if not fatal_after and ready is not None:
         fatal_after = _dead_engine_shutdown(msgs, scan)
+    if not fatal_after and engine == "vllm":
+        fatal_after = _failed_step_dump(raw)
     if not fatal_after and ready is None and scan.stop_at is None:
         scan.stop_at = _ctrl_c_echo(raw)  # (a ready log stopped is ready all the same)
     stopped = scan.stop_at is not None and not fatal_after
@@ -1530,6 +1532,19 @@ def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
     return fp if fp.rank > tracker_phase.rank else tracker_phase
 
 
+def _failed_step_dump(raw: list[str]) -> list[tuple[int, bool]]:
+    """A line under vLLM V1's dump_input.py logger tag (`ERROR 12-09 14:04:41 [dump_input.py:79]
+    ...NewRequestData(req_id=4, ...`), its header and the error cut from the paste: V1 dumps
+    the scheduler output of a step only when the step raised, on its way to the engine core's
+    fatal error - a death (21 of 21 labelled logs with such lines are crashes in serving)."""
+    if _DUMP_TAG not in "".join(raw):
+        return []
+    return [(next(i for i, line in enumerate(raw) if _DUMP_TAG in line), False)]
+
+
+_DUMP_TAG = "[dump_input.py:"
+
+
 def _step_dump_lines(raw: list[str], scan: _Scan, start: int) -> bool:
     """Lines of the dump itself (its config, scheduler output and stats) under the logger tag of
     vLLM V1's dump_input.py, its header line cut from the paste (`ERROR 11-28 13:11:39
@@ -1537,7 +1552,7 @@ def _step_dump_lines(raw: list[str], scan: _Scan, start: int) -> bool:
     crashed log only, on its raw lines past the last marker (the tag is not in the message; the
     dump comes after every startup marker, where it comes at all)."""
     after = max(start, scan.phase_lines[-1] if scan.phase_lines else 0)
-    return "[dump_input.py:" in "\n".join(raw[after:])
+    return _DUMP_TAG in "\n".join(raw[after:])
 
 
 def _marker_before(scan: _Scan, frames: list[tuple[int, str]]) -> bool:

@@ -154,6 +154,8 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the fifty-fourth batch (fresh53), as scored blind
+    "ai103-vllm-054-modal-volume-bnb-cannot-find-any-model-weights.log": _LABEL_LIVE,
     # the fifty-third batch (fresh52), as scored blind
     "ah203-vllm-v1-mooncake-connector-v1-prefill-init-engine-took-cut.log": _API_UP,
     "ah301-vllm-art-0100-lora-api-server-routes-cut.log": _API_UP,
