@@ -454,6 +454,14 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the fifty-fifth batch (fresh54), as scored blind, then tuned on
+    "aj103-vllm-mlx-030-gpt-oss-120b-request-no-stream-gpu.log":
+        "vllm-mlx's generation frames (engine/simple.py run_bound, mlx_lm's stream_generate) "
+        "ending in a RuntimeError, the header cut: labelled ready (one request's error), read "
+        "crashed (the fork's request path is not among the request handlers' frames)",
+    "aj113-sglang-musa-pr-2602-gguf-qwen3-ready-then-chat-request.log":
+        "the ready line, then a remote client's access line cut before its 'HTTP/': labelled "
+        "serving, read ready (a cut access line is no request read)",
     # the fifty-fourth batch (fresh53), as scored blind, then tuned on
     "ai101-vllm-091-modal-example-glibc-232-flashinfer-sampling-so-profile.log":
         "two excerpts of a traceback whose line breaks were lost, the frame naming "
@@ -778,6 +786,10 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the fifty-fifth batch (fresh54), as scored blind, then tuned on
+    "aj111-vllm-plugin-fl-hygon-bw1000-vendor-not-in-device-map-one-line.log":
+        "FlagOS's plugin refusing a vendor it has no device map for (`Vendor 'hygon' not found "
+        "in VENDOR_DEVICE_MAP`): labelled unsupported_arch (also invalid_config), read unknown",
     # the fifty-third batch (fresh52), as scored blind, then tuned on
     "ah105-sglang-l20y-flashinfer-mnnvl-insufficient-driver-scheduler-init.log":
         "cudaErrorInsufficientDriver raised in FlashInfer's MNNVL all-reduce on Hopper: "

@@ -2541,3 +2541,33 @@ def test_lines_of_v1s_failed_step_dump_are_a_death_in_serving() -> None:
     # guard: the same words under another logger tag are no dump
     other = tuple(line.replace("dump_input.py", "loader.py") for line in lines)
     assert verdict(*other, engine="vllm").outcome is not Outcome.CRASHED
+
+
+# --- the fifty-fifth batch's kinds ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "[12-31 12:00:32] Processing prompt 1/1: A curious raccoon",
+    "[01-09 15:15:49] Running pipeline stages: ['input_validation_stage', 'prompt_encoding']",
+    "[12-16 08:13:07] [DenoisingStage] started...",
+    "[05-08 23:21:00] [DenoisingStage] average time per step: 0.1479 seconds",
+    "[12-16 08:15:15] Saved output to outputs/A_curious_raccoon_20251216-081302_483bc3b0.mp4",
+])
+def test_sglang_diffusion_working_on_a_request_is_serving(line: str) -> None:
+    assert tracker_phase(line, engine="sglang") is Phase.SERVING
+    v = verdict(line, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+
+
+def test_a_diffusion_servers_own_warmup_generation_is_no_traffic() -> None:
+    # uvicorn up, the ready line not yet printed: the first generation is the warmup's
+    lines = ("[2026-06-17 13:46:50] INFO:     Uvicorn running on http://0.0.0.0:30000",
+             "[06-17 13:46:52] [DenoisingStage] started...")
+    assert tracker_phase(*lines, engine="sglang") is Phase.WARMUP
+
+
+def test_the_diffusion_workers_execute_forward_frame_is_a_request() -> None:
+    lines = frame_lines((f"{_SITE}/sglang/multimodal_gen/runtime/managers/gpu_worker.py",
+                         "execute_forward"))
+    assert verdict("Traceback (most recent call last):", *lines,
+                   engine="sglang").phase is Phase.SERVING

@@ -1368,6 +1368,10 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                        # speculative workers'): only the scheduler's loop calls it, with a batch
                        # it scheduled (graph capture runs the model's forward directly); startup
                        # markers before it cap it at warmup (_phase)
+                       # SGLang's diffusion worker running a request through its pipeline
+                       # (multimodal_gen/runtime/managers/gpu_worker.py execute_forward; a
+                       # server's warmup generation is capped at warmup by its markers)
+                       r"|/multimodal_gen/runtime/managers/gpu_worker\.py:execute_forward$"
                        r"|/srt/(?:managers|speculative)/\w+\.py:forward_batch_"
                        r"(?:generation|speculative_generation)$"
                        # SGLang 0.1-0.2's ModelTpServer (managers/[controller/]tp_worker.py):

@@ -38,6 +38,8 @@ _PREFILTER = literal_prefilter(
     # the MXFP4 MoE weights being laid out for FlashInfer's kernel, per layer (weight loading)
     "Shuffling MoE weights", "RunAI Streamer", "weight loading", " Weights: ",
     "replicas of the shared expert", "not initialized from checkpoints",
+    # the diffusion runtime working on a request (_DIFFUSION_REQUEST_RE)
+    "Processing prompt", "pipeline stages", "Stage] ", "Saved output to",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
@@ -127,6 +129,15 @@ _ONLINE_UPDATE_RE = _C(r"Update engine weights online from \w+ begin")
 # detected!`; 0.1: `KV cache pool leak detected!` printed each idle round): it runs in the event
 # loop between batches, and only requests served leave slots behind - serving.
 _POOL_LEAK_RE = _C(r"\b(?:memory|KV cache pool) leak detected!")
+# SGLang's diffusion runtime (sglang.multimodal_gen: `sglang generate`, its Engine and server)
+# working on one request: `Processing prompt 1/1: ...`, `Running pipeline stages: [...]`, each
+# stage of the pipeline (`[DenoisingStage] started...`, `... finished in 0.0020 seconds`,
+# `... average time per step: 2.36 seconds`), `Saved output to outputs/x.mp4`. Only a built
+# pipeline runs them: up and serving - except in a server's own warmup (uvicorn up, not ready),
+# where its first generation is the warmup's.
+_DIFFUSION_REQUEST_RE = _C(r"Processing prompt \d+/\d+|Running pipeline stages: \["
+                           r"|\[\w+Stage\] (?:started|finished in|average time per step)"
+                           r"|Saved output to ")
 _PENDING_FLUSH_RE = _C(r"Cache not flushed because there are pending requests\. #queue-req: "
                        r"(\d+), #running-req: (\d+)")
 # SGLang's /health runs a 1-token generation (input_ids=[0]): a prefill of exactly one new token
@@ -183,6 +194,9 @@ class SGLangTracker(MarkerTracker):
             changed = self.mark_ready(line) is not None
         if "cur_batch" in line:
             changed = self._stuck_batch(line) or changed
+        if ("prompt" in line or "Stage] " in line or "Saved output" in line) and \
+                self.phase is not Phase.WARMUP and _DIFFUSION_REQUEST_RE.search(line):
+            changed = self._up_and_serving(line) or changed
         if "ASGI app" in line:
             changed = self._request_error(line) or changed
         if self.ready and "%|" in line and is_rollout_bar(line):

@@ -154,6 +154,11 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the fifty-fifth batch (fresh54), as scored blind
+    "aj103-vllm-mlx-030-gpt-oss-120b-request-no-stream-gpu.log":
+        "a request's frames in vllm-mlx and its exception, the header cut: diagnose reads a "
+        "death (a known miss, labelled ready); live, the replay stays up with no marker read "
+        "and the daemon calls it hung at launch",
     # the fifty-fourth batch (fresh53), as scored blind
     "ai103-vllm-054-modal-volume-bnb-cannot-find-any-model-weights.log": _LABEL_LIVE,
     # the fifty-third batch (fresh52), as scored blind
