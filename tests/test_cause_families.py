@@ -2440,3 +2440,24 @@ def test_a_kernel_library_without_its_gpu_build_is_import_error() -> None:
     v = verdict("Failed to get device capability: nvcc not found and PyTorch is not built "
                 "with CUDA support.", engine="sglang")
     assert v.cause is not Cause.IMPORT_ERROR
+
+
+# --- the fifty-sixth batch's kinds ----------------------------------------------------------
+
+
+def test_the_nvidia_drivers_own_out_of_memory_is_cuda_oom() -> None:
+    lines = ("18:03:00  (Worker_TP0) INFO [gpu_model_runner.py:5332] Loading drafter model...",
+             "18:03:03  kernel: NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory "
+             "[NV_ERR_NO_MEMORY]",
+             "18:03:38  (EngineCore) ERROR [core.py:1349] EngineCore")
+    assert verdict(*lines, engine="vllm").cause is Cause.CUDA_OOM
+
+
+def test_another_frameworks_ray_actor_dying_is_no_multinode_failure() -> None:
+    died = "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task."
+    verl = [died, "        class_name: create_colocated_worker_cls.<locals>.WorkerDict",
+            "        actor_id: 5066c201b724a3936948a11201000000"]
+    assert verdict(*verl, engine="vllm").cause is Cause.UNKNOWN
+    # guard: vLLM's own rank worker on another node is
+    vllm = [died, "        class_name: RayWorkerWrapper", verl[2]]
+    assert verdict(*vllm, engine="vllm").cause is Cause.MULTINODE_RANK_FAILURE

@@ -456,6 +456,27 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the fifty-sixth batch (fresh55), as scored blind, then tuned on
+    "ak105-vllm-arctic-lstm-speculator-execute-model-draft-cut.log":
+        "a plugin's model runner execute_model (ArcticInference's, under V1's engine core), cut: "
+        "labelled serving (V1 runs execute_model only for served steps), read launch (by path "
+        "it is V0's ModelRunner.execute_model, which the profiling run calls too)",
+    "ak115-vllm-omni-ci-qwen25-omni-stage2-enginecore-error-cut.log":
+        "vLLM-Omni's stage client adding a request to each stage, then a stage's engine error "
+        "cut: labelled serving, read launch (the stage client's 'add request:' is no request "
+        "line read; reading it, the cut error after it is no longer a death)",
+    "ak302-vllm-v1-sample-tokens-prompt-logprobs-cuda-oom-flattened.log":
+        "a traceback whose line breaks were lost, through prompt logprobs: labelled serving, "
+        "read launch (no frame of the flattened line is read)",
+    "ak305-vllm-v0-runpod-worker-exit-code-136-after-added-request.log":
+        "RunPod's console, newest first: 'worker exited with exit code 136' above the request "
+        "it was serving: labelled crashed, read ready (a platform's exit line is no death read)",
+    "ak306-vllm-verl-async-server-sleep-ray-actor-died-system-error.log":
+        "verl's trainer worker dead under Ray, its async server's sleep call in the frames: "
+        "labelled serving, read launch (the sleep call is no frame of a served step)",
+    "ak314-sglang-2505-k8s-liveness-health-generate-200-after-scheduler-crash.log":
+        "three /health_generate 200s from the kubelet: labelled hung (the thread: the scheduler "
+        "had died behind them), read ready (answered probes are all the file shows)",
     # the fifty-fifth batch (fresh54), as scored blind, then tuned on
     "aj103-vllm-mlx-030-gpt-oss-120b-request-no-stream-gpu.log":
         "vllm-mlx's generation frames (engine/simple.py run_bound, mlx_lm's stream_generate) "

@@ -1580,7 +1580,8 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 phase: Phase, exit_code: int | None, was_ready: bool,
                 engine: str, raw: list[str]) -> list[_Candidate]:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
-             for sig, i in scan.hits if i >= start and not _received_not_read(scan, sig, i)]
+             for sig, i in scan.hits if i >= start and not _received_not_read(scan, sig, i)
+             and not _foreign_actor(raw, sig, i)]
     # A traceback through the speculative draft's code that the log cuts before its exception
     # line says where it failed, not why (the draft's code runs the target's kernels,
     # allocators and collectives too): the corpus labels such a log unknown, the draft in
@@ -1735,6 +1736,26 @@ def _draft_index_fault(cands: list[_Candidate]) -> list[_Candidate]:
 # pickle error raised there (`UnpicklingError: invalid load key`) is bytes from the wire, not a
 # checkpoint: the checkpoint signature does not apply.
 _RECEIVING_FRAME = re.compile(r"/kv_transfer/[\w/]+\.py:|multiprocessing/connection\.py:recv")
+
+
+def _foreign_actor(raw: list[str], sig: S.Signature, i: int) -> bool:
+    """Ray's `ActorDiedError: The actor died unexpectedly ...` at ``i`` naming, on the lines
+    under it, an actor class that is not one of the engine's rank workers (`class_name:
+    create_colocated_worker_cls.<locals>.WorkerDict`: verl's trainer worker). The multinode
+    reading is for vLLM's Ray ranks on other nodes; another framework's actor dying names no
+    cause the log shows."""
+    if sig.cause is not Cause.MULTINODE_RANK_FAILURE or S.ACTOR_DIED not in raw[i]:
+        return False
+    for line in raw[i + 1:i + 3]:
+        m = _ACTOR_CLASS.search(line)
+        if m:
+            return m[1] not in _ENGINE_ACTORS
+    return False
+
+
+_ACTOR_CLASS = re.compile(r"\bclass_name: (?:[\w.<>]+\.)?(\w+)\s*$")
+# the engines' own Ray actors: vLLM's rank workers (V0's RayWorkerWrapper, V1's RayWorkerProc)
+_ENGINE_ACTORS = frozenset(("RayWorkerWrapper", "RayWorkerProc", "RayWorkerVllm"))
 
 
 def _received_not_read(scan: _Scan, sig: S.Signature, i: int) -> bool:

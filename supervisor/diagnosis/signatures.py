@@ -529,6 +529,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # CUresult error: 2 (out of memory)  file=csrc/utils.h func=cu_mem_create`): the library
     # exits the process on it
     + _sig(Cause.CUDA_OOM, 70, r"CUresult error: 2 \(out of memory\)", flags=_I, fatal=True)
+    # the NVIDIA kernel driver's own allocation refused (`kernel: NVRM: nvCheckOkFailedNoLog:
+    # Check failed: Out of memory [NV_ERR_NO_MEMORY]` in the journal or dmesg beside the run:
+    # device memory, or on a unified-memory host such as the GB10 the system's, exhausted)
+    + _sig(Cause.CUDA_OOM, 70, r"\bNV_ERR_NO_MEMORY\b")
     # Intel's Unified Runtime / Level Zero under torch's XPU backend out of device memory (`UR
     # backend failed. UR backend returns:40 (UR_RESULT_ERROR_OUT_OF_RESOURCES)` allocating a
     # MoE layer's weights, `..._OUT_OF_DEVICE_MEMORY`; vLLM on Arc / Data Center GPUs): the
@@ -1677,6 +1681,9 @@ ERRORISH = _literals(
     "unable to", "not found", "denied", "refused", "errno", "timed out", "timeout", "time out")
 
 # Which signatures can match a line at all, from the literals each regex needs (needles.py).
+# (the words of Ray's ActorDiedError signature above, for the classifier's check of the actor's
+# class named under it)
+ACTOR_DIED = "actor died unexpectedly before finishing this task"
 SIGNATURE_NEEDLES = NeedleIndex([sig.pattern for sig in SIGNATURES])
 
 # A message line is only tried against SIGNATURES when it contains one of these (lowercased);

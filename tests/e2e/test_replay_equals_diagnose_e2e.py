@@ -155,6 +155,8 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the fifty-sixth batch (fresh55), as scored blind
+    "ak305-vllm-v0-runpod-worker-exit-code-136-after-added-request.log": _LABEL_LIVE,
     # the fifty-fifth batch (fresh54), as scored blind
     "aj103-vllm-mlx-030-gpt-oss-120b-request-no-stream-gpu.log":
         "a request's frames in vllm-mlx and its exception, the header cut: diagnose reads a "
