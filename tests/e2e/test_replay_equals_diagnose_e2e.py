@@ -10,7 +10,7 @@ the run ready or serving); ``hung`` after ``silence`` for a log that ends neithe
 crashed, which ``diagnose`` calls ``incomplete``. A failed run always has a cause (``unknown``
 where ``diagnose`` names none).
 
-The whole set (2,350 logs) takes about 10 min on 2 cores: ``make test-replay`` (GNS_REPLAY_ALL=1)
+The whole set (2,889 logs) takes about 35 min on 2 cores: ``make test-replay`` (GNS_REPLAY_ALL=1)
 runs it, ``.ci/run`` with it; the normal suite replays a sample: every cause and every
 (engine, outcome, phase) at least once.
 """
