@@ -33,7 +33,7 @@ from typing import Any
 
 from ..engines import get_engine
 from ..engines.base import ASGI_REQUEST_ERROR
-from ..engines.literals import literal_prefilter
+from ..engines.literals import holds_any, literal_prefilter
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
 from .needles import LiteralSets, lowered_needles
@@ -421,7 +421,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
             for phase, rx, literals in S.PHASE_MESSAGES_GATED:
-                if (literals is None or _holds_any(msg, literals)) and rx.search(msg):
+                if (literals is None or holds_any(msg, literals)) and rx.search(msg):
                     scan.named_phases.append((i, phase))
             if "EngineDeadError" in msg and _ENGINE_DEAD_ERROR.search(msg):
                 scan.named_phases.append((i, Phase.READY))
@@ -1030,7 +1030,7 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
         current = []
         scan.current_thread.append((i, current))
     for rx, consequence, literals in S.FATAL_MARKERS_GATED:
-        if literals is not None and not _holds_any(msg, literals):
+        if literals is not None and not holds_any(msg, literals):
             continue
         if rx.search(msg):
             scan.fatal.append((i, consequence))
@@ -1046,13 +1046,6 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
     if S.RANK_DEAD.search(msg):
         scan.rank_dead.append(i)
     return current
-
-
-def _holds_any(msg: str, literals: tuple[str, ...]) -> bool:
-    for literal in literals:
-        if literal in msg:
-            return True
-    return False
 
 
 def _requested_core_shutdown(scan: _Scan, i: int, msgs: list[str]) -> None:

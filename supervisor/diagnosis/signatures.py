@@ -1680,10 +1680,10 @@ ERRORISH = _literals(
     "error", "fail", "fatal", "exception", "abort", "critical", "cannot", "can't", "could not",
     "unable to", "not found", "denied", "refused", "errno", "timed out", "timeout", "time out")
 
-# Which signatures can match a line at all, from the literals each regex needs (needles.py).
 # (the words of Ray's ActorDiedError signature above, for the classifier's check of the actor's
 # class named under it)
 ACTOR_DIED = "actor died unexpectedly before finishing this task"
+# Which signatures can match a line at all, from the literals each regex needs (needles.py).
 SIGNATURE_NEEDLES = NeedleIndex([sig.pattern for sig in SIGNATURES])
 
 # A message line is only tried against SIGNATURES when it contains one of these (lowercased);

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..states import Phase
-from .literals import needles
+from .literals import holds_any, needles
 
 Progress = dict[str, Any]
 
@@ -204,13 +204,6 @@ def _progress_belongs(progress: Progress, phase: Phase) -> bool:
         kind == "cuda_graph_bs" and phase is Phase.CUDA_GRAPH_CAPTURE)
 
 
-def _holds_any(line: str, literals: tuple[str, ...]) -> bool:
-    for literal in literals:
-        if literal in line:
-            return True
-    return False
-
-
 class MarkerTracker(PhaseTracker):
     """A tracker driven by a table of (regex, phase) markers behind one prefilter regex.
 
@@ -265,7 +258,7 @@ class MarkerTracker(PhaseTracker):
         target: Phase | None = None
         for (rx, phase), gate in zip(self.MARKERS_LATEST_FIRST, self.MARKER_GATES):
             # (the latest phase a line names wins)
-            if (gate is None or _holds_any(line, gate)) and rx.search(line):
+            if (gate is None or holds_any(line, gate)) and rx.search(line):
                 target = phase
                 break
         if target is not None:

@@ -224,3 +224,11 @@ def _any_of(branches: Iterable[Any]) -> tuple[str, ...] | None:
             return None  # this branch can match without any literal we know of
         out.extend(req)
     return tuple(dict.fromkeys(out))
+
+
+def holds_any(text: str, literals: tuple[str, ...]) -> bool:
+    """Whether ``text`` holds one of ``literals`` (a regex's needles, as a gate before it)."""
+    for literal in literals:
+        if literal in text:
+            return True
+    return False
