@@ -85,6 +85,7 @@ PARTS = {
     "fresh53": FIXTURES / "corpus" / "fresh53",
     "fresh54": FIXTURES / "corpus" / "fresh54",
     "fresh55": FIXTURES / "corpus" / "fresh55",
+    "fresh56": FIXTURES / "corpus" / "fresh56",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -95,7 +96,8 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh31", "fresh32", "fresh33", "fresh34", "fresh35",
              "fresh36", "fresh37", "fresh38", "fresh39", "fresh40",
              "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47",
-             "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55")
+             "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55",
+             "fresh56")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -148,7 +150,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh52", "fifty-third batch (fresh52)"),
               ("fresh53", "fifty-fourth batch (fresh53)"),
               ("fresh54", "fifty-fifth batch (fresh54)"),
-              ("fresh55", "fifty-sixth batch (fresh55)"))
+              ("fresh55", "fifty-sixth batch (fresh55)"),
+              ("fresh56", "fifty-seventh batch (fresh56)"))
 FIELDS = ("outcome", "phase", "cause")
 
 

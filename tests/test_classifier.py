@@ -85,6 +85,7 @@ FRESH52 = CORPUS / "fresh52"  # the fifty-third batch (kernel and library tracke
 FRESH53 = CORPUS / "fresh53"  # the fifty-fourth batch (platforms, Chinese ecosystem): blind once
 FRESH54 = CORPUS / "fresh54"  # the fifty-fifth batch (accelerator ports, committed logs): blind once
 FRESH55 = CORPUS / "fresh55"  # the fifty-sixth batch (vLLM org repos, operator views): blind once
+FRESH56 = CORPUS / "fresh56"  # the fifty-seventh batch (2026 threads, committed logs, 2023-24 era): blind once
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
@@ -111,7 +112,7 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH46.glob("*.log")) + sorted(FRESH47.glob("*.log")) + sorted(FRESH48.glob("*.log")) + \
     sorted(FRESH49.glob("*.log")) + sorted(FRESH50.glob("*.log")) + sorted(FRESH51.glob("*.log")) + \
     sorted(FRESH52.glob("*.log")) + sorted(FRESH53.glob("*.log")) + sorted(FRESH54.glob("*.log")) + \
-    sorted(FRESH55.glob("*.log"))
+    sorted(FRESH55.glob("*.log")) + sorted(FRESH56.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
