@@ -2461,3 +2461,46 @@ def test_another_frameworks_ray_actor_dying_is_no_multinode_failure() -> None:
     # guard: vLLM's own rank worker on another node is
     vllm = [died, "        class_name: RayWorkerWrapper", verl[2]]
     assert verdict(*vllm, engine="vllm").cause is Cause.MULTINODE_RANK_FAILURE
+
+
+# --- the fifty-seventh batch's kinds --------------------------------------------------------
+
+
+_RAY_W = "(RayWorkerWrapper pid=5993) "
+
+
+def test_abseils_report_of_a_fatal_signal_is_a_death() -> None:
+    for sig in ("SIGSEGV", "SIGABRT"):
+        v = verdict(f"{_RAY_W}*** {sig} received at time=1722289279 on cpu 61 ***",
+                    f"{_RAY_W}    @     0x7f3c7fab6090  1954032864  (unknown)", engine="vllm")
+        assert v.outcome is Outcome.CRASHED, sig
+    # guard: SIGTERM's report is a stop asked for
+    v = verdict(f"{_RAY_W}*** SIGTERM received at time=1722289279 on cpu 61 ***", engine="vllm")
+    assert v.outcome is not Outcome.CRASHED
+
+
+def test_a_fatal_signal_whose_pc_is_in_nccl_is_nccl_error() -> None:
+    head = f"{_RAY_W}*** SIGSEGV received at time=1722289279 on cpu 61 ***"
+    for func in ("addProxyOpIfNeeded", "ncclProxyProgress"):
+        pc = f"{_RAY_W}PC: @     0x7f0c73d2944a  (unknown)  {func}()"
+        assert verdict(head, pc, engine="vllm").cause is Cause.NCCL_ERROR, func
+    # guard: a segfault elsewhere names no cause
+    pc = f"{_RAY_W}PC: @     0x7f0c73d2944a  (unknown)  PyObject_Call()"
+    assert verdict(head, pc, engine="vllm").cause is Cause.UNKNOWN
+
+
+def test_rays_terminate_handler_reporting_an_exception_is_a_death() -> None:
+    v = verdict("(pid=5623) [2023-08-25 00:42:40,265 E 5623 7733] logging.cc:97: Unhandled "
+                "exception: N5boost10wrapexceptINS_6system12system_errorEEE. what(): thread: "
+                "Resource temporarily unavailable [system:11]", engine="vllm")
+    assert v.outcome is Outcome.CRASHED
+
+
+def test_triton_loading_a_kernel_image_the_gpu_refuses_is_a_compile_error() -> None:
+    v = verdict("(EngineCore_DP0 pid=114700) ERROR 07-31 15:52:26 [core.py:708] RuntimeError: "
+                "Triton Error [CUDA]: device kernel image is invalid", engine="vllm")
+    assert v.cause is Cause.TRITON_COMPILE_ERROR
+    # guard: a CUDA build with no kernel for the GPU is its architecture
+    v = verdict("RuntimeError: CUDA error: no kernel image is available for execution on the "
+                "device", engine="vllm")
+    assert v.cause is Cause.UNSUPPORTED_ARCH

@@ -457,6 +457,11 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the fifty-seventh batch (fresh56), as scored blind, then tuned on
+    "al302-vllm-02x-wsl2-vicuna-gpu-blocks-zero-cut.log":
+        "vLLM 0.2's '# GPU blocks: 0,' and nothing after it: labelled incomplete in kv_cache_alloc "
+        "(the paste ends there; also kv_cache_oom), read crashed with kv_cache_oom (V0 raises 'No "
+        "available memory for the cache blocks' right after that line)",
     # the fifty-sixth batch (fresh55), as scored blind, then tuned on
     "ak105-vllm-arctic-lstm-speculator-execute-model-draft-cut.log":
         "a plugin's model runner execute_model (ArcticInference's, under V1's engine core), cut: "

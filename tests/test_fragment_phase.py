@@ -2571,3 +2571,37 @@ def test_the_diffusion_workers_execute_forward_frame_is_a_request() -> None:
                          "execute_forward"))
     assert verdict("Traceback (most recent call last):", *lines,
                    engine="sglang").phase is Phase.SERVING
+
+
+# --- the fifty-seventh batch's kinds --------------------------------------------------------
+
+
+def test_cloud_logging_severity_label_is_stripped() -> None:
+    line = ("ERROR 2026-02-18T14:43:05.821474181Z [severity: ERROR] File "
+            '"/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 3076, in '
+            "run_scheduler_process")
+    assert strip_wrappers(line).startswith('File "/sgl-workspace/')
+
+
+def test_speculative_verify_of_a_decode_step_is_serving() -> None:
+    for func in ("verify", "_mamba_verify_update"):
+        lines = frame_lines((f"{_SITE}/sglang/srt/speculative/eagle_worker_v2.py", func))
+        assert verdict(*lines, "AttributeError: 'X' object has no attribute 'y'",
+                       engine="sglang").phase is Phase.SERVING
+    # guard: the draft worker's own init is a startup step, no request
+    lines = frame_lines((f"{_SITE}/sglang/srt/speculative/eagle_worker_v2.py", "__init__"))
+    assert verdict(*lines, "AttributeError: 'X' object has no attribute 'y'",
+                   engine="sglang").phase is not Phase.SERVING
+
+
+def test_vllm_01_stats_with_a_request_pending_and_nothing_running_is_a_stall() -> None:
+    stats = ("INFO 08-01 03:08:51 scheduler.py:271] Throughput: {} tokens/s, Running: {} reqs, "
+             "Swapped: 0 reqs, Pending: {} reqs, GPU KV cache usage: 0.0%, CPU KV cache "
+             "usage: 0.0%")
+    serving = stats.format("185.4", 1, 0)
+    stalled = [stats.format("0.0", 0, 1)] * 3
+    v = verdict(serving, *stalled, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.INCOMPLETE, Phase.SERVING, Cause.UNKNOWN)
+    # guard: idle stats (nothing pending) are a server up and waiting
+    v = verdict(serving, *[stats.format("0.0", 0, 0)] * 3, engine="vllm")
+    assert v.outcome is Outcome.READY

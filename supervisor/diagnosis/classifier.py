@@ -850,10 +850,12 @@ _SERVING_WORK_FRAMES = re.compile(
     # - SGLang's detokenizer loop handling a batch's output (detokenizer_manager.py event_loop:
     #   it idles in recv until a batch runs; like the scheduler's loop, capped at warmup by
     #   startup markers before it), and the EAGLE workers' draft extend after a decode step
-    #   (`_draft_extend_for_decode`, `forward_draft_extend_after_decode`: the capture runs its
-    #   own graph runner, not these)
+    #   (`_draft_extend_for_decode`, `forward_draft_extend_after_decode`) and their verify step
+    #   of the target's output (`verify`, the hybrid models' `_mamba_verify_update`): the capture
+    #   runs its own graph runners over the model, not these
     r"|detokenizer_manager\.py:event_loop$"
-    r"|/speculative/\w+\.py:(?:_draft_extend_for_decode|forward_draft_extend_after_decode)$"
+    r"|/speculative/\w+\.py:(?:_draft_extend_for_decode|forward_draft_extend_after_decode"
+    r"|verify|_mamba_verify_update)$"
     # - a scheduled step's own work: vLLM V0 multi-step decoding advancing its inputs between
     #   steps (advance_step of the attention metadata / _custom_ops, multi_step_model_runner;
     #   profiling and capture call the base runner), and penalties applied to a batch's logits
@@ -1231,8 +1233,10 @@ _STALL_REPORT = re.compile(
     # requests under KV pressure and carries on decoding - traffic, not a stall; k115)
     # vLLM's stats (V0 and V1): requests running, or none running while requests queue
     # (V0's `Pending`, V1's `Waiting`: the scheduler admits nothing), and no token in or out
-    # since the last line
-    r"|Avg prompt throughput: 0\.0 tokens/s, Avg generation throughput: 0\.0 tokens/s, "
+    # since the last line (vLLM 0.1's scheduler printed one figure: `Throughput: 0.0 tokens/s,
+    # Running: 0 reqs, Swapped: 0 reqs, Pending: 1 reqs`)
+    r"|(?:Avg prompt throughput: 0\.0 tokens/s, Avg generation throughput|^Throughput): "
+    r"0\.0 tokens/s, "
     r"Running: (?:[1-9]|0 reqs?, (?:Swapped: \d+ reqs?, )?(?:Pending|Waiting): [1-9])")
 _HEALTH_CHECK_FAILED = "Health check failed"
 # What may sit between and after stall reports: a paste's elision marks, a dump's indented or
@@ -1569,6 +1573,11 @@ def _implied_phase(best: _Candidate, scan: _Scan) -> Phase | None:
     return best.implies
 
 
+# the program counter line of abseil's signal report (Ray's failure handler) in NCCL: its API
+# (`ncclAllReduce`) or its proxy thread's functions (`addProxyOpIfNeeded`, `ncclProxyProgress`)
+_NCCL_PC = re.compile(r"\bPC: @ +0x[0-9a-f]+ .*\b(?:nccl\w+|\w*Proxy\w*)\(\)")
+
+
 def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome: Outcome,
                 phase: Phase, exit_code: int | None, was_ready: bool,
                 engine: str, raw: list[str]) -> list[_Candidate]:
@@ -1651,6 +1660,14 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
             if i >= start and where and S.COLLECTIVE_CALL.search(where[0]):
                 cands.append(_Candidate(Cause.NCCL_ERROR, 25, i))
                 break
+    # abseil's report of a fatal signal whose faulting PC is NCCL's own code (a Ray worker's
+    # `*** SIGSEGV received at time=...`, then `PC: @ 0x7f0c73d2944a (unknown)
+    # addProxyOpIfNeeded()`): the crash was in the communication library, as above
+    for i, _ in scan.fatal:
+        if i >= start and "received at time=" in raw[i] and i + 1 < len(raw) and \
+                _NCCL_PC.search(raw[i + 1]):
+            cands.append(_Candidate(Cause.NCCL_ERROR, 25, i))
+            break
     if codes & {-7, 135}:
         cands.append(_Candidate(Cause.BUS_ERROR, 20, dead[0] if dead else anchor))
     if not was_ready:

@@ -48,9 +48,10 @@ _WRAPPER_PATTERNS: tuple[str, ...] = (
     # Google Cloud Logging's export of a container's lines: severity, then an RFC 3339 stamp
     # with nanoseconds (`ERROR 2026-06-15T14:10:59.392125190Z `), on every line of a paste, and
     # in the Logs Explorer's copy the resource label it was filtered on (`[resource.labels.
-    # containerName: vllm] `)
+    # containerName: vllm] `) or the entry's severity again (`[severity: ERROR] `)
     r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) "
-    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (?:\[resource\.[\w.]+: [^\]]*\] )?",
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z "
+    r"(?:\[(?:resource\.[\w.]+|severity): [^\]]*\] )?",
     # Python logging of a wrapper process: `... - __main__ - INFO - `, `[Info] `
     r"- [\w.]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - ",
     r"\[(?:Info|Debug|Warn|Warning|Error|Trace)\] ",

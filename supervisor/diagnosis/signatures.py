@@ -560,7 +560,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # graph failed: ...` (a ptxas too old for sm_120 says so on the next line).
     + _sig(Cause.TRITON_COMPILE_ERROR, 66,
            r"Internal Triton PTX codegen error", r"\bPTXASError\b",
-           r"`ptxas` (?:raised SIGSEGV|failed with error code)", flags=_I)
+           r"`ptxas` (?:raised SIGSEGV|failed with error code)",
+           # the driver refusing the cubin Triton just built as it loads it (compiler.py
+           # _init_handles -> load_binary: `Triton Error [CUDA]: device kernel image is
+           # invalid`, CUDA_ERROR_INVALID_IMAGE): the toolchain's output does not fit this GPU
+           # (an old ptxas from a CUDA 11.8 build), not a kernel the engine shipped without
+           r"Triton Error \[CUDA\]: device kernel image is invalid", flags=_I)
     + _sig(Cause.TRITON_COMPILE_ERROR, 66,
            r"OutOfResources", r"out of resource: shared memory",
            r"triton\.compiler\.errors\.\w+|CompilationError", r"PassManager::run failed",
@@ -1513,6 +1518,15 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # per rank): a non-zero status is a rank that died
     (_C(r"Scheduler or DataParallelController \d+ terminated with -?(?!0\b)\d+"), True),
     (_C(r"terminate called after throwing"), True),
+    # Ray's C++ terminate handler reporting the exception that ended its process (logging.cc:
+    # `Unhandled exception: N5boost10wrapexceptINS_6system12system_errorEEE. what(): thread:
+    # Resource temporarily unavailable [system:11]`, then `ray::TerminateHandler()` in the
+    # stack): std::terminate's report in Ray's words, the process aborts after it
+    (_C(r"Unhandled exception: \S+\. what\(\): "), False),
+    # abseil's failure signal handler, which Ray's workers and raylet install (`*** SIGSEGV
+    # received at time=1722289279 on cpu 61 ***`, then `PC: @ ...` and the native stack): the
+    # process dies of that signal (not `SIGTERM received`, a stop asked for)
+    (_C(r"\*\*\* SIG(?:SEGV|BUS|ABRT|ILL|FPE) received at time="), True),
     # the C++ backtrace c10::Error prints under its message (`setup failed!` then `Exception
     # raised from OperationSetup at .../compiler_depend.ts:131 (most recent call first):` and
     # its `frame #N:` lines): an exception thrown by torch's native code, on its way to Python
@@ -1720,7 +1734,8 @@ _FATAL_LITERALS = (
     "encountered a fatal error", "Engine process failed",
     "died unexpectedly", "died, exit code", "worker died or was killed", "Killed",
     "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+",
-    "Segfault encountered", "Main process exited", "Unhandled error (",
+    "Segfault encountered", "Main process exited", "Unhandled error (", "Unhandled exception: ",
+    "received at time=",
     "background task failed", "(engine dead)", "input of failed execution")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")

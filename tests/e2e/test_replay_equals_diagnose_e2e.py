@@ -155,6 +155,13 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the fifty-seventh batch (fresh56), as scored blind
+    "al111-vllm-2602-fips-ansi-colour-api-server-routes.log": _API_UP,
+    "al311-vllm-2023-t4-scheduler-throughput-zero-pending-hung.log": _STALL_END,
+    "al302-vllm-02x-wsl2-vicuna-gpu-blocks-zero-cut.log":
+        "vLLM 0.2's '# GPU blocks: 0,' ends the paste: diagnose reads the death V0 raises right "
+        "after it (crashed, kv_cache_oom: a known miss, labelled incomplete); live, the replay "
+        "stays up, silent, and the daemon calls it hung in kv_cache_alloc with that line's cause",
     # the fifty-sixth batch (fresh55), as scored blind
     "ak305-vllm-v0-runpod-worker-exit-code-136-after-added-request.log": _LABEL_LIVE,
     # the fifty-fifth batch (fresh54), as scored blind
