@@ -2504,3 +2504,12 @@ def test_triton_loading_a_kernel_image_the_gpu_refuses_is_a_compile_error() -> N
     v = verdict("RuntimeError: CUDA error: no kernel image is available for execution on the "
                 "device", engine="vllm")
     assert v.cause is Cause.UNSUPPORTED_ARCH
+
+
+# --- the fifty-eighth batch's kinds ---------------------------------------------------------
+
+
+def test_torchs_oom_message_body_alone_is_a_cuda_oom_death() -> None:
+    v = verdict("    Tried to allocate 136.00 MiB. GPU 0 has a total capacity of 22.36 GiB of",
+                "    which 120.88 MiB is free.", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.CUDA_OOM)

@@ -2605,3 +2605,62 @@ def test_vllm_01_stats_with_a_request_pending_and_nothing_running_is_a_stall() -
     # guard: idle stats (nothing pending) are a server up and waiting
     v = verdict(serving, *[stats.format("0.0", 0, 0)] * 3, engine="vllm")
     assert v.outcome is Outcome.READY
+
+
+# --- the fifty-eighth batch's kinds ---------------------------------------------------------
+
+_LEAKED = ("/usr/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: "
+           "resource_tracker: There appear to be 2 leaked semaphore objects to clean up at "
+           "shutdown", "  warnings.warn('resource_tracker: There appear to be %d '")
+
+
+def test_sglang_gone_with_only_exit_warnings_was_killed_not_crashed() -> None:
+    served = ("[2026-05-20 10:14:20] The server is fired up and ready to roll!",
+              '[2026-05-20 10:14:30] INFO:     10.0.0.7:33540 - "POST /generate HTTP/1.1" 200 OK')
+    v = verdict(*served, *_LEAKED, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+    # guard: vLLM's processes going with only the exit warnings is a silent death
+    vllm = ("INFO 05-20 10:14:20 [api_server.py:1] Starting vLLM API server 0 on http://0.0.0.0:8000",
+            'INFO:     10.0.0.7:33540 - "POST /v1/completions HTTP/1.1" 200 OK')
+    assert verdict(*vllm, *_LEAKED, engine="vllm").outcome is Outcome.CRASHED
+
+
+def test_sglang_health_checks_failing_until_killed_is_a_stall() -> None:
+    failed = ("[2026-07-28 09:34:37] Health check failed. Server couldn't get a response from "
+              "detokenizer for last 20 seconds. tic start time: 09:34:17.")
+    lines = ("[2026-07-28 09:32:08] The server is fired up and ready to roll!",
+             '[2026-07-28 09:33:17] INFO:     10.0.0.7:51676 - "POST /generate HTTP/1.1" 200 OK',
+             failed,
+             "/x/sglang/srt/entrypoints/openai/serving_chat.py:1273: FastAPIDeprecationWarning: "
+             "ORJSONResponse is deprecated", "  return self.create_error_response(str(e))",
+             failed, *_LEAKED)
+    v = verdict(*lines, engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.HEALTH_CHECK_FAILED)
+
+
+def test_vllm_kv_transfer_metrics_with_transfers_are_traffic() -> None:
+    line = ("(APIServer pid=388692) INFO 05-15 02:58:00 [metrics.py:103] KV Transfer metrics: "
+            "Num successful transfers={}, Avg xfer time (ms)=63.33")
+    assert tracker_phase(line.format(2)) is Phase.SERVING
+    v = verdict(line.format(2), engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING)
+    # guard: none moved is no request
+    assert tracker_phase(line.format(0)) is Phase.LAUNCH
+
+
+def test_sglang_scheduling_and_result_frames_are_a_served_batch() -> None:
+    for path, func in (("srt/managers/scheduler_components/batch_result_processor.py",
+                        "process_batch_result_decode"),
+                       ("srt/managers/schedule_policy.py", "add_first_chunk_req")):
+        lines = frame_lines((f"{_SITE}/sglang/{path}", func))
+        assert verdict(*lines, "AssertionError: x", engine="sglang").phase is Phase.SERVING, func
+    # guard: the policy built at the scheduler's init is a startup step
+    lines = frame_lines((f"{_SITE}/sglang/srt/managers/schedule_policy.py", "__init__"))
+    assert verdict(*lines, "AssertionError: x", engine="sglang").phase is not Phase.SERVING
+
+
+def test_sglang_model_runner_kv_cache_mixin_builds_the_pools() -> None:
+    lines = frame_lines((f"{_SITE}/sglang/srt/model_executor/model_runner_kv_cache_mixin.py",
+                         "_init_pools"))
+    v = verdict(*lines, "torch.OutOfMemoryError: CUDA out of memory.", engine="sglang")
+    assert (v.phase, v.cause) == (Phase.KV_CACHE_ALLOC, Cause.CUDA_OOM)

@@ -797,6 +797,11 @@ _SERVING_WORK_FRAMES = re.compile(
     r"async_llm_engine\.py:(?:_raise_exception_on_finish|_engine_abort)$"
     r"|worker_base\.py:(?:start_worker_execution_loop|execute_model)$"
     r"|scheduler\.py:run_batch$|schedule_batch\.py:get_model_worker_batch$"
+    # (and its policy admitting a request or its chunk to a prefill batch, schedule_policy.py's
+    # PrefillAdder: add_one_req, add_first_chunk_req; not the policy's construction at init;
+    # and the result of a batch being processed: process_batch_result_prefill / _decode, in
+    # scheduler_output_processor_mixin.py and 2026's scheduler_components/)
+    r"|/schedule_policy\.py:(?!__init__$)\w+$|:process_batch_result\w*$"
     r"|(?:scheduler\.py|<call>):run_event_loop$|(?:schedule_batch|_info)\.py:merge_batch$"
     r"|ray_trainer\.py:fit$|:generate_sequences$"
     # (ms-swift's inference engines - swift/llm/infer/infer_engine/vllm_engine.py,
@@ -1103,7 +1108,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         ready = None  # the engines are up; the API servers that serve them were not yet
     last_activity = scan.activity[-1] if scan.activity else -1
 
-    fatal = _fatal(scan, last_activity)
+    fatal = _fatal(scan, last_activity, engine)
     after = ready if ready is not None else -1
     # a fragment that starts mid-run (no startup marker, traffic later on: midrun.py) was up
     # from its first line: a report of a death printed before the traffic that shows it (vLLM
@@ -1163,7 +1168,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
             # between: profile, KV cache, capture and warmup were all done. (Not the tracker's
             # doing: route lines are many, and a run seen live has every line before them.)
             tracker_phase = Phase.WARMUP
-        stalls = _trailing_stalls(msgs)
+        # (up to the interpreter's exit output, where a run killed while stalled ends)
+        stalls = _trailing_stalls(msgs if scan.exit_at is None else msgs[:scan.exit_at])
         if stalls:
             # up, then only stall reports to the end: hung where the tracker was (a file cannot
             # time the silence that follows, nor say why it stalled - but SGLang's own health
@@ -1241,9 +1247,11 @@ _STALL_REPORT = re.compile(
 _HEALTH_CHECK_FAILED = "Health check failed"
 # What may sit between and after stall reports: a paste's elision marks, a dump's indented or
 # thread-header lines (py-spy under a soft watchdog), Ray's own daemons' periodic lines
-# (`[2024-02-23 14:23:05,101 E 2215919 2215949] (raylet) file_system_monitor.cc:111: ...`)
+# (`[2024-02-23 14:23:05,101 E 2215919 2215949] (raylet) file_system_monitor.cc:111: ...`),
+# a Python warning's report (`.../serving_chat.py:1273: FastAPIDeprecationWarning: ...`)
 _ELISION = re.compile(r"\s*(?:\.{3,}|…|\[\.\.\.\])?\s*$|\s|Thread (?:0x)?[0-9a-f]+ "
-                      r"|\[[\d-]+ [\d:,]+ [IWE] \d+ \d+\] \((?:raylet|gcs_server)\) ")
+                      r"|\[[\d-]+ [\d:,]+ [IWE] \d+ \d+\] \((?:raylet|gcs_server)\) "
+                      r"|\S+\.py:\d+: \w*Warning: ")
 
 
 def _trailing_stalls(msgs: list[str]) -> list[int]:
@@ -1282,12 +1290,16 @@ def _last_line(raw: list[str], msgs: list[str]) -> tuple[str, ...]:
     return ()
 
 
-def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
+def _fatal(scan: _Scan, last_activity: int, engine: str) -> list[tuple[int, bool]]:
     """(index, consequence) of the lines that prove a death: explicit markers, fatal signatures,
     and tracebacks / exception lines / traceback frames (a log cut inside a traceback) after
     which the log shows no more progress. After a requested stop or once the interpreter is
     exiting, only a message signature still counts (shutdown prints tracebacks of its own); exit
-    output with no stop request is a death in itself (the log just ends)."""
+    output with no stop request is a death in itself (the log just ends) - but not SGLang's:
+    its own failures always say so (the scheduler's exception, `Received sigquit`, the kill of
+    its tree), and its processes go silently only when killed from outside (an operator's or a
+    harness's kill, pkill: then only resource_tracker's leaked-semaphore warnings; six labelled
+    SGLang logs end so, none a crash), the kernel's OOM kill showing as the shell's `Killed`."""
     fatal = set(scan.fatal)
     stop = _stop_traceback(scan)
     for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
@@ -1308,7 +1320,7 @@ def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
     if quiet is not None:
         real = {i for sig, i in scan.hits if sig.fatal}
         fatal = {f for f in fatal if f[0] < quiet or f[0] in real}
-        if scan.stop_at is None and not fatal:
+        if scan.stop_at is None and not fatal and engine != "sglang":
             fatal.add((quiet, True))
     return sorted(fatal)
 

@@ -524,6 +524,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"ACL_ERROR_RT_MEMORY_ALLOCATION",
            r"\bnrt_tensor_allocate status=\d+ message=\"Allocation Failure\"",
            r"kIOGPUCommandBufferCallbackErrorOutOfMemory", flags=_I)
+    # the body of torch's caching-allocator error, where a paste wrapped it away from its
+    # `torch.OutOfMemoryError: CUDA out of memory.` head (`Tried to allocate 136.00 MiB. GPU 0
+    # has a total capacity of 22.36 GiB of which 120.88 MiB is free.`): that text is only ever
+    # the exception's message, raised
+    + _sig(Cause.CUDA_OOM, 70,
+           r"Tried to allocate [\d.]+ [KMGT]i?B\. GPU \d+ has a total capacity of", fatal=True)
     # torch_memory_saver (SGLang's and verl's release / resume of the engine's memory around
     # training) failing a driver allocation as it maps the memory back (`[torch_memory_saver.cpp]
     # CUresult error: 2 (out of memory)  file=csrc/utils.h func=cu_mem_create`): the library
@@ -1431,7 +1437,10 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               # cache just allocated with its transfer engine (vLLM V1's
                               # initialize_kv_cache -> kv_transfer register_kv_caches)
                               r"|register_kv_caches"
-                              r")$|(?:kv_cache_configurator|pool_configurator)"
+                              # (SGLang 2026: the model runner's KV-cache mixin, which sizes
+                              # and builds the pools: profile_max_num_token, _init_pools)
+                              r")$|(?:kv_cache_configurator|pool_configurator"
+                              r"|model_runner_kv_cache_mixin)"
                               r"\.py:|memory_pool\.py:(?:__init__|_create_buffers)$"
                               # vLLM V1's worker allocating the KV cache from the sized config
                               # (gpu_worker.py / worker_base.py; the executor's method of that

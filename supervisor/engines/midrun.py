@@ -69,6 +69,10 @@ _KV_CONNECTOR_HOOK = "Connector update_state_after_alloc"
 # worker(s) before lease expired.` in later builds): only a prefilled client request holds
 # blocks to send, so the prefill server was serving.
 _KV_EXPIRED = "Releasing expired KV blocks for request "
+# vLLM's KV connector stats (`KV Transfer metrics: Num successful transfers=2, Avg xfer time
+# (ms)=63.33, ...`, v1/metrics): logged for the transfers since the last line, and a PD pair
+# moves KV only for a client's requests
+_KV_TRANSFERS = re.compile(r"KV Transfer metrics: Num successful transfers=[1-9]")
 # vllm-ascend's ACLGraphWrapper.__call__ (compilation/acl_graph.py) logs `Replaying aclgraph`
 # (info_once) the first time a captured graph runs again: capture_model only captures (each
 # shape's first call), so a replay is execute_model running a scheduled batch, or an idle DP
@@ -177,6 +181,8 @@ def is_engine_traffic(line: str) -> bool:
         return is_offline_generate(line)
     if _PREFILL_DEQUEUED in line:
         return True
+    if "successful transfers=" in line:
+        return _KV_TRANSFERS.search(line) is not None
     if ("prefix cache" in line or "seconds to " in line) and _ENGINE_CYCLED.search(line):
         return True
     if "%|" in line and is_rollout_bar(line):

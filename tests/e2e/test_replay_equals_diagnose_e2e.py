@@ -155,6 +155,9 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the fifty-eighth batch (fresh57), as scored blind
+    "am104-vllm-pr-085-api-server-entrypoint-fixed-init-engine-routes-cut.log": _API_UP,
+    "am110-vllm-pr-2602-qwen3coder-tool-parser-docker-apiserver-routes-cut.log": _API_UP,
     # the fifty-seventh batch (fresh56), as scored blind
     "al111-vllm-2602-fips-ansi-colour-api-server-routes.log": _API_UP,
     "al311-vllm-2023-t4-scheduler-throughput-zero-pending-hung.log": _STALL_END,
@@ -232,10 +235,6 @@ LIVE_MISSES: dict[str, str] = {
     # the forty-fourth batch (fresh43), as scored blind
     "xx116-vllm-2607-club3090-gemma4-apiserver-engine-core-init-failed-then-container-restart-"
     "overlay-nvlink-new-start.log": _LABEL_LIVE,
-    "xx209-sglang-0516-2608-dgx-spark-gb10-laguna-nvfp4-dflash-capture-0-of-58-aborted-resource-"
-    "tracker.log": _LABEL_LIVE,
-    "xx210-sglang-0516-2608-dgx-spark-laguna-nvfp4-mem-fraction-078-aborted-shards-47-of-49.log":
-        _LABEL_LIVE,
     "xx316-vllm-v1-2603-spark-vllm-docker-gb10-qwen3-coder-next-fp8-starting-server-routes-user-"
     "thinks-stuck.log": _API_UP,
     # the forty-third batch (fresh42), as scored blind
@@ -280,7 +279,6 @@ LIVE_MISSES: dict[str, str] = {
     "oo116-vllm-011x-2511-ragflow-user-starting-api-server-0-routes-listing-cut.log": _API_UP,
     "oo204-vllm-0110-2510-glm41v-4090-torch-compile-cache-kv-graphs-init-engine-took-cache-config-info.log": _API_UP,
     "oo312-vllm-v1-2504-openrlhf-llmrayactor-a100-compile-cache-kv-graphs-init-engine-took-then-stuck.log": _API_UP,
-    "oo214-sglang-2607-amd-mi355-glm52-mxfp4-pd-decode-dpa-mtp-pd-warmup-health-503-inductor-deadlock-killed.log": _LABEL_LIVE,
     "oo313-vllm-v04-2406-glm4-9b-chat-1m-ray-request-500-asgi-exception-then-driver-execute-model-frames-cut.log": _LABEL_LIVE,
     "oo218-vllm-0102-2509-internvl3-apiserver-request-chat-template-jinja-error-traceback-cut.log":
         _REQUEST_FRAMES,
@@ -290,9 +288,6 @@ LIVE_MISSES: dict[str, str] = {
     # the thirty-third batch (fresh32)
     "mm106-vllm-v1-2506-k8s-llama32-compile-cache-graphs-17s-init-engine-took-34s.log": _API_UP,
     "mm205-vllm-0151-2602-orpheus-tts-apiserver-ignored-voice-field-preprocessing-prompt-traceback-cut.log": _REQUEST_FRAMES,
-    "mm214-sglang-2607-amd-mi355-glm52-mxfp4-dpa-mtp-fixed-mixed-leg-fired-up-decode-then-resource-tracker-exit.log":
-        "a known miss: diagnose reads the interpreter's exit warnings after the served batches "
-        "as a death (labelled stopped); live, the replay stays up serving: ready",
     # the thirty-second batch (fresh31)
     "ll108-vllm-2608-club3090-2x-rtx5090-qwen38-27b-starting-server-routes-cut.log": _API_UP,
     # the thirty-first batch (fresh30)
@@ -307,18 +302,14 @@ LIVE_MISSES: dict[str, str] = {
     "hh107-vllm-pr-2608-s390x-cpu-tcmalloc-supported-tasks-starting-server-routes-cut.log": _ROUTES_ONLY,
     "hh313-vllm-v0-2503-dynamo-disagg-two-engines-kv-blocks-capture-0-of-35-init-engine-took.log": _API_UP,
     "hh318-vllm-v0-2503-aibrix-base-model-capture-done-init-engine-routes-cut.log": _API_UP,
-    # the twenty-seventh batch (fresh26)
-    "gg216-sglang-2605-rocm-2x-r9700-rdna4-devstral-24b-awq-tp2-ready-smoke-requests-then-pkill-stopped.log":
-        "a known miss: diagnose reads the interpreter's exit warnings after the smoke requests "
-        "as a death (labelled stopped by a pkill); live, the replay stays up serving: ready",
     # the twenty-sixth batch (fresh25)
     "d102-vllm-pr-2512-qwen3-8b-dev-mode-starting-api-server-routes-cut.log": _API_UP,
     "d309-vllm-metal-2601-apple-silicon-ray-minimax-m2-4bit-apiserver-routes-cut.log": _ROUTES_ONLY,
     "d307-vllm-omni-2603-stage0-free-memory-less-than-utilization-stage1-diffusion-loaded.log": _LABEL_LIVE,
     "d315-sglang-2607-amd-mi355-glm52-mxfp4-pd-decode-dpa-mtp-ready-then-first-request-deadlock-health-check.log":
-        "a known miss: diagnose reads the interpreter's exit warnings after the health checks "
-        "as a death (labelled hung, torn down by hand); live, the replay stays up serving and "
-        "its probe is answered: ready",
+        "SGLang's health check failing to the end, then the interpreter's exit warnings: "
+        "diagnose says hung (incomplete, health_check_failed, as labelled); live, the replay "
+        "stays up serving and its probe is answered: ready (_STALL_END's case)",
     # the twenty-fifth batch (fresh24)
     "b102-vllm-pr-2510-openpangu-ultra-moe-apiserver-routes-listing-cut.log": _ROUTES_ONLY,
     "b202-sglang-ktransformers-2506-journald-uvicorn-up-sched-rpc-cut.log": _LABEL_LIVE,
