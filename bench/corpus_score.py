@@ -87,6 +87,7 @@ PARTS = {
     "fresh55": FIXTURES / "corpus" / "fresh55",
     "fresh56": FIXTURES / "corpus" / "fresh56",
     "fresh57": FIXTURES / "corpus" / "fresh57",
+    "fresh58": FIXTURES / "corpus" / "fresh58",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -98,7 +99,7 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh36", "fresh37", "fresh38", "fresh39", "fresh40",
              "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47",
              "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55",
-             "fresh56", "fresh57")
+             "fresh56", "fresh57", "fresh58")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -153,7 +154,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh54", "fifty-fifth batch (fresh54)"),
               ("fresh55", "fifty-sixth batch (fresh55)"),
               ("fresh56", "fifty-seventh batch (fresh56)"),
-              ("fresh57", "fifty-eighth batch (fresh57)"))
+              ("fresh57", "fifty-eighth batch (fresh57)"),
+              ("fresh58", "fifty-ninth batch (fresh58)"))
 FIELDS = ("outcome", "phase", "cause")
 
 
