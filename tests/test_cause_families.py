@@ -2513,3 +2513,34 @@ def test_torchs_oom_message_body_alone_is_a_cuda_oom_death() -> None:
     v = verdict("    Tried to allocate 136.00 MiB. GPU 0 has a total capacity of 22.36 GiB of",
                 "    which 120.88 MiB is free.", engine="vllm")
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.CUDA_OOM)
+
+
+# --- the fifty-ninth batch's kinds ----------------------------------------------------------
+
+
+def test_a_feature_the_parallel_layout_cannot_run_is_invalid_config() -> None:
+    for msg in ("ValueError: Prequant BitsAndBytes models with TP is not supported.Please try "
+                "with PP.",
+                "NotImplementedError: LoRA is not supported with pipeline parallelism"):
+        assert verdict(msg, engine="sglang").cause is Cause.INVALID_CONFIG, msg
+    # guard: a feature refused for the GPU is not the layout's
+    assert verdict("ValueError: FP8 is not supported on this GPU",
+                   engine="vllm").cause is not Cause.INVALID_CONFIG
+
+
+def test_an_unknown_kv_connector_is_invalid_config() -> None:
+    v = verdict("ERROR 05-13 08:41:45 [engine.py:598] Unsupported connector type: "
+                "LMCacheConnectorV1", "ERROR 05-13 08:41:45 [engine.py:598] Traceback (most "
+                "recent call last):", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)
+
+
+def test_v0_multiproc_worker_exiting_is_a_stop() -> None:
+    line = "(VllmWorkerProcess pid=9486) INFO 08-15 11:37:35 multiproc_worker_utils.py:237] {}"
+    v = verdict(line.format("Worker exiting"), engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, None)
+    # guard: a worker that failed first is a failure
+    v = verdict(line.format("Worker failed"), line.format("Traceback (most recent call last):"),
+                line.format("RuntimeError: CUDA error: an illegal memory access was encountered"),
+                line.format("Worker exiting"), engine="vllm")
+    assert v.outcome is Outcome.CRASHED

@@ -454,6 +454,18 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the fifty-ninth batch (fresh58), as scored blind, then tuned on
+    "an110-vllm-omni-0180-fishaudio-s2-pro-two-stage-orchestrator-startup-cut.log":
+        "vLLM-Omni's API server resolving the weights ('Using model weights format') before "
+        "its stages start: labelled launch, read weight_loading (the loader's line, which a "
+        "worker prints as it loads)",
+    "an116-sglang-kt-fork-ryzen-5090-llamafile-gguf-loader-startup-cut.log":
+        "KTransformers' llamafile MoE wrapper reading GGUF experts, no SGLang loader line: "
+        "labelled weight_loading, read launch (as oo206: lines of a kind never seen)",
+    "an215-vllm-011-colab-t4-pip-install-opt125m-vs-hf-notebook-serving.log":
+        "a notebook cell: vLLM's config lines, then the notebook's own prints of generated "
+        "text: labelled ready in serving, read incomplete at launch (the prints are no engine "
+        "line)",
     # the fifty-eighth batch (fresh57), as scored blind, then tuned on
     "am301-sglang-offline-engine-qwen25-7b-1m-dual-chunk-capture-then-26-batches.log":
         "an offline sgl.Engine's capture bar, then the script's own bare bar of 26 batches: "

@@ -2664,3 +2664,17 @@ def test_sglang_model_runner_kv_cache_mixin_builds_the_pools() -> None:
                          "_init_pools"))
     v = verdict(*lines, "torch.OutOfMemoryError: CUDA out of memory.", engine="sglang")
     assert (v.phase, v.cause) == (Phase.KV_CACHE_ALLOC, Cause.CUDA_OOM)
+
+
+# --- the fifty-ninth batch's kinds ----------------------------------------------------------
+
+
+def test_ray_serve_replica_handling_a_request_is_one_requests_error() -> None:
+    replica = "/home/ray/anaconda3/lib/python3.11/site-packages/ray/serve/_private/replica.py"
+    lines = frame_lines((replica, "handle_request_with_rejection"),
+                        (replica, "_call_user_generator"))
+    v = verdict(*lines, "asyncio.exceptions.CancelledError", engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+    # guard: the deployment's construction is where the engine is built
+    lines = frame_lines((replica, "initialize_and_get_metadata"))
+    assert verdict(*lines, "RuntimeError: x", engine="vllm").outcome is Outcome.CRASHED

@@ -349,7 +349,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                                                "routing.py:" in where or "_llm_engine" in where
                                                or "_chat_template" in where
                                                or "_parser" in where
-                                               or "function_call/" in where):
+                                               or "function_call/" in where
+                                               or "serve/_private/replica" in where):
                     scan.maybe_request = True  # _REQUEST_LITERALS: asked of few logs' frames
                 if in_current_thread is not None:
                     in_current_thread.append(where)

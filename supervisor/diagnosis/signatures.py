@@ -1081,6 +1081,20 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # its `ValidationError`: `  13653 is not divisible by 4 (type=assertion_error)`)
            r"|\bnot (?:evenly )?divisible by\b.{0,40}\(type=\w*error\)",
            scope="error", flags=_I)
+    # A feature the launch's parallel layout cannot run (`ValueError: Prequant BitsAndBytes
+    # models with TP is not supported.Please try with PP.`, SGLang's and vLLM's loaders; `X is
+    # not supported with pipeline parallelism`): the combination of settings must change
+    + _sig(Cause.INVALID_CONFIG, 40,
+           r"^(?:\w+\.)*(?:AssertionError|ValueError|NotImplementedError|RuntimeError): .{0,200}"
+           r"\b(?:with|for|under) (?:TP|PP|EP|DP|tensor[ _-]parallel\w*|pipeline[ _-]parallel\w*)"
+           r"(?: (?:size )?> ?1)? (?:is|are) not (?:yet )?supported"
+           r"|\bnot (?:yet )?supported (?:with|for|under) (?:TP|PP|tensor[ _-]parallel\w*"
+           r"|pipeline[ _-]parallel\w*)\b",
+           scope="error")
+    # vLLM's KV-connector factory not knowing the connector --kv-transfer-config names
+    # (`Unsupported connector type: LMCacheConnectorV1`: V0's factory asked for a V1 connector,
+    # or a name no build has), logged above its traceback
+    + _sig(Cause.INVALID_CONFIG, 40, r"\bUnsupported connector type: \w+")
     # The same refusal in a quantized layer's words (vLLM's linear layers, V0 and V1: `The
     # input size is not aligned with the quantized weight shape. This can be caused by too
     # large tensor parallel size.`): the tensor-parallel split of the checkpoint's groups.
@@ -1233,7 +1247,12 @@ REQUEST_HANDLER_FRAME = _C(r"/uvicorn/protocols/http/\w+\.py:run_asgi$"
                            # reasoning parsers, SGLang's function_call parsers; a parser's
                            # error is logged, the text returned as content)
                            r"|/vllm/(?:entrypoints/openai/)?(?:tool_parsers|reasoning)/\w+\.py:"
-                           r"|/srt/function_call/\w+\.py:")
+                           r"|/srt/function_call/\w+\.py:"
+                           # (Ray Serve's replica calling the deployment's method for one
+                           # request: handle_request*, the user method's call or generator; not
+                           # the deployment's construction, where the engine is built)
+                           r"|/ray/serve/_private/replica\.py:(?:handle_request\w*"
+                           r"|_call_user_generator|call_user_method)$")
 
 # vLLM V0's AsyncLLMEngine background loop (async_llm_engine.py): a request's traceback through
 # its loop's frames (`_raise_exception_on_finish` re-raising what ended `run_engine_loop`) carries
@@ -1764,7 +1783,7 @@ _LIFECYCLE_LITERALS = (
     "Killing local vLLM", "leaked", "before program exit", "interpreter shutdown",
     "runtime state", "EngineCore exiting", "WorkerProc was terminated",
     "WorkerProc handling signal", "FastAPI HTTP server", "shutdown triggered",
-    "Application shutdown complete", "Finished server process")
+    "Application shutdown complete", "Finished server process", "Worker exiting")
 LIFECYCLE_GATE = _literals(*_LIFECYCLE_LITERALS)
 # any of the three (one search per line instead of three: ~10 % of lines pass it)
 RARE_LITERALS = (*_FATAL_LITERALS, *_LIFECYCLE_LITERALS, *_ARGS_LITERALS)
@@ -1788,6 +1807,10 @@ STOP_REQUEST = _C(
     # reaches every worker of the process group, and the executor's own shutdown sends SIGTERM.
     # When a sibling died first its traceback comes before these lines and stays the failure.
     r"|WorkerProc was terminated|WorkerProc handling signal (?:2|15)\b"
+    # vLLM V0's multiprocessing workers (0.5-0.8, multiproc_worker_utils.py): a worker leaves
+    # its task loop on the executor's shutdown or a Ctrl-C and logs `Worker exiting`; one that
+    # failed logs `Worker failed` and its traceback first, which stays the failure
+    r"|^Worker exiting\s*$"
     # vLLM's API server (entrypoints/launcher.py serve_http): its HTTP server task is cancelled
     # only by its SIGINT/SIGTERM handler, and only then does it log this; an engine that died
     # ends the server through its watchdog, without the line. 2026 builds log the handler too.

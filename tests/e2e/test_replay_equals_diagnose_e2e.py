@@ -155,6 +155,13 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the fifty-ninth batch (fresh58), as scored blind
+    "an205-vllm-072-v0-offline-qwen2-7b-notebook-init-engine-took.log": _API_UP,
+    "an207-vllm-0130-v1-wsl-offline-smollm2-eager-notebook-init-engine-took.log": _API_UP,
+    "an210-vllm-072-v0-offline-405b-bnb-tp8-40gb-notebook-init-engine-took.log": _API_UP,
+    "an213-vllm-085post1-v1-autodl-offline-mixtral-gptq-eager-notebook-engine-ready.log": _API_UP,
+    "an216-vllm-072-v0-offline-qwen25-math-15b-assignment-notebook-init-engine-took.log": _API_UP,
+    "an310-vllm-2503-ray-serve-dsv3-h20-request-failed-replica-traceback-cut.log": _REQUEST_FRAMES,
     # the fifty-eighth batch (fresh57), as scored blind
     "am104-vllm-pr-085-api-server-entrypoint-fixed-init-engine-routes-cut.log": _API_UP,
     "am110-vllm-pr-2602-qwen3coder-tool-parser-docker-apiserver-routes-cut.log": _API_UP,
