@@ -2544,3 +2544,13 @@ def test_v0_multiproc_worker_exiting_is_a_stop() -> None:
                 line.format("RuntimeError: CUDA error: an illegal memory access was encountered"),
                 line.format("Worker exiting"), engine="vllm")
     assert v.outcome is Outcome.CRASHED
+
+
+# --- the sixtieth batch's kinds -------------------------------------------------------------
+
+
+def test_neurons_out_of_bounds_execution_is_an_illegal_memory_access() -> None:
+    v = verdict("(EngineCore_DP0 pid=243) ERROR 06-27 02:23:02 [core.py:1008] RuntimeError: "
+                "Failed to execute the model status=1006 message=Execution Out-Of-Bounds Memory "
+                "Access", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.ILLEGAL_MEMORY_ACCESS)

@@ -2614,15 +2614,21 @@ _LEAKED = ("/usr/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWar
            "shutdown", "  warnings.warn('resource_tracker: There appear to be %d '")
 
 
-def test_sglang_gone_with_only_exit_warnings_was_killed_not_crashed() -> None:
+def test_a_run_gone_with_only_exit_warnings_was_killed_not_crashed() -> None:
     served = ("[2026-05-20 10:14:20] The server is fired up and ready to roll!",
               '[2026-05-20 10:14:30] INFO:     10.0.0.7:33540 - "POST /generate HTTP/1.1" 200 OK')
     v = verdict(*served, *_LEAKED, engine="sglang")
     assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
-    # guard: vLLM's processes going with only the exit warnings is a silent death
-    vllm = ("INFO 05-20 10:14:20 [api_server.py:1] Starting vLLM API server 0 on http://0.0.0.0:8000",
-            'INFO:     10.0.0.7:33540 - "POST /v1/completions HTTP/1.1" 200 OK')
-    assert verdict(*vllm, *_LEAKED, engine="vllm").outcome is Outcome.CRASHED
+    loading = ("(EngineCore_DP0 pid=9) INFO 05-08 00:37:14 [gpu_model_runner.py:3476] Starting to "
+               "load model m...",)
+    v = verdict(*loading, *_LEAKED, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.WEIGHT_LOADING)
+    # guard: an error the process printed after its exit output began is its death
+    died = ("[rank0]:[W514 11:29:56.61 ProcessGroupNCCL.cpp:1496] Warning: WARNING: "
+            "destroy_process_group() was not called before program exit, which can leak resources.",
+            "Traceback (most recent call last):",
+            '  File "/x/vllm/entrypoints/cli/main.py", line 7, in main', "    args.func(args)")
+    assert verdict(*loading, *died, engine="vllm").outcome is Outcome.CRASHED
 
 
 def test_sglang_health_checks_failing_until_killed_is_a_stall() -> None:
@@ -2678,3 +2684,34 @@ def test_ray_serve_replica_handling_a_request_is_one_requests_error() -> None:
     # guard: the deployment's construction is where the engine is built
     lines = frame_lines((replica, "initialize_and_get_metadata"))
     assert verdict(*lines, "RuntimeError: x", engine="vllm").outcome is Outcome.CRASHED
+
+
+# --- the sixtieth batch's kinds -------------------------------------------------------------
+
+
+def test_ctrl_c_through_two_processes_printing_at_once_is_a_stop() -> None:
+    stack = ('  File "/x/sglang/srt/managers/scheduler.py", line 789, in event_loop_overlap',
+             "    recv_reqs = self.recv_requests()")
+    lines = ("[2025-08-14 21:04:50] The server is fired up and ready to roll!",
+             "Process Process-2:", "Process Process-1:",
+             "Traceback (most recent call last):", "Traceback (most recent call last):",
+             *stack, "KeyboardInterrupt", *stack, "KeyboardInterrupt",
+             "[2025-08-14 21:18:35] INFO:     Shutting down")
+    v = verdict(*lines, engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.READY, None)
+    # guard: a failure's traceback before the Ctrl-C stays the failure
+    failed = ("Traceback (most recent call last):", *stack,
+              "RuntimeError: CUDA error: an illegal memory access was encountered")
+    v = verdict(lines[0], *failed, *lines[1:], engine="sglang")
+    assert v.outcome is Outcome.CRASHED
+
+
+def test_vllm_answering_http_after_its_engine_is_up_is_phase_ready() -> None:
+    up = ("(EngineCore pid=185) INFO 05-04 23:56:24 [core.py:298] init engine (profile, create "
+          "kv cache, warmup model) took 73.48 s")
+    poll = '(APIServer pid=1) INFO:     127.0.0.1:54448 - "GET /health HTTP/1.1" 200 OK'
+    assert tracker_phase(up, poll) is Phase.READY
+    # guard: SGLang's uvicorn answers before its warmup request, so a poll dates nothing
+    sglang = ("[2025-08-14 21:04:45] Capture cuda graph end. Time elapsed: 21.34 s.",
+              '[2025-08-14 21:04:46] INFO:     127.0.0.1:49732 - "GET /health HTTP/1.1" 200 OK')
+    assert tracker_phase(*sglang, engine="sglang") is not Phase.READY

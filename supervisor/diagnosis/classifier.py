@@ -1109,7 +1109,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         ready = None  # the engines are up; the API servers that serve them were not yet
     last_activity = scan.activity[-1] if scan.activity else -1
 
-    fatal = _fatal(scan, last_activity, engine)
+    fatal = _fatal(scan, last_activity)
     after = ready if ready is not None else -1
     # a fragment that starts mid-run (no startup marker, traffic later on: midrun.py) was up
     # from its first line: a report of a death printed before the traffic that shows it (vLLM
@@ -1291,16 +1291,18 @@ def _last_line(raw: list[str], msgs: list[str]) -> tuple[str, ...]:
     return ()
 
 
-def _fatal(scan: _Scan, last_activity: int, engine: str) -> list[tuple[int, bool]]:
+def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
     """(index, consequence) of the lines that prove a death: explicit markers, fatal signatures,
     and tracebacks / exception lines / traceback frames (a log cut inside a traceback) after
     which the log shows no more progress. After a requested stop or once the interpreter is
     exiting, only a message signature still counts (shutdown prints tracebacks of its own); exit
-    output with no stop request is a death in itself (the log just ends) - but not SGLang's:
-    its own failures always say so (the scheduler's exception, `Received sigquit`, the kill of
-    its tree), and its processes go silently only when killed from outside (an operator's or a
-    harness's kill, pkill: then only resource_tracker's leaked-semaphore warnings; six labelled
-    SGLang logs end so, none a crash), the kernel's OOM kill showing as the shell's `Killed`."""
+    output followed by an error the process printed as it went is a death in itself, its own
+    error unread (torch's `destroy_process_group` warning above the CLI's traceback). Exit output
+    with nothing fatal printed anywhere is not: the engines' failures say so (SGLang's scheduler
+    exception and `Received sigquit`, vLLM's engine-core traceback), and their processes go
+    with only resource_tracker's leaked-semaphore warnings when killed from outside (a harness's
+    `kill -9`, a `pkill`, a job killed mid-load: seven labelled logs end so, none a crash); the
+    kernel's OOM kill shows as the shell's `Killed`."""
     fatal = set(scan.fatal)
     stop = _stop_traceback(scan)
     for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
@@ -1320,8 +1322,9 @@ def _fatal(scan: _Scan, last_activity: int, engine: str) -> list[tuple[int, bool
     quiet = min((i for i in (scan.stop_at, scan.exit_at) if i is not None), default=None)
     if quiet is not None:
         real = {i for sig, i in scan.hits if sig.fatal}
+        printed = bool(fatal)  # an error printed after the exit output began
         fatal = {f for f in fatal if f[0] < quiet or f[0] in real}
-        if scan.stop_at is None and not fatal and engine != "sglang":
+        if scan.stop_at is None and not fatal and printed:
             fatal.add((quiet, True))
     return sorted(fatal)
 
@@ -1414,7 +1417,15 @@ def _stop_traceback(scan: _Scan) -> range:
     if stop is None or all(i != stop for i, _ in scan.exceptions):
         return range(0)
     opened = _traceback_of(scan, stop)
-    return range(stop if opened is None else opened, stop + 1)
+    if opened is None:
+        return range(stop, stop + 1)
+    # (a Ctrl-C reaches every process of the group, and those that print at once interleave:
+    # `Traceback ...` twice, then both stacks; the headers before the first exception line
+    # are all the stop's)
+    exceptions = [i for i, _ in scan.exceptions if i < opened]
+    last_exc = max(exceptions, default=-1)
+    first = min((t for t in scan.tracebacks if last_exc < t <= opened), default=opened)
+    return range(first, stop + 1)
 
 
 def _chain_start(scan: _Scan, head: int) -> int:

@@ -360,7 +360,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # The same fault reported by other vendors' runtimes, which abort the process with no
     # exception of the engine's: ROCm's ROCr prints `Memory access fault by GPU node-2 (Agent
     # handle: 0x...) on address 0x.... Reason: Page not present or supervisor privilege.` and
-    # calls abort() (SGLang / vLLM on MI2xx/MI3xx, any phase); HIP / HSA name it
+    # calls abort() (SGLang / vLLM on MI2xx/MI3xx, any phase); AWS Neuron's runtime fails the
+    # model's execution with its status 1006 (`Failed to execute the model status=1006
+    # message=Execution Out-Of-Bounds Memory Access`, vllm-neuron); HIP / HSA name it
     # hipErrorIllegalAddress, HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION / _MEMORY_FAULT.
     # Ascend's CANN runtime reports a kernel touching an invalid address in its device error
     # dump (`errorStr: The MPU address access is invalid`, under `EZ9999: Inner Error!` and an
@@ -371,7 +373,8 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"HSA_STATUS_ERROR_MEMORY_(?:APERTURE|FAULT\b)",
            # (ROCr's counterpart of CUDA's `an illegal instruction was encountered`)
            r"HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION\b",
-           r"The MPU address access is invalid", flags=_I, fatal=True)
+           r"The MPU address access is invalid", r"Execution Out-Of-Bounds Memory Access",
+           flags=_I, fatal=True)
     # A device-side assert is a kernel's own check failing, not by itself a bad address: only
     # the kernel's assert line says which check. An index checked against its bound (ATen's
     # `Indexing.cu:1500: indexSelectSmallIndex: block: [..], thread: [..] Assertion `srcIndex <

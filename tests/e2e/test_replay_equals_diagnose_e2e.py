@@ -155,6 +155,15 @@ LIVE_MISSES: dict[str, str] = {
         "diagnose reads the stacks after Ctrl-C as a crash (labelled stopped); live: incomplete",
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
+    # the sixtieth batch (fresh59), as scored blind
+    "ao101-vllm-pr-2603-qwen35-122b-gptq-tp2-mamba-align-routes-cut.log": _API_UP,
+    "ao102-vllm-pr-2601-dedup-sampling-params-init-engine-83s-apiserver-cut.log": _API_UP,
+    "ao201-vllm-082-v1-offline-llama32-1b-workshop-notebook-init-engine-took.log": _API_UP,
+    "ao203-vllm-082-v0-unsloth-wsl-rtx4070ti-qwen25-15b-bnb-grpo-notebook-init-engine-took.log": _API_UP,
+    "ao204-vllm-073-v0-unsloth-h100-llama31-8b-bnb-notebook-init-engine-then-merge-save.log": _API_UP,
+    "ao208-vllm-0101-v0-unsloth-colab-t4-qwen25-3b-bnb-fa2-error-line-notebook-init-engine-took.log": _API_UP,
+    "ao216-vllm-054-v0-internvl2-2b-turing-multiprocess-worker-nameerror-then-keyboardinterrupt.log": _LABEL_LIVE,
+    "ao305-vllm-0160-neuron-keyerror-then-restart-loading-neff.log": _LABEL_LIVE,
     # the fifty-ninth batch (fresh58), as scored blind
     "an205-vllm-072-v0-offline-qwen2-7b-notebook-init-engine-took.log": _API_UP,
     "an207-vllm-0130-v1-wsl-offline-smollm2-eager-notebook-init-engine-took.log": _API_UP,
