@@ -474,8 +474,9 @@ KNOWN_MISSES: dict[str, str] = {
         "told apart, as xx116)",
     "ao310-vllm-0192dev-dgx-spark-nemotron-super-mtp-up-local-polls.log":
         "routes listed, then GET /v1/models from the docker bridge's 172.17.0.1: labelled "
-        "ready (local polls), read serving (another host's read of an API route is a "
-        "client's)",
+        "ready (the API server answering), read ready in warmup (no 'Application startup "
+        "complete'; reading any request answered after the engine's up line as phase ready "
+        "cost 870 instructions a line and fixed no labelled log)",
     # the fifty-ninth batch (fresh58), as scored blind, then tuned on
     "an110-vllm-omni-0180-fishaudio-s2-pro-two-stage-orchestrator-startup-cut.log":
         "vLLM-Omni's API server resolving the weights ('Using model weights format') before "

@@ -2317,8 +2317,11 @@ def test_uvicorns_graceful_end_after_ready_is_a_stop_not_a_silent_death() -> Non
              "(APIServer pid=9) INFO:     Finished server process [9]"]
     v = verdict(*lines, engine="vllm")
     assert (v.outcome, v.cause) == (Outcome.READY, None)
-    # guard: the exit-time warning with no graceful end is a silent death
-    assert verdict(*lines[:3], engine="vllm").outcome is Outcome.CRASHED
+    # guard: the exit-time warning with no graceful end, then an error the process printed
+    # as it went, is a death (the warning alone, nothing fatal printed, is a kill from outside)
+    died = [*lines[:3], "Traceback (most recent call last):",
+            '  File "/x/vllm/entrypoints/cli/main.py", line 7, in main']
+    assert verdict(*died, engine="vllm").outcome is Outcome.CRASHED
 
 
 def test_the_compiled_graph_cached_or_loaded_is_the_profiling_runs_compile() -> None:
@@ -2705,13 +2708,3 @@ def test_ctrl_c_through_two_processes_printing_at_once_is_a_stop() -> None:
     v = verdict(lines[0], *failed, *lines[1:], engine="sglang")
     assert v.outcome is Outcome.CRASHED
 
-
-def test_vllm_answering_http_after_its_engine_is_up_is_phase_ready() -> None:
-    up = ("(EngineCore pid=185) INFO 05-04 23:56:24 [core.py:298] init engine (profile, create "
-          "kv cache, warmup model) took 73.48 s")
-    poll = '(APIServer pid=1) INFO:     127.0.0.1:54448 - "GET /health HTTP/1.1" 200 OK'
-    assert tracker_phase(up, poll) is Phase.READY
-    # guard: SGLang's uvicorn answers before its warmup request, so a poll dates nothing
-    sglang = ("[2025-08-14 21:04:45] Capture cuda graph end. Time elapsed: 21.34 s.",
-              '[2025-08-14 21:04:46] INFO:     127.0.0.1:49732 - "GET /health HTTP/1.1" 200 OK')
-    assert tracker_phase(*sglang, engine="sglang") is not Phase.READY

@@ -220,11 +220,6 @@ class MarkerTracker(PhaseTracker):
     # line past the prefilter holds one marker's words, if any, and `in` tests are cheap where
     # a search of each marker's alternation is not
     MARKER_GATES: tuple[tuple[str, ...] | None, ...] = ()
-    # whether the engine starts its HTTP server only once its startup is complete (vLLM's API
-    # server; not SGLang's, whose uvicorn answers before its warmup request): then any request
-    # answered after the engine said it was up, a local poll included, shows phase ready where
-    # the ready line was not seen
-    HTTP_AFTER_STARTUP = False
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -308,16 +303,12 @@ class MarkerTracker(PhaseTracker):
             if is_traffic(access[1], access[0], access[2]):
                 self.requests_seen += 1
                 return self._advance(Phase.SERVING)
-            if self.HTTP_AFTER_STARTUP and self.phase.rank < Phase.READY.rank:
-                return self._advance(Phase.READY)
             return False
         if _remote_client_call(access, line):
             # a client on another host using the API before the ready line (pastes drop it;
             # SGLang prints it only after its warmup): the server was in use, startup over
             self.requests_seen += 1
             return self._advance(Phase.SERVING)
-        if self.HTTP_AFTER_STARTUP and self.started:
-            return self._advance(Phase.READY)  # the engine up, its HTTP server answering
         return self._advance(Phase.WARMUP)
 
 

@@ -201,7 +201,6 @@ class VLLMTracker(MarkerTracker):
     __slots__ = ("kv_sized", "loading_ranks", "bar_open")
     PREFILTER = _PREFILTER
     MARKERS = _MARKERS
-    HTTP_AFTER_STARTUP = True  # uvicorn starts once build_async_engine_client has returned
 
     def __init__(self) -> None:
         super().__init__()
