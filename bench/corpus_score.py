@@ -89,6 +89,7 @@ PARTS = {
     "fresh57": FIXTURES / "corpus" / "fresh57",
     "fresh58": FIXTURES / "corpus" / "fresh58",
     "fresh59": FIXTURES / "corpus" / "fresh59",
+    "fresh60": FIXTURES / "corpus" / "fresh60",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -100,7 +101,7 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh36", "fresh37", "fresh38", "fresh39", "fresh40",
              "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47",
              "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55",
-             "fresh56", "fresh57", "fresh58", "fresh59")
+             "fresh56", "fresh57", "fresh58", "fresh59", "fresh60")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -157,7 +158,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh56", "fifty-seventh batch (fresh56)"),
               ("fresh57", "fifty-eighth batch (fresh57)"),
               ("fresh58", "fifty-ninth batch (fresh58)"),
-              ("fresh59", "sixtieth batch (fresh59)"))
+              ("fresh59", "sixtieth batch (fresh59)"),
+              ("fresh60", "sixty-first batch (fresh60)"))
 FIELDS = ("outcome", "phase", "cause")
 
 
