@@ -2554,3 +2554,37 @@ def test_neurons_out_of_bounds_execution_is_an_illegal_memory_access() -> None:
                 "Failed to execute the model status=1006 message=Execution Out-Of-Bounds Memory "
                 "Access", engine="vllm")
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.ILLEGAL_MEMORY_ACCESS)
+
+
+# --- the sixty-first batch's kinds ----------------------------------------------------------
+
+
+def test_a_triton_compile_error_re_raised_by_a_wrapper_keeps_its_cause() -> None:
+    # Triton's CompilationError message (`at L:C:` and the kernel's source) under another
+    # exception's name: Unsloth's load_vllm re-raising it from vLLM's profile run
+    v = verdict("Traceback (most recent call last):",
+                '  File "/venv/lib/python3.10/site-packages/unsloth_zoo/vllm_utils.py", line '
+                "1051, in load_vllm",
+                "    raise RuntimeError(error)",
+                "RuntimeError: at 63:4:",
+                "    lora_index = tl.load(lora_indices + cur_batch)",
+                "    if lora_index == -1:",
+                "        return", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.TRITON_COMPILE_ERROR)
+    # a time of day in an exception's message is not a kernel's place
+    v = verdict("Traceback (most recent call last):",
+                '  File "/srv/app.py", line 3, in <module>',
+                "RuntimeError: deadline passed at 10:30:", engine="vllm")
+    assert v.cause is not Cause.TRITON_COMPILE_ERROR
+
+
+def test_v0s_engine_logging_the_cpu_platforms_refusal_before_its_traceback() -> None:
+    # V0's run_mp_engine logs the exception's message alone, then its traceback (cut here)
+    v = verdict("ERROR 08-29 11:24:10 [engine.py:467] CPU backend only supports V1.",
+                "ERROR 08-29 11:24:10 [engine.py:467] Traceback (most recent call last):",
+                'ERROR 08-29 11:24:10 [engine.py:467]   File "/venv/vllm/engine/multiprocessing/'
+                'engine.py", line 455, in run_mp_engine',
+                "ERROR 08-29 11:24:10 [engine.py:467]     engine = MQLLMEngine.from_vllm_config(",
+                engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH,
+                                             Cause.INVALID_CONFIG)

@@ -579,7 +579,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"OutOfResources", r"out of resource: shared memory",
            r"triton\.compiler\.errors\.\w+|CompilationError", r"PassManager::run failed",
            r"BackendCompilerFailed|InductorError|torch\._inductor\.exc\.",
-           r"Failed to find C compiler", flags=_I)
+           r"Failed to find C compiler",
+           # Triton's CompilationError message, `at <line>:<col>:` and then the kernel's source,
+           # kept when a wrapper re-raises it as its own error (Unsloth's load_vllm:
+           # `RuntimeError: at 63:4:` over vLLM's LoRA sgmv kernel failing in the profile run)
+           r"(?:error|exception): at \d+:\d+:$", flags=_I)
     # Triton-Ascend (the NPU backend SGLang and vLLM-Ascend compile their Triton kernels with):
     # its MLIRCompilationError frames the failing stage's output (bishengir-compile,
     # triton-adapter-opt) between `///------[ERROR][Triton][BEG]------`, `[<stage>] encounters
@@ -1028,6 +1032,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.INVALID_CONFIG, 61,
            r"^(?:\w+\.)*(?:ValueError|NotImplementedError|RuntimeError): \w+ (?:backend|platform) "
            r"only supports V[01]\b",
+           # (V0's engine process logs the exception's message alone, then its traceback:
+           # `ERROR ... [engine.py:467] CPU backend only supports V1.`, the traceback cut)
+           r"^\w+ (?:backend|platform) only supports V[01]\.$",
            scope="error", flags=_I, implies=Phase.LAUNCH)
     # Arguments or environment the engine refuses before any model work. A keyword argument
     # its own argument classes do not have, from a wrapper built for another release (OpenRLHF,
