@@ -90,6 +90,7 @@ PARTS = {
     "fresh58": FIXTURES / "corpus" / "fresh58",
     "fresh59": FIXTURES / "corpus" / "fresh59",
     "fresh60": FIXTURES / "corpus" / "fresh60",
+    "fresh61": FIXTURES / "corpus" / "fresh61",
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
 UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
@@ -101,7 +102,7 @@ UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
              "fresh36", "fresh37", "fresh38", "fresh39", "fresh40",
              "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47",
              "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55",
-             "fresh56", "fresh57", "fresh58", "fresh59", "fresh60")
+             "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61")
 # each part's cause confusion, under its title
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
@@ -159,7 +160,8 @@ CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh57", "fifty-eighth batch (fresh57)"),
               ("fresh58", "fifty-ninth batch (fresh58)"),
               ("fresh59", "sixtieth batch (fresh59)"),
-              ("fresh60", "sixty-first batch (fresh60)"))
+              ("fresh60", "sixty-first batch (fresh60)"),
+              ("fresh61", "sixty-second batch (fresh61)"))
 FIELDS = ("outcome", "phase", "cause")
 
 

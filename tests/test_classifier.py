@@ -90,6 +90,7 @@ FRESH57 = CORPUS / "fresh57"  # the fifty-eighth batch (pull requests, committed
 FRESH58 = CORPUS / "fresh58"  # the fifty-ninth batch (neighbours, notebooks, 2024-25 non-crashes): blind once
 FRESH59 = CORPUS / "fresh59"  # the sixtieth batch (pull requests, notebooks, committed logs): blind once
 FRESH60 = CORPUS / "fresh60"  # the sixty-first batch (RL frameworks, platforms, ports, model vendors): blind once
+FRESH61 = CORPUS / "fresh61"  # the sixty-second batch (leads, vendor ports, SGLang runs elsewhere): blind once
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
 # held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
 # fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
@@ -117,7 +118,8 @@ ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) +
     sorted(FRESH49.glob("*.log")) + sorted(FRESH50.glob("*.log")) + sorted(FRESH51.glob("*.log")) + \
     sorted(FRESH52.glob("*.log")) + sorted(FRESH53.glob("*.log")) + sorted(FRESH54.glob("*.log")) + \
     sorted(FRESH55.glob("*.log")) + sorted(FRESH56.glob("*.log")) + sorted(FRESH57.glob("*.log")) + \
-    sorted(FRESH58.glob("*.log")) + sorted(FRESH59.glob("*.log")) + sorted(FRESH60.glob("*.log"))
+    sorted(FRESH58.glob("*.log")) + sorted(FRESH59.glob("*.log")) + sorted(FRESH60.glob("*.log")) + \
+    sorted(FRESH61.glob("*.log"))
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
