@@ -2588,3 +2588,23 @@ def test_v0s_engine_logging_the_cpu_platforms_refusal_before_its_traceback() -> 
                 engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH,
                                              Cause.INVALID_CONFIG)
+
+
+# --- the sixty-second batch's kinds ---------------------------------------------------------
+
+
+def test_an_adapter_the_lora_manager_cannot_apply_is_invalid_config() -> None:
+    e = "ERROR 10-11 16:03:09 engine.py:157]"
+    v = verdict(f"{e} RuntimeError('Error in model execution: Loading lora /m/adapter failed')",
+                f"{e} Traceback (most recent call last):",
+                f'{e}   File "/vllm/vllm/lora/utils.py", line 113, in parse_fine_tuned_lora_name',
+                f'{e}     raise ValueError(f"{{name}} is unsupported LoRA weight")',
+                f"{e} ValueError: base_model.model.lm_head.weight is unsupported LoRA weight",
+                engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)
+    v = verdict("Traceback (most recent call last):",
+                '  File "/vllm/vllm/lora/models.py", line 250, in from_local_checkpoint',
+                "ValueError: While loading /m/adapter, expected target modules in ['q_proj', "
+                "'v_proj'] but received ['lm_head']. Please verify that the loaded LoRA module "
+                "is correct", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)

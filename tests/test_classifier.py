@@ -458,6 +458,12 @@ KNOWN_MISSES: dict[str, str] = {
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
+    # the sixty-second batch (fresh61), as scored blind, then tuned on
+    "as108-vllm-v06-mq-engine-lora-lm-head-unsupported-weight-engine-loop-dies.log":
+        "V0's MQLLMEngine logging 'Error in model execution: Loading lora ... failed' and the "
+        "LoRA manager's traceback, no marker: labelled serving (an adapter is loaded for a "
+        "request's batch), read launch (the same wrapper is raised in the profile run, and "
+        "V1 loads static adapters at startup)",
     # the sixtieth batch (fresh59), as scored blind, then tuned on
     "ao210-vllm-085-v0-h100-qwen25-3b-deepspeed-grpo-sleep-wake-cycles-notebook-init-engine-took.log":
         "an RL trainer's notebook cycling the engine through sleep and wake after its init: "

@@ -1110,6 +1110,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # large tensor parallel size.`): the tensor-parallel split of the checkpoint's groups.
     + _sig(Cause.INVALID_CONFIG, 40,
            r"\bis not aligned with the quantized weight shape\b", scope="error", flags=_I)
+    # vLLM's LoRA manager refusing an adapter whose weights it cannot apply (lora/utils.py
+    # parse_fine_tuned_lora_name: `base_model.model.lm_head.weight is unsupported LoRA weight`
+    # for PEFT's modules_to_save; lora/models.py: `While loading X, expected target modules in
+    # [...] but received [...]`): the adapter or --lora-modules must change, not the host
+    + _sig(Cause.INVALID_CONFIG, 40, r"\bis unsupported LoRA weight\b",
+           r"\bexpected target modules in \[.{0,400}\] but received\b", scope="error", flags=_I)
     # A value over the limit a launch setting sets (`ValueError: LoRA rank 256 is greater than
     # max_lora_rank 16.`, `... is larger than max_num_batched_tokens`): the setting, or what
     # was asked of it, must change. Below every message naming a cause of its own (the KV
