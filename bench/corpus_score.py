@@ -24,6 +24,30 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
+
+
+def ordinal(n: int) -> str:
+    """`sixty-second` for 62: the batches' names in docs/classifier.md."""
+    firsts = ("", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+              "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
+              "sixteenth", "seventeenth", "eighteenth", "nineteenth")
+    tens = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+    if n < 20:
+        return firsts[n]
+    if n >= 100:
+        return f"{n}th"
+    ten, one = divmod(n, 10)
+    return f"{tens[ten]}-{firsts[one]}" if one else tens[ten][:-1] + "ieth"
+
+
+def batch_folders() -> list[Path]:
+    """The blind batches after the first two, in the order they came: corpus/fresh2 (the
+    third batch), fresh3, ... A new batch is a new numbered folder."""
+    found = [d for d in (FIXTURES / "corpus").glob("fresh[0-9]*") if d.is_dir()]
+    return sorted(found, key=lambda d: int(d.name.removeprefix("fresh")))
+
+
+BATCHES = batch_folders()
 PARTS = {
     "sglang-logs": FIXTURES / "sglang-logs",
     "corpus": FIXTURES / "corpus",
@@ -31,137 +55,15 @@ PARTS = {
     "real-engines": FIXTURES / "real-engines",
     "fresh": FIXTURES / "corpus" / "fresh",
     "fresh-heldout": FIXTURES / "corpus" / "fresh" / "heldout",
-    "fresh2": FIXTURES / "corpus" / "fresh2",
-    "fresh3": FIXTURES / "corpus" / "fresh3",
-    "fresh4": FIXTURES / "corpus" / "fresh4",
-    "fresh5": FIXTURES / "corpus" / "fresh5",
-    "fresh6": FIXTURES / "corpus" / "fresh6",
-    "fresh7": FIXTURES / "corpus" / "fresh7",
-    "fresh8": FIXTURES / "corpus" / "fresh8",
-    "fresh9": FIXTURES / "corpus" / "fresh9",
-    "fresh10": FIXTURES / "corpus" / "fresh10",
-    "fresh11": FIXTURES / "corpus" / "fresh11",
-    "fresh12": FIXTURES / "corpus" / "fresh12",
-    "fresh13": FIXTURES / "corpus" / "fresh13",
-    "fresh14": FIXTURES / "corpus" / "fresh14",
-    "fresh15": FIXTURES / "corpus" / "fresh15",
-    "fresh16": FIXTURES / "corpus" / "fresh16",
-    "fresh17": FIXTURES / "corpus" / "fresh17",
-    "fresh18": FIXTURES / "corpus" / "fresh18",
-    "fresh19": FIXTURES / "corpus" / "fresh19",
-    "fresh20": FIXTURES / "corpus" / "fresh20",
-    "fresh21": FIXTURES / "corpus" / "fresh21",
-    "fresh22": FIXTURES / "corpus" / "fresh22",
-    "fresh23": FIXTURES / "corpus" / "fresh23",
-    "fresh24": FIXTURES / "corpus" / "fresh24",
-    "fresh25": FIXTURES / "corpus" / "fresh25",
-    "fresh26": FIXTURES / "corpus" / "fresh26",
-    "fresh27": FIXTURES / "corpus" / "fresh27",
-    "fresh28": FIXTURES / "corpus" / "fresh28",
-    "fresh29": FIXTURES / "corpus" / "fresh29",
-    "fresh30": FIXTURES / "corpus" / "fresh30",
-    "fresh31": FIXTURES / "corpus" / "fresh31",
-    "fresh32": FIXTURES / "corpus" / "fresh32",
-    "fresh33": FIXTURES / "corpus" / "fresh33",
-    "fresh34": FIXTURES / "corpus" / "fresh34",
-    "fresh35": FIXTURES / "corpus" / "fresh35",
-    "fresh36": FIXTURES / "corpus" / "fresh36",
-    "fresh37": FIXTURES / "corpus" / "fresh37",
-    "fresh38": FIXTURES / "corpus" / "fresh38",
-    "fresh39": FIXTURES / "corpus" / "fresh39",
-    "fresh40": FIXTURES / "corpus" / "fresh40",
-    "fresh41": FIXTURES / "corpus" / "fresh41",
-    "fresh42": FIXTURES / "corpus" / "fresh42",
-    "fresh43": FIXTURES / "corpus" / "fresh43",
-    "fresh44": FIXTURES / "corpus" / "fresh44",
-    "fresh45": FIXTURES / "corpus" / "fresh45",
-    "fresh46": FIXTURES / "corpus" / "fresh46",
-    "fresh47": FIXTURES / "corpus" / "fresh47",
-    "fresh48": FIXTURES / "corpus" / "fresh48",
-    "fresh49": FIXTURES / "corpus" / "fresh49",
-    "fresh50": FIXTURES / "corpus" / "fresh50",
-    "fresh51": FIXTURES / "corpus" / "fresh51",
-    "fresh52": FIXTURES / "corpus" / "fresh52",
-    "fresh53": FIXTURES / "corpus" / "fresh53",
-    "fresh54": FIXTURES / "corpus" / "fresh54",
-    "fresh55": FIXTURES / "corpus" / "fresh55",
-    "fresh56": FIXTURES / "corpus" / "fresh56",
-    "fresh57": FIXTURES / "corpus" / "fresh57",
-    "fresh58": FIXTURES / "corpus" / "fresh58",
-    "fresh59": FIXTURES / "corpus" / "fresh59",
-    "fresh60": FIXTURES / "corpus" / "fresh60",
-    "fresh61": FIXTURES / "corpus" / "fresh61",
+    **{d.name: d for d in BATCHES},
 }
 # parts whose misses are never listed by --show tune: what is scored but not tuned on
-UNTOUCHED = ("heldout", "fresh-heldout", "fresh2", "fresh3", "fresh4", "fresh5",
-             "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13",
-             "fresh14", "fresh15", "fresh16", "fresh17",
-             "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25",
-             "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
-             "fresh31", "fresh32", "fresh33", "fresh34", "fresh35",
-             "fresh36", "fresh37", "fresh38", "fresh39", "fresh40",
-             "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47",
-             "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55",
-             "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61")
-# each part's cause confusion, under its title
+UNTOUCHED = ("heldout", "fresh-heldout", *(d.name for d in BATCHES))
+# each part's cause confusion, under its title (fresh2 is the third batch)
 CONFUSIONS = (("corpus", "tuning part (corpus)"), ("heldout", "held-out part"),
               ("fresh", "fresh part (tuning)"), ("fresh-heldout", "fresh held-out part"),
-              ("fresh2", "third batch (fresh2)"), ("fresh3", "fourth batch (fresh3)"),
-              ("fresh4", "fifth batch (fresh4)"), ("fresh5", "sixth batch (fresh5)"),
-              ("fresh6", "seventh batch (fresh6)"), ("fresh7", "eighth batch (fresh7)"),
-              ("fresh8", "ninth batch (fresh8)"), ("fresh9", "tenth batch (fresh9)"),
-              ("fresh10", "eleventh batch (fresh10)"),
-              ("fresh11", "twelfth batch (fresh11)"),
-              ("fresh12", "thirteenth batch (fresh12)"),
-              ("fresh13", "fourteenth batch (fresh13)"),
-              ("fresh14", "fifteenth batch (fresh14)"),
-              ("fresh15", "sixteenth batch (fresh15)"),
-              ("fresh16", "seventeenth batch (fresh16)"),
-              ("fresh17", "eighteenth batch (fresh17)"),
-              ("fresh18", "nineteenth batch (fresh18)"),
-              ("fresh19", "twentieth batch (fresh19)"),
-              ("fresh20", "twenty-first batch (fresh20)"),
-              ("fresh21", "twenty-second batch (fresh21)"),
-              ("fresh22", "twenty-third batch (fresh22)"),
-              ("fresh23", "twenty-fourth batch (fresh23)"),
-              ("fresh24", "twenty-fifth batch (fresh24)"),
-              ("fresh25", "twenty-sixth batch (fresh25)"),
-              ("fresh26", "twenty-seventh batch (fresh26)"),
-              ("fresh27", "twenty-eighth batch (fresh27)"),
-              ("fresh28", "twenty-ninth batch (fresh28)"),
-              ("fresh29", "thirtieth batch (fresh29)"),
-              ("fresh30", "thirty-first batch (fresh30)"),
-              ("fresh31", "thirty-second batch (fresh31)"),
-              ("fresh32", "thirty-third batch (fresh32)"),
-              ("fresh33", "thirty-fourth batch (fresh33)"),
-              ("fresh34", "thirty-fifth batch (fresh34)"),
-              ("fresh35", "thirty-sixth batch (fresh35)"),
-              ("fresh36", "thirty-seventh batch (fresh36)"),
-              ("fresh37", "thirty-eighth batch (fresh37)"),
-              ("fresh38", "thirty-ninth batch (fresh38)"),
-              ("fresh39", "fortieth batch (fresh39)"),
-              ("fresh40", "forty-first batch (fresh40)"),
-              ("fresh41", "forty-second batch (fresh41)"),
-              ("fresh42", "forty-third batch (fresh42)"),
-              ("fresh43", "forty-fourth batch (fresh43)"),
-              ("fresh44", "forty-fifth batch (fresh44)"),
-              ("fresh45", "forty-sixth batch (fresh45)"),
-              ("fresh46", "forty-seventh batch (fresh46)"),
-              ("fresh47", "forty-eighth batch (fresh47)"),
-              ("fresh48", "forty-ninth batch (fresh48)"),
-              ("fresh49", "fiftieth batch (fresh49)"),
-              ("fresh50", "fifty-first batch (fresh50)"),
-              ("fresh51", "fifty-second batch (fresh51)"),
-              ("fresh52", "fifty-third batch (fresh52)"),
-              ("fresh53", "fifty-fourth batch (fresh53)"),
-              ("fresh54", "fifty-fifth batch (fresh54)"),
-              ("fresh55", "fifty-sixth batch (fresh55)"),
-              ("fresh56", "fifty-seventh batch (fresh56)"),
-              ("fresh57", "fifty-eighth batch (fresh57)"),
-              ("fresh58", "fifty-ninth batch (fresh58)"),
-              ("fresh59", "sixtieth batch (fresh59)"),
-              ("fresh60", "sixty-first batch (fresh60)"),
-              ("fresh61", "sixty-second batch (fresh61)"))
+              *((d.name, f"{ordinal(int(d.name.removeprefix('fresh')) + 1)} batch ({d.name})")
+                for d in BATCHES))
 FIELDS = ("outcome", "phase", "cause")
 
 

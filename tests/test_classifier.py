@@ -31,95 +31,17 @@ HELDOUT = CORPUS / "heldout"
 REAL = Path(__file__).parent / "fixtures" / "real-engines"
 FRESH = CORPUS / "fresh"
 FRESH_HELDOUT = FRESH / "heldout"  # measured blind twice, tuning data since
-FRESH2 = CORPUS / "fresh2"  # the third batch: measured blind once, tuning data since
-FRESH3 = CORPUS / "fresh3"  # the fourth batch: measured blind once, tuning data since
-FRESH4 = CORPUS / "fresh4"  # the fifth batch: measured blind once, tuning data since
-FRESH5 = CORPUS / "fresh5"  # the sixth batch: measured blind once, tuning data since
-FRESH6 = CORPUS / "fresh6"  # the seventh batch: measured blind once, tuning data since
-FRESH7 = CORPUS / "fresh7"  # the eighth batch: measured blind once, tuning data since
-FRESH8 = CORPUS / "fresh8"  # the ninth batch: measured blind once
-FRESH9 = CORPUS / "fresh9"  # the tenth batch: measured blind once
-FRESH10 = CORPUS / "fresh10"  # the eleventh batch: measured blind once, tuning data since
-FRESH11 = CORPUS / "fresh11"  # the twelfth batch: measured blind once, tuning data since
-FRESH12 = CORPUS / "fresh12"  # the thirteenth batch: measured blind once, tuning data since
-FRESH13 = CORPUS / "fresh13"  # the fourteenth batch: measured blind once, tuning data since
-FRESH14 = CORPUS / "fresh14"  # the fifteenth batch: measured blind once, tuning data since
-FRESH15 = CORPUS / "fresh15"  # the sixteenth batch: measured blind once, tuning data since
-FRESH16 = CORPUS / "fresh16"  # the seventeenth batch: measured blind once, tuning data since
-FRESH17 = CORPUS / "fresh17"  # the eighteenth batch: measured blind once, tuning data since
-FRESH18 = CORPUS / "fresh18"  # the nineteenth batch: measured blind once, tuning data since
-FRESH19 = CORPUS / "fresh19"  # the twentieth batch: measured blind once, tuning data since
-FRESH20 = CORPUS / "fresh20"  # the twenty-first batch: measured blind once, tuning data since
-FRESH21 = CORPUS / "fresh21"  # the twenty-second batch: measured blind once, tuning data since
-FRESH22 = CORPUS / "fresh22"  # the twenty-third batch: measured blind once, tuning data since
-FRESH23 = CORPUS / "fresh23"  # the twenty-fourth batch: measured blind once, tuning data since
-FRESH24 = CORPUS / "fresh24"  # the twenty-fifth batch: measured blind once, tuning data since
-FRESH25 = CORPUS / "fresh25"  # the twenty-sixth batch: measured blind once, tuning data since
-FRESH26 = CORPUS / "fresh26"  # the twenty-seventh batch: measured blind once, tuning data since
-FRESH27 = CORPUS / "fresh27"  # the twenty-eighth batch: measured blind once, tuning data since
-FRESH28 = CORPUS / "fresh28"  # the twenty-ninth batch: measured blind once, tuning data since
-FRESH29 = CORPUS / "fresh29"  # the thirtieth batch: measured blind once, tuning data since
-FRESH30 = CORPUS / "fresh30"  # the thirty-first batch: measured blind once, tuning data since
-FRESH31 = CORPUS / "fresh31"  # the thirty-second batch: measured blind once, tuning data since
-FRESH32 = CORPUS / "fresh32"  # the thirty-third batch: measured blind once, tuning data since
-FRESH33 = CORPUS / "fresh33"  # the thirty-fourth batch: measured blind once, tuning data since
-FRESH34 = CORPUS / "fresh34"  # the thirty-fifth batch: measured blind once, tuning data since
-FRESH35 = CORPUS / "fresh35"  # the thirty-sixth batch: measured blind once, tuning data since
-FRESH36 = CORPUS / "fresh36"  # the thirty-seventh batch: measured blind once, tuning data since
-FRESH37 = CORPUS / "fresh37"  # the thirty-eighth batch: measured blind once, tuning data since
-FRESH38 = CORPUS / "fresh38"  # the thirty-ninth batch: measured blind once, tuning data since
-FRESH39 = CORPUS / "fresh39"  # the fortieth batch: measured blind once, tuning data since
-FRESH40 = CORPUS / "fresh40"  # the forty-first batch: measured blind once, tuning data since
-FRESH41 = CORPUS / "fresh41"  # the forty-second batch: measured blind once, tuning data since
-FRESH42 = CORPUS / "fresh42"  # the forty-third batch: measured blind once, tuning data since
-FRESH43 = CORPUS / "fresh43"  # the forty-fourth batch: measured blind once, tuning data since
-FRESH44 = CORPUS / "fresh44"  # the forty-fifth batch: measured blind once, tuning data since
-FRESH45 = CORPUS / "fresh45"  # the forty-sixth batch: measured blind once, tuning data since
-FRESH46 = CORPUS / "fresh46"  # the forty-seventh batch: measured blind once, tuning data since
-FRESH47 = CORPUS / "fresh47"  # the forty-eighth batch: measured blind once, tuning data since
-FRESH48 = CORPUS / "fresh48"  # the forty-ninth batch: measured blind once, tuning data since
-FRESH49 = CORPUS / "fresh49"  # the fiftieth batch: measured blind once, tuning data since
-FRESH50 = CORPUS / "fresh50"  # the fifty-first batch: measured blind once, tuning data since
-FRESH51 = CORPUS / "fresh51"  # the fifty-second batch (web pages, forks, vendors): blind once, then tuning data
-FRESH52 = CORPUS / "fresh52"  # the fifty-third batch (kernel and library trackers): blind once
-FRESH53 = CORPUS / "fresh53"  # the fifty-fourth batch (platforms, Chinese ecosystem): blind once
-FRESH54 = CORPUS / "fresh54"  # the fifty-fifth batch (accelerator ports, committed logs): blind once
-FRESH55 = CORPUS / "fresh55"  # the fifty-sixth batch (vLLM org repos, operator views): blind once
-FRESH56 = CORPUS / "fresh56"  # the fifty-seventh batch (2026 threads, committed logs, 2023-24 era): blind once
-FRESH57 = CORPUS / "fresh57"  # the fifty-eighth batch (pull requests, committed logs): blind once
-FRESH58 = CORPUS / "fresh58"  # the fifty-ninth batch (neighbours, notebooks, 2024-25 non-crashes): blind once
-FRESH59 = CORPUS / "fresh59"  # the sixtieth batch (pull requests, notebooks, committed logs): blind once
-FRESH60 = CORPUS / "fresh60"  # the sixty-first batch (RL frameworks, platforms, ports, model vendors): blind once
-FRESH61 = CORPUS / "fresh61"  # the sixty-second batch (leads, vendor ports, SGLang runs elsewhere): blind once
+# The blind batches after the first two, in the order they came: corpus/fresh2 (the third
+# batch), fresh3, ... Each was scored once before any rule was tuned on it (docs/classifier.md
+# says where each came from and how it scored); a new batch is a new numbered folder.
+FRESH_BATCHES = sorted((d for d in CORPUS.glob("fresh[0-9]*") if d.is_dir()),
+                       key=lambda d: int(d.name.removeprefix("fresh")))
 # Every labelled log: the 20 the classifier was built on, the public corpus (tuning part and
-# held-out part), the real engine runs made here, the fresh corpus (both parts), the third, the
-# fourth, the fifth, the sixth, the seventh, the eighth, the ninth, the tenth, the eleventh, the
-# twelfth, the thirteenth, the fourteenth, the fifteenth, the sixteenth, the seventeenth, the
-# eighteenth, the nineteenth and the twentieth to the fifty-first batch.
+# held-out part), the real engine runs made here, the fresh corpus (both parts), then every
+# later batch.
 ALL_LOGS = LOGS + sorted(CORPUS.glob("*.log")) + sorted(HELDOUT.glob("*.log")) + sorted(
-    REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + \
-    sorted(FRESH2.glob("*.log")) + sorted(FRESH3.glob("*.log")) + sorted(FRESH4.glob("*.log")) + \
-    sorted(FRESH5.glob("*.log")) + sorted(FRESH6.glob("*.log")) + sorted(FRESH7.glob("*.log")) + \
-    sorted(FRESH8.glob("*.log")) + sorted(FRESH9.glob("*.log")) + sorted(FRESH10.glob("*.log")) + \
-    sorted(FRESH11.glob("*.log")) + sorted(FRESH12.glob("*.log")) + sorted(FRESH13.glob("*.log")) + \
-    sorted(FRESH14.glob("*.log")) + sorted(FRESH15.glob("*.log")) + sorted(FRESH16.glob("*.log")) + \
-    sorted(FRESH17.glob("*.log")) + sorted(FRESH18.glob("*.log")) + \
-    sorted(FRESH19.glob("*.log")) + sorted(FRESH20.glob("*.log")) + \
-    sorted(FRESH21.glob("*.log")) + sorted(FRESH22.glob("*.log")) + \
-    sorted(FRESH23.glob("*.log")) + sorted(FRESH24.glob("*.log")) + sorted(FRESH25.glob("*.log")) + \
-    sorted(FRESH26.glob("*.log")) + sorted(FRESH27.glob("*.log")) + sorted(FRESH28.glob("*.log")) + \
-    sorted(FRESH29.glob("*.log")) + sorted(FRESH30.glob("*.log")) + sorted(FRESH31.glob("*.log")) + \
-    sorted(FRESH32.glob("*.log")) + sorted(FRESH33.glob("*.log")) + sorted(FRESH34.glob("*.log")) + \
-    sorted(FRESH35.glob("*.log")) + sorted(FRESH36.glob("*.log")) + sorted(FRESH37.glob("*.log")) + \
-    sorted(FRESH38.glob("*.log")) + sorted(FRESH39.glob("*.log")) + sorted(FRESH40.glob("*.log")) + \
-    sorted(FRESH41.glob("*.log")) + sorted(FRESH42.glob("*.log")) + sorted(FRESH43.glob("*.log")) + \
-    sorted(FRESH44.glob("*.log")) + sorted(FRESH45.glob("*.log")) + \
-    sorted(FRESH46.glob("*.log")) + sorted(FRESH47.glob("*.log")) + sorted(FRESH48.glob("*.log")) + \
-    sorted(FRESH49.glob("*.log")) + sorted(FRESH50.glob("*.log")) + sorted(FRESH51.glob("*.log")) + \
-    sorted(FRESH52.glob("*.log")) + sorted(FRESH53.glob("*.log")) + sorted(FRESH54.glob("*.log")) + \
-    sorted(FRESH55.glob("*.log")) + sorted(FRESH56.glob("*.log")) + sorted(FRESH57.glob("*.log")) + \
-    sorted(FRESH58.glob("*.log")) + sorted(FRESH59.glob("*.log")) + sorted(FRESH60.glob("*.log")) + \
-    sorted(FRESH61.glob("*.log"))
+    REAL.glob("*.log")) + sorted(FRESH.glob("*.log")) + sorted(FRESH_HELDOUT.glob("*.log")) + [
+    log for batch in FRESH_BATCHES for log in sorted(batch.glob("*.log"))]
 
 # Labelled logs the classifier does not get right, and why (no string is added for one log).
 KNOWN_MISSES: dict[str, str] = {
