@@ -2608,3 +2608,98 @@ def test_an_adapter_the_lora_manager_cannot_apply_is_invalid_config() -> None:
                 "'v_proj'] but received ['lm_head']. Please verify that the loaded LoRA module "
                 "is correct", engine="vllm")
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)
+
+
+# --- the sixty-third batch's kinds (real engines run here, one fault each) ------------------
+
+_SITE = "/venv/lib/python3.11/site-packages"
+
+
+def test_a_model_file_that_is_not_json_is_a_corrupt_checkpoint() -> None:
+    # transformers naming the file ...
+    v = verdict("Traceback (most recent call last):",
+                f'  File "{_SITE}/transformers/configuration_utils.py", line 991, in '
+                "_dict_from_json_file",
+                "json.decoder.JSONDecodeError: Unterminated string starting at: line 7 column 3",
+                "",
+                "During handling of the above exception, another exception occurred:",
+                "",
+                "Traceback (most recent call last):",
+                f'  File "{_SITE}/transformers/configuration_utils.py", line 886, in '
+                "_get_config_dict",
+                "OSError: It looks like the config file at '/m/config.json' is not a valid JSON "
+                "file.", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.CORRUPT_CHECKPOINT)
+    # ... or only its reader's frame above the json module's (a tokenizer.json cut short)
+    lines = ["Traceback (most recent call last):",
+             f'  File "{_SITE}/transformers/tokenization_utils_base.py", line 1909, in '
+             "_from_pretrained",
+             "    tokenizer_config = json.load(f)",
+             '  File "/usr/lib/python3.11/json/__init__.py", line 293, in load',
+             "    return loads(fp.read(),",
+             '  File "/usr/lib/python3.11/json/decoder.py", line 353, in raw_decode',
+             "    obj, end = self.scan_once(s, idx)",
+             "json.decoder.JSONDecodeError: Expecting ',' delimiter: line 113 column 13 (char "
+             "2000)"]
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.CORRUPT_CHECKPOINT)
+    # the same error parsing something that is no model file (a server's answer) names nothing
+    other = [line.replace("transformers/tokenization_utils_base.py", "myapp/client.py")
+             for line in lines]
+    assert verdict(*other, engine="vllm").cause is Cause.UNKNOWN
+
+
+def test_an_index_naming_a_missing_shard_is_a_corrupt_checkpoint() -> None:
+    w = "(Worker pid=7103) ERROR 12-04 16:11:02 [multiproc_executor.py:953]"
+    v = verdict("(Worker pid=7103) INFO 12-04 16:11:02 [cpu_model_runner.py:68] Starting to load "
+                "model /m...",
+                f"{w} FileNotFoundError: Weight files referenced in index but missing: "
+                "{'/m/model-00002-of-00004.safetensors'}",
+                "RuntimeError: Engine core initialization failed. See root cause above.",
+                engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.WEIGHT_LOADING,
+                                             Cause.CORRUPT_CHECKPOINT)
+
+
+def test_the_cpu_workers_kv_cache_share_left_empty_is_kv_cache_oom() -> None:
+    v = verdict("RuntimeError: Worker failed with error 'Available memory on node 0 (18.79/20.46 "
+                "GiB) on kv cache allocation is less than requested memory for kv (-0.58/0.1 "
+                "GiB). Reduce CPU memory used by other processes.', please check the stack "
+                "trace above for the root cause", engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC,
+                                             Cause.KV_CACHE_OOM)
+
+
+def test_more_ranks_than_numa_nodes_is_invalid_config() -> None:
+    v = verdict("(EngineCore pid=2675) ERROR 12-04 15:45:05 [core.py:1510] AssertionError: Not "
+                "enough allowed NUMA nodes to bind threads of 4 local CPUWorkers. Allowed NUMA "
+                "nodes are [0]. Please try to bind threads manually or decrease DP/TP/PP.",
+                engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)
+    v = verdict("[2026-12-04 16:01:35 TP1] Scheduler hit an exception: Traceback (most recent "
+                "call last):",
+                "AssertionError: SGLANG_CPU_OMP_THREADS_BIND is not set, in this case, the total "
+                "number of ranks (dp_size * tp_size * pp_size = 2) should be smaller than or "
+                "equal to number of numa node on the machine 1.", engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)
+
+
+def test_a_load_format_the_build_lacks_is_invalid_config() -> None:
+    v = verdict("(Worker pid=6169) INFO 12-04 16:02:13 [cpu_model_runner.py:68] Starting to load "
+                "model /m...",
+                "(Worker pid=6169) ERROR 12-04 16:02:13 [multiproc_executor.py:953] ValueError: "
+                "Load format `gguf` is not supported",
+                "RuntimeError: Engine core initialization failed. See root cause above.",
+                engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.WEIGHT_LOADING,
+                                             Cause.INVALID_CONFIG)
+
+
+def test_a_package_missing_under_its_own_name_is_import_error() -> None:
+    for msg in ("importlib.metadata.PackageNotFoundError: No package metadata was found for vllm",
+                "pkg_resources.DistributionNotFound: The 'triton' distribution was not found and "
+                "is required by the application",
+                "ValueError: Couldn't instantiate the backend tokenizer from one of: "):
+        v = verdict("Traceback (most recent call last):",
+                    '  File "/venv/bin/vllm", line 8, in <module>', msg, engine="vllm")
+        assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.IMPORT_ERROR), msg

@@ -108,6 +108,7 @@ class _Scan:
     step_dumps: list[int] = field(default_factory=list)  # vLLM's dump of a failing step
     named_phases: list[tuple[int, Phase]] = field(default_factory=list)  # S.PHASE_MESSAGES
     config_rejections: list[int] = field(default_factory=list)  # raised by a config check
+    checkpoint_json: list[int] = field(default_factory=list)  # a model file that is not JSON
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     request_tracebacks: set[int] = field(default_factory=set)  # one request's, logged by uvicorn
     # frames of S.REQUEST_HANDLER_FRAME and of S.ENGINE_LOOP_FRAME (_request_frames: read only
@@ -428,6 +429,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.named_phases.append((i, Phase.READY))
             if _raised_by_config_check(scan, i, msg):
                 scan.config_rejections.append(i)
+            if "JSONDecodeError" in msg and _checkpoint_file_not_json(scan, i):
+                scan.checkpoint_json.append(i)
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
                 scan.self_timeouts.append(i)
         elif "_log_task_completion" in msg and _ENGINE_LOOP_DONE.search(msg):
@@ -1011,6 +1014,20 @@ def _raised_by_config_check(scan: _Scan, i: int, msg: str) -> bool:
         return msg.partition(":")[0].rpartition(".")[2] == "KeyError"
     if S.HF_CONFIG_ATTRIBUTE.search(where) and S.CONFIG_ATTRIBUTE_MISSING.match(msg):
         return len(places) > 1 and S.CONFIG_FRAME.search(places[1]) is not None
+    return False
+
+
+def _checkpoint_file_not_json(scan: _Scan, i: int) -> bool:
+    """The JSONDecodeError on line ``i`` was raised reading a model file: the first frame of
+    its traceback above the json module's own is a checkpoint reader (S.CHECKPOINT_JSON_READER)."""
+    last = i
+    for idx, where in reversed(scan.frames):
+        if last - idx > 4:
+            return False
+        last = idx
+        if where.startswith("<call>:") or S.JSON_FRAME.search(where):
+            continue
+        return S.CHECKPOINT_JSON_READER.search(where) is not None
     return False
 
 
@@ -1628,6 +1645,8 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 cut or hint[0] is Cause.SPECULATIVE_DECODING_ERROR) else cands).append(cand)
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
                  for i in scan.config_rejections if i >= start)
+    cands.extend(_Candidate(Cause.CORRUPT_CHECKPOINT, S.CHECKPOINT_JSON_PRIORITY, i)
+                 for i in scan.checkpoint_json if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
     cands.extend(_cut_at_raise_statement(scan, frames, raw))
     cands.extend(_bare_divisibility_assert(scan, start, raw))

