@@ -190,10 +190,53 @@ def missing_shard(work: Path) -> Path:
     return d
 
 
-def broken_tokenizer_config(work: Path) -> Path:
+def broken_tokenizer_json(work: Path) -> Path:
     d = _copy(work, "broken-tokenizer")
     tok = d / "tokenizer.json"
     tok.write_text(tok.read_text()[:2000])
+    return d
+
+
+def broken_index(work: Path) -> Path:
+    d = _copy(work, "broken-index")
+    idx = d / "model.safetensors.index.json"
+    idx.write_text(idx.read_text()[:300])
+    return d
+
+
+def empty_shard(work: Path) -> Path:
+    d = _copy(work, "empty-shard")
+    sorted(d.glob("model-*.safetensors"))[0].write_bytes(b"")
+    return d
+
+
+def broken_tokenizer_config(work: Path) -> Path:
+    d = _copy(work, "broken-tokenizer-config")
+    cfg = d / "tokenizer_config.json"
+    cfg.write_text(cfg.read_text()[:100])
+    return d
+
+
+def broken_generation_config(work: Path) -> Path:
+    d = _copy(work, "broken-generation-config")
+    cfg = d / "generation_config.json"
+    cfg.write_text(cfg.read_text()[:40])
+    return d
+
+
+def no_config(work: Path) -> Path:
+    return _copy(work, "no-config", skip=("config.json",))
+
+
+def remote_code(work: Path) -> Path:
+    """A config whose model code lives in the repository (auto_map), which is not there."""
+    d = _copy(work, "remote-code")
+    cfg = d / "config.json"
+    data = json.loads(cfg.read_text())
+    data["architectures"] = ["TinyRemoteForCausalLM"]
+    data["auto_map"] = {"AutoConfig": "configuration_tiny.TinyConfig",
+                        "AutoModelForCausalLM": "modeling_tiny.TinyRemoteForCausalLM"}
+    cfg.write_text(json.dumps(data, indent=2))
     return d
 
 
@@ -273,6 +316,15 @@ def sigint_during_startup(ctx: Ctx) -> None:
         ctx.proc.wait(60)
 
 
+def serve_then_kill_api_server(ctx: Ctx) -> None:
+    """The API server process SIGKILLed while it serves: the log just ends."""
+    if _up(ctx):
+        ctx.complete(2)
+        assert ctx.proc is not None
+        os.kill(ctx.proc.pid, signal.SIGKILL)
+        time.sleep(10)
+
+
 def serve_then_kill_worker_tp2(ctx: Ctx) -> None:
     if _up(ctx):
         ctx.complete(2)
@@ -334,7 +386,7 @@ SCENARIOS = [
     Scenario("v-missing-shard", "vllm", "the second of four safetensors shards deleted (the "
              "index still names it)", BASE, model=missing_shard, wait_s=300),
     Scenario("v-broken-tokenizer", "vllm", "tokenizer.json cut at 2,000 bytes", BASE,
-             model=broken_tokenizer_config, wait_s=300),
+             model=broken_tokenizer_json, wait_s=300),
     Scenario("v-missing-model", "vllm", "a model path that does not exist (offline)", BASE,
              model=missing_model),
     Scenario("v-broken-config", "vllm", "config.json cut at 120 bytes", BASE,
@@ -364,6 +416,52 @@ SCENARIOS = [
     Scenario("v-tp2-kill-worker", "vllm", "tensor parallel 2, served, then SIGKILL to the "
              "second worker", [*BASE, "--tensor-parallel-size", "2"], env=TP2_ENV,
              act=serve_then_kill_worker_tp2, tp=2),
+    # (a second batch: the faults the first did not try)
+    Scenario("v-broken-index", "vllm", "model.safetensors.index.json cut at 300 bytes", BASE,
+             model=broken_index, wait_s=300),
+    Scenario("v-empty-shard", "vllm", "the first safetensors shard emptied (0 bytes)", BASE,
+             model=empty_shard, wait_s=300),
+    Scenario("v-broken-tokenizer-config", "vllm", "tokenizer_config.json cut at 100 bytes",
+             BASE, model=broken_tokenizer_config, wait_s=300),
+    Scenario("v-broken-generation-config", "vllm", "generation_config.json cut at 40 bytes",
+             BASE, model=broken_generation_config, act=serve_a_little),
+    Scenario("v-no-config", "vllm", "config.json removed", BASE, model=no_config),
+    Scenario("v-remote-code", "vllm", "a config whose model code is in the repository "
+             "(auto_map), without --trust-remote-code", BASE, model=remote_code),
+    Scenario("v-model-is-file", "vllm", "--model naming a weight file, not a folder", BASE,
+             model=lambda work: sorted(LLAMA.dir.glob("model-*.safetensors"))[0]),
+    Scenario("v-seed-text", "vllm", "--seed abc", [*BASE, "--seed", "abc"]),
+    Scenario("v-chat-template-missing", "vllm", "--chat-template naming a file that does not "
+             "exist", [*BASE, "--chat-template", "/nonexistent/template.jinja"], wait_s=300),
+    Scenario("v-block-size", "vllm", "--block-size 7", [*BASE, "--block-size", "7"],
+             wait_s=300),
+    Scenario("v-swap-huge", "vllm", "--swap-space 1000 (GiB) on a 24 GB host",
+             [*BASE, "--swap-space", "1000"], wait_s=300),
+    Scenario("v-kv-bytes-tiny", "vllm", "--kv-cache-memory-bytes 65536: too small for one "
+             "request", [*BASE, "--kv-cache-memory-bytes", "65536"], wait_s=300),
+    Scenario("v-pp2", "vllm", "--pipeline-parallel-size 2 on the CPU build",
+             [*BASE, "--pipeline-parallel-size", "2"], env=TP2_ENV, act=serve_a_little, tp=2),
+    Scenario("v-serve-kill-api", "vllm", "served, then SIGKILL to the API server process",
+             BASE, act=serve_then_kill_api_server),
+    Scenario("s-no-config", "sglang", "config.json removed", ["--device", "cpu"],
+             model=no_config),
+    Scenario("s-broken-tokenizer", "sglang", "tokenizer.json cut at 2,000 bytes",
+             ["--device", "cpu"], model=broken_tokenizer_json),
+    Scenario("s-unknown-arch", "sglang", "config.json naming an architecture SGLang lacks",
+             ["--device", "cpu"], model=unknown_architecture),
+    Scenario("s-tokenizer-missing", "sglang", "--tokenizer-path naming a folder that does not "
+             "exist", ["--device", "cpu", "--tokenizer-path", "/nonexistent/tokenizer"]),
+    Scenario("s-quant-awq", "sglang", "--quantization awq on a model that is not AWQ",
+             ["--device", "cpu", "--quantization", "awq"]),
+    Scenario("s-chat-template-missing", "sglang", "--chat-template naming a file that does "
+             "not exist", ["--device", "cpu", "--chat-template", "/nonexistent/template.jinja"]),
+    Scenario("s-remote-code", "sglang", "a config whose model code is in the repository "
+             "(auto_map), without --trust-remote-code", ["--device", "cpu"],
+             model=remote_code),
+    Scenario("s-override-json", "sglang", "--json-model-override-args that is not JSON",
+             ["--device", "cpu", "--json-model-override-args", "{bad"]),
+    Scenario("s-load-format", "sglang", "--load-format gguf on a safetensors checkpoint",
+             ["--device", "cpu", "--load-format", "gguf"]),
     # SGLang: it launches and fails here; the faults change where and how
     Scenario("s-unknown-flag", "sglang", "an unknown flag (--no-such-flag)",
              ["--device", "cpu", "--no-such-flag"]),
