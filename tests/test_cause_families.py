@@ -2703,3 +2703,67 @@ def test_a_package_missing_under_its_own_name_is_import_error() -> None:
         v = verdict("Traceback (most recent call last):",
                     '  File "/venv/bin/vllm", line 8, in <module>', msg, engine="vllm")
         assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.IMPORT_ERROR), msg
+
+
+# --- the sixty-fourth batch's kinds (more real engine runs, other faults) -------------------
+
+
+def test_a_weight_file_read_as_the_config_is_invalid_config() -> None:
+    v = verdict("OSError: It looks like the config file at '/m/model-00001-of-00004.safetensors' "
+                "is not a valid JSON file.", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)
+    v = verdict("OSError: It looks like the config file at '/m/config.json' is not a valid JSON "
+                "file.", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.CORRUPT_CHECKPOINT)
+
+
+def test_json_a_loader_or_a_launch_argument_could_not_parse() -> None:
+    def tb(reader: str) -> list[str]:
+        return ["Traceback (most recent call last):",
+                f'  File "{_SITE}/{reader}", line 597, in reader',
+                '  File "/usr/lib/python3.11/json/__init__.py", line 346, in loads',
+                '  File "/usr/lib/python3.11/json/decoder.py", line 353, in raw_decode',
+                "json.decoder.JSONDecodeError: Unterminated string starting at: line 9 column 46"]
+    # a checkpoint's index read by the weight loader
+    v = verdict(*tb("vllm/model_executor/model_loader/weight_utils.py"), engine="vllm")
+    assert v.cause is Cause.CORRUPT_CHECKPOINT
+    # a JSON-valued launch argument parsed where the server's arguments are resolved
+    v = verdict(*tb("sglang/srt/configs/model_config.py"), engine="sglang")
+    assert v.cause is Cause.INVALID_CONFIG
+
+
+def test_launch_arguments_that_do_not_fit_are_invalid_config() -> None:
+    for msg in ("RuntimeError: Chat template /x/t.jinja is not a built-in template name or a "
+                "valid chat template file path.",
+                "ValueError: No common block size for 7 (CPU_ATTN: [MultipleOf(32)]).",
+                "ValueError: Cannot find the config file for awq",
+                "ValueError: /models/llama-3-8b is not a file."):
+        v = verdict("Traceback (most recent call last):",
+                    '  File "/venv/sglang/srt/managers/scheduler.py", line 1, in __init__', msg,
+                    engine="sglang")
+        assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), msg
+
+
+def test_a_local_folder_with_no_model_type_is_a_corrupt_checkpoint() -> None:
+    v = verdict("ValueError: Unrecognized model in /models/qwen-7b. Should have a `model_type` "
+                "key in its config.json, or contain one of the following strings in its name",
+                engine="sglang")
+    assert v.cause is Cause.CORRUPT_CHECKPOINT
+    # a hub repository id in the same words: the repository is wrong
+    v = verdict("ValueError: Unrecognized model in org/some-model. Should have a `model_type` "
+                "key in its config.json", engine="sglang")
+    assert v.cause is Cause.MODEL_NOT_FOUND
+
+
+def test_resolving_the_architecture_before_loading_is_launch() -> None:
+    # SGLang's expert-location setup resolving the model class, before 'Load weight begin'
+    v = verdict("[2026-12-04 16:27:09] Init parallel begin.",
+                "[2026-12-04 16:27:10] Scheduler hit an exception: Traceback (most recent call "
+                "last):",
+                '  File "/venv/sglang/srt/model_executor/model_runner.py", line 762, in '
+                "maybe_init_expert_location_metadata",
+                '  File "/venv/sglang/srt/model_loader/utils.py", line 231, in '
+                "get_model_architecture",
+                "ValueError: Cannot find model module. 'TinyFooForCausalLM' is not a registered "
+                "model in the Transformers library", engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG)

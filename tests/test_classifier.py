@@ -542,9 +542,6 @@ KNOWN_MISSES: dict[str, str] = {
     "ac316-sglang-056post2-2512-fedora-16gb-bench-one-batch-lfm2-700m-triton-mamba-cache-warmup-benchmark-finished.log":
         "SGLang's bench_one_batch (an offline benchmark, no server): labelled ready in serving, "
         "read incomplete in warmup",
-    "ac317-sglang-src-2601-bench-one-batch-correct-granite-40-h-micro-no-sglang-implementation-valueerror-elided.log":
-        "'has no SGlang implementation' raised from the model loader's architecture lookup: "
-        "labelled launch, read weight_loading (the loader's frames)",
     # the forty-seventh batch (fresh46), as scored blind, then tuned on
     "ab111-vllm-v04-2405-jupyter-qwen15-32b-gptq-tp2-cache-engine-allocate-kv-cache-cuda-oom.log":
         "a Jupyter-rendered traceback (`File [path:49](link)`, `---> 49` source lines) through "

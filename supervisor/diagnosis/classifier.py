@@ -429,8 +429,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.named_phases.append((i, Phase.READY))
             if _raised_by_config_check(scan, i, msg):
                 scan.config_rejections.append(i)
-            if "JSONDecodeError" in msg and _checkpoint_file_not_json(scan, i):
-                scan.checkpoint_json.append(i)
+            if "JSONDecodeError" in msg:
+                _json_not_parsed(scan, i)
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
                 scan.self_timeouts.append(i)
         elif "_log_task_completion" in msg and _ENGINE_LOOP_DONE.search(msg):
@@ -1017,18 +1017,23 @@ def _raised_by_config_check(scan: _Scan, i: int, msg: str) -> bool:
     return False
 
 
-def _checkpoint_file_not_json(scan: _Scan, i: int) -> bool:
-    """The JSONDecodeError on line ``i`` was raised reading a model file: the first frame of
-    its traceback above the json module's own is a checkpoint reader (S.CHECKPOINT_JSON_READER)."""
+def _json_not_parsed(scan: _Scan, i: int) -> None:
+    """What the JSONDecodeError on line ``i`` could not parse, from the first frame of its
+    traceback above the json module's own: a model file (a checkpoint reader,
+    S.CHECKPOINT_JSON_READER) or a launch argument (a configuration check, S.CONFIG_FRAME:
+    SGLang's --json-model-override-args, vLLM's JSON-valued flags)."""
     last = i
     for idx, where in reversed(scan.frames):
         if last - idx > 4:
-            return False
+            return
         last = idx
         if where.startswith("<call>:") or S.JSON_FRAME.search(where):
             continue
-        return S.CHECKPOINT_JSON_READER.search(where) is not None
-    return False
+        if S.CHECKPOINT_JSON_READER.search(where):
+            scan.checkpoint_json.append(i)
+        elif S.CONFIG_FRAME.search(where):
+            scan.config_rejections.append(i)
+        return
 
 
 def _innermost_places(scan: _Scan, i: int) -> list[str]:

@@ -309,7 +309,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # a model file that is not valid JSON, in transformers' words (configuration_utils
            # and the processors' loaders: `OSError: It looks like the config file at
            # '.../config.json' is not a valid JSON file.`): a file cut short or overwritten
-           r"It looks like the config file at .{1,400} is not a valid JSON file", flags=_I)
+           # (not a weight file read as the config: invalid_config, below)
+           r"It looks like the config file at '[^']{0,400}\.json' is not a valid JSON file",
+           flags=_I)
     # A download that never completed, read as the checkpoint: huggingface_hub writes a file
     # as `blobs/<sha>.incomplete` (or `<name>.incomplete` under a local_dir's download cache)
     # and renames it once whole, so a path ending `.incomplete` in an error (`FileNotFoundError:
@@ -345,7 +347,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # ModelConfig; launch), so no phase is implied. Above model_not_found (86).
     + _sig(Cause.CORRUPT_CHECKPOINT, 87,
            r"(?:^|[\s'\"(:])(?:/|\.{1,2}/|~/|[a-z]:\\)[^\s'\"]* does not appear to have (?:a )?"
-           r"files? named", flags=_I)
+           r"files? named",
+           # (the same for transformers' AutoConfig on a local folder whose config.json is
+           # missing or lacks its model type: `ValueError: Unrecognized model in /models/x.
+           # Should have a `model_type` key in its config.json` - a hub id's is model_not_found)
+           r"Unrecognized model in (?:/|\.{1,2}/|~/|[a-z]:\\)\S*\. Should have a `model_type` key",
+           flags=_I)
     # Kernel-reported memory faults. (CUDA 12.8+ names a kernel's faulting access to another
     # GPU's memory `Invalid access of peer GPU memory over nvlink or a hardware error`: the
     # same sticky fault, reached through P2P - an all-reduce or KV copy - or a link fault, which
@@ -1117,7 +1124,26 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"|quantization method|kv[ _]cache[ _]dtype|attention backend) [`'\"]?[\w.\-]+[`'\"]? "
            r"is not (?:supported|valid)\b",
            r"^(?:\w+\.)*(?:ValueError|KeyError): '?Unknown load format\b",
+           # (a --quantization whose config the checkpoint does not have: vLLM's and SGLang's
+           # get_quant_config, `ValueError: Cannot find the config file for awq`)
+           r"Cannot find the config file for \w+",
+           # (a directory given where the load format wants one file, SGLang's and vLLM's GGUF
+           # loaders: `ValueError: /models/llama is not a file.`)
+           r"^(?:\w+\.)*ValueError: (?:/|\.{1,2}/|~/)\S* is not a file\.?$",
            scope="error", flags=_I)
+    # Launch arguments naming what does not fit: a weight file given where the model's folder
+    # (or its config) belongs - transformers reads it as the config, `OSError: It looks like the
+    # config file at '.../model-00001-of-00004.safetensors' is not a valid JSON file.`; a chat
+    # template that is neither a file nor a built-in name (SGLang: `RuntimeError: Chat template
+    # /x.jinja is not a built-in template name or a valid chat template file path.`, as vLLM's
+    # `appears path-like, but doesn't exist`); a KV block size no attention backend of the build
+    # can use (vLLM's select_common_block_size, as the worker sizes its KV cache: `ValueError:
+    # No common block size for 7 (CPU_ATTN: [MultipleOf(32)]).`)
+    + _sig(Cause.INVALID_CONFIG, 61,
+           r"It looks like the config file at '[^']{0,400}\.(?:safetensors|bin|pt|pth|gguf|ckpt"
+           r"|h5|msgpack)' is not a valid JSON file",
+           r"Chat template .{1,300} is not a built-in template name or a valid chat template",
+           r"\bNo common block size for \d+", flags=_I)
     # More devices asked for than the host has, in the words of JAX's mesh (tpu-inference,
     # SGLang-JAX: `ValueError: Insufficient devices for 2D mesh: found 1, expected 8`): a
     # parallel size larger than the devices present
@@ -1380,7 +1406,11 @@ JSON_FRAME = _C(r"/json/(?:__init__|decoder|scanner)\.py:")
 CHECKPOINT_JSON_READER = _C(r"/transformers/(?:configuration_utils|tokenization_utils\w*"
                             r"|models/auto/\w+|generation/configuration_utils|processing_utils"
                             r"|image_processing\w*|feature_extraction\w*)\.py:"
-                            r"|/vllm/transformers_utils/|/hf_transformers_utils\.py:")
+                            r"|/vllm/transformers_utils/|/hf_transformers_utils\.py:"
+                            # (the engines' weight loaders reading a checkpoint's index or
+                            # quantization config: vLLM's weight_utils filter_duplicate_
+                            # safetensors_files, SGLang's)
+                            r"|/model_loader/\w+\.py:")
 CHECKPOINT_JSON_PRIORITY = 50
 HF_MODEL_TYPE_LOOKUP = _C(r"/transformers/models/auto/configuration_auto\.py:_?_?getitem_?_?$")
 HF_CONFIG_ATTRIBUTE = _C(r"/transformers/configuration_utils\.py:__getattr(?:ibute)?__$")
@@ -1559,7 +1589,12 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.WEIGHT_LOADING, _C(r":(?:load_model|load_weights|_load_weights|\w*weight_loader"
                               r"|load_weights_and_postprocess|\w*weights_iterator"
                               r"|download_weights_from_hf|process_weights_after_loading"
-                              r"|\w+_repack)$|model_loader(?:/|\.py:)|weight_utils\.py:"
+                              r"|\w+_repack)$|weight_utils\.py:"
+                              # (not the architecture's resolution in model_loader/utils.py,
+                              # which argument resolution and SGLang's expert-location setup
+                              # call before any loading: under a loader, its frames date it)
+                              r"|model_loader(?:/(?!utils\.py:(?:get_model_architecture"
+                              r"|resolve_transformers_arch|get_architecture_class_name)$)|\.py:)"
                               # building the model before its weights are read (vLLM and SGLang
                               # construct every layer in the loader): a layer's or a model's
                               # constructor, rotary tables computed at construction
