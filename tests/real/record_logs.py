@@ -240,6 +240,16 @@ def remote_code(work: Path) -> Path:
     return d
 
 
+def vocab_mismatch(work: Path) -> Path:
+    """config.json's vocabulary larger than the checkpoint's embedding."""
+    d = _copy(work, "vocab-mismatch")
+    cfg = d / "config.json"
+    data = json.loads(cfg.read_text())
+    data["vocab_size"] = 1024
+    cfg.write_text(json.dumps(data, indent=2))
+    return d
+
+
 def missing_model(work: Path) -> Path:
     return work / "models" / "no-such-model"
 
@@ -322,6 +332,39 @@ def serve_then_kill_api_server(ctx: Ctx) -> None:
         ctx.complete(2)
         assert ctx.proc is not None
         os.kill(ctx.proc.pid, signal.SIGKILL)
+        time.sleep(10)
+
+
+def _signal_worker(sig: int) -> Step:
+    def act(ctx: Ctx) -> None:
+        if _up(ctx):
+            ctx.complete(2)
+            for p in (ctx.children("Worker") or ctx.children("EngineCore"))[-1:]:
+                p.send_signal(sig)
+            ctx.complete(1)
+            time.sleep(10)
+    return act
+
+
+def _group_signal_when(needle: str, sig: int) -> Step:
+    """A signal to the whole group once ``needle`` is logged (Ctrl-C, a stop, a kill)."""
+    def act(ctx: Ctx) -> None:
+        if ctx.wait_for(needle):
+            assert ctx.proc is not None
+            os.killpg(ctx.proc.pid, sig)
+            try:
+                ctx.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                pass
+    return act
+
+
+def _abort_core(ctx: Ctx) -> None:
+    if _up(ctx):
+        ctx.complete(2)
+        for p in ctx.children("EngineCore"):
+            p.send_signal(signal.SIGABRT)
+        ctx.complete(1)
         time.sleep(10)
 
 
@@ -462,6 +505,55 @@ SCENARIOS = [
              ["--device", "cpu", "--json-model-override-args", "{bad"]),
     Scenario("s-load-format", "sglang", "--load-format gguf on a safetensors checkpoint",
              ["--device", "cpu", "--load-format", "gguf"]),
+    # (a third batch)
+    Scenario("v-tp3-heads", "vllm", "--tensor-parallel-size 3 for a model with 4 attention "
+             "heads", [*BASE, "--tensor-parallel-size", "3"], tp=3),
+    Scenario("v-vocab-mismatch", "vllm", "config.json's vocab_size (1024) larger than the "
+             "checkpoint's embedding (512)", BASE, model=vocab_mismatch, wait_s=300),
+    Scenario("v-hf-overrides-heads", "vllm", "--hf-overrides setting 3 attention heads on a "
+             "checkpoint made with 4", [*BASE, "--hf-overrides", '{"num_attention_heads": 3}'],
+             wait_s=300),
+    Scenario("v-bad-host", "vllm", "--host 256.0.0.1", ["--host", "256.0.0.1", *BASE],
+             wait_s=300),
+    Scenario("v-env-kv-space", "vllm", "VLLM_CPU_KVCACHE_SPACE=abc", BASE,
+             env={"VLLM_CPU_KVCACHE_SPACE": "abc"}, wait_s=300),
+    Scenario("v-env-attn-backend", "vllm", "VLLM_ATTENTION_BACKEND=NOPE", BASE,
+             env={"VLLM_ATTENTION_BACKEND": "NOPE"}, act=serve_a_little),
+    Scenario("v-hub-offline", "vllm", "a hub model id with the hub offline and nothing cached",
+             BASE, model=lambda work: Path("Qwen/Qwen2.5-0.5B-Instruct"), wait_s=300),
+    Scenario("v-tokenizer-mode-mistral", "vllm", "--tokenizer-mode mistral on a Llama "
+             "tokenizer", [*BASE, "--tokenizer-mode", "mistral"], wait_s=300),
+    Scenario("v-mm-limit-text", "vllm", "--limit-mm-per-prompt for images on a text-only model",
+             [*BASE, "--limit-mm-per-prompt", '{"image": 2}'], act=serve_a_little),
+    Scenario("v-fp16-cpu", "vllm", "--dtype float16 on the CPU build",
+             ["--max-model-len", "256", "--dtype", "float16", "--gpu-memory-utilization",
+              "0.25"], act=serve_a_little),
+    Scenario("v-kill-during-load", "vllm", "SIGKILL to the process group as the weights start "
+             "loading (the log just ends)", BASE,
+             act=_group_signal_when("Starting to load model", signal.SIGKILL)),
+    Scenario("v-sigterm-launch", "vllm", "SIGTERM to the process group as the engine core "
+             "starts", BASE, act=_group_signal_when("Initializing a V1 LLM engine",
+                                                   signal.SIGTERM)),
+    Scenario("v-serve-segv-worker", "vllm", "served, then SIGSEGV to the worker",
+             BASE, act=_signal_worker(signal.SIGSEGV)),
+    Scenario("v-serve-bus-worker", "vllm", "served, then SIGBUS to the worker",
+             BASE, act=_signal_worker(signal.SIGBUS)),
+    Scenario("v-serve-abort-core", "vllm", "served, then SIGABRT to the engine core",
+             BASE, act=lambda ctx: _abort_core(ctx)),
+    Scenario("s-port-range", "sglang", "--port 99999", ["--device", "cpu"],
+             before=lambda ctx: setattr(ctx, "port", 99999)),
+    Scenario("s-lora-missing", "sglang", "--lora-paths naming an adapter that does not exist",
+             ["--device", "cpu", "--enable-lora", "--lora-paths", "ad=/nonexistent/adapter"]),
+    Scenario("s-draft-missing", "sglang", "a speculative draft model path that does not exist",
+             ["--device", "cpu", "--speculative-algorithm", "EAGLE",
+              "--speculative-draft-model-path", "/nonexistent/draft"]),
+    Scenario("s-attn-fa3-cpu", "sglang", "--attention-backend fa3 on the CPU device",
+             ["--device", "cpu", "--attention-backend", "fa3"]),
+    Scenario("s-hub-offline", "sglang", "a hub model id with the hub offline and nothing cached",
+             ["--device", "cpu"], model=lambda work: Path("Qwen/Qwen2.5-0.5B-Instruct")),
+    Scenario("s-tp3-heads", "sglang", "--tp 3 for a model with 4 attention heads, threads bound",
+             ["--device", "cpu", "--tp", "3"], env={"SGLANG_CPU_OMP_THREADS_BIND": "0|1|0"},
+             tp=3),
     # SGLang: it launches and fails here; the faults change where and how
     Scenario("s-unknown-flag", "sglang", "an unknown flag (--no-such-flag)",
              ["--device", "cpu", "--no-such-flag"]),
@@ -520,7 +612,7 @@ def record(sc: Scenario, out: Path, work: Path) -> Path:
     ctx = Ctx(port=port, log=log, work=work)
     if sc.before:
         sc.before(ctx)
-    argv = command(sc, model, port)
+    argv = command(sc, model, ctx.port)
     version = VLLM.version if sc.engine == "vllm" else SGLANG.version
     package = VLLM.package if sc.engine == "vllm" else SGLANG.package
     shown = " ".join(a.replace(str(model), "MODEL") for a in argv[1:])
