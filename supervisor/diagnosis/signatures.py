@@ -1139,6 +1139,18 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # `appears path-like, but doesn't exist`); a KV block size no attention backend of the build
     # can use (vLLM's select_common_block_size, as the worker sizes its KV cache: `ValueError:
     # No common block size for 7 (CPU_ATTN: [MultipleOf(32)]).`)
+    # An address or a device the launch names that the host does not have: a host name that
+    # does not resolve (`socket.gaierror: [Errno -2] Name or service not known`, raised as the
+    # API server binds --host, or as a rank dials a MASTER_ADDR / --dist-init-addr); a CPU
+    # device handed to code that runs on GPUs only (torch's `ValueError: Expected a cuda
+    # device, but got: cpu`, SGLang building a PyNccl group for --tp > 1 on --device cpu) -
+    # the setting, not NCCL, whose frames it runs under. (Not a DNS outage, `Temporary failure
+    # in name resolution`: the network, not the launch.)
+    + _sig(Cause.INVALID_CONFIG, 61,
+           r"^(?:socket\.)?gaierror: \[Errno -?\d+\] (?:Name or service not known"
+           r"|nodename nor servname provided|No address associated with hostname)",
+           r"Expected a (?:cuda|xpu|npu|hpu|musa) device, but got:? cpu\b",
+           scope="error", flags=_I, implies=Phase.LAUNCH)
     + _sig(Cause.INVALID_CONFIG, 61,
            r"It looks like the config file at '[^']{0,400}\.(?:safetensors|bin|pt|pth|gguf|ckpt"
            r"|h5|msgpack)' is not a valid JSON file",
