@@ -250,6 +250,14 @@ def vocab_mismatch(work: Path) -> Path:
     return d
 
 
+def garbage_bin(work: Path) -> Path:
+    """The weights as a pytorch_model.bin that is not a pickle (a git-lfs pointer's text)."""
+    d = _copy(work, "garbage-bin", skip=("*.safetensors", "*.safetensors.index.json"))
+    (d / "pytorch_model.bin").write_text("version https://git-lfs.github.com/spec/v1\n"
+                                         "oid sha256:0\nsize 1024\n")
+    return d
+
+
 def missing_model(work: Path) -> Path:
     return work / "models" / "no-such-model"
 
@@ -366,6 +374,25 @@ def _abort_core(ctx: Ctx) -> None:
             p.send_signal(signal.SIGABRT)
         ctx.complete(1)
         time.sleep(10)
+
+
+def serve_without_key(ctx: Ctx) -> None:
+    """Requests without the --api-key the server was given (401), then with it."""
+    if _up(ctx):
+        ctx.complete(2)
+        req = urllib.request.Request(f"http://127.0.0.1:{ctx.port}/v1/models",
+                                     headers={"Authorization": "Bearer k3y"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                name = json.loads(r.read())["data"][0]["id"]
+            body = json.dumps({"model": name, "prompt": "fox", "max_tokens": 8}).encode()
+            urllib.request.urlopen(urllib.request.Request(
+                f"http://127.0.0.1:{ctx.port}/v1/completions", data=body,
+                headers={"Content-Type": "application/json", "Authorization": "Bearer k3y"}),
+                timeout=60).read()
+        except (OSError, ValueError, KeyError, IndexError):
+            pass
+        time.sleep(12)
 
 
 def serve_then_kill_worker_tp2(ctx: Ctx) -> None:
@@ -554,6 +581,37 @@ SCENARIOS = [
     Scenario("s-tp3-heads", "sglang", "--tp 3 for a model with 4 attention heads, threads bound",
              ["--device", "cpu", "--tp", "3"], env={"SGLANG_CPU_OMP_THREADS_BIND": "0|1|0"},
              tp=3),
+    # (a fourth batch)
+    Scenario("v-ray-backend", "vllm", "--distributed-executor-backend ray without Ray installed",
+             [*BASE, "--distributed-executor-backend", "ray"], wait_s=300),
+    Scenario("v-removed-flag", "vllm", "--guided-decoding-backend, a flag of earlier releases",
+             [*BASE, "--guided-decoding-backend", "xgrammar"]),
+    Scenario("v-kv-connector", "vllm", "--kv-transfer-config naming a connector no build has",
+             [*BASE, "--kv-transfer-config",
+              '{"kv_connector": "NoSuchConnector", "kv_role": "kv_both"}'], wait_s=300),
+    Scenario("v-garbage-bin", "vllm", "pytorch_model.bin holding a git-lfs pointer's text (no "
+             "safetensors)", BASE, model=garbage_bin, wait_s=300),
+    Scenario("v-api-key", "vllm", "--api-key set, requests without it, then one with it",
+             [*BASE, "--api-key", "k3y"], act=serve_without_key),
+    Scenario("v-load-dummy", "vllm", "--load-format dummy (random weights)",
+             [*BASE, "--load-format", "dummy"], act=serve_a_little),
+    Scenario("v-omp-bind-bad", "vllm", "VLLM_CPU_OMP_THREADS_BIND=7 (no such core)", BASE,
+             env={"VLLM_CPU_OMP_THREADS_BIND": "7"}, act=serve_a_little),
+    Scenario("v-vllm-port-uri", "vllm", "VLLM_PORT=tcp://10.0.0.1:8000 (a Kubernetes service "
+             "link)", BASE, env={"VLLM_PORT": "tcp://10.0.0.1:8000"}, wait_s=300),
+    Scenario("v-lora-rank", "vllm", "--enable-lora --max-lora-rank 3",
+             [*BASE, "--enable-lora", "--max-lora-rank", "3"], wait_s=300),
+    Scenario("s-nnodes-no-addr", "sglang", "--nnodes 2 --node-rank 0 without --dist-init-addr",
+             ["--device", "cpu", "--nnodes", "2", "--node-rank", "0"], wait_s=90),
+    Scenario("s-grammar-bad", "sglang", "--grammar-backend nosuch",
+             ["--device", "cpu", "--grammar-backend", "nosuch"]),
+    Scenario("s-model-is-file", "sglang", "--model-path naming a weight file",
+             ["--device", "cpu"],
+             model=lambda work: sorted(LLAMA.dir.glob("model-*.safetensors"))[0]),
+    Scenario("s-garbage-bin", "sglang", "pytorch_model.bin holding a git-lfs pointer's text",
+             ["--device", "cpu"], model=garbage_bin),
+    Scenario("s-dp-attention", "sglang", "--dp 2 --enable-dp-attention on the CPU device",
+             ["--device", "cpu", "--dp", "2", "--tp", "2", "--enable-dp-attention"], tp=2),
     # SGLang: it launches and fails here; the faults change where and how
     Scenario("s-unknown-flag", "sglang", "an unknown flag (--no-such-flag)",
              ["--device", "cpu", "--no-such-flag"]),
