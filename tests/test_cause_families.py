@@ -2791,3 +2791,38 @@ def test_an_address_or_device_the_host_does_not_have_is_invalid_config() -> None
                 '  File "/venv/torch/cuda/_utils.py", line 630, in _get_device_index',
                 "ValueError: Expected a cuda device, but got: cpu", engine="sglang")
     assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG)
+
+
+# --- the sixty-sixth batch's kinds (real engines, a fourth time) ----------------------------
+
+
+def test_a_backends_package_missing_inside_a_validation_error_is_import_error() -> None:
+    v = verdict("pydantic_core._pydantic_core.ValidationError: 1 validation error for "
+                "ParallelConfig",
+                "  Value error, Failed to import Ray: No module named 'ray'.Please install Ray "
+                "with `pip install ray`. [type=value_error, input_value=ArgsKwargs((), {})]",
+                engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.IMPORT_ERROR)
+
+
+def test_a_weight_file_that_is_no_pickle_under_weights_only_is_corrupt() -> None:
+    w = "(Worker pid=18696) ERROR 12-04 16:53:38 [multiproc_executor.py:953]"
+    v = verdict(f"{w} _pickle.UnpicklingError: Weights only load failed. In PyTorch 2.6, we "
+                "changed the default value of the `weights_only` argument in `torch.load`",
+                f"{w} Please file an issue with the following so that we can make "
+                "`weights_only=True` compatible with your use case: WeightsUnpickler error: ",
+                f"{w} ",
+                f"{w} Unsupported operand 118", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.CORRUPT_CHECKPOINT)
+
+
+def test_a_weight_file_given_where_a_repository_id_is_read_is_invalid_config() -> None:
+    v = verdict("huggingface_hub.errors.HFValidationError: Repo id must be in the form "
+                "'repo_name' or 'namespace/repo_name': '/m/model-00001-of-00004.safetensors'. Use "
+                "`repo_type` argument if needed.", engine="sglang")
+    assert v.cause is Cause.INVALID_CONFIG
+    # a folder path in the same words is still a model that is not there
+    v = verdict("huggingface_hub.errors.HFValidationError: Repo id must be in the form "
+                "'repo_name' or 'namespace/repo_name': '/models/no-such-model'. Use `repo_type` "
+                "argument if needed.", engine="sglang")
+    assert v.cause is Cause.MODEL_NOT_FOUND

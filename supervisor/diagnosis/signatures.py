@@ -276,6 +276,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"EntryNotFoundError|Entry Not Found for url",
            # the hub refusing the download: no token / no access to a gated repository
            r"\b40[13] Client Error\b", flags=_I)
+    # ... unless the path it could not take for a repository is a weight file: the launch
+    # named a file where the model's folder belongs (`HFValidationError: Repo id must be in
+    # the form 'repo_name' or 'namespace/repo_name': '/m/model-00001-of-00004.safetensors'`,
+    # SGLang's --model-path; vLLM's reads it as the config, above): the argument is wrong
+    + _sig(Cause.INVALID_CONFIG, 87,
+           r"Repo id must (?:be|use) .{0,120}: '[^']*\.(?:safetensors|bin|pt|pth|gguf|ckpt)'",
+           flags=_I)
     # ... or the path holds no model config: transformers finding no `model_type`, vLLM
     # finding neither config.json nor Mistral's params.json (transformers_utils/config.py: `No
     # supported config format found in <model>`) - a wrong path or repository name
@@ -323,6 +330,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.CORRUPT_CHECKPOINT, 87,
            r"\.incomplete'", r"Consistency check failed: file should be of size \d+",
            r"UnpicklingError: invalid load key", scope="error", flags=_I,
+           implies=Phase.WEIGHT_LOADING)
+    # (the same file under torch 2.6's weights-only unpickler, which names the first byte it
+    # cannot read as an opcode on a line of its own - `Weights only load failed ...
+    # WeightsUnpickler error:` then `Unsupported operand 118`, the 'v' of a git-lfs pointer's
+    # `version`: the bytes are no pickle. Not its `Unsupported global: GLOBAL ...`, a real
+    # checkpoint holding a class the unpickler does not allow.)
+    + _sig(Cause.CORRUPT_CHECKPOINT, 87, r"^Unsupported operand \d+$", flags=_I,
            implies=Phase.WEIGHT_LOADING)
     # A file of the model's whose content fails its own hash check (openai_harmony loading the
     # gpt-oss tiktoken vocabulary: `HarmonyError: invalid tiktoken vocab file: hash mismatch:
@@ -1105,6 +1119,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"repo",
            r"`trust_remote_code=True` to (?:allow custom code to be run|remove this error)",
            flags=_I, implies=Phase.LAUNCH)
+    # A package an optional backend needs, named in a wrapper's words even inside a config
+    # validation error (vLLM's ParallelConfig for --distributed-executor-backend ray: `Value
+    # error, Failed to import Ray: No module named 'ray'.Please install Ray`): import_error,
+    # above the validation error's invalid_config (61) that carries it
+    + _sig(Cause.IMPORT_ERROR, 62,
+           r"\bFailed to import [\w. ]{1,40}: (?:No module named|cannot import name)", flags=_I)
     # More ranks than a CPU host's NUMA nodes, where each rank is bound to a node: vLLM's CPU
     # workers (`AssertionError: Not enough allowed NUMA nodes to bind threads of 4 local
     # CPUWorkers. Allowed NUMA nodes are [0]. ... decrease DP/TP/PP.`) and SGLang's CPU
