@@ -148,6 +148,21 @@ def truncated_shard(work: Path) -> Path:
     return d
 
 
+def _cut(work: Path, name: str, file: str, size: int) -> Path:
+    """A copy whose ``file`` is cut to its first ``size`` characters (a write cut short)."""
+    d = _copy(work, name)
+    (d / file).write_text((d / file).read_text()[:size])
+    return d
+
+
+def _config_with(work: Path, name: str, **changes: object) -> Path:
+    """A copy whose config.json has ``changes`` applied."""
+    d = _copy(work, name)
+    cfg = d / "config.json"
+    cfg.write_text(json.dumps({**json.loads(cfg.read_text()), **changes}, indent=2))
+    return d
+
+
 def missing_tensor(work: Path) -> Path:
     d = _copy(work, "missing-tensor")
     code = ("import sys, glob\nfrom safetensors.torch import load_file, save_file\n"
@@ -169,19 +184,11 @@ def no_tokenizer(work: Path) -> Path:
 
 
 def broken_config(work: Path) -> Path:
-    d = _copy(work, "broken-config")
-    cfg = d / "config.json"
-    cfg.write_text(cfg.read_text()[:120])
-    return d
+    return _cut(work, "broken-config", "config.json", 120)
 
 
 def unknown_architecture(work: Path) -> Path:
-    d = _copy(work, "unknown-arch")
-    cfg = d / "config.json"
-    data = json.loads(cfg.read_text())
-    data["architectures"] = ["TinyFooForCausalLM"]
-    cfg.write_text(json.dumps(data, indent=2))
-    return d
+    return _config_with(work, "unknown-arch", architectures=["TinyFooForCausalLM"])
 
 
 def missing_shard(work: Path) -> Path:
@@ -191,17 +198,11 @@ def missing_shard(work: Path) -> Path:
 
 
 def broken_tokenizer_json(work: Path) -> Path:
-    d = _copy(work, "broken-tokenizer")
-    tok = d / "tokenizer.json"
-    tok.write_text(tok.read_text()[:2000])
-    return d
+    return _cut(work, "broken-tokenizer", "tokenizer.json", 2000)
 
 
 def broken_index(work: Path) -> Path:
-    d = _copy(work, "broken-index")
-    idx = d / "model.safetensors.index.json"
-    idx.write_text(idx.read_text()[:300])
-    return d
+    return _cut(work, "broken-index", "model.safetensors.index.json", 300)
 
 
 def empty_shard(work: Path) -> Path:
@@ -211,17 +212,11 @@ def empty_shard(work: Path) -> Path:
 
 
 def broken_tokenizer_config(work: Path) -> Path:
-    d = _copy(work, "broken-tokenizer-config")
-    cfg = d / "tokenizer_config.json"
-    cfg.write_text(cfg.read_text()[:100])
-    return d
+    return _cut(work, "broken-tokenizer-config", "tokenizer_config.json", 100)
 
 
 def broken_generation_config(work: Path) -> Path:
-    d = _copy(work, "broken-generation-config")
-    cfg = d / "generation_config.json"
-    cfg.write_text(cfg.read_text()[:40])
-    return d
+    return _cut(work, "broken-generation-config", "generation_config.json", 40)
 
 
 def no_config(work: Path) -> Path:
@@ -230,24 +225,14 @@ def no_config(work: Path) -> Path:
 
 def remote_code(work: Path) -> Path:
     """A config whose model code lives in the repository (auto_map), which is not there."""
-    d = _copy(work, "remote-code")
-    cfg = d / "config.json"
-    data = json.loads(cfg.read_text())
-    data["architectures"] = ["TinyRemoteForCausalLM"]
-    data["auto_map"] = {"AutoConfig": "configuration_tiny.TinyConfig",
-                        "AutoModelForCausalLM": "modeling_tiny.TinyRemoteForCausalLM"}
-    cfg.write_text(json.dumps(data, indent=2))
-    return d
+    return _config_with(work, "remote-code", architectures=["TinyRemoteForCausalLM"],
+                        auto_map={"AutoConfig": "configuration_tiny.TinyConfig",
+                                  "AutoModelForCausalLM": "modeling_tiny.TinyRemoteForCausalLM"})
 
 
 def vocab_mismatch(work: Path) -> Path:
     """config.json's vocabulary larger than the checkpoint's embedding."""
-    d = _copy(work, "vocab-mismatch")
-    cfg = d / "config.json"
-    data = json.loads(cfg.read_text())
-    data["vocab_size"] = 1024
-    cfg.write_text(json.dumps(data, indent=2))
-    return d
+    return _config_with(work, "vocab-mismatch", vocab_size=1024)
 
 
 def garbage_bin(work: Path) -> Path:
