@@ -113,7 +113,7 @@ class Scenario:
 
 # --- broken copies of the tiny model --------------------------------------------------------
 
-def _copy(work: Path, name: str, skip: tuple[str, ...] = ()) -> Path:
+def copy_model(work: Path, name: str, skip: tuple[str, ...] = ()) -> Path:
     dest = work / name
     if dest.exists():
         shutil.rmtree(dest)
@@ -122,29 +122,29 @@ def _copy(work: Path, name: str, skip: tuple[str, ...] = ()) -> Path:
 
 
 def truncated_shard(work: Path) -> Path:
-    d = _copy(work, "truncated-shard")
+    d = copy_model(work, "truncated-shard")
     shard = sorted(d.glob("model-*.safetensors"))[-1]
     shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
     return d
 
 
-def _cut(work: Path, name: str, file: str, size: int) -> Path:
+def cut_file(work: Path, name: str, file: str, size: int) -> Path:
     """A copy whose ``file`` is cut to its first ``size`` characters (a write cut short)."""
-    d = _copy(work, name)
+    d = copy_model(work, name)
     (d / file).write_text((d / file).read_text()[:size])
     return d
 
 
-def _config_with(work: Path, name: str, **changes: object) -> Path:
+def config_with(work: Path, name: str, **changes: object) -> Path:
     """A copy whose config.json has ``changes`` applied."""
-    d = _copy(work, name)
+    d = copy_model(work, name)
     cfg = d / "config.json"
     cfg.write_text(json.dumps({**json.loads(cfg.read_text()), **changes}, indent=2))
     return d
 
 
 def missing_tensor(work: Path) -> Path:
-    d = _copy(work, "missing-tensor")
+    d = copy_model(work, "missing-tensor")
     code = ("import sys, glob\nfrom safetensors.torch import load_file, save_file\n"
             "for f in sorted(glob.glob(sys.argv[1] + '/model-*.safetensors')):\n"
             "    t = load_file(f)\n"
@@ -156,68 +156,68 @@ def missing_tensor(work: Path) -> Path:
 
 
 def no_weights(work: Path) -> Path:
-    return _copy(work, "no-weights", skip=("*.safetensors", "*.safetensors.index.json"))
+    return copy_model(work, "no-weights", skip=("*.safetensors", "*.safetensors.index.json"))
 
 
 def no_tokenizer(work: Path) -> Path:
-    return _copy(work, "no-tokenizer", skip=("tokenizer*", "special_tokens_map.json"))
+    return copy_model(work, "no-tokenizer", skip=("tokenizer*", "special_tokens_map.json"))
 
 
 def broken_config(work: Path) -> Path:
-    return _cut(work, "broken-config", "config.json", 120)
+    return cut_file(work, "broken-config", "config.json", 120)
 
 
 def unknown_architecture(work: Path) -> Path:
-    return _config_with(work, "unknown-arch", architectures=["TinyFooForCausalLM"])
+    return config_with(work, "unknown-arch", architectures=["TinyFooForCausalLM"])
 
 
 def missing_shard(work: Path) -> Path:
-    d = _copy(work, "missing-shard")
+    d = copy_model(work, "missing-shard")
     sorted(d.glob("model-*.safetensors"))[1].unlink()
     return d
 
 
 def broken_tokenizer_json(work: Path) -> Path:
-    return _cut(work, "broken-tokenizer", "tokenizer.json", 2000)
+    return cut_file(work, "broken-tokenizer", "tokenizer.json", 2000)
 
 
 def broken_index(work: Path) -> Path:
-    return _cut(work, "broken-index", "model.safetensors.index.json", 300)
+    return cut_file(work, "broken-index", "model.safetensors.index.json", 300)
 
 
 def empty_shard(work: Path) -> Path:
-    d = _copy(work, "empty-shard")
+    d = copy_model(work, "empty-shard")
     sorted(d.glob("model-*.safetensors"))[0].write_bytes(b"")
     return d
 
 
 def broken_tokenizer_config(work: Path) -> Path:
-    return _cut(work, "broken-tokenizer-config", "tokenizer_config.json", 100)
+    return cut_file(work, "broken-tokenizer-config", "tokenizer_config.json", 100)
 
 
 def broken_generation_config(work: Path) -> Path:
-    return _cut(work, "broken-generation-config", "generation_config.json", 40)
+    return cut_file(work, "broken-generation-config", "generation_config.json", 40)
 
 
 def no_config(work: Path) -> Path:
-    return _copy(work, "no-config", skip=("config.json",))
+    return copy_model(work, "no-config", skip=("config.json",))
 
 
 def remote_code(work: Path) -> Path:
     """A config whose model code lives in the repository (auto_map), which is not there."""
-    return _config_with(work, "remote-code", architectures=["TinyRemoteForCausalLM"],
+    return config_with(work, "remote-code", architectures=["TinyRemoteForCausalLM"],
                         auto_map={"AutoConfig": "configuration_tiny.TinyConfig",
                                   "AutoModelForCausalLM": "modeling_tiny.TinyRemoteForCausalLM"})
 
 
 def vocab_mismatch(work: Path) -> Path:
     """config.json's vocabulary larger than the checkpoint's embedding."""
-    return _config_with(work, "vocab-mismatch", vocab_size=1024)
+    return config_with(work, "vocab-mismatch", vocab_size=1024)
 
 
 def garbage_bin(work: Path) -> Path:
     """The weights as a pytorch_model.bin that is not a pickle (a git-lfs pointer's text)."""
-    d = _copy(work, "garbage-bin", skip=("*.safetensors", "*.safetensors.index.json"))
+    d = copy_model(work, "garbage-bin", skip=("*.safetensors", "*.safetensors.index.json"))
     (d / "pytorch_model.bin").write_text("version https://git-lfs.github.com/spec/v1\n"
                                          "oid sha256:0\nsize 1024\n")
     return d
