@@ -2826,3 +2826,133 @@ def test_a_weight_file_given_where_a_repository_id_is_read_is_invalid_config() -
                 "'repo_name' or 'namespace/repo_name': '/models/no-such-model'. Use `repo_type` "
                 "argument if needed.", engine="sglang")
     assert v.cause is Cause.MODEL_NOT_FOUND
+
+
+# --- the sixty-seventh batch's kinds (real engines; faults chosen by a helper blind to the rules)
+
+_UP = ("(EngineCore pid=18293) INFO 12-04 19:07:27 [core.py:402] init engine (profile, create kv "
+       "cache, warmup model) took 24.86 s")
+_API = "(APIServer pid=18216) INFO 12-04 19:07:27"
+_CORE = "(EngineCore pid=18293) INFO 12-04 19:07:27"
+
+
+def _own_teardown() -> list[str]:
+    """vLLM 2026's API server tearing its engine down unasked, then its traceback."""
+    return [f"{_API} [core_client.py:770] [shutdown] MPClient: start timeout=0s",
+            f"{_API} [utils.py:628] [shutdown] Process manager: send sigterm to process EngineCore",
+            f"{_CORE} [core.py:1454] [shutdown] EngineCore: trigger received signal=SIGTERM",
+            f"{_CORE} [core.py:1499] [shutdown] EngineCore: exiting busy loop",
+            f"{_API} [core_client.py:777] [shutdown] MPClient: complete"]
+
+
+def test_an_api_servers_own_teardown_then_its_traceback_is_a_crash_not_a_stop() -> None:
+    v = verdict(_UP, *_own_teardown(),
+                *frame_lines((f"{VL}/entrypoints/launchers/app.py", "build_app"),
+                             ("/usr/lib/python3.11/importlib/__init__.py", "import_module")),
+                "ModuleNotFoundError: No module named 'corp_auth'", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.IMPORT_ERROR), v
+    # a stop asked of the run first: the same lines are its shutdown, the traceback noise
+    v = verdict(_UP, f"{_CORE} [core.py:1454] [shutdown] EngineCore: trigger received "
+                "signal=SIGTERM", f"{_API} [launcher.py:254] [shutdown] API server: shutdown "
+                "triggered", *_own_teardown(), *frame_lines((f"{VL}/entrypoints/launchers/"
+                                                            "app.py", "build_app")),
+                "ModuleNotFoundError: No module named 'corp_auth'", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.READY, None), v
+
+
+def test_the_engine_core_stopped_alone_while_serving_is_a_death() -> None:
+    lines = [_UP, "INFO:     Application startup complete.",
+             'INFO:     127.0.0.1:49212 - "POST /v1/completions HTTP/1.1" 200 OK',
+             f"{_CORE} [core.py:1454] [shutdown] EngineCore: trigger received signal=SIGTERM",
+             f"{_CORE} [core.py:1499] [shutdown] EngineCore: exiting busy loop"]
+    client = (f"{_API} [core_client.py:817] [shutdown] MPClient: engine core exited "
+              "unexpectedly; starting cleanup")
+    v = verdict(*lines, client, 'INFO:     127.0.0.1:55132 - "POST /v1/completions HTTP/1.1" '
+                "500 Internal Server Error", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    # the API server's own shutdown before the client's line: a stop of the run
+    v = verdict(*lines, f"{_API} [launcher.py:254] [shutdown] API server: shutdown triggered",
+                client, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.READY, None), v
+
+
+def test_a_chat_templates_warmup_render_failing_is_no_warmup_failure() -> None:
+    v = verdict(_UP, f"{_API} [base.py:380] Chat template warmup failed",
+                f"{_API} [base.py:380] jinja2.exceptions.TemplateSyntaxError: unexpected '}}'",
+                "INFO:     Application startup complete.",
+                'INFO:     127.0.0.1:55152 - "POST /v1/completions HTTP/1.1" 200 OK',
+                engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.READY, None), v
+    # SGLang's warmup request failing is still one
+    v = verdict("[2026-01-01 10:00:00] Initialization failed. warmup error: Traceback",
+                engine="sglang")
+    assert v.cause is Cause.WARMUP_FAILED, v
+
+
+@pytest.mark.parametrize("error", [
+    "ValueError: Unknown RoPE scaling type nosuch",
+    "KeyError: \"Reasoning parser 'nosuchparser' not found. Available parsers: deepseek_r1, "
+    "granite, hunyuan_a13b\"",
+    "NotADirectoryError: [Errno 20] Not a directory: '/var/cache/vllm/torch_compile_cache'",
+    "zmq.error.ZMQError: Too many open files",
+    "RuntimeError: ('Could not load logging config. File does not exist: %s', "
+    "'/etc/vllm/logging.json')",
+])
+def test_a_settings_value_the_engine_has_no_code_for_is_invalid_config(error) -> None:
+    assert cause_of(tb((f"{VL}/model_executor/models/llama.py", "__init__", "x = f()"),
+                       error=error), "vllm") is Cause.INVALID_CONFIG
+
+
+def test_the_open_file_warning_quoting_the_error_is_not_a_cause() -> None:
+    text = ("(APIServer pid=1) WARNING 12-04 19:07:37 [system_utils.py:255] Found ulimit of 20000 "
+            "and failed to automatically increase with error current limit exceeds maximum "
+            "limit. This can cause fd limit errors like `OSError: [Errno 24] Too many open "
+            "files`. Consider increasing with ulimit -n\n")
+    text += tb((f"{VL}/model_executor/models/llama.py", "forward", "x = f()"),
+               error="RuntimeError: boom")
+    assert cause_of(text, "vllm") is Cause.UNKNOWN
+
+
+@pytest.mark.parametrize("frame,error", [
+    ((f"{SG}/arg_groups/lora_hook.py", "check_lora_server_args", "assert cfg.lora_paths"),
+     "AssertionError: When no initial --lora-paths is provided, you need to specify both "
+     "--max-lora-rank and --lora-target-modules for LoRA initialization."),
+    ((f"{SG}/arg_groups/kv_cache_hook.py", "handle_nvfp4_prefill_kv_dequant_dtype", "raise X("),
+     "ValueError: NVFP4 prefill supports an FP8 E4M3 workspace or native NVFP4, but backend "
+     "'intel_amx' provides neither."),
+    ((f"{VL}/entrypoints/launchers/cli_args.py", "validate_parsed_serve_args", "raise TypeError("),
+     "TypeError: Error: --enable-auto-tool-choice requires --tool-call-parser"),
+])
+def test_a_refusal_raised_by_the_engines_argument_checks_is_invalid_config(frame, error) -> None:
+    assert cause_of(tb(frame, error=error), "sglang" if SG in frame[0] else "vllm") \
+        is Cause.INVALID_CONFIG
+
+
+def test_a_missing_shard_of_a_found_checkpoint_is_corrupt() -> None:
+    err = "FileNotFoundError: [Errno 2] No such file or directory: '/m/{}'"
+    text = tb((f"{VL}/model_executor/model_loader/weight_utils.py", "safetensors_weights_iterator",
+               "with safe_open(st_file) as f:"), error=err.format("model-00003-of-00004.safetensors"))
+    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+    text = tb((f"{VL}/transformers_utils/config.py", "get_config", "x = f()"),
+              error=err.format("config.json"))
+    assert cause_of(text, "vllm") is Cause.MODEL_NOT_FOUND
+
+
+def test_tensors_of_other_shapes_in_a_weight_loader_are_a_corrupt_checkpoint() -> None:
+    err = ("RuntimeError: The size of tensor a (64) must match the size of tensor b (256) at "
+           "non-singleton dimension 1")
+    text = tb((f"{VL}/model_executor/models/utils.py", "_load_param", "weight_loader(p, w)"),
+              (f"{VL}/model_executor/layers/vocab_parallel_embedding.py", "weight_loader",
+               "param.data.copy_(loaded_weight)"), error=err)
+    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+    # the same words from a forward pass are no checkpoint's
+    text = tb((f"{VL}/model_executor/models/llama.py", "forward", "x = a + b"), error=err)
+    assert cause_of(text, "vllm") is Cause.UNKNOWN
+
+
+def test_an_ssl_file_the_server_cannot_load_is_invalid_config() -> None:
+    text = _UP + "\n" + tb(("/venv/lib/python3.11/site-packages/uvicorn/config.py",
+                            "create_ssl_context", "ctx.load_cert_chain(certfile, keyfile)"),
+                           ("/usr/lib/python3.11/ssl.py", "load_cert_chain", "x = f()"),
+                           error="FileNotFoundError: [Errno 2] No such file or directory")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG

@@ -108,7 +108,9 @@ class _Scan:
     step_dumps: list[int] = field(default_factory=list)  # vLLM's dump of a failing step
     named_phases: list[tuple[int, Phase]] = field(default_factory=list)  # S.PHASE_MESSAGES
     config_rejections: list[int] = field(default_factory=list)  # raised by a config check
-    checkpoint_json: list[int] = field(default_factory=list)  # a model file that is not JSON
+    # a model file the engine could not take as the model's: not JSON (_json_not_parsed), or
+    # tensors of other shapes than the model's (_shapes_not_the_models)
+    checkpoint_misread: list[int] = field(default_factory=list)
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     request_tracebacks: set[int] = field(default_factory=set)  # one request's, logged by uvicorn
     # frames of S.REQUEST_HANDLER_FRAME and of S.ENGINE_LOOP_FRAME (_request_frames: read only
@@ -128,6 +130,7 @@ class _Scan:
     first_marker: int | None = None
     first_startup_read: int | None = None  # a startup phase read, not from an access line
     stop_at: int | None = None         # the run was asked to stop (SIGTERM, Ctrl-C, shutdown)
+    own_teardown: int | None = None    # vLLM's API server stopping its engine, unasked
     exit_at: int | None = None         # the interpreter's exit-time output began
     shell_killed: int | None = None    # the shell's `Killed` (S.SHELL_KILLED)
 
@@ -419,6 +422,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 in_current_thread = _fatal_markers(scan, i, msg)
                 if "died unexpectedly" in msg and scan.stop_at is None:
                     _requested_core_shutdown(scan, i, msgs)
+                elif "exited unexpectedly" in msg and scan.stop_at is not None:
+                    _core_stopped_alone(scan, i, msgs)
         is_exc = S.is_exception_line(msg) if gates is None or gates & _EXCEPTION_BIT else False
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
@@ -431,6 +436,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.config_rejections.append(i)
             if "JSONDecodeError" in msg:
                 _json_not_parsed(scan, i)
+            elif "ize of tensor" in msg or "mismatch" in msg:
+                _shapes_not_the_models(scan, i, msg)
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
                 scan.self_timeouts.append(i)
         elif "_log_task_completion" in msg and _ENGINE_LOOP_DONE.search(msg):
@@ -1030,7 +1037,7 @@ def _json_not_parsed(scan: _Scan, i: int) -> None:
         if where.startswith("<call>:") or S.JSON_FRAME.search(where):
             continue
         if S.CHECKPOINT_JSON_READER.search(where):
-            scan.checkpoint_json.append(i)
+            scan.checkpoint_misread.append(i)
         elif S.CONFIG_FRAME.search(where):
             scan.config_rejections.append(i)
         return
@@ -1093,11 +1100,38 @@ def _requested_core_shutdown(scan: _Scan, i: int, msgs: list[str]) -> None:
 _SHUTDOWN_SPAN = 5  # lines back from the client's report to the engine core's shutdown
 
 
+def _core_stopped_alone(scan: _Scan, i: int, msgs: list[str]) -> None:
+    """vLLM's client reporting its engine core gone (2026 builds: `[shutdown] MPClient: engine
+    core exited unexpectedly`) after only the engine core logged a signal (`EngineCore: trigger
+    received signal=SIGTERM`): the core was stopped or killed alone, not the run - a death,
+    not a stop. A stop of the whole run makes the API server begin its own shutdown (`API
+    server: shutdown triggered`) before the core is gone, and its client then expects the
+    exit. Asked only of the client's line."""
+    stop = scan.stop_at
+    if stop is None or "EngineCore" not in msgs[stop]:
+        return
+    if not any("API server" in m or "shutdown triggered" in m for m in msgs[stop:i]):
+        scan.stop_at = None
+
+
+def _shapes_not_the_models(scan: _Scan, i: int, msg: str) -> None:
+    """A tensor-shape mismatch raised by a weight loader (S.SHAPE_MISMATCH under
+    S.WEIGHT_LOADER_FRAME): the checkpoint does not hold the model its config describes."""
+    places = _innermost_places(scan, i)
+    if places and S.WEIGHT_LOADER_FRAME.search(places[0]) and S.SHAPE_MISMATCH.search(msg):
+        scan.checkpoint_misread.append(i)
+
+
 def _lifecycle(scan: _Scan, i: int, msg: str) -> None:
     """A requested stop, or the interpreter's exit-time output (leaked-semaphore warnings,
     ``Fatal Python error: ... at interpreter shutdown``): after these, tracebacks are shutdown
-    noise, not failures."""
-    if scan.stop_at is None and S.STOP_REQUEST.search(msg):
+    noise, not failures. vLLM's API server stopping its engine core unasked (2026 builds:
+    `[shutdown] Process manager: send sigterm to process EngineCore`, with no stop before it:
+    its own error tears the engine down, and the traceback follows) makes the core's `trigger
+    received signal=SIGTERM` that teardown's echo, not a stop of the run."""
+    if scan.stop_at is None and scan.own_teardown is None and "send sigterm to process" in msg:
+        scan.own_teardown = i
+    elif scan.stop_at is None and scan.own_teardown is None and S.STOP_REQUEST.search(msg):
         scan.stop_at = i
     if scan.exit_at is None and S.EXIT_NOISE.search(msg):
         scan.exit_at = i - 1 if msg.startswith("Python runtime state") else i
@@ -1650,8 +1684,8 @@ def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome:
                 cut or hint[0] is Cause.SPECULATIVE_DECODING_ERROR) else cands).append(cand)
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
                  for i in scan.config_rejections if i >= start)
-    cands.extend(_Candidate(Cause.CORRUPT_CHECKPOINT, S.CHECKPOINT_JSON_PRIORITY, i)
-                 for i in scan.checkpoint_json if i >= start)
+    cands.extend(_Candidate(Cause.CORRUPT_CHECKPOINT, S.CHECKPOINT_MISREAD_PRIORITY, i)
+                 for i in scan.checkpoint_misread if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
     cands.extend(_cut_at_raise_statement(scan, frames, raw))
     cands.extend(_bare_divisibility_assert(scan, start, raw))

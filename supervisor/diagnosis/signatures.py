@@ -329,8 +329,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # reading the weights; above model_not_found (86), whose missing-file pattern it resembles.
     + _sig(Cause.CORRUPT_CHECKPOINT, 87,
            r"\.incomplete'", r"Consistency check failed: file should be of size \d+",
-           r"UnpicklingError: invalid load key", scope="error", flags=_I,
-           implies=Phase.WEIGHT_LOADING)
+           r"UnpicklingError: invalid load key",
+           # one shard of a sharded checkpoint gone as the loader opens it (`No such file or
+           # directory: '.../model-00003-of-00004.safetensors'`: a link to a pruned cache blob,
+           # a copy cut short): the model's folder and index were found, the checkpoint is not
+           # whole - unlike a missing config or folder (model_not_found, below)
+           r"No such file or directory: '[^']*-\d+-of-\d+\.(?:safetensors|bin|pt)'",
+           scope="error", flags=_I, implies=Phase.WEIGHT_LOADING)
     # (the same file under torch 2.6's weights-only unpickler, which names the first byte it
     # cannot read as an opcode on a line of its own - `Weights only load failed ...
     # WeightsUnpickler error:` then `Unsupported operand 118`, the 'v' of a git-lfs pointer's
@@ -668,10 +673,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"fatal error: [\w/.]+\.(?:h|cuh|hpp): No such file or directory", r"^FAILED: .*\.o\b",
            r"CUDA_HOME environment variable is not set|nvcc: not found|could not find nvcc",
            flags=_I)
-    # Warmup request failed (SGLang's self-test after uvicorn is up).
+    # Warmup request failed (SGLang's self-test after uvicorn is up). Not a chat template's
+    # warm-up render (vLLM 2026, renderers/base.py: `WARNING ... Chat template warmup failed`
+    # over a Jinja syntax error): the server starts all the same and only chat requests fail.
     + _sig(Cause.WARMUP_FAILED, 62,
            r"Initialization failed\. warmup error", r"\bwarmup error\b",
-           r"warm-?up (?:request )?failed", flags=_I, fatal=True, implies=Phase.WARMUP)
+           r"(?<!template )warm-?up (?:request )?failed", flags=_I, fatal=True,
+           implies=Phase.WARMUP)
     # Environment: the Python / C++ stack cannot import.
     + _sig(Cause.IMPORT_ERROR, 60,
            # (not an import error's repr, `Failed to import amdsmi with ModuleNotFoundError("No
@@ -1047,7 +1055,32 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"^(?:\w+\.)*ValueError: .{0,160}\b(?:is (?:disabled|enabled|set) but"
            r"|cannot be (?:used|enabled|combined) (?:together )?with"
            r"|is (?:not supported|incompatible|not compatible) (?:together )?with)\b",
+           # a name the launch gave that a registry of the engine lacks, answered with the
+           # names it has (vLLM's reasoning-parser manager: `KeyError: "Reasoning parser 'x'
+           # not found. Available parsers: ..."`), as argparse's `invalid choice`
+           r"\bnot found\. (?:Available|Supported|Valid) \w+(?: \w+)?: ",
            scope="error", flags=_I, implies=Phase.LAUNCH)
+    # A value of a setting - a flag or the model's config.json - that the engine has no code for
+    # (`ValueError: Unknown RoPE scaling type nosuch`, raised by vLLM's and SGLang's get_rope as
+    # the model is built; `Unsupported attention backend type`, `Unrecognized tokenizer mode`):
+    # a kind, method or backend by name. No phase implied: the check sits wherever the value
+    # is first used.
+    + _sig(Cause.INVALID_CONFIG, 58,
+           r"^(?:\w+\.)*(?:ValueError|KeyError|NotImplementedError): ['\"]?(?:Unknown|Unsupported"
+           r"|Unrecognized) [\w -]{1,40}?\b(?:type|method|mode|backend|kind|scheme|algorithm"
+           r"|strategy|parser)s?:? ['\"]?[\w.\-]+",
+           # a path setting naming a file where the engine makes a folder (VLLM_CACHE_ROOT, a
+           # download or compile-cache directory: `NotADirectoryError: [Errno 20] Not a
+           # directory: '.../torch_compile_cache'`, also inside a worker's re-raised error)
+           r"\[Errno 20\] Not a directory",
+           # a process limit set below what the engine opens (`zmq.error.ZMQError: Too many
+           # open files`, `OSError: [Errno 24] ...` - the service's LimitNOFILE / ulimit -n), as
+           # the exception itself: vLLM's start-up warning quotes the same words as an example
+           r"^(?:\w+\.)*(?:OSError|ZMQError): (?:\[Errno 24\] )?Too many open files",
+           # vLLM's VLLM_LOGGING_CONFIG_PATH check (logger.py: `Could not load logging config.
+           # File does not exist`, `Invalid logging config. Expected dict`)
+           r"Could not load logging config\b|Invalid logging config\b",
+           scope="error", flags=_I)
     # Rules read from the engines' own source (vLLM 0.x-0.32, SGLang 0.4-0.5.23), for pasted
     # fragments that show only the exception. Configuration checks of argument resolution,
     # before any model work: vLLM's ModelConfig.verify_with_parallel_config (vllm/config/
@@ -1315,6 +1348,11 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
                                     r"\w*compile|/_inductor/(?!output_code\.py:|utils\.py:run$"
                                     r"|runtime/triton_heuristics\.py:run$)"), 26),
     (Cause.WARMUP_FAILED, _C(r":_execute_server_warmup$|:_wait_and_warmup$"), 24),
+    # the HTTP server loading the certificate and key the launch named (--ssl-certfile,
+    # --ssl-keyfile: uvicorn's create_ssl_context -> ssl's load_cert_chain, whose
+    # FileNotFoundError names no file): the settings are wrong, not the model
+    (Cause.INVALID_CONFIG, _C(r"/ssl\.py:load_cert_chain$|/uvicorn/config\.py:create_ssl_context$"),
+     24),
     # vLLM V0's API server asking its engine process for a health check over RPC (0.5.x
     # entrypoints/openai/rpc/client.py, 0.6-0.8 engine/multiprocessing/client.py; the client
     # checks health before each generate): the engine process stopped answering (`TimeoutError:
@@ -1416,8 +1454,14 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   # vLLM's KV-connector factory building the connector --kv-transfer-config
                   # names (`Unsupported connector type`, a V0 connector asked for by V1:
                   # `assert issubclass(connector_cls, KVConnectorBase_V1)`)
-                  r"|/kv_connector/factory\.py:")
-CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError)\b")
+                  r"|/kv_connector/factory\.py:"
+                  # SGLang 0.5's argument hooks (srt/arg_groups/lora_hook.py
+                  # check_lora_server_args, kv_cache_hook.py) and vLLM's check of the serve
+                  # arguments (entrypoints/[openai|launchers]/cli_args.py
+                  # validate_parsed_serve_args: `TypeError: Error: --enable-auto-tool-choice
+                  # requires --tool-call-parser`)
+                  r"|/srt/arg_groups/\w+\.py:|/entrypoints/(?:\w+/)*cli_args\.py:")
+CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError|TypeError)\b")
 CONFIG_REJECTION_PRIORITY = 20
 # The model's own config rejected through Transformers, whatever engine reads it:
 # - a model type the installed Transformers does not know: the KeyError of its CONFIG_MAPPING
@@ -1443,7 +1487,16 @@ CHECKPOINT_JSON_READER = _C(r"/transformers/(?:configuration_utils|tokenization_
                             # quantization config: vLLM's weight_utils filter_duplicate_
                             # safetensors_files, SGLang's)
                             r"|/model_loader/\w+\.py:")
-CHECKPOINT_JSON_PRIORITY = 50
+CHECKPOINT_MISREAD_PRIORITY = 50
+# Tensors of other shapes than the model's, as a weight loader copies them in (torch's `The
+# size of tensor a (64) must match the size of tensor b (256) at non-singleton dimension 1` under
+# vocab_parallel_embedding's weight_loader; `size mismatch for ...`): the checkpoint's weights
+# are not those of the model its config.json describes - a config swapped or edited, weights of
+# another variant. Read only where the traceback's innermost frame is a weight loader
+# (WEIGHT_LOADER_FRAME): the same words from a forward pass are a kernel's or a batch's.
+SHAPE_MISMATCH = _C(r"The size of tensor a \(\d+\) must match the size of tensor b \(\d+\)"
+                    r"|\bsize mismatch for \S+|\bshape mismatch\b", _I)
+WEIGHT_LOADER_FRAME = _C(r":\w*weight_loader\w*$|:_?load_weights?$|:_load_param$")
 HF_MODEL_TYPE_LOOKUP = _C(r"/transformers/models/auto/configuration_auto\.py:_?_?getitem_?_?$")
 HF_CONFIG_ATTRIBUTE = _C(r"/transformers/configuration_utils\.py:__getattr(?:ibute)?__$")
 CONFIG_ATTRIBUTE_MISSING = _C(r"(?:\w+\.)*AttributeError: '\w*Config' object has no attribute ")
@@ -1714,7 +1767,10 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
         r"|Worker proc \S+ died unexpectedly"
         # V1's client watching its engine core process (core_client.py: `Engine core proc
         # EngineCore_DP0 died unexpectedly, shutting down client.`)
-        r"|Engine core proc \S+ died unexpectedly"), True),
+        r"|Engine core proc \S+ died unexpectedly"
+        # (2026 builds: `[shutdown] MPClient: engine core exited unexpectedly; starting
+        # cleanup` - the client had not asked it to stop)
+        r"|MPClient: engine core exited unexpectedly"), True),
     # vLLM V0's worker monitor (multiproc_worker_utils.py WorkerMonitor) reporting a worker
     # process that exited non-zero, before it kills the others (`Worker VllmWorkerProcess pid
     # 8773 died, exit code: -15`, then `Killing local vLLM worker processes`): a rank died, and
@@ -1904,8 +1960,9 @@ _FATAL_LITERALS = (
     "EngineCore failed",
     "Engine core initialization failed", "WorkerProc", "EngineDeadError",
     "encountered a fatal error", "Engine process failed",
-    "died unexpectedly", "died, exit code", "worker died or was killed", "Killed",
-    "Segmentation fault", "Aborted", "Bus error", "Illegal instruction", "__libc_start_main+",
+    "died unexpectedly", "exited unexpectedly", "died, exit code", "worker died or was killed",
+    "Killed", "Segmentation fault", "Aborted", "Bus error", "Illegal instruction",
+    "__libc_start_main+",
     "Segfault encountered", "Main process exited", "Unhandled error (", "Unhandled exception: ",
     "received at time=",
     "background task failed", "(engine dead)", "input of failed execution")
