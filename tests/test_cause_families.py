@@ -2956,3 +2956,30 @@ def test_an_ssl_file_the_server_cannot_load_is_invalid_config() -> None:
                            ("/usr/lib/python3.11/ssl.py", "load_cert_chain", "x = f()"),
                            error="FileNotFoundError: [Errno 2] No such file or directory")
     assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+# --- the sixty-eighth batch's kinds (real engines; a second helper blind to the rules) ---------
+
+@pytest.mark.parametrize("frame,error", [
+    (("/usr/lib/python3.11/logging/__init__.py", "_checkLevel", "raise ValueError("),
+     "ValueError: Unknown level: 'LOUD'"),
+    ((f"{SG}/server_args.py", "prepare_server_args", "level=getattr(logging, x.upper()),"),
+     "AttributeError: module 'logging' has no attribute 'LOUD'"),
+    ((f"{SG}/parser/template_manager.py", "_load_json_chat_template", "assert False, ("),
+     "AssertionError: unrecognized format of chat template file"),
+])
+def test_a_log_level_or_chat_template_the_launch_names_wrongly_is_invalid_config(frame, error):
+    assert cause_of(tb(frame, error=error), "sglang") is Cause.INVALID_CONFIG
+
+
+def test_a_dtype_name_torch_lacks_is_the_checkpoints_config() -> None:
+    text = tb(("/venv/lib/python3.11/site-packages/transformers/configuration_utils.py",
+               "__post_init__", "self.dtype = getattr(torch, dtype)"),
+              ("/venv/lib/python3.11/site-packages/torch/__init__.py", "__getattr__",
+               "raise AttributeError("),
+              error="AttributeError: module 'torch' has no attribute 'float7'")
+    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+    # (another attribute torch lacks is no dtype: a version skew)
+    text = tb((f"{VL}/model_executor/layers/linear.py", "forward", "torch.ops.x()"),
+              error="AttributeError: module 'torch' has no attribute 'compiler_fence'")
+    assert cause_of(text, "vllm") is not Cause.CORRUPT_CHECKPOINT

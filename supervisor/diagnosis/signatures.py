@@ -1080,6 +1080,17 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # vLLM's VLLM_LOGGING_CONFIG_PATH check (logger.py: `Could not load logging config.
            # File does not exist`, `Invalid logging config. Expected dict`)
            r"Could not load logging config\b|Invalid logging config\b",
+           # a log level by a name Python's logging lacks (VLLM_LOGGING_LEVEL=LOUD: logging's
+           # `ValueError: Unknown level: 'LOUD'`; SGLang's --log-level LOUD looked up on the
+           # module: `AttributeError: module 'logging' has no attribute 'LOUD'`)
+           r"Unknown level: '|module 'logging' has no attribute '",
+           scope="error", flags=_I)
+    # A dtype name torch does not have (`AttributeError: module 'torch' has no attribute
+    # 'float7'`): the launch's --dtype is checked against its choices by argparse, so the name
+    # comes from the model's own config.json (`torch_dtype`/`dtype`, read by transformers'
+    # config classes or the engines' config readers) - the checkpoint's config is wrong
+    + _sig(Cause.CORRUPT_CHECKPOINT, 58,
+           r"module 'torch' has no attribute '(?:b?float|u?int|complex)\w*'",
            scope="error", flags=_I)
     # Rules read from the engines' own source (vLLM 0.x-0.32, SGLang 0.4-0.5.23), for pasted
     # fragments that show only the exception. Configuration checks of argument resolution,
@@ -1460,7 +1471,11 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   # arguments (entrypoints/[openai|launchers]/cli_args.py
                   # validate_parsed_serve_args: `TypeError: Error: --enable-auto-tool-choice
                   # requires --tool-call-parser`)
-                  r"|/srt/arg_groups/\w+\.py:|/entrypoints/(?:\w+/)*cli_args\.py:")
+                  r"|/srt/arg_groups/\w+\.py:|/entrypoints/(?:\w+/)*cli_args\.py:"
+                  # SGLang's loading of the chat template --chat-template names
+                  # (srt/parser/template_manager.py: `AssertionError: unrecognized format of
+                  # chat template file`)
+                  r"|/srt/parser/template_manager\.py:")
 CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError|TypeError)\b")
 CONFIG_REJECTION_PRIORITY = 20
 # The model's own config rejected through Transformers, whatever engine reads it:
