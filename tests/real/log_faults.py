@@ -40,14 +40,22 @@ class Ctx:
         return self.log.read_text(errors="replace")
 
     def wait_for(self, needle: str, timeout: float = STARTUP_S) -> bool:
+        return self.wait_any([needle], timeout) is not None
+
+    def wait_any(self, needles: list[str], timeout: float = STARTUP_S) -> str | None:
+        """The first of ``needles`` the log shows within ``timeout`` (None: none, or the run
+        ended without any)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            if needle in self.text():
-                return True
+            text = self.text()
+            found = next((n for n in needles if n in text), None)
+            if found is not None:
+                return found
             if self.proc is not None and self.proc.poll() is not None:
-                return needle in self.text()
-            time.sleep(0.5)
-        return False
+                text = self.text()
+                return next((n for n in needles if n in text), None)
+            time.sleep(0.3)
+        return None
 
     def post(self, path: str, body: dict, timeout: float = 60) -> int:
         req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}",

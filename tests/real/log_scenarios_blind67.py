@@ -37,21 +37,8 @@ WORK = Path("/tmp/blind67/rec/.work")
 
 # --- helpers --------------------------------------------------------------------------------
 
-def _wait_any(ctx: Ctx, needles: list[str], timeout: float = 240) -> str | None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        text = ctx.text()
-        for n in needles:
-            if n in text:
-                return n
-        if ctx.proc is not None and ctx.proc.poll() is not None:
-            return None
-        time.sleep(0.3)
-    return None
-
-
 def _up(ctx: Ctx, timeout: float = 240) -> bool:
-    return _wait_any(ctx, [READY_LINE], timeout) is not None
+    return ctx.wait_any([READY_LINE], timeout) is not None
 
 
 def serve_short(ctx: Ctx) -> None:
@@ -63,7 +50,7 @@ def serve_short(ctx: Ctx) -> None:
 
 def until_exit(ctx: Ctx) -> None:
     """A launch expected to fail: wait for the exit (or the ready line), at most 240 s."""
-    _wait_any(ctx, [READY_LINE], 240)
+    ctx.wait_any([READY_LINE], 240)
     if ctx.proc is not None and ctx.proc.poll() is None and READY_LINE in ctx.text():
         ctx.complete(2)
         time.sleep(10)
@@ -164,17 +151,17 @@ def limited(res: int, value: int, step):
 
 def kill_core_after_load(ctx: Ctx) -> None:
     """SIGKILL to the EngineCore process once its weights are loaded (before the server is up)."""
-    if _wait_any(ctx, ["Model loading took", "Loading weights took"]):
+    if ctx.wait_any(["Model loading took", "Loading weights took"], 240):
         time.sleep(1)
         for p in ctx.children("EngineCore"):
             p.kill()
-        _wait_any(ctx, [READY_LINE], 40)
+        ctx.wait_any([READY_LINE], 40)
         time.sleep(5)
 
 
 def kill_api_during_load(ctx: Ctx) -> None:
     """SIGKILL to the API server process alone while the engine core loads the weights."""
-    if _wait_any(ctx, ["Starting to load model"]):
+    if ctx.wait_any(["Starting to load model"], 240):
         assert ctx.proc is not None
         os.kill(ctx.proc.pid, signal.SIGKILL)
         time.sleep(40)

@@ -30,25 +30,12 @@ NODTYPE = ["--max-model-len", "256", "--gpu-memory-utilization", "0.25"]
 WORK = Path("/tmp/blind68/rec/.work")
 
 
-def _wait_any(ctx: Ctx, needles, timeout: float = 240):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        text = ctx.text()
-        for n in needles:
-            if n in text:
-                return n
-        if ctx.proc is not None and ctx.proc.poll() is not None:
-            return None
-        time.sleep(0.3)
-    return None
-
-
 def _up(ctx: Ctx, timeout: float = 240) -> bool:
-    return _wait_any(ctx, [READY_LINE], timeout) is not None
+    return ctx.wait_any([READY_LINE], timeout) is not None
 
 
 def until_exit(ctx: Ctx) -> None:
-    _wait_any(ctx, [READY_LINE], 200)
+    ctx.wait_any([READY_LINE], 200)
     if ctx.proc is not None and ctx.proc.poll() is None and READY_LINE in ctx.text():
         ctx.complete(2)
         time.sleep(10)
@@ -101,7 +88,7 @@ def make_dir(path: Path):
 
 def stop_core_during_load(ctx: Ctx) -> None:
     """SIGSTOP the EngineCore as it starts loading weights; left stopped for 90 s."""
-    if _wait_any(ctx, ["Starting to load model"]):
+    if ctx.wait_any(["Starting to load model"], 240):
         for p in ctx.children("EngineCore"):
             p.suspend()
         time.sleep(90)
@@ -182,8 +169,8 @@ def tiny_len_requests(ctx: Ctx) -> None:
 
 def kill_core_at_compile(ctx: Ctx) -> None:
     """SIGKILL to the EngineCore after weights load, once compile/profiling begins."""
-    if _wait_any(ctx, ["Model loading took", "Loading weights took"]):
-        _wait_any(ctx, ["torch.compile", "Dynamo bytecode", "Compiling", "compil"], 30)
+    if ctx.wait_any(["Model loading took", "Loading weights took"], 240):
+        ctx.wait_any(["torch.compile", "Dynamo bytecode", "Compiling", "compil"], 30)
         for p in ctx.children("EngineCore"):
             p.kill()
         time.sleep(30)
