@@ -2972,14 +2972,15 @@ def test_a_log_level_or_chat_template_the_launch_names_wrongly_is_invalid_config
     assert cause_of(tb(frame, error=error), "sglang") is Cause.INVALID_CONFIG
 
 
-def test_a_dtype_name_torch_lacks_is_the_checkpoints_config() -> None:
+def test_a_dtype_name_torch_lacks_is_a_config_value_the_engine_refuses() -> None:
+    # (config.json's own value, wrong in itself: invalid_config by the corpus README's rule)
     text = tb(("/venv/lib/python3.11/site-packages/transformers/configuration_utils.py",
                "__post_init__", "self.dtype = getattr(torch, dtype)"),
               ("/venv/lib/python3.11/site-packages/torch/__init__.py", "__getattr__",
                "raise AttributeError("),
               error="AttributeError: module 'torch' has no attribute 'float7'")
-    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
     # (another attribute torch lacks is no dtype: a version skew)
     text = tb((f"{VL}/model_executor/layers/linear.py", "forward", "torch.ops.x()"),
               error="AttributeError: module 'torch' has no attribute 'compiler_fence'")
-    assert cause_of(text, "vllm") is not Cause.CORRUPT_CHECKPOINT
+    assert cause_of(text, "vllm") is not Cause.INVALID_CONFIG

@@ -772,12 +772,6 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
-    # the sixty-eighth batch (fresh67), as scored blind, then tuned on
-    "ay112-vllm-cpu-032-kv-heads-3.log":
-        "config.json's num_key_value_heads set to 3 with 4 heads: 'num_heads (4) is not "
-        "divisible by num_kv_heads (3)' - labelled corrupt_checkpoint (the checkpoint's config), "
-        "read invalid_config, as fresh64/av107 with the same words from --hf-overrides is "
-        "labelled (which side set the sizes is in the launch's arguments, not the error)",
     # the sixty-seventh batch (fresh66), as scored blind, then tuned on
     "ax109-vllm-cpu-032-fewer-layers.log":
         "config.json with fewer layers than the checkpoint, the loader's 'There is no module or "

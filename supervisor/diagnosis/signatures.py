@@ -1084,12 +1084,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # `ValueError: Unknown level: 'LOUD'`; SGLang's --log-level LOUD looked up on the
            # module: `AttributeError: module 'logging' has no attribute 'LOUD'`)
            r"Unknown level: '|module 'logging' has no attribute '",
-           scope="error", flags=_I)
-    # A dtype name torch does not have (`AttributeError: module 'torch' has no attribute
-    # 'float7'`): the launch's --dtype is checked against its choices by argparse, so the name
-    # comes from the model's own config.json (`torch_dtype`/`dtype`, read by transformers'
-    # config classes or the engines' config readers) - the checkpoint's config is wrong
-    + _sig(Cause.CORRUPT_CHECKPOINT, 58,
+           # a dtype name torch does not have (`AttributeError: module 'torch' has no
+           # attribute 'float7'`): argparse checks --dtype against its choices, so the name
+           # comes from the model's config.json (`torch_dtype`/`dtype`) - a value wrong in
+           # itself, which the corpus files as a configuration the engine refuses
            r"module 'torch' has no attribute '(?:b?float|u?int|complex)\w*'",
            scope="error", flags=_I)
     # Rules read from the engines' own source (vLLM 0.x-0.32, SGLang 0.4-0.5.23), for pasted
