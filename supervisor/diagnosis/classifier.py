@@ -27,7 +27,7 @@ import bisect
 import operator
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,7 @@ from .normalize import (
     strip_wrappers,
     unglue,
 )
+from .settings import log_settings, named_setting
 
 MAX_EVIDENCE = 5
 EVIDENCE_CLIP = 300   # characters of one evidence line; longer ones end in "…"
@@ -139,8 +140,13 @@ class _Scan:
 
 
 def classify_lines(lines: Iterable[str], *, engine: str | None = None,
-                   exit_code: int | None = None) -> Verdict:
-    """Classify a log given as lines (each may still contain ``\\r``/``\\n``)."""
+                   exit_code: int | None = None,
+                   settings: Mapping[str, str] | None = None) -> Verdict:
+    """Classify a log given as lines (each may still contain ``\\r``/``\\n``).
+
+    ``settings``: what the launch was given beyond what the log shows (the live run's profile
+    args and env, settings.launch_settings) - an error naming one is a refused configuration.
+    """
     if not isinstance(lines, list):
         lines = list(lines)
     if lines and lines[0].startswith(DOCKER_JSON_START):
@@ -162,7 +168,7 @@ def classify_lines(lines: Iterable[str], *, engine: str | None = None,
     name = engine or _detect(msgs, raw)
     eng = get_engine(name)
     scan = _scan(raw, msgs, eng.new_tracker())
-    verdict = _decide(raw, msgs, scan, eng.name, exit_code)
+    verdict = _decide(raw, msgs, scan, eng.name, exit_code, settings)
     if verdict.outcome is Outcome.CRASHED:
         again = _restarted_at(msgs, scan)
         if again is not None:
@@ -170,7 +176,7 @@ def classify_lines(lines: Iterable[str], *, engine: str | None = None,
             # restart policy, a wrapper's retry loop): the verdict is the last run's
             raw, msgs = raw[again:], msgs[again:]
             verdict = _decide(raw, msgs, _scan(raw, msgs, eng.new_tracker()), eng.name,
-                              exit_code)
+                              exit_code, settings)
     return verdict
 
 
@@ -1159,7 +1165,7 @@ def _seconds(clock: str) -> int:
 
 
 def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
-            exit_code: int | None) -> Verdict:
+            exit_code: int | None, settings: Mapping[str, str] | None = None) -> Verdict:
     ready = scan.ready_index
     if ready is not None and scan.api_servers_pending is not None:
         ready = None  # the engines are up; the API servers that serve them were not yet
@@ -1274,7 +1280,39 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
 
     evidence = _failure_evidence(raw, msgs, scan, start, best, fatal_after, outcome) or \
         _last_line(raw, msgs)
+    if outcome is Outcome.CRASHED and cause is Cause.UNKNOWN:
+        refused = _refused_setting(msgs, scan, start, settings)
+        if refused is not None:
+            cause, evidence = Cause.INVALID_CONFIG, _refusal_evidence(raw, msgs, refused,
+                                                                     evidence)
     return Verdict(engine, outcome, phase, cause, evidence)
+
+
+def _refused_setting(msgs: list[str], scan: _Scan, start: int,
+                     given: Mapping[str, str] | None) -> tuple[int, str] | None:
+    """A crash no rule names a cause for, raised with an error that names a setting of this
+    launch (settings.py: a refusal in words no rule has met - a parser, a level, a flag that
+    needs another): the exception line and the setting it names."""
+    lines = [i for i, _ in scan.exceptions if i >= start]
+    if not lines:
+        return None
+    settings = log_settings(msgs[i] for i in scan.run_starts) | dict(given or {})
+    if not settings:
+        return None
+    for i in lines:
+        named = named_setting(msgs[i], settings)
+        if named is not None:
+            return i, named
+    return None
+
+
+def _refusal_evidence(raw: list[str], msgs: list[str], refused: tuple[int, str],
+                      evidence: tuple[str, ...]) -> tuple[str, ...]:
+    """The refusal first, then the rest, and last which setting it names."""
+    first = _evidence(raw, msgs, [refused[0]])
+    rest = tuple(line for line in evidence if line not in first)
+    return (*first, *rest)[:MAX_EVIDENCE - 1] + (f"it names a setting of this launch: "
+                                                 f"{refused[1]}",)
 
 
 # Reports of a server that is up but stuck. A log whose lines after its last progress are only

@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 
 from ..diagnosis.classifier import classify_lines
+from ..diagnosis.settings import launch_settings
 from ..diagnosis.tail import verdict_lines
 from ..engines import get_engine
 from ..engines.base import PhaseUpdate
@@ -467,10 +468,14 @@ class Run:
         """The classifier over the log tail; off the event loop unless the tail is short
         (a few ms at most, less than the thread hop would add to the verdict's latency)."""
         lines = verdict_lines(self.pipe.tail(3000))
+        # (what the profile set, for an error that names it: diagnosis/settings.py)
+        given = launch_settings(self.profile.args_dict(), self.profile.env_dict())
         if len(lines) <= _CLASSIFY_INLINE and sum(map(len, lines)) <= _CLASSIFY_INLINE_CHARS:
-            return classify_lines(lines, engine=self.engine.name, exit_code=exit_code)
+            return classify_lines(lines, engine=self.engine.name, exit_code=exit_code,
+                                  settings=given)
         return await anyio.to_thread.run_sync(
-            lambda: classify_lines(lines, engine=self.engine.name, exit_code=exit_code))
+            lambda: classify_lines(lines, engine=self.engine.name, exit_code=exit_code,
+                                   settings=given))
 
     async def _reap_all(self) -> None:
         # After a kill already ran its grace, what is left (if anything) dies at once.

@@ -224,3 +224,47 @@ def test_a_switch_during_a_restart_backoff_cancels_the_restart_and_the_daemon_ca
     assert status["run"]["profile"] == "fine" and status["run"]["status"] == "ready"
     assert d.proc.poll() is None, "the daemon is still running"
     assert [r["profile"] for r in d.ctl_json("history")["runs"]] == ["sick", "fine"]
+
+
+# A server that refuses what it was given, in words no rule of the classifier knows: only the
+# launch's own settings (the profile's args and env, which the live daemon has) say it is a
+# configuration the engine refused.
+_REFUSING_SERVER = """\
+import os, sys
+args = sys.argv[1:]
+mode = args[args.index("--frobnicate-mode") + 1] if "--frobnicate-mode" in args else \\
+    os.environ.get("FROB_MODE", "zigzag")
+print("INFO starting the server", flush=True)
+raise ValueError(f"cannot honour {mode!r} on this build")
+"""
+
+
+def _refusing_profile(script: Path, port: int, settings: str) -> str:
+    return (f'engine = "vllm"\n\n[launch]\ncommand = ["{{python}}", "{script}"]\n'
+            f'model = "test/model"\nhost = "127.0.0.1"\nport = {port}\n{settings}\n\n'
+            "[timeouts]\nsilence = 30\nstop_grace = 1\n")
+
+
+@pytest.mark.parametrize(("settings", "named"), [
+    ('args = { frobnicate-mode = "zigzag" }', "--frobnicate-mode zigzag"),
+    ('env = { FROB_MODE = "zigzag" }', "FROB_MODE=zigzag"),
+    ("", None),  # the same words, from nothing the launch set: no cause to name
+])
+def test_an_error_naming_what_the_launch_set_is_a_refused_configuration(
+        workdir: Path, make_daemon, settings: str, named: str | None) -> None:
+    script = workdir / "refuse.py"
+    script.write_text(_REFUSING_SERVER)
+    write_profile(workdir, "refused", _refusing_profile(script, free_port(), settings))
+    d = make_daemon()
+    res = d.ctl("switch", "refused", "--wait", "--timeout", "60", "--json")
+    assert res.returncode == 1, res.stdout + res.stderr
+    v = json.loads(res.stdout).get("verdict")
+    assert v is not None, res.stdout
+    assert v["status"] == "crashed"
+    assert v["evidence"][0] == "ValueError: cannot honour 'zigzag' on this build"
+    if named is None:
+        assert v["cause"] == "unknown"
+    else:
+        assert v["cause"] == "invalid_config"
+        assert f"it names a setting of this launch: {named}" in v["evidence"]
+    assert d.run_processes() == {}

@@ -1,0 +1,111 @@
+"""What the user set for a launch, and whether an error names it.
+
+A configuration the engine refuses fails in the words of whatever setting was wrong - an
+unknown parser, a log level, a flag that needs another - and message rules only reach the
+wordings someone has met before. What does not change is that the error names the setting:
+its flag (`--enable-auto-tool-choice requires --tool-call-parser`), its variable
+(`VLLM_LOGGING_LEVEL`) or the value given (`Reasoning parser 'nosuchparser' not found`). So a
+crash whose cause nothing else names, raised with an error that names a setting of this launch,
+is a configuration the engine refused.
+
+The settings come from two places: the log itself (vLLM's `non-default args: {...}`, printed
+from 0.9 on before any check runs, so offline `diagnose` sees them as the live daemon does) and,
+live, the run's profile (its `args` and `env`, which hold what SGLang never prints).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+# vLLM's API server listing what the launch changed from its defaults (a Python dict's repr)
+_NON_DEFAULT = re.compile(r"\bnon-default args: (\{.*\})\s*$")
+_MAX_DUMP = 20_000  # (a dump longer than this is no argument list; never parsed)
+
+# Settings that name the model or where the server listens: errors name them for reasons of
+# their own (a path not found, a checkpoint that does not load, a port taken), each with its
+# own cause. Keys are compared in snake_case.
+_IDENTITY = frozenset({"model", "model_tag", "model_path", "served_model_name", "tokenizer",
+                       "host", "port", "download_dir", "revision"})
+# Values too common to be a user's choice when quoted in an error
+_PLAIN = frozenset({"auto", "none", "true", "false", "null", "default", "yes", "no"})
+
+
+def log_settings(msgs: Iterable[str]) -> dict[str, str]:
+    """The settings a log shows its launch was given (vLLM's non-default args), or none."""
+    for msg in msgs:
+        if "non-default args" not in msg or len(msg) > _MAX_DUMP:
+            continue
+        found = _NON_DEFAULT.search(msg)
+        if found is None:
+            continue
+        try:
+            parsed = ast.literal_eval(found.group(1))
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return {}
+        if isinstance(parsed, dict):
+            return {str(k): _text(v) for k, v in parsed.items()}
+    return {}
+
+
+def launch_settings(args: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
+    """A profile's launch arguments and environment, as settings an error may name."""
+    out = {str(k).lstrip("-"): _text(v) for k, v in args.items()}
+    out.update((str(k), str(v)) for k, v in env.items())
+    return out
+
+
+def named_setting(message: str, settings: Mapping[str, str]) -> str | None:
+    """The setting ``message`` names ("--reasoning-parser nosuchparser"), or None.
+
+    A setting is named by its key in any of the forms engines print it (`reasoning_parser`,
+    `--reasoning-parser`, an environment variable's own name) - only keys of two words or more,
+    which prose does not use by chance - or by its value quoted (`'nosuchparser'`, a template's
+    path), unless the value is a word as plain as `auto` or the model's own name.
+    """
+    identity = {value for key, value in settings.items()
+                if key.replace("-", "_").lower() in _IDENTITY}
+    for key, value in settings.items():
+        snake = key.replace("-", "_")
+        if snake.lower() in _IDENTITY or value in identity:
+            continue
+        if "_" in snake.strip("_") and _names_key(message, snake):
+            return _describe(key, value)
+        if _quotes_value(message, value):
+            return _describe(key, value)
+    return None
+
+
+def _names_key(message: str, snake: str) -> bool:
+    if snake.isupper():  # an environment variable: its own name only
+        return re.search(rf"(?<![\w-]){re.escape(snake)}(?![\w-])", message) is not None
+    kebab = snake.replace("_", "-")
+    return re.search(rf"(?<![\w-])(?:{re.escape(snake)}|--{re.escape(kebab)})(?![\w-])",
+                     message) is not None
+
+
+def _quotes_value(message: str, value: str) -> bool:
+    if len(value) < 3 or value.lower() in _PLAIN or _number(value):
+        return False
+    return f"'{value}'" in message or f'"{value}"' in message
+
+
+def _describe(key: str, value: str) -> str:
+    name = key if key.isupper() else "--" + key.replace("_", "-")
+    return f"{name}={value}" if key.isupper() else f"{name} {value}"
+
+
+def _number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value))
+    return str(value)
