@@ -41,12 +41,14 @@ def test_the_log_s_own_argument_list_is_read() -> None:
     ("frob_mode must be one of a, b", "--frob-mode zigzag"),                  # the key
     ("--frob-mode requires --widget", "--frob-mode zigzag"),                  # the flag
     ("FROB_LEVEL is not an integer", "FROB_LEVEL=loud"),                      # a variable
+    ("[Errno 20] Not a directory: '/srv/cache/torch'", "FROB_CACHE=/srv/cache"),  # under it
+    ("[Errno 20] Not a directory: '/srv/cachet/torch'", None),   # another folder
     ("cannot honour zigzag", None),          # a value unquoted may be any word of prose
     ("frob_model is missing", None),         # a longer name is another name
     ("bad mode", None),
 ])
 def test_which_setting_a_message_names(message: str, named: str | None) -> None:
-    settings = {"frob_mode": "zigzag", "FROB_LEVEL": "loud"}
+    settings = {"frob_mode": "zigzag", "FROB_LEVEL": "loud", "FROB_CACHE": "/srv/cache"}
     assert named_setting(message, settings) == named
 
 

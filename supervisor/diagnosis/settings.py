@@ -63,7 +63,8 @@ def named_setting(message: str, settings: Mapping[str, str]) -> str | None:
     A setting is named by its key in any of the forms engines print it (`reasoning_parser`,
     `--reasoning-parser`, an environment variable's own name) - only keys of two words or more,
     which prose does not use by chance - or by its value quoted (`'nosuchparser'`, a template's
-    path), unless the value is a word as plain as `auto` or the model's own name.
+    path, a file under a folder it names), unless the value is a word as plain as `auto` or
+    the model's own name.
     """
     identity = {value for key, value in settings.items()
                 if key.replace("-", "_").lower() in _IDENTITY}
@@ -89,7 +90,12 @@ def _names_key(message: str, snake: str) -> bool:
 def _quotes_value(message: str, value: str) -> bool:
     if len(value) < 3 or value.lower() in _PLAIN or _number(value):
         return False
-    return f"'{value}'" in message or f'"{value}"' in message
+    if f"'{value}'" in message or f'"{value}"' in message:
+        return True
+    # a folder the launch named, and a file under it that the engine could not use
+    # (`[Errno 20] Not a directory: '<VLLM_CACHE_ROOT>/torch_compile_cache'`)
+    return value.startswith("/") and len(value) > 4 and (
+        f"'{value.rstrip('/')}/" in message or f'"{value.rstrip("/")}/' in message)
 
 
 def _describe(key: str, value: str) -> str:
