@@ -58,10 +58,11 @@ def test_which_setting_a_message_names(message: str, named: str | None) -> None:
     "dtype 'auto' is odd",                   # a plain word as the value
     "value '256' too large",                 # a number
     "eager mode is off",                     # a key of one word: prose uses those by chance
+    "cannot read '/data/hf/hub/x/model.safetensors'",  # under the download folder: the model's
 ])
 def test_what_is_no_user_choice_is_not_named(message: str) -> None:
     settings = {"model": "/models/tiny", "port": "8000", "dtype": "auto",
-                "max_model_len": "256", "eager": "yes"}
+                "max_model_len": "256", "eager": "yes", "HF_HOME": "/data/hf"}
     assert named_setting(message, settings) is None
 
 

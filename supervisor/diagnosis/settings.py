@@ -27,8 +27,11 @@ _MAX_DUMP = 20_000  # (a dump longer than this is no argument list; never parsed
 # Settings that name the model or where the server listens: errors name them for reasons of
 # their own (a path not found, a checkpoint that does not load, a port taken), each with its
 # own cause. Keys are compared in snake_case.
+# The folders checkpoints are downloaded to count as the model's: a file under them that does
+# not load is the checkpoint's fault.
 _IDENTITY = frozenset({"model", "model_tag", "model_path", "served_model_name", "tokenizer",
-                       "host", "port", "download_dir", "revision"})
+                       "host", "port", "download_dir", "revision", "hf_home", "hf_hub_cache",
+                       "huggingface_hub_cache", "transformers_cache", "modelscope_cache"})
 # Values too common to be a user's choice when quoted in an error
 _PLAIN = frozenset({"auto", "none", "true", "false", "null", "default", "yes", "no"})
 
