@@ -10,6 +10,12 @@ warm-up pass plus three, of ``classify_lines`` over the 828 logs of the parts up
 classifier keeps across logs (the places of traceback frames) is emptied before each pass, as
 a daemon's first runs would find it. Copy the trees to folders of the same name length: the
 path is in the interpreter's strings and moves the count by a few hundred. Needs valgrind.
+
+Where objects land in memory moves the count too (CPython's attribute caches are indexed by
+the addresses of names): two trees whose modules differ by one import or one constant's place
+can differ by up to ~1,000 instructions a line for no other reason. ``--layouts K`` measures
+each seed under K layouts (a different padding allocated before the import) and prints the
+median and every figure: compare medians, and read a difference inside the spreads as none.
 """
 
 from __future__ import annotations
@@ -46,6 +52,11 @@ def load_logs() -> list[tuple[str | None, list[str]]]:
 
 def run_passes(tree: str, mode: str, passes: int) -> None:
     """The measured workload (run under valgrind by :func:`count`)."""
+    # --layouts: objects and a buffer allocated before the import, kept alive, so that what
+    # the classifier allocates lands at other addresses (its dicts and sets of objects hashed
+    # by address probe differently; see the module's docstring)
+    layout = int(os.environ.get("GNS_BENCH_LAYOUT", "0"))
+    _pad.extend([object() for _ in range(layout * 997)] + [bytearray(layout * 4099)])
     sys.path.insert(0, tree)
     from supervisor.diagnosis import classifier
     logs = load_logs()
@@ -56,8 +67,12 @@ def run_passes(tree: str, mode: str, passes: int) -> None:
             classifier.classify_lines(body, engine=engine if mode == "given" else None)
 
 
-def count(tree: str, mode: str, passes: int, seed: int) -> int:
-    env = dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONDONTWRITEBYTECODE="1")
+_pad: list[object] = []
+
+
+def count(tree: str, mode: str, passes: int, seed: int, layout: int = 0) -> int:
+    env = dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONDONTWRITEBYTECODE="1",
+               GNS_BENCH_LAYOUT=str(layout))
     out = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          sys.executable, __file__, "--run", tree, "--mode", mode, "--passes", str(passes)],
@@ -73,6 +88,8 @@ def main() -> None:
     ap.add_argument("trees", nargs="*")
     ap.add_argument("--mode", choices=("given", "detected"), default="given")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
+    ap.add_argument("--layouts", type=int, default=1,
+                    help="measure each seed under this many memory layouts; print the median")
     ap.add_argument("--run", help=argparse.SUPPRESS)
     ap.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -84,10 +101,13 @@ def main() -> None:
     lines = sum(len(body) for _, body in load_logs())
     for tree in args.trees:
         for seed in args.seeds:
-            per_line = (count(tree, args.mode, 3, seed) - count(tree, args.mode, 1, seed)) \
-                // 2 // lines
-            print(f"{tree} {args.mode} seed={seed}: {per_line:,} instructions a line "
-                  f"({lines:,} lines)")
+            figures = sorted((count(tree, args.mode, 3, seed, k) -
+                              count(tree, args.mode, 1, seed, k)) // 2 // lines
+                             for k in range(args.layouts))
+            spread = f" (layouts: {', '.join(f'{f:,}' for f in figures)})" \
+                if args.layouts > 1 else ""
+            print(f"{tree} {args.mode} seed={seed}: {figures[len(figures) // 2]:,} "
+                  f"instructions a line ({lines:,} lines){spread}")
 
 
 if __name__ == "__main__":
