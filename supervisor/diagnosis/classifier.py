@@ -442,7 +442,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
                 scan.config_rejections.append(i)
             if "JSONDecodeError" in msg:
                 _json_not_parsed(scan, i)
-            elif "ize of tensor" in msg or "mismatch" in msg:
+            elif "ize of tensor" in msg or "mismatch" in msg or "exceeds dimension" in msg:
                 _shapes_not_the_models(scan, i, msg)
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
                 scan.self_timeouts.append(i)

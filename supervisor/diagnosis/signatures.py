@@ -602,6 +602,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # program: Attempting to reserve 1.04G at the bottom of memory. That was not
            # possible. There are 905.37M free`; vLLM's TPU runner, torch_xla)
            r"RESOURCE_EXHAUSTED: Error loading program: Attempting to reserve", flags=_I)
+    # A full disk (a compile cache, a download, a log: `OSError: [Errno 28] No space left on
+    # device`, also inside inductor's InductorError as the compile writes its cache): no cause
+    # of the enum is a full disk (one labelled log in 3,290), yet it is not the compiler's
+    # failure - ranked over triton_compile_error, the error line leads the evidence
+    + _sig(Cause.UNKNOWN, 67, r"\[Errno 28\] No space left on device", scope="error")
     # Triton / inductor kernel compilation. Triton's NVIDIA backend runs ptxas on the PTX it
     # generated and raises PTXASError (triton/backends/nvidia/compiler.py make_cubin:
     # `Internal Triton PTX codegen error` for ptxas' exit 255, `` `ptxas` raised SIGSEGV``,
@@ -1067,12 +1072,37 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # is first used.
     + _sig(Cause.INVALID_CONFIG, 58,
            r"^(?:\w+\.)*(?:ValueError|KeyError|NotImplementedError): ['\"]?(?:Unknown|Unsupported"
-           r"|Unrecognized) [\w -]{1,40}?\b(?:type|method|mode|backend|kind|scheme|algorithm"
-           r"|strategy|parser)s?:? ['\"]?[\w.\-]+",
+           r"|Unrecognized) [\w -]{0,40}?\b(?:type|method|mode|backend|kind|scheme|algorithm"
+           r"|strategy|parser|activation|function)s?:? ['\"]?[\w.\-]+",
            # a path setting naming a file where the engine makes a folder (VLLM_CACHE_ROOT, a
            # download or compile-cache directory: `NotADirectoryError: [Errno 20] Not a
            # directory: '.../torch_compile_cache'`, also inside a worker's re-raised error)
            r"\[Errno 20\] Not a directory",
+           # a process the launch expects a launcher to have started (vLLM's external_launcher
+           # backend, torch.distributed's env:// init, a worker under torchrun) run without one:
+           # the launcher's variables are read from the environment and are not there
+           # (`KeyError: 'RANK'`)
+           r"^KeyError: '(?:RANK|LOCAL_RANK|WORLD_SIZE|LOCAL_WORLD_SIZE|MASTER_ADDR|MASTER_PORT)'$",
+           # an IPC socket under a folder the launch named that is not there (vLLM's
+           # VLLM_RPC_BASE_PATH: `zmq.error.ZMQError: No such file or directory for ipc path
+           # "/run/vllm-ipc/..."`)
+           r"No such file or directory for ipc path\b",
+           # a configuration file the launch named (SGLang's and vLLM's --config YAML) that does
+           # not parse: PyYAML's own errors, or the engine's check of the file
+           r"^yaml\.(?:scanner|parser|composer|constructor|reader)\.\w+Error: ",
+           # (the exception only: SGLang's MoE tuning warns `Config file not found at ...`)
+           r"^(?:\w+\.)*ValueError: Config file (?:not found: |must be YAML format)",
+           # a value of the wrong type for a field of a validated config (huggingface_hub's
+           # strict dataclasses under Transformers 5: `StrictDataclassFieldValidationError:
+           # Validation error for field 'max_position_embeddings'`)
+           r"\bValidation error for field '\w+'",
+           # an op the build registered without a kernel: its placeholder declaration takes no
+           # argument (vLLM's CPU build for an fp8 quantization op: `_C::static_scaled_fp8_quant()
+           # expected at most 0 argument(s) but received 4 argument(s). Declaration:
+           # _C::static_scaled_fp8_quant() -> ()`) - a feature the launch chose that this
+           # build does not have
+           r"expected at most 0 argument\(s\) but received \d+ argument\(s\)\. Declaration: "
+           r"\w+::\w+\(\) -> \(\)",
            # a process limit set below what the engine opens (`zmq.error.ZMQError: Too many
            # open files`, `OSError: [Errno 24] ...` - the service's LimitNOFILE / ulimit -n), as
            # the exception itself: vLLM's start-up warning quotes the same words as an example
@@ -1473,8 +1503,15 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   # SGLang's loading of the chat template --chat-template names
                   # (srt/parser/template_manager.py: `AssertionError: unrecognized format of
                   # chat template file`)
-                  r"|/srt/parser/template_manager\.py:")
-CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError|TypeError)\b")
+                  r"|/srt/parser/template_manager\.py:"
+                  # SGLang's reader of the --config YAML file (srt/utils/
+                  # server_args_config_parser.py) and of the model's config.json values
+                  # (srt/utils/hf_transformers/config.py: `config.architectures[0]` of an empty
+                  # list)
+                  r"|/srt/utils/server_args_config_parser\.py:|/srt/utils/hf_transformers/config\.py:")
+# (an IndexError: a setting's list that is empty, `architectures: []`)
+CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError|TypeError"
+                      r"|IndexError)\b")
 CONFIG_REJECTION_PRIORITY = 20
 # The model's own config rejected through Transformers, whatever engine reads it:
 # - a model type the installed Transformers does not know: the KeyError of its CONFIG_MAPPING
@@ -1508,8 +1545,13 @@ CHECKPOINT_MISREAD_PRIORITY = 50
 # another variant. Read only where the traceback's innermost frame is a weight loader
 # (WEIGHT_LOADER_FRAME): the same words from a forward pass are a kernel's or a batch's.
 SHAPE_MISMATCH = _C(r"The size of tensor a \(\d+\) must match the size of tensor b \(\d+\)"
-                    r"|\bsize mismatch for \S+|\bshape mismatch\b", _I)
-WEIGHT_LOADER_FRAME = _C(r":\w*weight_loader\w*$|:_?load_weights?$|:_load_param$")
+                    r"|\bsize mismatch for \S+|\bshape mismatch\b"
+                    # (torch's narrow() of a loaded tensor by the config's size: `start (0) +
+                    # length (1024) exceeds dimension size (512)`)
+                    r"|\bstart \(\d+\) \+ length \(\d+\) exceeds dimension size \(\d+\)", _I)
+# (vLLM's BasevLLMParameter methods that copy a shard in: load_column_parallel_weight,
+# load_merged_column_weight, load_qkv_weight, load_row_parallel_weight)
+WEIGHT_LOADER_FRAME = _C(r":\w*weight_loader\w*$|:_?load_weights?$|:_load_param$|:load_\w+_weight$")
 HF_MODEL_TYPE_LOOKUP = _C(r"/transformers/models/auto/configuration_auto\.py:_?_?getitem_?_?$")
 HF_CONFIG_ATTRIBUTE = _C(r"/transformers/configuration_utils\.py:__getattr(?:ibute)?__$")
 CONFIG_ATTRIBUTE_MISSING = _C(r"(?:\w+\.)*AttributeError: '\w*Config' object has no attribute ")
