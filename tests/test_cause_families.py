@@ -3059,3 +3059,41 @@ def test_a_full_disk_is_no_compiler_failure() -> None:
     verdict = classify_text(text, engine="vllm")
     assert verdict.cause is Cause.UNKNOWN
     assert "No space left on device" in verdict.evidence[0]
+
+
+# --- a check of the engine's setup code, in words no rule knows (round 2, session 23) ----------
+
+@pytest.mark.parametrize("engine,frame,error", [
+    ("vllm", (f"{VL}/entrypoints/openai/cli_args.py", "validate", "raise ValueError(msg)"),
+     "ValueError: the frobnicator wants a widget"),
+    ("sglang", (f"{SG}/utils/common.py", "check_widget", "assert widget > 0, msg"),
+     "AssertionError: widgets must be positive"),
+    ("vllm", (f"{VL}/platforms/cpu.py", "check_and_update_config",
+              "raise NotImplementedError("), "NotImplementedError: no widgets on this platform"),
+])
+def test_a_check_raised_by_the_engine_s_setup_code_at_launch_is_invalid_config(engine, frame,
+                                                                                 error):
+    assert cause_of(tb(frame, error=error), engine) is Cause.INVALID_CONFIG
+
+
+@pytest.mark.parametrize("frame", [
+    # the model's own code, or a kernel's: no check of the launch
+    (f"{VL}/model_executor/models/llama.py", "__init__", "raise ValueError(msg)"),
+    (f"{SG}/layers/attention/backend.py", "init", "assert x > 0, msg"),
+    # a call that failed inside, or a runner re-raising what a child reported
+    (f"{VL}/entrypoints/openai/api_server.py", "run_server", "engine = build(args)"),
+    (f"{VL}/v1/engine/core.py", "run_engine_core", "raise e"),
+    # not the engine's code
+    ("/venv/lib/python3.11/site-packages/torch/cuda/__init__.py", "_lazy_init",
+     "raise ValueError(msg)"),
+])
+def test_the_same_exception_elsewhere_names_no_cause(frame) -> None:
+    assert cause_of(tb(frame, error="ValueError: the frobnicator wants a widget"),
+                    "vllm") is Cause.UNKNOWN
+
+
+def test_a_setup_check_after_launch_is_no_refused_launch() -> None:
+    frame = (f"{VL}/utils/widgets.py", "validate", "raise ValueError(msg)")
+    error = "ValueError: the frobnicator wants a widget"
+    assert cause_of(tb(frame, error=error), "vllm") is Cause.INVALID_CONFIG
+    assert cause_of(_UP + "\n" + tb(frame, error=error), "vllm") is Cause.UNKNOWN

@@ -954,9 +954,6 @@ CAUSE_MISSES: dict[str, str] = {
         "the model class finding no MoE layer in a dense checkpoint's config ('No HunYuanMoE "
         "layer found in model.layers.'): labelled invalid_config, read unknown",
     # the fortieth batch (fresh39), as scored blind, then tuned on
-    "tt104-vllm-081-2503-xinference-env-mistral-small-31-awq-config-format-mistral-load-params-config-assertionerror.log":
-        "an AssertionError loading a Mistral-format params.json forced on an HF-format "
-        "checkpoint: labelled invalid_config (also corrupt_checkpoint), read unknown",
     "tt111-vllm-ascend-2604-offline-qwen35-4b-rendering-prompts-progress-worker-triton-tune-args-warnings-serving.log":
         "labelled none (ready); read unknown (see KNOWN_MISSES)",
     "tt209-vllm-xpu-llm-scaler-0140-b81-2605-4x-b70-completions-200-shm-broadcast-60s-throughput-stats-serving.log":

@@ -17,7 +17,7 @@ ARGS = ("(APIServer pid=7) INFO 12-04 19:09:52 [api_utils.py:286] non-default ar
 TRACE = """\
 (APIServer pid=7) Traceback (most recent call last):
 (APIServer pid=7)   File "/venv/lib/python3.11/site-packages/vllm/entrypoints/openai/api_server.py", line 10, in run_server
-(APIServer pid=7)     raise ValueError(msg)
+(APIServer pid=7)     engine = build_engine(args)
 (APIServer pid=7) ValueError: {error}
 """
 

@@ -1280,12 +1280,47 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
 
     evidence = _failure_evidence(raw, msgs, scan, start, best, fatal_after, outcome) or \
         _last_line(raw, msgs)
-    if outcome is Outcome.CRASHED and cause is Cause.UNKNOWN:
+    if outcome is Outcome.CRASHED and best is None:
+        # (no rule named a cause, nor said on purpose that none can be named)
         refused = _refused_setting(msgs, scan, start, settings)
         if refused is not None:
             cause, evidence = Cause.INVALID_CONFIG, _refusal_evidence(raw, msgs, refused,
                                                                      evidence)
+        elif phase is Phase.LAUNCH and _raised_by_setup_code(msgs, scan, start):
+            cause = Cause.INVALID_CONFIG
     return Verdict(engine, outcome, phase, cause, evidence)
+
+
+def _raised_by_setup_code(msgs: list[str], scan: _Scan, start: int) -> bool:
+    """A launch that died, no rule naming a cause, of a check's exception (ValueError,
+    AssertionError, TypeError, KeyError, NotImplementedError) raised by the engine's own setup
+    code - argument and config resolution, entry points, platform selection, helpers - not by
+    its model, kernels, workers or schedulers: a check of what the launch was given, in words
+    no rule has met. Measured before it was written, on the classifier of `d696cf9^` (which
+    knew none of the later rules): of the 28 logs it read so (crashed in launch, cause
+    unknown, such an exception under such a frame), 25 are labelled invalid_config."""
+    roots = [i for i, wrapper in scan.exceptions if i >= start and not wrapper]
+    if not roots or _SETUP_CHECK.match(msgs[roots[-1]]) is None:
+        return False
+    frame = _innermost_frame(scan, roots[-1])
+    if frame is None:
+        return False
+    index, where = frame
+    # (the check's own statement under its frame - `raise ValueError(...)`, `assert ...` - not
+    # a call that failed inside, nor a runner re-raising what a child process reported)
+    return _ENGINE_SETUP_FRAME.search(where) is not None \
+        and _ENGINE_RUNTIME_FRAME.search(where) is None \
+        and index + 1 < len(msgs) and _CHECK_STATEMENT.match(msgs[index + 1]) is not None
+
+
+def _innermost_frame(scan: _Scan, i: int) -> tuple[int, str] | None:
+    """The innermost frame (its line and place) of the traceback that line ``i`` ends."""
+    for idx, where in reversed(scan.frames):
+        if i - idx > 4:
+            return None
+        if idx < i and not where.startswith("<call>:"):
+            return idx, where
+    return None
 
 
 def _refused_setting(msgs: list[str], scan: _Scan, start: int,
@@ -2231,4 +2266,12 @@ def _is_dump(msg: str) -> bool:
 
 # "ImportError: " with its message on the following lines: the message is the evidence.
 _BARE_EXCEPTION = re.compile(r"^[\w.]*(?:Error|Exception):\s*$")
+# (_raised_by_setup_code) the exceptions of a check, and the engines' code that runs them
+_SETUP_CHECK = re.compile(r"(?:\w+\.)*(?:ValueError|AssertionError|TypeError|KeyError"
+                          r"|NotImplementedError)\b")
+_ENGINE_SETUP_FRAME = re.compile(r"/(?:vllm|sglang|sglang_router)/")
+_CHECK_STATEMENT = re.compile(r"\s*(?:raise (?:\w+\.)*\w*(?:Error|Exception)\(|assert )")
+_ENGINE_RUNTIME_FRAME = re.compile(r"/(?:models|layers|attention|managers|worker|lora|ops"
+                                   r"|kernels|executor|distributed|kv_transfer)/|/v1/core/"
+                                   r"|model_runner|tensor_schema")
 _RANK_PREFIX = re.compile(r"\b(?:rank|Rank|TP|DP|EP|PP) ?\d+\b")
