@@ -99,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--since", help="ISO time, epoch seconds, or an age like 2h / 30m")
     s = add("diagnose", "classify a log file offline (no daemon needed)")
     s.add_argument("file")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
+                   help="a setting the launch was given (a flag's name, or an environment "
+                        "variable) - as the daemon reads its profile's args and env, so that an "
+                        "error naming it reads as a refused configuration; repeatable")
     s = add("metrics", "serving metrics of the current run, from its log: latest and series")
     s.add_argument("--since", help="samples since: an age like 5m / 90s, epoch seconds or an "
                    "ISO time (default: all kept, the last hour at most)")
@@ -229,8 +233,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from ..diagnosis.classifier import diagnose_dict
 
+    settings = {}
+    for item in args.settings:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise CtlExit(EXIT_USAGE, f"--set {item}: expected KEY=VALUE (a flag's name such as "
+                                      "tool-call-parser=hermes, or VLLM_LOGGING_LEVEL=DEBUG)")
+        settings[key.strip().lstrip("-")] = value
     try:
-        result = diagnose_dict(args.file)
+        result = diagnose_dict(args.file, settings=settings or None)
     except OSError as exc:
         raise CtlExit(EXIT_USAGE, f"{args.file}: {exc.strerror or exc}") from None
 

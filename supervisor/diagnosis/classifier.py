@@ -210,9 +210,10 @@ def classify_file(path: str | os.PathLike[str], **kw: Any) -> Verdict:
     return classify_text(strip_comment_header(text), **kw)
 
 
-def diagnose_dict(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """What ``supervisor-ctl diagnose FILE --json`` prints."""
-    return classify_file(path).to_dict()
+def diagnose_dict(path: str | os.PathLike[str],
+                  settings: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """What ``supervisor-ctl diagnose FILE --json`` prints (``--set`` gives ``settings``)."""
+    return classify_file(path, settings=settings).to_dict()
 
 
 def strip_comment_header(text: str) -> str:

@@ -268,3 +268,26 @@ def test_an_error_naming_what_the_launch_set_is_a_refused_configuration(
         assert v["cause"] == "invalid_config"
         assert f"it names a setting of this launch: {named}" in v["evidence"]
     assert d.run_processes() == {}
+
+
+def test_diagnose_reads_the_settings_it_is_given_as_the_daemon_reads_its_profile(
+        tmp_path: Path) -> None:
+    log = tmp_path / "run.log"
+    log.write_text('INFO starting the server\nTraceback (most recent call last):\n'
+                   f'  File "{tmp_path}/refuse.py", line 6, in <module>\n'
+                   "    serve(mode)\nValueError: cannot honour 'zigzag' on this build\n")
+
+    def diagnose(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "supervisor.cli.ctl", "diagnose", str(log),
+                               *extra], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "GNS_SOCKET": str(tmp_path / "none.sock")})
+
+    assert json.loads(diagnose("--json").stdout)["cause"] == "unknown"
+    out = json.loads(diagnose("--json", "--set", "FROB_MODE=zigzag").stdout)
+    assert out["cause"] == "invalid_config"
+    assert out["evidence"][-1] == "it names a setting of this launch: FROB_MODE=zigzag"
+    out = json.loads(diagnose("--json", "--set", "frob-mode=zigzag").stdout)
+    assert out["evidence"][-1] == "it names a setting of this launch: --frob-mode zigzag"
+    bad = diagnose("--set", "zigzag")
+    assert bad.returncode == 2 and "expected KEY=VALUE" in bad.stderr
+    assert "Traceback" not in bad.stderr
