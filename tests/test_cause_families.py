@@ -3097,3 +3097,57 @@ def test_a_setup_check_after_launch_is_no_refused_launch() -> None:
     error = "ValueError: the frobnicator wants a widget"
     assert cause_of(tb(frame, error=error), "vllm") is Cause.INVALID_CONFIG
     assert cause_of(_UP + "\n" + tb(frame, error=error), "vllm") is Cause.UNKNOWN
+
+
+# --- the seventieth batch's kinds (real engines; a fourth helper blind to the rules) -----------
+
+@pytest.mark.parametrize("engine,frames,error", [
+    # config.json's heads at 0: Transformers' own check of the config divides by them
+    ("vllm", [("/venv/lib/python3.11/site-packages/huggingface_hub/dataclasses.py", "validate",
+               "validator(self)"),
+              ("/venv/lib/python3.11/site-packages/transformers/models/llama/"
+               "configuration_llama.py", "validate_architecture",
+               "if self.hidden_size % self.num_attention_heads != 0:")],
+     "ZeroDivisionError: integer modulo by zero"),
+    # PROMETHEUS_MULTIPROC_DIR naming a folder that is not there: the Prometheus client's files
+    ("vllm", [("/venv/lib/python3.11/site-packages/prometheus_client/values.py", "__reset",
+               "self._file = MmapedDict(filename)"),
+              ("/venv/lib/python3.11/site-packages/prometheus_client/mmap_dict.py", "__init__",
+               "self._f = open(filename, 'rb' if read_mode else 'a+b')")],
+     "FileNotFoundError: [Errno 2] No such file or directory: '/var/run/prom/counter_27949.db'"),
+    # ... or SGLang making its temporary folder under it
+    ("sglang", [(f"{SG}/utils/common.py", "set_prometheus_multiproc_dir",
+                 "prometheus_multiproc_dir = tempfile.TemporaryDirectory()"),
+                ("/usr/lib/python3.11/tempfile.py", "mkdtemp", "_os.mkdir(file, 0o700)")],
+     "FileNotFoundError: [Errno 2] No such file or directory: '/var/run/prom/tmpf5e3r3vu'"),
+    # --seed above what the generator takes
+    ("vllm", [("/venv/lib/python3.11/site-packages/numpy/random/mtrand.pyx", "seed", "x()")],
+     "ValueError: Seed must be between 0 and 2**32 - 1"),
+])
+def test_the_seventieth_batch_s_refused_configurations(engine, frames, error):
+    assert cause_of(tb(*frames, error=error), engine) is Cause.INVALID_CONFIG
+
+
+@pytest.mark.parametrize("frame,error", [
+    # a shard that is a folder, opened by safetensors' Rust reader
+    ((f"{VL}/model_executor/model_loader/weight_utils.py", "safetensors_weights_iterator",
+      "with safe_open(st_file, framework='pt') as f:"), "OSError: No such device (os error 19)"),
+    # a tokenizer.json the tokenizers library cannot parse into a model it knows
+    (("/venv/lib/python3.11/site-packages/transformers/tokenization_utils_fast.py", "__init__",
+      "fast_tokenizer = TokenizerFast.from_file(fast_tokenizer_file)"),
+     "Exception: data did not match any variant of untagged enum ModelUntagged at line 1 "
+     "column 7324"),
+])
+def test_a_checkpoint_file_the_loader_cannot_read_as_one_is_corrupt(frame, error) -> None:
+    assert cause_of(tb(frame, error=error), "vllm") is Cause.CORRUPT_CHECKPOINT
+
+
+def test_the_seventieth_batch_s_guards() -> None:
+    # a ZeroDivisionError in the model's forward is no config value's
+    assert cause_of(tb((f"{VL}/model_executor/models/llama.py", "forward", "x = a % b"),
+                       error="ZeroDivisionError: integer modulo by zero"), "vllm") \
+        is not Cause.INVALID_CONFIG
+    # a file not found outside the metrics' folder is not the metrics' setting
+    assert cause_of(tb(("/venv/lib/python3.11/site-packages/foo/bar.py", "open", "open(x)"),
+                       error="FileNotFoundError: [Errno 2] No such file or directory: '/x/y'"),
+                    "vllm") is not Cause.INVALID_CONFIG

@@ -602,6 +602,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # program: Attempting to reserve 1.04G at the bottom of memory. That was not
            # possible. There are 905.37M free`; vLLM's TPU runner, torch_xla)
            r"RESOURCE_EXHAUSTED: Error loading program: Attempting to reserve", flags=_I)
+    # A checkpoint file the loader cannot read as one: a shard that is a folder (safetensors'
+    # Rust reader: `OSError: No such device (os error 19)`, `Is a directory (os error 21)`), a
+    # tokenizer.json the tokenizers library cannot parse into any model it knows (`Exception:
+    # data did not match any variant of untagged enum ModelUntagged at line 1 column 7324`: an
+    # unknown model type in it, or a file of a newer tokenizers)
+    + _sig(Cause.CORRUPT_CHECKPOINT, 58,
+           r"^(?:\w+\.)*(?:OSError|SafetensorError): (?:No such device \(os error 19\)"
+           r"|Is a directory \(os error 21\))",
+           r"data did not match any variant of untagged enum \w+", scope="error")
     # A full disk (a compile cache, a download, a log: `OSError: [Errno 28] No space left on
     # device`, also inside inductor's InductorError as the compile writes its cache): no cause
     # of the enum is a full disk (one labelled log in 3,290), yet it is not the compiler's
@@ -1078,6 +1087,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # download or compile-cache directory: `NotADirectoryError: [Errno 20] Not a
            # directory: '.../torch_compile_cache'`, also inside a worker's re-raised error)
            r"\[Errno 20\] Not a directory",
+           # a seed outside what the generator takes (numpy's `ValueError: Seed must be between
+           # 0 and 2**32 - 1`, from the engine seeding its workers with --seed)
+           r"^(?:\w+\.)*ValueError: Seed must be between ",
            # a process the launch expects a launcher to have started (vLLM's external_launcher
            # backend, torch.distributed's env:// init, a worker under torchrun) run without one:
            # the launcher's variables are read from the environment and are not there
@@ -1392,6 +1404,12 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # FileNotFoundError names no file): the settings are wrong, not the model
     (Cause.INVALID_CONFIG, _C(r"/ssl\.py:load_cert_chain$|/uvicorn/config\.py:create_ssl_context$"),
      24),
+    # the metrics' multiprocess folder the environment names (PROMETHEUS_MULTIPROC_DIR): the
+    # Prometheus client writing its files there (prometheus_client/values.py, mmap_dict.py:
+    # `FileNotFoundError: ... '<dir>/counter_27949.db'`) or SGLang making it
+    # (set_prometheus_multiproc_dir): a folder that is not there or not writable
+    (Cause.INVALID_CONFIG, _C(r"/prometheus_client/(?:values|mmap_dict)\.py:"
+                              r"|:set_prometheus_multiproc_dir$"), 24),
     # vLLM V0's API server asking its engine process for a health check over RPC (0.5.x
     # entrypoints/openai/rpc/client.py, 0.6-0.8 engine/multiprocessing/client.py; the client
     # checks health before each generate): the engine process stopped answering (`TimeoutError:
@@ -1508,10 +1526,14 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   # server_args_config_parser.py) and of the model's config.json values
                   # (srt/utils/hf_transformers/config.py: `config.architectures[0]` of an empty
                   # list)
-                  r"|/srt/utils/server_args_config_parser\.py:|/srt/utils/hf_transformers/config\.py:")
+                  r"|/srt/utils/server_args_config_parser\.py:|/srt/utils/hf_transformers/config\.py:"
+                  # Transformers' checks of a model config's values (configuration_<model>.py
+                  # validate_architecture, run by huggingface_hub's validated dataclasses:
+                  # `num_attention_heads: 0` -> `ZeroDivisionError: integer modulo by zero`)
+                  r"|/transformers/models/\w+/configuration_\w+\.py:validate\w*$")
 # (an IndexError: a setting's list that is empty, `architectures: []`)
 CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError|TypeError"
-                      r"|IndexError)\b")
+                      r"|IndexError|ZeroDivisionError)\b")
 CONFIG_REJECTION_PRIORITY = 20
 # The model's own config rejected through Transformers, whatever engine reads it:
 # - a model type the installed Transformers does not know: the KeyError of its CONFIG_MAPPING
