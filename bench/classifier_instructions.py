@@ -16,6 +16,9 @@ the addresses of names): two trees whose modules differ by one import or one con
 can differ by up to ~1,000 instructions a line for no other reason. ``--layouts K`` measures
 each seed under K layouts (a different padding allocated before the import) and prints the
 median and every figure: compare medians, and read a difference inside the spreads as none.
+The measured process gets a fixed environment (PATH, HOME and the bench's own variables):
+the environment's size alone moved one tree's count by ~650 instructions a line between two
+invocations.
 """
 
 from __future__ import annotations
@@ -71,8 +74,12 @@ _pad: list[object] = []
 
 
 def count(tree: str, mode: str, passes: int, seed: int, layout: int = 0) -> int:
-    env = dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONDONTWRITEBYTECODE="1",
-               GNS_BENCH_LAYOUT=str(layout))
+    # (a fixed environment: its strings sit on the new process's stack, and their length moves
+    # the count by hundreds of instructions a line - two invocations from shells whose
+    # environments differ were not comparable)
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": os.environ.get("HOME", "/"),
+           "PYTHONHASHSEED": str(seed), "PYTHONDONTWRITEBYTECODE": "1",
+           "GNS_BENCH_LAYOUT": str(layout)}
     out = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          sys.executable, __file__, "--run", tree, "--mode", mode, "--passes", str(passes)],
