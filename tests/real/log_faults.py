@@ -245,12 +245,32 @@ def take_port(ctx: Ctx) -> None:
     ctx.keep.append(s)
 
 
-def _up(ctx: Ctx) -> bool:
-    return ctx.wait_for(READY_LINE)
+def up(ctx: Ctx, timeout: float = STARTUP_S) -> bool:
+    """The server printed its ready line within ``timeout`` s."""
+    return ctx.wait_for(READY_LINE, timeout)
+
+
+# Steps and arguments the helpers' tables (log_scenarios_blind*.py) share: the tiny model's
+# vLLM settings, serving a little, and letting a run that may serve end by itself.
+VLLM_BASE = ["--max-model-len", "256", "--dtype", "bfloat16", "--gpu-memory-utilization", "0.25"]
+
+
+def serve_short(ctx: Ctx) -> None:
+    if up(ctx, 240):
+        ctx.complete(3, max_tokens=24)
+        time.sleep(12)
+
+
+def until_exit(ctx: Ctx) -> None:
+    """Wait for the run to end by itself; if it serves instead, two requests and a pause."""
+    ctx.wait_any([READY_LINE], 200)
+    if ctx.proc is not None and ctx.proc.poll() is None and READY_LINE in ctx.text():
+        ctx.complete(2)
+        time.sleep(10)
 
 
 def serve_then_sigterm(ctx: Ctx) -> None:
-    if _up(ctx):
+    if up(ctx):
         ctx.complete(3)
         time.sleep(12)          # one periodic stats line
         assert ctx.proc is not None
@@ -259,13 +279,13 @@ def serve_then_sigterm(ctx: Ctx) -> None:
 
 
 def serve_a_little(ctx: Ctx) -> None:
-    if _up(ctx):
+    if up(ctx):
         ctx.complete(3, max_tokens=32)
         time.sleep(12)
 
 
 def serve_then_kill_engine_core(ctx: Ctx) -> None:
-    if _up(ctx):
+    if up(ctx):
         ctx.complete(2)
         for p in ctx.children("EngineCore"):
             p.kill()
@@ -275,7 +295,7 @@ def serve_then_kill_engine_core(ctx: Ctx) -> None:
 
 def serve_then_stop_worker(ctx: Ctx) -> None:
     """A hang: the engine's worker stopped (SIGSTOP) with a request in flight."""
-    if _up(ctx):
+    if up(ctx):
         ctx.complete(2)
         targets = ctx.children("Worker") or ctx.children("EngineCore")
         for p in targets:
@@ -287,7 +307,7 @@ def serve_then_stop_worker(ctx: Ctx) -> None:
 
 def serve_bad_requests(ctx: Ctx) -> None:
     """Served, with client errors (no chat template, too many tokens): still up at the end."""
-    if _up(ctx):
+    if up(ctx):
         name = ctx.model_name()
         ctx.complete(2)
         ctx.post("/v1/chat/completions", {"model": name,
@@ -309,7 +329,7 @@ def sigint_during_startup(ctx: Ctx) -> None:
 
 def serve_then_kill_api_server(ctx: Ctx) -> None:
     """The API server process SIGKILLed while it serves: the log just ends."""
-    if _up(ctx):
+    if up(ctx):
         ctx.complete(2)
         assert ctx.proc is not None
         os.kill(ctx.proc.pid, signal.SIGKILL)
@@ -318,7 +338,7 @@ def serve_then_kill_api_server(ctx: Ctx) -> None:
 
 def signal_worker(sig: int) -> Step:
     def act(ctx: Ctx) -> None:
-        if _up(ctx):
+        if up(ctx):
             ctx.complete(2)
             for p in (ctx.children("Worker") or ctx.children("EngineCore"))[-1:]:
                 p.send_signal(sig)
@@ -341,7 +361,7 @@ def group_signal_when(needle: str, sig: int) -> Step:
 
 
 def abort_core(ctx: Ctx) -> None:
-    if _up(ctx):
+    if up(ctx):
         ctx.complete(2)
         for p in ctx.children("EngineCore"):
             p.send_signal(signal.SIGABRT)
@@ -351,7 +371,7 @@ def abort_core(ctx: Ctx) -> None:
 
 def serve_without_key(ctx: Ctx) -> None:
     """Requests without the --api-key the server was given (401), then with it."""
-    if _up(ctx):
+    if up(ctx):
         ctx.complete(2)
         req = urllib.request.Request(f"http://127.0.0.1:{ctx.port}/v1/models",
                                      headers={"Authorization": "Bearer k3y"})
@@ -369,7 +389,7 @@ def serve_without_key(ctx: Ctx) -> None:
 
 
 def serve_then_kill_worker_tp2(ctx: Ctx) -> None:
-    if _up(ctx):
+    if up(ctx):
         ctx.complete(2)
         workers = ctx.children("Worker_TP1") or ctx.children("Worker")
         for p in workers[-1:]:

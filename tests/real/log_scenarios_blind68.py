@@ -22,29 +22,23 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from log_faults import READY_LINE, Ctx, Scenario, config_with, copy_model  # noqa: E402
+from log_faults import (  # noqa: E402
+    VLLM_BASE,
+    Ctx,
+    Scenario,
+    config_with,
+    copy_model,
+    serve_short,
+    until_exit,
+    up,
+)
 from setup_engines import LLAMA_HD16  # noqa: E402
 
-BASE = ["--max-model-len", "256", "--dtype", "bfloat16", "--gpu-memory-utilization", "0.25"]
+BASE = VLLM_BASE
 NODTYPE = ["--max-model-len", "256", "--gpu-memory-utilization", "0.25"]
 WORK = Path("/tmp/blind68/rec/.work")
 
 
-def _up(ctx: Ctx, timeout: float = 240) -> bool:
-    return ctx.wait_any([READY_LINE], timeout) is not None
-
-
-def until_exit(ctx: Ctx) -> None:
-    ctx.wait_any([READY_LINE], 200)
-    if ctx.proc is not None and ctx.proc.poll() is None and READY_LINE in ctx.text():
-        ctx.complete(2)
-        time.sleep(10)
-
-
-def serve_short(ctx: Ctx) -> None:
-    if _up(ctx):
-        ctx.complete(3, max_tokens=24)
-        time.sleep(12)
 
 
 # --- model breakers ---------------------------------------------------------------------------
@@ -96,7 +90,7 @@ def stop_core_during_load(ctx: Ctx) -> None:
 
 def group_stop_cont(ctx: Ctx) -> None:
     """The whole group stopped (Ctrl-Z) for 25 s while serving, then continued."""
-    if _up(ctx):
+    if up(ctx, 240):
         ctx.complete(2)
         assert ctx.proc is not None
         os.killpg(ctx.proc.pid, signal.SIGSTOP)
@@ -107,7 +101,7 @@ def group_stop_cont(ctx: Ctx) -> None:
 
 
 def sigusr1_api(ctx: Ctx) -> None:
-    if _up(ctx):
+    if up(ctx, 240):
         ctx.complete(2)
         assert ctx.proc is not None
         os.kill(ctx.proc.pid, signal.SIGUSR1)
@@ -128,7 +122,7 @@ def _raw(ctx: Ctx, body: bytes, ctype: str, path: str = "/v1/completions") -> No
 
 def hostile_client(ctx: Ctx) -> None:
     """Malformed JSON, wrong content type, logprobs 100, n=50, a 6,000-word prompt."""
-    if _up(ctx):
+    if up(ctx, 240):
         name = ctx.model_name()
         ctx.complete(1)
         _raw(ctx, b'{"model": "' + name.encode() + b'", "prompt": "fox", ', "application/json")
@@ -144,7 +138,7 @@ def hostile_client(ctx: Ctx) -> None:
 
 def burst(ctx: Ctx) -> None:
     """24 concurrent requests against --max-num-seqs 2: a queue builds."""
-    if _up(ctx):
+    if up(ctx, 240):
         name = ctx.model_name()
         ts = [threading.Thread(target=ctx.post, args=("/v1/completions",
               {"model": name, "prompt": f"story {i}", "max_tokens": 48, "ignore_eos": True}),
@@ -158,7 +152,7 @@ def burst(ctx: Ctx) -> None:
 
 def tiny_len_requests(ctx: Ctx) -> None:
     """--max-model-len 12: ordinary requests exceed it."""
-    if _up(ctx):
+    if up(ctx, 240):
         name = ctx.model_name()
         ctx.post("/v1/completions", {"model": name, "prompt": "fox", "max_tokens": 4})
         ctx.complete(2, max_tokens=32)

@@ -22,30 +22,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import psutil  # noqa: E402
-from log_faults import READY_LINE, Ctx, Scenario, config_with, copy_model  # noqa: E402
+from log_faults import (  # noqa: E402
+    VLLM_BASE,
+    Ctx,
+    Scenario,
+    config_with,
+    copy_model,
+    serve_short,
+    until_exit,
+    up,
+)
 from setup_engines import VLLM  # noqa: E402
 
-BASE = ["--max-model-len", "256", "--dtype", "bfloat16", "--gpu-memory-utilization", "0.25"]
+BASE = VLLM_BASE
 SG = ["--device", "cpu"]
 WORK = Path("/tmp/blind69/rec/.work")
 TINYFS = Path("/tmp/blind69/tinyfs")
 
 
-def _up(ctx: Ctx, timeout: float = 240) -> bool:
-    return ctx.wait_any([READY_LINE], timeout) is not None
-
-
-def until_exit(ctx: Ctx) -> None:
-    ctx.wait_any([READY_LINE], 200)
-    if ctx.proc is not None and ctx.proc.poll() is None and READY_LINE in ctx.text():
-        ctx.complete(2)
-        time.sleep(10)
-
-
-def serve_short(ctx: Ctx) -> None:
-    if _up(ctx):
-        ctx.complete(3, max_tokens=24)
-        time.sleep(12)
 
 
 # --- model breakers -------------------------------------------------------------------------
@@ -135,7 +129,7 @@ def sigterm_api_during_load(ctx: Ctx) -> None:
 
 def sigquit_serving(ctx: Ctx) -> None:
     """Ctrl-\\ (SIGQUIT to the group) with two long requests running."""
-    if _up(ctx):
+    if up(ctx, 240):
         ctx.complete(1)
         name = ctx.model_name()
         ts = [threading.Thread(target=ctx.post, args=("/v1/completions",
@@ -155,7 +149,7 @@ def sigquit_serving(ctx: Ctx) -> None:
 
 def oov_requests(ctx: Ctx) -> None:
     """Requests naming token ids outside the 512-token vocabulary."""
-    if _up(ctx):
+    if up(ctx, 240):
         name = ctx.model_name()
         ctx.complete(1)
         bad = [
@@ -173,7 +167,7 @@ def oov_requests(ctx: Ctx) -> None:
 
 
 def nan_requests(ctx: Ctx) -> None:
-    if _up(ctx):
+    if up(ctx, 240):
         ctx.complete(3, max_tokens=8)
         time.sleep(12)
 
@@ -181,7 +175,7 @@ def nan_requests(ctx: Ctx) -> None:
 def as_limit_serving(ctx: Ctx) -> None:
     """Once serving, the EngineCore's address space capped at what it uses now (prlimit -v),
     then longer requests."""
-    if _up(ctx):
+    if up(ctx, 240):
         ctx.complete(1)
         for p in ctx.children("EngineCore"):
             vms = p.memory_info().vms
@@ -343,7 +337,7 @@ def sigquit_dfl(ctx: Ctx) -> None:
 
 def sigquit_serving2(ctx: Ctx) -> None:
     """Ctrl-\\ (SIGQUIT to the group) with four long requests running."""
-    if _up(ctx):
+    if up(ctx, 240):
         ctx.complete(1)
         name = ctx.model_name()
         ts = [threading.Thread(target=ctx.post, args=("/v1/completions",

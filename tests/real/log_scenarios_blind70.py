@@ -23,22 +23,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import psutil  # noqa: E402
-from log_faults import READY_LINE, Ctx, Scenario, config_with, copy_model  # noqa: E402
+from log_faults import (  # noqa: E402
+    VLLM_BASE,
+    Ctx,
+    Scenario,
+    config_with,
+    copy_model,
+    serve_short,
+    until_exit,
+    up,
+)
 
-BASE = ["--max-model-len", "256", "--dtype", "bfloat16", "--gpu-memory-utilization", "0.25"]
+BASE = VLLM_BASE
 SG = ["--device", "cpu"]
 WORK = Path("/tmp/blind70/rec/.work")
 
-
-def _up(ctx: Ctx, timeout: float = 240) -> bool:
-    return ctx.wait_any([READY_LINE], timeout) is not None
-
-
-def until_exit(ctx: Ctx) -> None:
-    ctx.wait_any([READY_LINE], 200)
-    if ctx.proc is not None and ctx.proc.poll() is None and READY_LINE in ctx.text():
-        ctx.complete(2)
-        time.sleep(10)
 
 
 def sg_until_exit(ctx: Ctx) -> None:
@@ -49,11 +48,6 @@ def sg_until_exit(ctx: Ctx) -> None:
     except subprocess.TimeoutExpired:
         pass
 
-
-def serve_short(ctx: Ctx) -> None:
-    if _up(ctx):
-        ctx.complete(3, max_tokens=24)
-        time.sleep(12)
 
 
 def _threads(ctx: Ctx, bodies: list[dict], timeout: float = 120) -> list[threading.Thread]:
@@ -131,7 +125,7 @@ def dfl_signals(ctx: Ctx) -> None:
 # --- acts -------------------------------------------------------------------------------------
 
 def priority_requests(ctx: Ctx) -> None:
-    if _up(ctx):
+    if up(ctx, 240):
         name = ctx.model_name()
         ctx.complete(1)
         for body in ({"priority": 5}, {"priority": -3}, {"priority": "high"},
@@ -143,7 +137,7 @@ def priority_requests(ctx: Ctx) -> None:
 
 def double_ctrl_c(ctx: Ctx) -> None:
     """Ctrl-C twice, 0.4 s apart, with four long requests running."""
-    if _up(ctx):
+    if up(ctx, 240):
         ctx.complete(1)
         name = ctx.model_name()
         _threads(ctx, [{"model": name, "prompt": f"long {i}", "max_tokens": 240,
@@ -166,7 +160,7 @@ def double_ctrl_c(ctx: Ctx) -> None:
 def cpu_limit_core(ctx: Ctx) -> None:
     """Once serving, the CPU-time limit (ulimit -t) of the engine's worker and core processes
     set 3 s above what each has used, then waves of long requests: the kernel sends SIGXCPU."""
-    if _up(ctx):
+    if up(ctx, 240):
         ctx.complete(1)
         for p in ctx.children("Worker") + ctx.children("EngineCore"):
             try:
@@ -189,7 +183,7 @@ def cpu_limit_core(ctx: Ctx) -> None:
 
 def sigterm_api_streaming(ctx: Ctx) -> None:
     """SIGTERM to the API server process alone with streaming requests running."""
-    if _up(ctx):
+    if up(ctx, 240):
         ctx.complete(1)
         name = ctx.model_name()
         _threads(ctx, [{"model": name, "prompt": f"story {i}", "max_tokens": 200,
@@ -206,7 +200,7 @@ def sigterm_api_streaming(ctx: Ctx) -> None:
 
 def preempting_burst(ctx: Ctx) -> None:
     """16 concurrent long generations into a KV cache that holds about four."""
-    if _up(ctx):
+    if up(ctx, 240):
         ctx.complete(1)
         name = ctx.model_name()
         ts = _threads(ctx, [{"model": name, "prompt": "the quick brown fox " * 6,
@@ -294,7 +288,7 @@ SCENARIOS = [
 
 def json_schema_requests(ctx: Ctx) -> None:
     """Plain requests, then two asking for JSON-schema-constrained output, then plain again."""
-    if _up(ctx):
+    if up(ctx, 240):
         name = ctx.model_name()
         ctx.complete(1)
         schema = {"type": "object", "properties": {"name": {"type": "string"}},
