@@ -1316,7 +1316,9 @@ def _raised_by_setup_code(msgs: list[str], scan: _Scan, start: int) -> bool:
 
 
 def _innermost_frame(scan: _Scan, i: int) -> tuple[int, str] | None:
-    """The innermost frame (its line and place) of the traceback that line ``i`` ends."""
+    """The innermost frame (its line and place) of the traceback that line ``i`` ends. Asked
+    after the scan, when frames of later tracebacks are listed too (_innermost_places is asked
+    during it, at line ``i``, and needs no such bound)."""
     for idx, where in reversed(scan.frames):
         if i - idx > 4:
             return None
