@@ -7,6 +7,7 @@ supervisor-ctl prints where ctl_format renders it, else the JSON itself.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
@@ -215,8 +216,12 @@ async def _diagnose(call: Call, args: dict[str, Any]) -> Answer:
     from ..diagnosis.classifier import diagnose_dict
 
     path = args["path"]
+    # (as ctl's --set: a flag's name without its dashes, or an environment variable's)
+    settings = {key.strip().lstrip("-"): value
+                for key, value in args.get("settings", {}).items()} or None
     try:
-        res = await anyio.to_thread.run_sync(diagnose_dict, path)
+        res = await anyio.to_thread.run_sync(
+            functools.partial(diagnose_dict, path, settings=settings))
     except OSError as exc:
         raise ToolError(f"{path}: {exc.strerror or exc}") from None
     lines = [f"engine:  {text(res['engine'])}", f"outcome: {text(res['outcome'])}",
@@ -357,10 +362,19 @@ TOOLS = [
          "Classify a server log file offline, without the daemon or a running server: engine, "
          "outcome (ready; crashed; or incomplete: neither ready nor a fatal error, i.e. still "
          "running, hung or cut off), the phase it reached, the cause, and the evidence lines. "
-         "path is a file on the machine this MCP server runs on.",
+         "path is a file on the machine this MCP server runs on. settings: what the launch "
+         "was given that the log may not print (SGLang prints none before it fails), as "
+         "{flag or environment variable: value}, e.g. {\"tool-call-parser\": \"hermes\"}: an "
+         "error naming one of them reads as a rejected configuration (invalid_config).",
          _schema({"path": {"type": "string", "minLength": 1,
                            "description": "the log file (absolute, or relative to the MCP "
-                                          "server's working directory)"}}, ("path",)),
+                                          "server's working directory)"},
+                  "settings": {"type": "object", "maxProperties": 500,
+                               "propertyNames": {"minLength": 1, "maxLength": 200,
+                                                 "pattern": "^-*[A-Za-z_][A-Za-z0-9_.-]*$"},
+                               "additionalProperties": {"type": "string", "maxLength": 4096},
+                               "description": "the launch's flags and environment "
+                                              "variables, name -> value"}}, ("path",)),
          _diagnose),
     Tool("brief", "Handoff brief",
          "A Markdown handoff of the work on this node for whoever picks it up: what runs and "

@@ -189,6 +189,32 @@ async def test_switch_wait_isolates_the_hang_with_progress(workdir: Path, make_d
         assert not err and text == f"run {st['run']['id']}: stopped"
 
 
+async def test_diagnose_takes_the_settings_the_launch_was_given(workdir: Path, tmp_path: Path,
+                                                                make_daemon) -> None:
+    """As `ctl diagnose --set`: an error naming what the launch set is a refused configuration,
+    the evidence says which; settings that are not {name: text} are refused by the schema."""
+    d = make_daemon()
+    log = tmp_path / "run.log"
+    log.write_text('INFO starting the server\nTraceback (most recent call last):\n'
+                   f'  File "{tmp_path}/refuse.py", line 6, in <module>\n'
+                   "    serve(mode)\nValueError: cannot honour 'zigzag' on this build\n")
+    async with mcp_session(d.sock) as client:
+        err, text, diag = await call(client, "diagnose", {"path": str(log)})
+        assert not err and diag["cause"] == "unknown", text
+        err, text, diag = await call(client, "diagnose", {"path": str(log),
+                                                          "settings": {"frob-mode": "zigzag"}})
+        assert not err and diag["cause"] == "invalid_config", text
+        assert text.endswith("it names a setting of this launch: --frob-mode zigzag"), text
+        err, text, diag = await call(client, "diagnose", {"path": str(log),
+                                                          "settings": {"FROB_MODE": "zigzag"}})
+        assert not err and diag["evidence"][-1] == \
+            "it names a setting of this launch: FROB_MODE=zigzag", text
+        for bad in ({"frob-mode": 3}, {"": "zigzag"}, ["frob-mode=zigzag"]):
+            err, text, _ = await call(client, "diagnose", {"path": str(log), "settings": bad})
+            assert err and "see the tool's input schema" in text, (bad, text)
+        assert "Traceback" not in text
+
+
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("setpriv") is None,
     reason="a peer of another uid needs root and setpriv")
