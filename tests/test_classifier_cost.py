@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import re
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -13,7 +12,7 @@ from supervisor.diagnosis import classifier as K
 from supervisor.diagnosis.classifier import classify_lines
 from supervisor.diagnosis.needles import LiteralSets
 from supervisor.diagnosis.normalize import strip_wrappers
-from supervisor.engines.literals import literal_prefilter, literal_trie
+from supervisor.engines.literals import literal_prefilter
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -63,14 +62,6 @@ def test_a_long_line_is_matched_unless_it_is_an_argument_dump() -> None:
     verdict = classify_lines([dump, "Load weight begin. avail mem=70.1 GB"], engine="sglang")
     assert verdict.outcome.value == "incomplete"
     assert verdict.cause is None or verdict.cause.value != "cuda_oom"
-
-
-def test_longest_finders_match_the_longest_fragment_starting_there() -> None:
-    finder = re.compile(literal_trie(["ab", "abc", "b"], longest=True))
-    assert finder.search("xabcx").group() == "abc"
-    assert finder.search("xabx").group() == "ab"
-    assert finder.search("xbx").group() == "b"
-    assert literal_trie([], longest=True) == ""
 
 
 def test_an_anchored_prefilter_starts_each_fragment_at_a_rare_character() -> None:

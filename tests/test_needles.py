@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -79,6 +80,49 @@ def test_index_finds_needles_that_overlap_or_start_one_another() -> None:
         for j in range(i, len(text) + 1):
             want = {k for k, p in enumerate(pats) if p.pattern in text[i:j]}
             assert index.candidates(text[i:j]) == want, text[i:j]
+
+
+def _present(index: NeedleIndex, text: str) -> set[int]:
+    """What candidates() must say: the patterns of every needle the text holds, tested one by
+    one."""
+    out = set(index.always)
+    for needle, idxs in index.by_needle.items():
+        if needle in text:
+            out.update(idxs)
+    return out
+
+
+def test_signature_candidates_are_the_needles_present_on_real_lines() -> None:
+    """The anchored finder stops at the needles' anchors only and tests the needles that could
+    share a place directly: on real lines it says exactly what a test of each needle says."""
+    index = S.SIGNATURE_NEEDLES
+    folders = ["sglang-logs", "real-engines", *(f"corpus/fresh{k}" for k in range(60, 70))]
+    lines = 0
+    for path in sorted(p for d in folders for p in (FIXTURES.parent / d).glob("*.log")):
+        for line in path.read_text(errors="replace").splitlines():
+            low = strip_wrappers(line).lower()
+            if S.SIGNATURE_GATE.search(low):
+                lines += 1
+                assert index.candidates(low) == _present(index, low), low
+    assert lines > 2000
+
+
+def test_signature_candidates_on_needles_run_together() -> None:
+    """Needles overlapping, one inside another, sharing an anchor at one place: random texts
+    made of pieces of the real needles, each found as testing every needle finds it."""
+    index = S.SIGNATURE_NEEDLES
+    pieces = sorted(index.by_needle)
+    rng = random.Random(7)
+    for _ in range(3000):
+        parts = []
+        for _ in range(rng.randint(1, 5)):
+            needle = rng.choice(pieces)
+            i = rng.randint(0, len(needle) - 1)
+            parts.append(needle[i:] if rng.random() < 0.5 else needle[:i + 1])
+            if rng.random() < 0.3:
+                parts.append(rng.choice(pieces))
+        text = "".join(parts)
+        assert index.candidates(text) == _present(index, text), text
 
 
 def test_literal_sets_say_which_sets_occur() -> None:

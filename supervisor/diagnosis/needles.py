@@ -17,7 +17,6 @@ from ..engines.literals import (
     MIN_NEEDLE,
     anchored_branch,
     anchored_branches,
-    literal_trie,
     lowered_needles,
     needles,
 )
@@ -39,24 +38,32 @@ class NeedleIndex:
                 for needle in found:
                     self.by_needle.setdefault(needle, []).append(i)
         self.always = frozenset(always)
-        self._finder = _longest_needle_finder(self.by_needle)
-        # a needle found also stands for every needle it starts with (see below)
-        self._of_found = {found: frozenset(i for needle, idxs in self.by_needle.items()
-                                           if found.startswith(needle) for i in idxs)
-                          for found in self.by_needle}
+        # a needle found also stands for every needle it holds
+        self._held = {found: frozenset(i for needle, idxs in self.by_needle.items()
+                                       if needle in found for i in idxs)
+                      for found in self.by_needle}
+        self._finder, self._needle_of_group, self._also_at = _anchored_needle_finder(
+            self.by_needle)
 
     def candidates(self, text: str) -> set[int]:
-        """One regex walks the text once: at each place where needles start it finds the
-        longest of them, which starts with every other one found there. Searching again from
-        the next character finds the needles that overlap it. (``needle in text`` for each of
-        ~300 needles, or each of ~80 shared pieces, cost twice as much a line.)"""
+        """One regex walks the text: it stops only at the needles' anchors (rare characters,
+        engines/literals.py), where it says which needle it found there. Other needles that may
+        hold the same anchor at the same place (those that agree with the found one where they
+        overlap: ``_also_at``) are tested there directly, and the search goes on from the next
+        character. (The trie of the needles it replaced entered the matcher at nearly every
+        character: about twice the instructions a line.)"""
         out = set(self.always)
         if self._finder is None:
             return out
         m = self._finder.search(text)
         while m is not None:
-            out |= self._of_found[m.group()]
-            m = self._finder.search(text, m.start() + 1)
+            needle = self._needle_of_group[m.lastindex or 0]
+            out |= self._held[needle]
+            at = m.start()
+            for other, offset in self._also_at[needle]:
+                if at >= offset and text.startswith(other, at - offset):
+                    out |= self._held[other]
+            m = self._finder.search(text, at + 1)
         return out
 
 
@@ -124,8 +131,53 @@ def _or(bits: Iterable[int]) -> int:
     return out
 
 
-def _longest_needle_finder(found: Iterable[str]) -> re.Pattern[str] | None:
-    """A trie of the needles whose match is the longest needle starting where it matches (the
-    engines' prefilters are built by the same function). None for no needles."""
-    source = literal_trie(found, longest=True)
-    return re.compile(source) if source else None
+def _anchored_needle_finder(found: Iterable[str]) -> tuple[
+        re.Pattern[str] | None, list[str], dict[str, list[tuple[str, int]]]]:
+    """The needles' anchored search (engines/literals.py), whose match names the needle it
+    found by its last group. Under each anchor the needles' rests (what follows the anchor)
+    form a trie, and each needle ends in a lookbehind for the whole of it where it starts before
+    its anchor: `b(?:ind(?<=failed to bind)()|us(?<=the bus)())`. Common anchors head a hundred
+    needles; tried one by one with their lookbehinds first they cost more than the trie of the
+    needles did.
+
+    And for each needle, the others under its anchor that could match at the same place, each
+    with its anchor's offset in it: they agree with it on every character where the two
+    overlap, and it does not hold them (what it holds is in ``_held`` already)."""
+    by_anchor = anchored_branches(found)
+    if not by_anchor:
+        return None, [""], {}
+    needle_of_group = [""]
+    alts = []
+    also_at: dict[str, list[tuple[str, int]]] = {}
+    for anchor, branches in sorted(by_anchor.items()):
+        trie: dict[str, dict] = {}
+        for _, needle, k in branches:
+            node = trie
+            for ch in needle[k + 1:]:
+                node = node.setdefault(ch, {})
+            node.setdefault("", []).append((needle, k))
+        alts.append(re.escape(anchor) + _emit_rests(trie, needle_of_group))
+        for _, needle, k in branches:
+            also_at[needle] = [(other, j) for _, other, j in branches
+                               if other != needle and other not in needle
+                               and _agree(needle, k, other, j)]
+    return re.compile("|".join(alts)), needle_of_group, also_at
+
+
+def _emit_rests(node: dict, needle_of_group: list[str]) -> str:
+    """One trie node's regex, its needles' groups numbered in the order they are written:
+    the longer rests first, then the needles that end here (the longer first; one that starts
+    at its anchor needs no lookbehind)."""
+    alts = [re.escape(ch) + _emit_rests(sub, needle_of_group)
+            for ch, sub in sorted(node.items()) if ch]
+    for needle, k in sorted(node.get("", []), key=lambda nk: (-len(nk[0]), nk[0])):
+        alts.append((f"(?<={re.escape(needle)})" if k else "") + "()")
+        needle_of_group.append(needle)
+    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+
+def _agree(a: str, ka: int, b: str, kb: int) -> bool:
+    """Whether ``a`` and ``b``, laid so that their anchors (at ``ka``, ``kb``) coincide, hold
+    the same characters wherever they overlap."""
+    shift = ka - kb  # b[j] lies under a[j + shift]
+    return all(a[j + shift] == ch for j, ch in enumerate(b) if 0 <= j + shift < len(a))

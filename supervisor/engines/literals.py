@@ -1,4 +1,4 @@
-"""Finding literal fragments in log lines with `re`: yes/no prefilters and longest-match finders.
+"""Finding literal fragments in log lines with `re`: yes/no prefilters and anchored finders.
 
 Every line of a log goes through several "does it hold any of these fragments?" searches (the
 trackers' prefilters, the classifier's gates) before any detailed regex runs, so they are most
@@ -12,7 +12,9 @@ often the matcher is entered decides the cost:
 - :func:`literal_prefilter` starts each fragment at one of its *rare* characters (the anchor)
   and checks the characters before it with a lookbehind: ``y(?<=out of memory)`` finds
   ``out of memory``. The anchors are few and rare (``%``, ``(``, ``K``, ``x``, ...), so the
-  matcher is entered at a few places a line: about half the instructions of the trie.
+  matcher is entered at a few places a line: about half the instructions of the trie. The
+  classifier's finders that must say which fragment they found (diagnosis/needles.py) are
+  built from the same anchors.
 """
 
 from __future__ import annotations
@@ -126,31 +128,6 @@ def _anchor_set(fragments: list[str], weight: Callable[[str], float]) -> set[str
         if all(any(a in f for a in anchors - {ch}) for f in fragments):
             anchors.discard(ch)
     return anchors
-
-
-def literal_trie(fragments: Iterable[str], *, longest: bool) -> str:
-    """The regex source of a character trie of ``fragments`` (empty for none). At a node that
-    ends a fragment and goes on: with ``longest``, the rest is optional and greedy, so a match
-    is the longest fragment starting there; without, the rest is dropped (the shortest is
-    enough for a yes/no test). Used where the match's text matters (needles.py's finders)."""
-    trie: dict[str, dict] = {}
-    for frag in fragments:
-        node = trie
-        for ch in frag:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: dict[str, dict]) -> str:
-        ends = "" in node
-        if ends and not longest:
-            return ""
-        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if ends else body
-
-    return emit(trie)
 
 
 # --- the literals a regex needs --------------------------------------------------------------
