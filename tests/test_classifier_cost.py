@@ -65,10 +65,14 @@ def test_a_long_line_is_matched_unless_it_is_an_argument_dump() -> None:
 
 
 def test_an_anchored_prefilter_starts_each_fragment_at_a_rare_character() -> None:
-    # `out of memory` is found from its `f` (rarer than any other of its letters), the
-    # characters before it looked behind; a fragment that holds another is dropped
+    # `out of memory` is found from its `f` (rarer than any other of its letters), the rest
+    # read on and the whole looked behind at its end; a fragment that holds another is dropped
     rx = literal_prefilter("out of memory", "HTTP/", "HTTP/1.1 200")
-    assert rx.pattern == r"HTTP/|f(?<=out\ of)\ memory"
+    assert rx.pattern == r"HTTP/|f\ memory(?<=out\ of\ memory)"
+    # fragments under one anchor share what follows it (a trie), each looked behind at its end
+    xid = literal_prefilter("xid 79", "xid 48", "pxid")
+    assert xid.pattern == r"xid(?:\ (?:48|79)|(?<=pxid))"
+    assert xid.search("nvrm: xid 48") and xid.search("pxid") and not xid.search("xid 5")
     assert rx.search("CUDA out of memory. Tried") and rx.search("GET / HTTP/1.1")
     assert not rx.search("out of memor") and not rx.search("ut of memory")
     assert not literal_prefilter().search("anything")

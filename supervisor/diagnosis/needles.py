@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 
 from ..engines.literals import (
     MIN_NEEDLE,
-    anchored_branch,
     anchored_branches,
+    anchored_trie,
+    behind,
     lowered_needles,
     needles,
 )
@@ -106,74 +107,43 @@ class LiteralSets:
 def _tagged_finder(bit_of: dict[str, int], anchor_from: Iterable[str]
                    ) -> tuple[re.Pattern[str] | None, list[int]]:
     """An anchored search for any of the literals whose match tells, by its last group, the
-    bits of the literal it found (branches of one text share a group: their bits are or-ed)."""
+    bits of the literal it found."""
     by_anchor = anchored_branches(bit_of, anchor_from=anchor_from)
     if not by_anchor:
         return None, [0]
     bits_of_group = [0]
-    alts = []
-    for anchor, branches in sorted(by_anchor.items()):
-        bits_of_rest: dict[str, int] = {}
-        for rest, literal, _ in branches:
-            bits_of_rest[rest] = bits_of_rest.get(rest, 0) | bit_of[literal]
-        rests = []
-        for rest, bits in sorted(bits_of_rest.items()):
-            rests.append(rest + "()")
-            bits_of_group.append(bits)
-        alts.append(anchored_branch(anchor, rests))
-    return re.compile("|".join(alts)), bits_of_group
 
-
-def _or(bits: Iterable[int]) -> int:
-    out = 0
-    for b in bits:
-        out |= b
-    return out
+    def leaf(literal: str, k: int) -> str:
+        bits_of_group.append(bit_of[literal])
+        return behind(literal, k) + "()"
+    return re.compile("|".join(anchored_trie(anchor, branches, leaf)
+                               for anchor, branches in sorted(by_anchor.items()))), bits_of_group
 
 
 def _anchored_needle_finder(found: Iterable[str]) -> tuple[
         re.Pattern[str] | None, list[str], dict[str, list[tuple[str, int]]]]:
     """The needles' anchored search (engines/literals.py), whose match names the needle it
-    found by its last group. Under each anchor the needles' rests (what follows the anchor)
-    form a trie, and each needle ends in a lookbehind for the whole of it where it starts before
-    its anchor: `b(?:ind(?<=failed to bind)()|us(?<=the bus)())`. Common anchors head a hundred
-    needles; tried one by one with their lookbehinds first they cost more than the trie of the
-    needles did.
-
-    And for each needle, the others under its anchor that could match at the same place, each
-    with its anchor's offset in it: they agree with it on every character where the two
-    overlap, and it does not hold them (what it holds is in ``_held`` already)."""
+    found by its last group; and for each needle, the others under its anchor that could match
+    at the same place, each with its anchor's offset in it: they agree with it on every
+    character where the two overlap, and it does not hold them (what it holds is in ``_held``
+    already)."""
     by_anchor = anchored_branches(found)
     if not by_anchor:
         return None, [""], {}
     needle_of_group = [""]
+
+    def leaf(needle: str, k: int) -> str:
+        needle_of_group.append(needle)
+        return behind(needle, k) + "()"
     alts = []
     also_at: dict[str, list[tuple[str, int]]] = {}
     for anchor, branches in sorted(by_anchor.items()):
-        trie: dict[str, dict] = {}
-        for _, needle, k in branches:
-            node = trie
-            for ch in needle[k + 1:]:
-                node = node.setdefault(ch, {})
-            node.setdefault("", []).append((needle, k))
-        alts.append(re.escape(anchor) + _emit_rests(trie, needle_of_group))
-        for _, needle, k in branches:
-            also_at[needle] = [(other, j) for _, other, j in branches
+        alts.append(anchored_trie(anchor, branches, leaf))
+        for needle, k in branches:
+            also_at[needle] = [(other, j) for other, j in branches
                                if other != needle and other not in needle
                                and _agree(needle, k, other, j)]
     return re.compile("|".join(alts)), needle_of_group, also_at
-
-
-def _emit_rests(node: dict, needle_of_group: list[str]) -> str:
-    """One trie node's regex, its needles' groups numbered in the order they are written:
-    the longer rests first, then the needles that end here (the longer first; one that starts
-    at its anchor needs no lookbehind)."""
-    alts = [re.escape(ch) + _emit_rests(sub, needle_of_group)
-            for ch, sub in sorted(node.items()) if ch]
-    for needle, k in sorted(node.get("", []), key=lambda nk: (-len(nk[0]), nk[0])):
-        alts.append((f"(?<={re.escape(needle)})" if k else "") + "()")
-        needle_of_group.append(needle)
-    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
 
 def _agree(a: str, ka: int, b: str, kb: int) -> bool:
