@@ -3151,3 +3151,101 @@ def test_the_seventieth_batch_s_guards() -> None:
     assert cause_of(tb(("/venv/lib/python3.11/site-packages/foo/bar.py", "open", "open(x)"),
                        error="FileNotFoundError: [Errno 2] No such file or directory: '/x/y'"),
                     "vllm") is not Cause.INVALID_CONFIG
+
+
+# --- the seventy-first batch's kinds (real engines; a fifth helper blind to the rules) --------
+
+def test_an_address_this_host_does_not_have_is_a_refused_setting() -> None:
+    # --host naming another machine's address: the server's bind fails with EADDRNOTAVAIL
+    text = tb((f"{VL}/entrypoints/launchers/launcher.py", "create_server_socket",
+               "sock.bind(addr)"), error="OSError: [Errno 99] Cannot assign requested address")
+    check(text, "vllm", Phase.LAUNCH, Cause.INVALID_CONFIG)
+    # (a transfer engine's connect failing for one request is that request's: no cause)
+    mooncake = ("INFO:     127.0.0.1:5000 - \"POST /generate HTTP/1.1\" 200 OK\n"
+                "E0430 16:02:26.014493   391 tcp_transport.cpp:542] TcpTransport::startTransfer "
+                "encountered an ASIO exception. Exception: connect: Cannot assign requested "
+                "address\n")
+    assert classify_text(mooncake, engine="sglang").cause is not Cause.INVALID_CONFIG
+
+
+def test_an_inductor_cpu_kernel_s_index_check_is_a_memory_fault() -> None:
+    text = ("INFO:     127.0.0.1:40116 - \"POST /v1/completions HTTP/1.1\" 200 OK\n"
+            "terminate called after throwing an instance of 'std::runtime_error'\n"
+            "  what():  kernel, /root/.cache/vllm/torch_compile_cache/x/inductor_cache/d6/"
+            "cd6yh.main.cpp:40, index out of bounds: 0 <= tmp9 < 2048L\n"
+            "(EngineCore pid=815) ERROR 12-05 01:56:05 [multiproc_executor.py:315] Worker proc "
+            "VllmWorker-0 died unexpectedly (exit code: -6), shutting down executor.\n")
+    assert cause_of(text, "vllm") is Cause.ILLEGAL_MEMORY_ACCESS
+
+
+PARSE = ("(APIServer pid=2835) ERROR 12-05 02:03:48 [repo_utils.py:126] Error parsing config for "
+         "/models/rope-linear: \"Missing required keys in `rope_parameters` for "
+         "'rope_type'='linear': {'factor'}\", retrying 1 of 2\n")
+ROPE_CHECK = ("/venv/lib/python3.11/site-packages/transformers/modeling_rope_utils.py",
+              "_check_received_keys", "raise KeyError(f\"Missing required keys ...\")")
+
+
+def test_the_error_vllm_reported_parsing_the_model_config_is_a_refused_configuration() -> None:
+    error = ("KeyError: \"Missing required keys in `rope_parameters` for 'rope_type'='linear': "
+             "{'factor'}\"")
+    check(PARSE + tb(ROPE_CHECK, error=error), "vllm", Phase.LAUNCH, Cause.INVALID_CONFIG)
+    # (the report alone, and a launch that then died of something else, name nothing)
+    other = tb(("/venv/lib/python3.11/site-packages/foo/bar.py", "run", "go()"),
+               error="KeyError: 'unrelated'")
+    assert cause_of(PARSE + other, "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_a_launch_of_one_node_told_to_meet_elsewhere_got_the_address_wrong() -> None:
+    args = ("[2026-12-05 01:52:34] server_args={'model_path': '/m', 'dist_timeout': 30, "
+            "'dist_init_addr': '192.0.2.10:5000', 'nnodes': 1, 'node_rank': 0, 'tp_size': 1}\n"
+            "[2026-12-05 01:52:35] Init parallel begin.\n")
+    failed = ("[2026-12-05 01:53:40] Scheduler hit an exception: Traceback (most recent call "
+              "last):\n" + tb((f"{TORCH}/distributed/rendezvous.py", "_create_c10d_store",
+                               "return TCPStore("),
+                              error="torch.distributed.DistNetworkError: The client socket has "
+                                    "failed to connect to any network address of (192.0.2.10, "
+                                    "5000)."))
+    v = classify_text(args + failed, engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+    assert "192.0.2.10" in v.evidence[0], v.evidence
+    # two nodes: the master's side is a peer that may have failed
+    two = args.replace("'nnodes': 1", "'nnodes': 2")
+    assert cause_of(two + failed, "sglang") is Cause.MULTINODE_RANK_FAILURE
+    # one node meeting at its own loopback: not an address from another machine
+    local = args.replace("192.0.2.10:5000", "127.0.0.1:5000")
+    assert cause_of(local + failed, "sglang") is Cause.MULTINODE_RANK_FAILURE
+
+
+def test_a_setup_check_under_sglang_s_relay_of_its_scheduler_s_death() -> None:
+    check_tb = tb((f"{SG}/managers/scheduler.py", "run_scheduler_process", "publish("),
+                  (f"{SG}/runtime_context.py", "_validate_parallel", "raise ValueError("),
+                  error="ValueError: parallel topology is inconsistent (set by "
+                        "override_permanently):")
+    relay = (tb(("/usr/lib/python3.11/multiprocessing/connection.py", "_recv", "raise EOFError"),
+                error="EOFError")
+             + "\nDuring handling of the above exception, another exception occurred:\n\n"
+             + tb((f"{SG}/entrypoints/engine.py", "_wait_for_scheduler_ready",
+                   "raise _scheduler_died_error(i, scheduler_procs[i])"),
+                  error="RuntimeError: Rank 0 scheduler died during initialization (exit code: "
+                        "1). If exit code is -9 (SIGKILL), a common cause is the OS OOM killer."))
+    check("Process Process-1:\n" + check_tb + "  1 is not a rank of 1\n" + relay, "sglang",
+          Phase.LAUNCH, Cause.INVALID_CONFIG)
+    # the relay alone names nothing
+    assert cause_of(relay, "sglang") is Cause.UNKNOWN
+
+
+def test_an_engine_core_dead_before_the_api_server_was_up_is_no_serving() -> None:
+    startup = ("(EngineCore pid=2461) INFO 12-05 02:02:14 [kv_cache_utils.py:2327] CPU KV cache "
+               "size: 5,073,408 tokens, Maximum concurrency for 256 tokens per request: 19818.00x\n"
+               "(EngineCore pid=2461) INFO 12-05 02:03:04 [core.py:402] init engine (profile, "
+               "create kv cache, warmup model) took 56.77 s\n")
+    dead = tb((f"{VL}/v1/engine/async_llm.py", "output_handler",
+               "outputs = await engine_core.get_output_async()"),
+              (f"{VL}/v1/engine/core_client.py", "get_output_async",
+               "raise self._format_exception(outputs) from None"),
+              error="vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.",
+              prefix="(APIServer pid=2449) ERROR 12-05 02:03:09 [async_llm.py:906] ")
+    v = classify_text(startup + dead, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WARMUP), v
+    # a fragment (no startup shown): the handler's death still dates it to serving
+    assert classify_text(dead, engine="vllm").phase is Phase.SERVING

@@ -127,6 +127,7 @@ class _Scan:
     api_servers_pending: int | None = None  # engines up, separate API servers not yet
     mq_client: bool = False            # vLLM V0's API server waiting on its MQLLMEngine
     final_phase: Phase = Phase.LAUNCH
+    server_up: bool = False            # the tracker saw the server up (its `ready`)
     last_marker: int | None = None
     first_marker: int | None = None
     first_startup_read: int | None = None  # a startup phase read, not from an access line
@@ -495,6 +496,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
             scan.fatal.append((i, True))
         _match_signatures(scan, i, line, msg, is_exc, matched)
     scan.final_phase = tracker.phase
+    scan.server_up = tracker.ready
     if tracker.ready:
         scan.api_servers_pending = None
     if scan.ready_index is None and scan.first_marker is None and scan.frames and \
@@ -1263,6 +1265,11 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         stepped = True  # (only where no frame dates the failure: the dump's own lines)
     if ready is not None and tracker_phase.rank < Phase.WARMUP.rank:
         tracker_phase = Phase.WARMUP  # up before it died: as a ready log is (above)
+    if engine == "vllm" and scan.first_marker is not None and not scan.server_up and \
+            _idle_output_handler(region_frames):
+        # (the engine core died under an API server still starting: nothing was served)
+        framed = None if framed is Phase.SERVING else framed
+        named = [p for p in named if p.rank < Phase.READY.rank]
     phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
                    warmup_in_loop=engine != "vllm", framed=framed)
 
@@ -1272,6 +1279,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
     cause = best.cause if best else Cause.UNKNOWN
 
+    meet_at = _unreachable_own_rendezvous(msgs, scan, best.index) \
+        if best and cause is Cause.MULTINODE_RANK_FAILURE else None
     if best and phase is Phase.LAUNCH and scan.last_marker is None and not framed:
         phase = _implied_phase(best, scan) or phase
     if best and best.cause is Cause.WARMUP_FAILED and phase.rank < Phase.WARMUP.rank:
@@ -1281,13 +1290,16 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
 
     evidence = _failure_evidence(raw, msgs, scan, start, best, fatal_after, outcome) or \
         _last_line(raw, msgs)
+    if meet_at:
+        cause = Cause.INVALID_CONFIG  # (the evidence's connect failures name the address)
     if outcome is Outcome.CRASHED and best is None:
         # (no rule named a cause, nor said on purpose that none can be named)
         refused = _refused_setting(msgs, scan, start, settings)
         if refused is not None:
             cause, evidence = Cause.INVALID_CONFIG, _refusal_evidence(raw, msgs, refused,
                                                                      evidence)
-        elif phase is Phase.LAUNCH and _raised_by_setup_code(msgs, scan, start):
+        elif phase is Phase.LAUNCH and (_raised_by_setup_code(msgs, scan, start) or
+                                        _config_not_parsed(msgs, scan, start)):
             cause = Cause.INVALID_CONFIG
     return Verdict(engine, outcome, phase, cause, evidence)
 
@@ -1301,7 +1313,13 @@ def _raised_by_setup_code(msgs: list[str], scan: _Scan, start: int) -> bool:
     a first form (the innermost frame's file only) on `d696cf9^`'s would have read 28 logs so,
     25 labelled invalid_config; this form on a2c1c22's (before the sixty-seventh batch) turns 7
     causes right and none wrong."""
-    roots = [i for i, wrapper in scan.exceptions if i >= start and not wrapper]
+    raised = [(i, wrapper) for i, wrapper in scan.exceptions if i >= start]
+    relayed = bool(raised) and _LAUNCHER_RELAY.search(msgs[raised[-1][0]]) is not None
+    roots = [i for i, wrapper in raised[:-1 if relayed else None] if not wrapper]
+    while relayed and roots and msgs[roots[-1]].strip() == "EOFError":
+        # (SGLang's launcher relaying its scheduler's death, from the EOFError of the pipe the
+        # scheduler closed as it died: the check is above them)
+        roots.pop()
     if not roots or _SETUP_CHECK.match(msgs[roots[-1]]) is None:
         return False
     frame = _innermost_frame(scan, roots[-1])
@@ -1313,6 +1331,58 @@ def _raised_by_setup_code(msgs: list[str], scan: _Scan, start: int) -> bool:
     return _ENGINE_SETUP_FRAME.search(where) is not None \
         and _ENGINE_RUNTIME_FRAME.search(where) is None \
         and index + 1 < len(msgs) and _CHECK_STATEMENT.match(msgs[index + 1]) is not None
+
+
+# vLLM's report that Transformers could not build the model's config from its config.json
+# (transformers_utils/repo_utils.py with_retry: `Error parsing config for /models/x: integer
+# modulo by zero, retrying 1 of 2`, then once more without the retry)
+_CONFIG_PARSE_ERROR = re.compile(r"\bError parsing config for \S+?: (.+?)(?:, retrying \d+ of "
+                                 r"\d+)?$")
+
+
+def _config_not_parsed(msgs: list[str], scan: _Scan, start: int) -> bool:
+    """A launch that died, no rule naming a cause, of the very error vLLM reported while it
+    parsed the model's config.json (its exception line holds the reported message): a value
+    Transformers' config refuses - a RoPE type without its parameters, a field of the wrong
+    type, a head count of zero - whatever library words it is refused in. (Where the config
+    contradicts the weights, rules that read the weights name corrupt_checkpoint first.)"""
+    roots = [i for i, wrapper in scan.exceptions if i >= start and not wrapper]
+    if not roots:
+        return False
+    root = msgs[roots[-1]]
+    for i in range(roots[-1] - 1, -1, -1):
+        if "Error parsing config" in msgs[i]:
+            reported = _CONFIG_PARSE_ERROR.search(msgs[i].rstrip())
+            if reported is not None:
+                text = reported[1].strip().strip("'\"")
+                return len(text) >= 8 and text in root
+    return False
+
+
+# A rendezvous that could not reach the address it was given (torch's TCPStore client: `failed
+# to connect to any network address of (192.0.2.10, 5000)`, `timed out after 30000ms while
+# trying to connect`, the name not resolving), and SGLang's dump of a launch of one node naming
+# an address of another host to meet at (`'nnodes': 1`, `'dist_init_addr': '192.0.2.10:5000'`;
+# ServerArgs(nnodes=1, dist_init_addr=...) before 0.5)
+_CONNECT_FAILED = re.compile(r"failed to connect|timed out after .{0,80}connect"
+                             r"|Name or service not known|No route to host", re.IGNORECASE)
+_ONE_NODE = re.compile(r"""\bnnodes['"]?\s*[=:]\s*1\b""")
+_MEET_AT = re.compile(r"""\bdist_init_addr['"]?\s*[=:]\s*['"]([^'"]+)['"]""")
+_LOCAL_ADDRESS = ("127.", "localhost", "[::1]", "::1", "0.0.0.0")
+
+
+def _unreachable_own_rendezvous(msgs: list[str], scan: _Scan, index: int) -> str | None:
+    """A rank failure read from a rendezvous that could not connect (line ``index``), in a
+    launch of one node that was told to meet at another host's address (returned): there is
+    no peer to have failed - the address is a setting the launch got wrong (a multi-node
+    command line reused on one node)."""
+    if not _CONNECT_FAILED.search(msgs[index]):
+        return None
+    for i in scan.run_starts:
+        meet = _MEET_AT.search(msgs[i])
+        if meet and _ONE_NODE.search(msgs[i]) and not meet[1].startswith(_LOCAL_ADDRESS):
+            return meet[1]
+    return None
 
 
 def _innermost_frame(scan: _Scan, i: int) -> tuple[int, str] | None:
@@ -1707,6 +1777,20 @@ def _step_dump_lines(raw: list[str], scan: _Scan, start: int) -> bool:
     dump comes after every startup marker, where it comes at all)."""
     after = max(start, scan.phase_lines[-1] if scan.phase_lines else 0)
     return _DUMP_TAG in "\n".join(raw[after:])
+
+
+# vLLM V1's output handler (the API server's task that reads the engine core's outputs)
+_OUTPUT_HANDLER = re.compile(r"/v1/engine/async_llm\.py:output_handler$")
+
+
+def _idle_output_handler(frames: list[tuple[int, str]]) -> bool:
+    """The failure's only serving frame is vLLM V1's output handler: up to 0.1x it was started
+    by the first request (serving), but later releases start it with the engine client, before
+    the API server is up - a core that dies then raises EngineDeadError through it with no
+    request in flight. In a log that shows the startup (its markers) and never the server up,
+    neither it nor the EngineDeadError says more than the markers do."""
+    serving = [w for _, w in frames if Phase.SERVING in _place_phases(w)]
+    return bool(serving) and all(_OUTPUT_HANDLER.search(w) for w in serving)
 
 
 def _marker_before(scan: _Scan, frames: list[tuple[int, str]]) -> bool:
@@ -2271,6 +2355,10 @@ def _is_dump(msg: str) -> bool:
 # "ImportError: " with its message on the following lines: the message is the evidence.
 _BARE_EXCEPTION = re.compile(r"^[\w.]*(?:Error|Exception):\s*$")
 # (_raised_by_setup_code) the exceptions of a check, and the engines' code that runs them
+# SGLang's launcher reporting that a scheduler process exited before it was ready (engine.py
+# _wait_for_scheduler_ready: `RuntimeError: Rank 0 scheduler died during initialization (exit
+# code: 1)`, 0.5 on), under which the scheduler's own traceback was printed first
+_LAUNCHER_RELAY = re.compile(r"\bscheduler died during initialization\b")
 _SETUP_CHECK = re.compile(r"(?:\w+\.)*(?:ValueError|AssertionError|TypeError|KeyError"
                           r"|NotImplementedError)\b")
 _ENGINE_SETUP_FRAME = re.compile(r"/(?:vllm|sglang|sglang_router)/")

@@ -178,6 +178,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # (protocol/network address/port) is normally permitted`)
            r"\[WinError 10048\]", r"Only one usage of each socket address",
            flags=_I, fatal=True)
+    # An address the launch gave that this host does not have (a --host or a rendezvous address
+    # copied from another machine): the server's or the store's bind fails with EADDRNOTAVAIL
+    # (`OSError: [Errno 99] Cannot assign requested address` under uvicorn's or vLLM's
+    # create_server_socket, c10d's `(errno: 99 - Cannot assign requested address)`). Only in
+    # Python's and c10d's words: a transfer engine's `connect: Cannot assign requested address`
+    # on one request (Mooncake's TCP transport) is that request's, and the server goes on.
+    + _sig(Cause.INVALID_CONFIG, 91,
+           r"\[Errno 99\] Cannot assign requested address",
+           r"errno: 99 - Cannot assign requested address", scope="error")
     # The GPU cannot run this build's kernels (new arch like sm_120, or an old one).
     + _sig(Cause.UNSUPPORTED_ARCH, 90,
            r"no kernel image is available", r"cudaErrorNoKernelImageForDevice",
@@ -425,6 +434,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # <module>: block: [337,0,0], thread: [112,0,0] Assertion `index out of bounds: ...`)
            r"\.(?:cu|py):\d+: [^:\[]{1,200}: block: \[\d+,\d+,\d+\], "
            r"thread: \[\d+,\d+,\d+\] assertion.{0,120}(?:index|idx|bounds)",
+           # (the CPU counterpart: a C++ kernel inductor generated checks its index and throws,
+           # which aborts the process - `what():  kernel, .../inductor_cache/...main.cpp:40,
+           # index out of bounds: 0 <= tmp9 < 2048L` after `terminate called`: a prompt longer
+           # than the positions the model has, past its rotary table)
+           r"^\s*what\(\):\s+kernel, \S+\.cpp:\d+, index out of bounds: ",
            flags=_I, fatal=True)
     # A device-side assert raised as the failing call's own error (torch's `RuntimeError: CUDA
     # error: device-side assert triggered` from a stream synchronize or a copy in the engine's
