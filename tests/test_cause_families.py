@@ -3249,3 +3249,35 @@ def test_an_engine_core_dead_before_the_api_server_was_up_is_no_serving() -> Non
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WARMUP), v
     # a fragment (no startup shown): the handler's death still dates it to serving
     assert classify_text(dead, engine="vllm").phase is Phase.SERVING
+
+
+@pytest.mark.parametrize("frame,error,cause", [
+    # a config.json value Transformers' own config check refuses, in its library's words
+    (("/venv/lib/python3.11/site-packages/transformers/models/llama/configuration_llama.py",
+      "validate_architecture", "if self.hidden_size % self.num_attention_heads != 0:"),
+     "ZeroDivisionError: integer modulo by zero", Cause.INVALID_CONFIG),
+    (("/venv/lib/python3.11/site-packages/transformers/modeling_rope_utils.py",
+      "_check_received_keys", "raise KeyError(f'Missing required keys ...')"),
+     "KeyError: \"Missing required keys in `rope_parameters`\"", Cause.INVALID_CONFIG),
+    # the tokenizer's files refused by the libraries that read them
+    (("/venv/lib/python3.11/site-packages/sentencepiece/__init__.py", "LoadFromFile",
+      "return _sentencepiece.SentencePieceProcessor_LoadFromFile(self, arg)"),
+     "TypeError: not a string", Cause.CORRUPT_CHECKPOINT),
+    (("/venv/lib/python3.11/site-packages/transformers/tokenization_utils_fast.py", "__init__",
+      "fast_tokenizer = TokenizerFast.from_file(fast_tokenizer_file)"),
+     "Exception: data did not match any variant of untagged enum PreTokenizerWrapper",
+     Cause.CORRUPT_CHECKPOINT),
+])
+def test_a_launch_dies_of_the_model_s_files_refused_by_the_library_reading_them(frame, error,
+                                                                               cause) -> None:
+    check(tb((f"{VL}/transformers_utils/config.py", "get_config", "config = cls(**d)"), frame,
+             error=error), "vllm", Phase.LAUNCH, cause)
+
+
+def test_a_library_reading_the_model_s_files_names_nothing_once_serving() -> None:
+    # a request's own tokenizer error while the server serves is that request's
+    served = ("INFO:     127.0.0.1:5000 - \"POST /v1/completions HTTP/1.1\" 200 OK\n"
+              + tb(("/venv/lib/python3.11/site-packages/tokenizers/implementations/base.py",
+                    "encode", "return self._tokenizer.encode(seq)"),
+                   error="TypeError: TextEncodeInput must be Union[TextInputSequence]"))
+    assert classify_text(served, engine="vllm").cause is not Cause.CORRUPT_CHECKPOINT

@@ -939,9 +939,6 @@ CAUSE_MISSES: dict[str, str] = {
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",
     # the forty-fourth batch (fresh43), as scored blind, then tuned on
-    "xx218-vllm-0140rc1-rocm72-navi-gfx1201-offline-llm-fp8-tokenizer-spm-load-not-a-string.log":
-        "sentencepiece failing to load the tokenizer model ('not a string'): labelled "
-        "corrupt_checkpoint, read unknown",
     "xx306-vllm-0101-2508-rtx5090-qwen25-vl-xformers-fa3-hopper-invalid-argument-encoder-profile.log":
         "an xformers FlashAttention-3 kernel failing with 'invalid argument' on an RTX 5090: "
         "labelled unsupported_arch (the message names no architecture), read unknown",

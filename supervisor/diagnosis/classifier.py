@@ -1298,13 +1298,63 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         if refused is not None:
             cause, evidence = Cause.INVALID_CONFIG, _refusal_evidence(raw, msgs, refused,
                                                                      evidence)
-        elif phase is Phase.LAUNCH and (_raised_by_setup_code(msgs, scan, start) or
-                                        _config_not_parsed(msgs, scan, start)):
-            cause = Cause.INVALID_CONFIG
+        elif phase is Phase.LAUNCH:
+            cause = _launch_refusal(msgs, scan, start) or cause
     return Verdict(engine, outcome, phase, cause, evidence)
 
 
-def _raised_by_setup_code(msgs: list[str], scan: _Scan, start: int) -> bool:
+def _launch_refusal(msgs: list[str], scan: _Scan, start: int) -> Cause | None:
+    """What a launch that died, no rule naming a cause, was refused, read from where its error
+    was raised rather than its words: a check of the engine's setup code or a config.json vLLM
+    could not parse (invalid_config), or the model's own files refused by the library reading
+    them (_MODEL_FILE_READERS)."""
+    root = _failed_root(msgs, scan, start)
+    if root is None:
+        return None
+    if _raised_by_setup_code(msgs, scan, root) or _config_not_parsed(msgs, root):
+        return Cause.INVALID_CONFIG
+    frame = _innermost_frame(scan, root)
+    if frame is None:
+        return None
+    return next((cause for rx, cause in _MODEL_FILE_READERS if rx.search(frame[1])), None)
+
+
+def _failed_root(msgs: list[str], scan: _Scan, start: int) -> int | None:
+    """The line of the root exception a launch died of: the last that no wrapper raised, under
+    SGLang's launcher relaying its scheduler's death (`Rank 0 scheduler died during
+    initialization`, from the EOFError of the pipe the scheduler closed as it died: the
+    scheduler's own error is above them)."""
+    raised = [(i, wrapper) for i, wrapper in scan.exceptions if i >= start]
+    relayed = bool(raised) and _LAUNCHER_RELAY.search(msgs[raised[-1][0]]) is not None
+    roots = [i for i, wrapper in raised[:-1 if relayed else None] if not wrapper]
+    while relayed and roots and msgs[roots[-1]].strip() == "EOFError":
+        roots.pop()
+    return roots[-1] if roots else None
+
+
+# The libraries that read a model's files, by the innermost frame of the error a launch died
+# of: Transformers' config classes and their validators (config.json: a value it refuses on its
+# own terms - the corpus's rule files those invalid_config; a file that does not parse or is
+# missing is named corrupt_checkpoint by rules first), and the tokenizer readers (tokenizer.json,
+# tokenizer.model and their configs: a tokenizer file damaged or missing). Measured on the
+# corpus before it was kept: of the launch crashes whose error was raised there, 12 of 16
+# under the config readers (a first, wider form) are labelled invalid_config (the other 4,
+# files that do not parse or are missing, named by rules first), 5 of 8 under the tokenizer
+# readers corrupt_checkpoint; on the corpus it turns one cause right and none wrong.
+_MODEL_FILE_READERS = (
+    # (the model's config class and the checks of its values - not the reading of the file,
+    # configuration_utils' get_config_dict, whose failures are a file missing or unreadable,
+    # nor an attribute looked up on the config by code of any kind)
+    (re.compile(r"/transformers/(?:modeling_rope_utils|models/\w+/configuration_\w+)\.py:"
+                r"|/transformers/configuration_utils\.py:_?validate\w*$"
+                r"|/huggingface_hub/dataclasses\.py:"), Cause.INVALID_CONFIG),
+    (re.compile(r"/transformers/(?:tokenization_\w+|models/\w+/tokenization_\w+"
+                r"|convert_slow_tokenizer)\.py:|/(?:tokenizers|sentencepiece|tiktoken)/"
+                r"|/mistral_common/tokens/"), Cause.CORRUPT_CHECKPOINT),
+)
+
+
+def _raised_by_setup_code(msgs: list[str], scan: _Scan, root: int) -> bool:
     """A launch that died, no rule naming a cause, of a check's exception (ValueError,
     AssertionError, TypeError, KeyError, NotImplementedError) raised by the engine's own setup
     code - argument and config resolution, entry points, platform selection, helpers - not by
@@ -1312,17 +1362,10 @@ def _raised_by_setup_code(msgs: list[str], scan: _Scan, start: int) -> bool:
     no rule has met. Measured before it was kept, on classifiers that had not met the logs:
     a first form (the innermost frame's file only) on `d696cf9^`'s would have read 28 logs so,
     25 labelled invalid_config; this form on a2c1c22's (before the sixty-seventh batch) turns 7
-    causes right and none wrong."""
-    raised = [(i, wrapper) for i, wrapper in scan.exceptions if i >= start]
-    relayed = bool(raised) and _LAUNCHER_RELAY.search(msgs[raised[-1][0]]) is not None
-    roots = [i for i, wrapper in raised[:-1 if relayed else None] if not wrapper]
-    while relayed and roots and msgs[roots[-1]].strip() == "EOFError":
-        # (SGLang's launcher relaying its scheduler's death, from the EOFError of the pipe the
-        # scheduler closed as it died: the check is above them)
-        roots.pop()
-    if not roots or _SETUP_CHECK.match(msgs[roots[-1]]) is None:
+    causes right and none wrong. ``root``: the exception's line (_failed_root)."""
+    if _SETUP_CHECK.match(msgs[root]) is None:
         return False
-    frame = _innermost_frame(scan, roots[-1])
+    frame = _innermost_frame(scan, root)
     if frame is None:
         return False
     index, where = frame
@@ -1340,22 +1383,18 @@ _CONFIG_PARSE_ERROR = re.compile(r"\bError parsing config for \S+?: (.+?)(?:, re
                                  r"\d+)?$")
 
 
-def _config_not_parsed(msgs: list[str], scan: _Scan, start: int) -> bool:
+def _config_not_parsed(msgs: list[str], root: int) -> bool:
     """A launch that died, no rule naming a cause, of the very error vLLM reported while it
     parsed the model's config.json (its exception line holds the reported message): a value
     Transformers' config refuses - a RoPE type without its parameters, a field of the wrong
     type, a head count of zero - whatever library words it is refused in. (Where the config
     contradicts the weights, rules that read the weights name corrupt_checkpoint first.)"""
-    roots = [i for i, wrapper in scan.exceptions if i >= start and not wrapper]
-    if not roots:
-        return False
-    root = msgs[roots[-1]]
-    for i in range(roots[-1] - 1, -1, -1):
+    for i in range(root - 1, -1, -1):
         if "Error parsing config" in msgs[i]:
             reported = _CONFIG_PARSE_ERROR.search(msgs[i].rstrip())
             if reported is not None:
                 text = reported[1].strip().strip("'\"")
-                return len(text) >= 8 and text in root
+                return len(text) >= 8 and text in msgs[root]
     return False
 
 
