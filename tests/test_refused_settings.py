@@ -35,6 +35,25 @@ def test_the_log_s_own_argument_list_is_read() -> None:
     assert log_settings(["INFO all good"]) == {}
 
 
+def test_sglang_s_argument_dump_is_read_too() -> None:
+    # 0.5 on: a dict; before: the dataclass's repr (an enum's repr is skipped, not guessed)
+    assert log_settings(["[2026-12-05 01:52:34] server_args={'model_path': '/m', "
+                         "'reasoning_parser': 'nosuchparser', 'tp_size': 1, 'lora_paths': None}"]
+                        ) == {"model_path": "/m", "reasoning_parser": "nosuchparser",
+                              "tp_size": "1"}
+    assert log_settings(["[2025-03-01 10:00:00] server_args=ServerArgs(model_path='/m', "
+                         "tool_call_parser='nosuch', load_format=<LoadFormat.AUTO: 'auto'>, "
+                         "tp_size=2)"]) == {"model_path": "/m", "tool_call_parser": "nosuch",
+                                            "tp_size": "2"}
+    # (a dump cut mid-line parses to nothing)
+    assert log_settings(["server_args=ServerArgs(model_path='/m', tool_call_par"]) == {}
+    text = ("[2026-12-05 01:52:34] server_args={'model_path': '/m', 'reasoning_parser': "
+            "'nosuchparser'}\n" + TRACE.format(error="KeyError: 'nosuchparser'"))
+    v = classify_text(text, engine="sglang")
+    assert v.cause is Cause.INVALID_CONFIG, v
+    assert v.evidence[-1] == "it names a setting of this launch: --reasoning-parser nosuchparser"
+
+
 @pytest.mark.parametrize(("message", "named"), [
     ("cannot honour 'zigzag' on this build", "--frob-mode zigzag"),           # the value
     ('unknown value "zigzag"', "--frob-mode zigzag"),

@@ -363,7 +363,8 @@ TOOLS = [
          "outcome (ready; crashed; or incomplete: neither ready nor a fatal error, i.e. still "
          "running, hung or cut off), the phase it reached, the cause, and the evidence lines. "
          "path is a file on the machine this MCP server runs on. settings: what the launch "
-         "was given that the log may not print (SGLang prints none before it fails), as "
+         "was given that the log may not print (its environment; arguments refused before the "
+         "engine printed them), as "
          "{flag or environment variable: value}, e.g. {\"tool-call-parser\": \"hermes\"}: an "
          "error naming one of them reads as a rejected configuration (invalid_config).",
          _schema({"path": {"type": "string", "minLength": 1,

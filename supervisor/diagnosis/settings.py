@@ -9,8 +9,9 @@ crash whose cause nothing else names, raised with an error that names a setting 
 is a configuration the engine refused.
 
 The settings come from two places: the log itself (vLLM's `non-default args: {...}`, printed
-from 0.9 on before any check runs, so offline `diagnose` sees them as the live daemon does) and,
-live, the run's profile (its `args` and `env`, which hold what SGLang never prints).
+from 0.9 on before any check runs, and SGLang's dump of every argument, `server_args=`, printed
+unless an argument check fails first - so offline `diagnose` sees them as the live daemon does)
+and, live, the run's profile (its `args` and `env`: the environment no log prints).
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from typing import Any
 
 # vLLM's API server listing what the launch changed from its defaults (a Python dict's repr)
 _NON_DEFAULT = re.compile(r"\bnon-default args: (\{.*\})\s*$")
+# SGLang's dump of every argument: a dict from 0.5 (`server_args={'model_path': ...}`), a
+# dataclass's repr before (`server_args=ServerArgs(model_path='...', ...)`)
+_SERVER_ARGS_DICT = re.compile(r"\bserver_args=(\{.*\})\s*$")
+_SERVER_ARGS_REPR = re.compile(r"\bserver_args=ServerArgs\((.*)\)\s*$")
+_OBJECT_REPR = re.compile(r"<[^<>]*>")
 _MAX_DUMP = 20_000  # (a dump longer than this is no argument list; never parsed)
 
 # Settings that name the model or where the server listens: errors name them for reasons of
@@ -37,20 +43,47 @@ _PLAIN = frozenset({"auto", "none", "true", "false", "null", "default", "yes", "
 
 
 def log_settings(msgs: Iterable[str]) -> dict[str, str]:
-    """The settings a log shows its launch was given (vLLM's non-default args), or none."""
+    """The settings a log shows its launch was given (vLLM's non-default args, SGLang's
+    server_args), or none."""
     for msg in msgs:
-        if "non-default args" not in msg or len(msg) > _MAX_DUMP:
+        if len(msg) > _MAX_DUMP or "args" not in msg:
             continue
-        found = _NON_DEFAULT.search(msg)
-        if found is None:
-            continue
-        try:
-            parsed = ast.literal_eval(found.group(1))
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return {}
-        if isinstance(parsed, dict):
-            return {str(k): _text(v) for k, v in parsed.items()}
+        found = _NON_DEFAULT.search(msg) or _SERVER_ARGS_DICT.search(msg)
+        if found is not None:
+            return _literal_dict(found.group(1))
+        found = _SERVER_ARGS_REPR.search(msg)
+        if found is not None:
+            return _keywords(found.group(1))
     return {}
+
+
+def _literal_dict(text: str) -> dict[str, str]:
+    try:
+        parsed = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return {}
+    if not isinstance(parsed, dict):
+        return {}
+    return {str(k): _text(v) for k, v in parsed.items() if v is not None}
+
+
+def _keywords(text: str) -> dict[str, str]:
+    """ServerArgs(model_path='m', tp_size=2, ...)'s keywords whose values are literals (a
+    dataclass's repr: an enum's or an object's repr is skipped, not guessed)."""
+    text = _OBJECT_REPR.sub("None", text)  # (`<LoadFormat.AUTO: 'auto'>` is no Python)
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return {}
+    out: dict[str, str] = {}
+    for kw in getattr(call, "keywords", ()):
+        try:
+            value = ast.literal_eval(kw.value)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if kw.arg and value is not None:
+            out[kw.arg] = _text(value)
+    return out
 
 
 def launch_settings(args: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
