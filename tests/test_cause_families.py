@@ -3281,3 +3281,93 @@ def test_a_library_reading_the_model_s_files_names_nothing_once_serving() -> Non
                     "encode", "return self._tokenizer.encode(seq)"),
                    error="TypeError: TextEncodeInput must be Union[TextInputSequence]"))
     assert classify_text(served, engine="vllm").cause is not Cause.CORRUPT_CHECKPOINT
+
+
+# --- the seventy-second batch's kinds (real engines; a sixth helper blind to the rules) -------
+
+def test_an_import_chain_through_a_parser_s_module_is_no_request() -> None:
+    # module top levels run as they are imported: an import traceback through vLLM's reasoning
+    # parsers' module is a launch that died, not a request being handled
+    text = tb((f"{VL}/entrypoints/openai/api_server.py", "<module>", "from x import y"),
+              (f"{VL}/reasoning/abs_reasoning_parsers.py", "<module>", "from x import y"),
+              ("/venv/lib/python3.11/site-packages/openai/__init__.py", "<module>",
+               "from . import types"),
+              error="SystemError: error return without exception set")
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.LAUNCH), v
+
+
+def test_host_memory_refused_to_the_kv_cache_is_the_pool_s_size() -> None:
+    error = ("RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: "
+             "can't allocate memory: you tried to allocate 5209980928 bytes. Error code 12")
+    kv = tb((f"{VL}/v1/worker/gpu_model_runner.py", "initialize_kv_cache_tensors",
+             "kv_caches = allocate_kv_cache("),
+            (f"{VL}/v1/worker/utils.py", "allocate_kv_cache", "torch.zeros(size)"), error=error)
+    assert cause_of(kv, "vllm") is Cause.KV_CACHE_OOM
+    # elsewhere, the host's memory
+    other = tb((f"{VL}/model_executor/model_loader/default_loader.py", "load_weights",
+                "param.copy_(w)"), error=error)
+    assert cause_of(other, "vllm") is Cause.HOST_OOM_KILLED
+
+
+def test_a_bad_alloc_abort_alone_is_host_memory() -> None:
+    text = "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\n"
+    assert cause_of(text, "sglang") is Cause.HOST_OOM_KILLED
+
+
+def test_the_interpreter_refusing_its_environment_is_a_refused_setting() -> None:
+    text = ('Fatal Python error: config_init_hash_seed: PYTHONHASHSEED must be "random" or an '
+            'integer in range [0; 4294967295]\nPython runtime state: preinitialized\n')
+    check(text, "vllm", Phase.LAUNCH, Cause.INVALID_CONFIG)
+
+
+def test_an_engine_environment_variable_s_value_refused_by_its_parser() -> None:
+    text = tb((f"{VL}/v1/executor/multiproc_executor.py", "__init__", "envs.enable_envs_cache()"),
+              (f"{VL}/envs.py", "<lambda>", '"VLLM_HTTP_TIMEOUT_KEEP_ALIVE": lambda: int('),
+              error="ValueError: invalid literal for int() with base 10: '5s'")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+@pytest.mark.parametrize("frames", [
+    # the engine's own entry point warning at its top level...
+    [("<frozen runpy>", "_run_code", ""),
+     ("/venv/lib/python3.11/site-packages/sglang/launch_server.py", "<module>",
+      "warnings.warn(")],
+    # ... or a module an import chain reaches
+    [(f"{VL}/entrypoints/openai/api_server.py", "<module>", "import torch._inductor"),
+     (f"{TORCH}/jit/_script.py", "script_method", "warnings.warn(")],
+])
+def test_a_warning_raised_as_an_error_is_the_warnings_filter_the_launch_set(frames) -> None:
+    text = tb(*frames, error="UserWarning: 'python -m sglang.launch_server' is still supported")
+    assert classify_text(text, engine="sglang").cause is Cause.INVALID_CONFIG
+    # a warning shown (its file and line first) is no error
+    shown = (f"{VL}/entrypoints/openai/api_server.py:71: UserWarning: deprecated\n"
+             "  warnings.warn(\n")
+    assert classify_text(shown, engine="vllm").cause is not Cause.INVALID_CONFIG
+
+
+def test_generation_config_of_the_wrong_shape_is_a_corrupt_checkpoint() -> None:
+    text = tb((f"{VL}/transformers_utils/config.py", "try_get_generation_config",
+               "return GenerationConfig.from_pretrained("),
+              ("/venv/lib/python3.11/site-packages/transformers/generation/configuration_utils.py",
+               "from_dict", "config = cls(**{**config_dict, **kwargs})"),
+              error="TypeError: 'list' object is not a mapping")
+    check(text, "vllm", Phase.LAUNCH, Cause.CORRUPT_CHECKPOINT)
+
+
+BUILD = [(f"{SG}/model_loader/loader.py", "load_model", "model = _initialize_model("),
+         (f"{SG}/model_loader/loader.py", "_initialize_model", "model = model_class(**kwargs)"),
+         (f"{SG}/models/llama.py", "__init__", "self.layers = make_pp_layers("),
+         (f"{SG}/utils/common.py", "make_layers",
+          "assert not pp_size or num_hidden_layers >= pp_size")]
+
+
+def test_a_check_refusing_the_config_while_the_model_is_built_is_invalid_config() -> None:
+    head = "[2026-12-05 02:27:47] Load weight begin. avail mem=20.86 GB\n"
+    check(head + tb(*BUILD, error="AssertionError"), "sglang", Phase.WEIGHT_LOADING,
+          Cause.INVALID_CONFIG)
+    # once weights are being read into it, a check may be the weights' (no such reading here)
+    reading = [*BUILD[:1], (f"{SG}/models/llama.py", "load_weights", "assert name in params"),
+               (f"{SG}/models/llama.py", "load_weights", "assert name in params")]
+    assert cause_of(head + tb(*reading, error="AssertionError"), "sglang") \
+        is not Cause.INVALID_CONFIG

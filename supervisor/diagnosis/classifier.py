@@ -546,7 +546,10 @@ def _request_place(where: str) -> int:
     if known is None:
         if len(_REQUEST_PLACES) >= _PLACES_KEPT:
             _REQUEST_PLACES.clear()
-        known = _HANDLER if S.REQUEST_HANDLER_FRAME.search(where) else \
+        # (a module's top level runs as it is imported, never for a request: an import chain
+        # through a parser's module at startup is no request being handled)
+        known = 0 if where.endswith(":<module>") else \
+            _HANDLER if S.REQUEST_HANDLER_FRAME.search(where) else \
             _LOOP if S.ENGINE_LOOP_FRAME.search(where) else 0
         _REQUEST_PLACES[where] = known
     return known
@@ -1281,6 +1284,12 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
 
     meet_at = _unreachable_own_rendezvous(msgs, scan, best.index) \
         if best and cause is Cause.MULTINODE_RANK_FAILURE else None
+    if best and best.priority == S.HOST_ALLOC_PRIORITY and cause is Cause.HOST_OOM_KILLED and \
+            any(_KV_ALLOCATION.search(w) for _, w in region_frames):
+        # host memory refused to the KV cache's own allocation (vLLM's CPU build keeps the
+        # cache in host memory: a cache sized past what the process may have) - the pool's
+        # size, not the host's other users
+        cause = Cause.KV_CACHE_OOM
     if best and phase is Phase.LAUNCH and scan.last_marker is None and not framed:
         phase = _implied_phase(best, scan) or phase
     if best and best.cause is Cause.WARMUP_FAILED and phase.rank < Phase.WARMUP.rank:
@@ -1300,6 +1309,8 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
                                                                      evidence)
         elif phase is Phase.LAUNCH:
             cause = _launch_refusal(msgs, scan, start) or cause
+        elif phase is Phase.WEIGHT_LOADING and _refused_building_the_model(msgs, scan, start):
+            cause = Cause.INVALID_CONFIG
     return Verdict(engine, outcome, phase, cause, evidence)
 
 
@@ -1308,6 +1319,8 @@ def _launch_refusal(msgs: list[str], scan: _Scan, start: int) -> Cause | None:
     was raised rather than its words: a check of the engine's setup code or a config.json vLLM
     could not parse (invalid_config), or the model's own files refused by the library reading
     them (_MODEL_FILE_READERS)."""
+    if _warning_raised(msgs, scan, start):
+        return Cause.INVALID_CONFIG
     root = _failed_root(msgs, scan, start)
     if root is None:
         return None
@@ -1317,6 +1330,49 @@ def _launch_refusal(msgs: list[str], scan: _Scan, start: int) -> Cause | None:
     if frame is None:
         return None
     return next((cause for rx, cause in _MODEL_FILE_READERS if rx.search(frame[1])), None)
+
+
+# The loader building the model from its config (vLLM's and SGLang's _initialize_model /
+# initialize_model), and what reads the weights into it
+_BUILDING_THE_MODEL = re.compile(r":_?initialize_model$")
+_READING_WEIGHTS = re.compile(r":\w*load_weights\w*$|:weight_loader\w*$")
+
+
+def _refused_building_the_model(msgs: list[str], scan: _Scan, start: int) -> bool:
+    """A load that died, no rule naming a cause, of a check (`assert`, `raise ValueError(`)
+    while the loader was building the model from its config - before any weight was read into
+    it (no weight loader's frame): the check refused a value of the config (a layer count of 0,
+    heads that do not divide), not the weights, which nothing had read yet."""
+    root = _failed_root(msgs, scan, start)
+    if root is None or _SETUP_CHECK.match(msgs[root]) is None:
+        return False
+    opened = max((t for t in scan.tracebacks if t < root), default=None)
+    frame = _innermost_frame(scan, root)
+    if opened is None or frame is None or frame[0] + 1 >= len(msgs) or \
+            _CHECK_STATEMENT.match(msgs[frame[0] + 1]) is None:
+        return False
+    places = [w for i, w in scan.frames if opened < i < root]
+    return any(_BUILDING_THE_MODEL.search(w) for w in places) and \
+        not any(_READING_WEIGHTS.search(w) for w in places)
+
+
+# A warning's class ending a traceback: the warning was raised as an exception
+_RAISED_WARNING = re.compile(r"(?:\w+\.)*[A-Z]\w*Warning: ")
+
+
+def _warning_raised(msgs: list[str], scan: _Scan, start: int) -> bool:
+    """The launch died of a warning raised as an error (`UserWarning: ...` ending the last
+    traceback, where a warning shown is `file.py:71: UserWarning: ...`): the interpreter's
+    warnings filter set to turn warnings into errors (PYTHONWARNINGS=error, `-W error`), a
+    setting of the launch, whatever code warned - the engine's own entry point or a module it
+    imports."""
+    if not scan.tracebacks or scan.tracebacks[-1] < start or not scan.frames:
+        return False
+    last_frame = scan.frames[-1][0]
+    for i in range(last_frame + 1, min(last_frame + 6, len(msgs))):
+        if _RAISED_WARNING.match(msgs[i]):
+            return True
+    return False
 
 
 def _failed_root(msgs: list[str], scan: _Scan, start: int) -> int | None:
@@ -1346,8 +1402,12 @@ _MODEL_FILE_READERS = (
     # configuration_utils' get_config_dict, whose failures are a file missing or unreadable,
     # nor an attribute looked up on the config by code of any kind)
     (re.compile(r"/transformers/(?:modeling_rope_utils|models/\w+/configuration_\w+)\.py:"
-                r"|/transformers/configuration_utils\.py:_?validate\w*$"
+                r"|/transformers/(?:generation/)?configuration_utils\.py:_?validate\w*$"
                 r"|/huggingface_hub/dataclasses\.py:"), Cause.INVALID_CONFIG),
+    # (generation_config.json read into Transformers' GenerationConfig - from_pretrained,
+    # from_dict - and not of the shape it must have: `'list' object is not a mapping`; its
+    # values' own checks are above)
+    (re.compile(r"/transformers/generation/configuration_utils\.py:"), Cause.CORRUPT_CHECKPOINT),
     (re.compile(r"/transformers/(?:tokenization_\w+|models/\w+/tokenization_\w+"
                 r"|convert_slow_tokenizer)\.py:|/(?:tokenizers|sentencepiece|tiktoken)/"
                 r"|/mistral_common/tokens/"), Cause.CORRUPT_CHECKPOINT),
@@ -1396,6 +1456,12 @@ def _config_not_parsed(msgs: list[str], root: int) -> bool:
                 text = reported[1].strip().strip("'\"")
                 return len(text) >= 8 and text in msgs[root]
     return False
+
+
+# vLLM's allocation of the KV cache's tensors (V1's worker utils allocate_kv_cache and the
+# model runner's initialize_kv_cache_tensors, V0's CacheEngine._allocate_kv_cache)
+_KV_ALLOCATION = re.compile(r":(?:allocate_kv_cache|_allocate_kv_cache\w*"
+                            r"|initialize_kv_cache_tensors)$")
 
 
 # A rendezvous that could not reach the address it was given (torch's TCPStore client: `failed

@@ -64,6 +64,10 @@ def _sig(cause: Cause, priority: int, *patterns: str, scope: str = "line", fatal
 
 # --- the causes -----------------------------------------------------------------------------
 
+# host memory refused to an allocation (the allocator's words, not the OOM killer's): read by
+# the classifier against the allocation the traceback ran through
+HOST_ALLOC_PRIORITY = 54
+
 # a kernel's index check failing (ATen's `index out of bounds` asserts): read by the classifier
 # against the code the failing traceback ran through
 INDEX_ASSERT_PRIORITY = 64
@@ -472,9 +476,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"killed due to the node running low on memory",
            r"killed due to memory pressure \(OOM\)",
            r"address the out of memory issue: \S*ray-oom-prevention", flags=_I, fatal=True)
-    + _sig(Cause.HOST_OOM_KILLED, 54,
+    + _sig(Cause.HOST_OOM_KILLED, HOST_ALLOC_PRIORITY,
            r"DefaultCPUAllocator: (?:can't|not enough memory)", r"std::bad_alloc",
            r"\[Errno 12\] Cannot allocate memory", scope="error", flags=_I)
+    # (C++'s own report of the same as the process aborts - `terminate called after throwing an
+    # instance of 'std::bad_alloc'` / `what():  std::bad_alloc` - holds no error word)
+    + _sig(Cause.HOST_OOM_KILLED, HOST_ALLOC_PRIORITY,
+           r"throwing an instance of 'std::bad_alloc'", r"^\s*what\(\):\s+std::bad_alloc",
+           flags=_I, fatal=True)
     # KV pool sizing: too little memory left after the weights (SGLang and vLLM wording).
     # These messages are only ever raised, so each proves the start failed (a paste often quotes
     # the message alone, without the exception name).
@@ -988,6 +997,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # `PVD vector coordinator health check failed: error sending request`): the checker may be
     # at its own startup, so no phase follows from it.
     + _sig(Cause.HEALTH_CHECK_FAILED, 35, r"Health check failed")
+    # The interpreter refusing its own environment before any code runs (`Fatal Python error:
+    # config_init_hash_seed: PYTHONHASHSEED must be "random" or an integer in range [0;
+    # 4294967295]`; CPython's config_* checks of PYTHON* variables and options)
+    + _sig(Cause.INVALID_CONFIG, 75, r"^Fatal Python error: config_\w+: ",
+           r"\bPYTHON[A-Z]+ must be ", fatal=True, implies=Phase.LAUNCH)
     # Bad launch arguments: argparse refuses the command line (`launch_server.py: error:
     # unrecognized arguments: ...`, `vllm serve: error: argument --x: invalid choice`) and exits
     # 2 before any model work; its usage block alone says the same.
@@ -1424,6 +1438,13 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # (set_prometheus_multiproc_dir): a folder that is not there or not writable
     (Cause.INVALID_CONFIG, _C(r"/prometheus_client/(?:values|mmap_dict)\.py:"
                               r"|:set_prometheus_multiproc_dir$"), 24),
+    # the engines' parsers of their own environment variables' values (vLLM's envs.py, a
+    # lambda per variable - `int(os.getenv("VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "5"))` given `5s`;
+    # SGLang's environ.py / envs.py parse and convert helpers): a value the variable cannot
+    # take. (Not the module's __getattr__ looking a variable up: a KeyError there is a
+    # variable missing, which names no setting given.)
+    (Cause.INVALID_CONFIG, _C(r"/(?:vllm|sglang(?:/srt)?)/(?:envs|environ)\.py:"
+                              r"(?:<lambda>|_?(?:parse|convert)\w*)$"), 24),
     # vLLM V0's API server asking its engine process for a health check over RPC (0.5.x
     # entrypoints/openai/rpc/client.py, 0.6-0.8 engine/multiprocessing/client.py; the client
     # checks health before each generate): the engine process stopped answering (`TimeoutError:
