@@ -1142,6 +1142,35 @@ def test_fixture_evidence_is_from_the_log(path: Path):
         stem = line[:-1] if line.endswith("…") and len(line) == C.EVIDENCE_CLIP else line
         assert any(stem in r for r in raw), line
         assert not re.search(r"server_args=|ServerArgs\(|non-default args|with config:", line)
+    # a C++ backtrace's lines say where an exception was thrown, never before a message
+    native = [bool(re.match(r"\s*(?:frame #\d+: |Exception raised from \S+ at )",
+                            strip_wrappers(line))) for line in v.evidence]
+    assert native == sorted(native), v.evidence
+
+
+def test_evidence_folds_retries_and_skips_the_cpp_backtrace():
+    """c10d's store client retries five times, each try with its timestamp, try number and delay,
+    each followed by c10's C++ backtrace: the evidence shows the retry once, then the try that
+    timed out and the exception that ended the launch, no frame."""
+    path = CORPUS / "fresh70" / "bb114-sglang-0523-dist-addr-unreachable.log"
+    v = classify_file(path)
+    retries = [e for e in v.evidence if "- retrying (try=" in e]
+    assert len(retries) == 1, v.evidence
+    assert any(e.startswith("torch.distributed.DistNetworkError: ") for e in v.evidence)
+    assert any("- timed out (try=4" in e for e in v.evidence), v.evidence
+    assert not any(e.startswith(("frame #", "Exception raised from")) for e in v.evidence)
+
+
+def test_a_backtrace_frame_is_evidence_when_nothing_else_is():
+    # a paste cut inside the backtrace of an error whose message was lost: its frames are all
+    # there is to show
+    text = ("[rank1]:[E ProcessGroupNCCL.cpp:1316] Heartbeat monitor timed out\n"
+            "Exception raised from check at ../torch/csrc/distributed/c10d/TCPStore.cpp:1 "
+            "(most recent call first):\n"
+            "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x57\n"
+            "frame #1: c10d::TCPStore::check(std::vector<std::string> const&) + 0x2a\n")
+    v = classify_text(text, engine="vllm")
+    assert any(e.startswith("frame #1: c10d::TCPStore::check") for e in v.evidence), v.evidence
 
 
 def test_a_short_args_line_is_never_evidence_but_a_call_naming_server_args_is():

@@ -2420,9 +2420,11 @@ def _failure_evidence(raw: list[str], msgs: list[str], scan: _Scan, start: int,
 
 def _evidence(raw: list[str], msgs: list[str], idx: Iterable[int]) -> tuple[str, ...]:
     """The lines at ``idx``: at most MAX_EVIDENCE distinct ones, each clipped to EVIDENCE_CLIP
-    characters; the same message from several ranks counts once; argument/config dumps and
-    banners are never evidence (a vLLM engine-config line runs to 4,000 characters)."""
+    characters; the same message from several ranks or tries counts once; argument/config dumps
+    and banners are never evidence (a vLLM engine-config line runs to 4,000 characters); a C++
+    backtrace's frames only where nothing else is left to show."""
     out: list[str] = []
+    frames: list[str] = []
     seen: set[str] = set()
     for i in dict.fromkeys(idx):  # a line listed twice (root error and best cause) adds nothing
         line, msg = raw[i], msgs[i]
@@ -2430,18 +2432,33 @@ def _evidence(raw: list[str], msgs: list[str], idx: Iterable[int]) -> tuple[str,
         if not key or key in seen or _is_dump(msg) or _BARE_EXCEPTION.match(key):
             continue
         seen.add(key)
-        out.append(line if len(line) <= EVIDENCE_CLIP else line[:EVIDENCE_CLIP - 1] + "…")
+        clipped = line if len(line) <= EVIDENCE_CLIP else line[:EVIDENCE_CLIP - 1] + "…"
+        (frames if _native_backtrace(msg) else out).append(clipped)
         if len(out) >= MAX_EVIDENCE:
             break
-    return tuple(out)
+    return tuple((out + frames)[:MAX_EVIDENCE])
 
 
 def _dedup_key(msg: str) -> str:
-    """The message without its rank names, which tell the ranks' copies of a line apart. Every
-    word _RANK_PREFIX can start with holds "ank" or "P": most lines have neither, and skip it."""
+    """The message without what tells copies of one message apart: rank names, and numbers
+    (timestamps, c10d's `retrying (try=2, ..., delay=1679ms)`, a port, a pid). Every word
+    _RANK_PREFIX can start with holds "ank" or "P": most lines have neither, and skip it."""
     if "ank" in msg or "P" in msg:
         msg = _RANK_PREFIX.sub("", msg)
-    return msg.strip()
+    return _DIGITS.sub("0", msg.strip())
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _native_backtrace(msg: str) -> bool:
+    """A line of c10's C++ backtrace: its head (`Exception raised from run at .../socket.cpp:820
+    (most recent call first):`) or a frame (`frame #2: c10::DistNetworkError::DistNetworkError(
+    ...) + 0x72 (... libc10.so)`). They say where the exception was thrown, its message what
+    went wrong."""
+    msg = msg.lstrip()
+    return (msg.startswith("frame #") and S.NATIVE_FRAME_END.match(msg) is not None) or \
+        (msg.startswith("Exception raised from ") and S.NATIVE_TRACE_HEAD.match(msg) is not None)
 
 
 def _is_dump(msg: str) -> bool:

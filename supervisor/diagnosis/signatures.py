@@ -1845,6 +1845,10 @@ CHILD_RAISED = _C(r"^Process \w*Process-\d+(?::\d+)*:$")
 # (or on a frame of a C++ exception's backtrace, c10's `frame #9: <unknown function> + 0xe9e9c
 # (0xffff... in .../libc.so.6)`: the exception's report, cut before what followed it)
 NATIVE_FRAME_END = _C(r"^frame #\d+: ")
+# the C++ backtrace c10::Error prints under its message (`setup failed!` then `Exception
+# raised from OperationSetup at .../compiler_depend.ts:131 (most recent call first):` and
+# its `frame #N:` lines)
+NATIVE_TRACE_HEAD = _C(r"^Exception raised from \S+ at \S+ \(most recent call first\):")
 FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"hit an exception"), False),
     (_C(r"Received sigquit from a child|SIGQUIT received\."), True),
@@ -1864,11 +1868,9 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # received at time=1722289279 on cpu 61 ***`, then `PC: @ ...` and the native stack): the
     # process dies of that signal (not `SIGTERM received`, a stop asked for)
     (_C(r"\*\*\* SIG(?:SEGV|BUS|ABRT|ILL|FPE) received at time="), True),
-    # the C++ backtrace c10::Error prints under its message (`setup failed!` then `Exception
-    # raised from OperationSetup at .../compiler_depend.ts:131 (most recent call first):` and
-    # its `frame #N:` lines): an exception thrown by torch's native code, on its way to Python
-    # or to std::terminate
-    (_C(r"^Exception raised from \S+ at \S+ \(most recent call first\):"), False),
+    # c10::Error's C++ backtrace (NATIVE_TRACE_HEAD): an exception thrown by torch's native
+    # code, on its way to Python or to std::terminate
+    (NATIVE_TRACE_HEAD, False),
     (_C(r"Fatal Python error:"), False),
     (_C(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):"), False),
     (_C(r"Capture cuda graph failed"), False),
