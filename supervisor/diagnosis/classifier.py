@@ -2476,11 +2476,11 @@ def _is_dump(msg: str) -> bool:
 
 # "ImportError: " with its message on the following lines: the message is the evidence.
 _BARE_EXCEPTION = re.compile(r"^[\w.]*(?:Error|Exception):\s*$")
-# (_raised_by_setup_code) the exceptions of a check, and the engines' code that runs them
 # SGLang's launcher reporting that a scheduler process exited before it was ready (engine.py
 # _wait_for_scheduler_ready: `RuntimeError: Rank 0 scheduler died during initialization (exit
 # code: 1)`, 0.5 on), under which the scheduler's own traceback was printed first
 _LAUNCHER_RELAY = re.compile(r"\bscheduler died during initialization\b")
+# (_raised_by_setup_code) the exceptions of a check, and the engines' code that runs them
 _SETUP_CHECK = re.compile(r"(?:\w+\.)*(?:ValueError|AssertionError|TypeError|KeyError"
                           r"|NotImplementedError)\b")
 _ENGINE_SETUP_FRAME = re.compile(r"/(?:vllm|sglang|sglang_router)/")
