@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from supervisor.diagnosis import classifier as C
+from supervisor.diagnosis import evidence as E
 from supervisor.diagnosis import signatures as S
 from supervisor.diagnosis.classifier import (
     Verdict,
@@ -1133,13 +1133,13 @@ def test_fixture_evidence_is_from_the_log(path: Path):
     if not v.evidence:
         # only a paste of vLLM's logo or of a config dump has nothing to show: banners and
         # argument or config dumps are never evidence
-        assert all(S.BANNER.search(r) or C._is_dump(strip_wrappers(r).strip())
+        assert all(S.BANNER.search(r) or E.is_dump(strip_wrappers(r).strip())
                    or not strip_wrappers(r).strip() for r in raw)
         return
-    assert 1 <= len(v.evidence) <= C.MAX_EVIDENCE == 5
+    assert 1 <= len(v.evidence) <= E.MAX_EVIDENCE == 5
     for line in v.evidence:
-        assert len(line) <= C.EVIDENCE_CLIP
-        stem = line[:-1] if line.endswith("…") and len(line) == C.EVIDENCE_CLIP else line
+        assert len(line) <= E.EVIDENCE_CLIP
+        stem = line[:-1] if line.endswith("…") and len(line) == E.EVIDENCE_CLIP else line
         assert any(stem in r for r in raw), line
         assert not re.search(r"server_args=|ServerArgs\(|non-default args|with config:", line)
     # a C++ backtrace's lines say where an exception was thrown, never before a message
@@ -1187,7 +1187,7 @@ def test_a_short_args_line_is_never_evidence_but_a_call_naming_server_args_is():
     v = classify_text('Traceback (most recent call last):\n  File "/x/sglang/launch_server.py",'
                       f' line 11, in <module>\n{call}\nValueError: bad value\n', engine="sglang")
     assert v.evidence[0] == "ValueError: bad value", v.evidence
-    assert not C._is_dump(call) and not C._is_dump("    launch_engine(server_args=server_args)")
+    assert not E.is_dump(call) and not E.is_dump("    launch_engine(server_args=server_args)")
     for line in (call, "    launch_engine(server_args=server_args)",
                  "    return cls.from_server_args(self)"):
         tracker = get_engine("sglang").new_tracker()

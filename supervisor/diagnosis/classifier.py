@@ -36,6 +36,7 @@ from ..engines.base import ASGI_REQUEST_ERROR
 from ..engines.literals import holds_any, literal_prefilter
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
+from .evidence import MAX_EVIDENCE, evidence_lines
 from .needles import LiteralSets, lowered_needles
 from .normalize import (
     DOCKER_JSON_START,
@@ -47,8 +48,6 @@ from .normalize import (
 )
 from .settings import log_settings, named_setting
 
-MAX_EVIDENCE = 5
-EVIDENCE_CLIP = 300   # characters of one evidence line; longer ones end in "…"
 # exit statuses that mean "someone stopped it", not "it failed"
 _STOP_CODES = frozenset({0, -15, 143, -2, 130})
 
@@ -1229,7 +1228,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     if stopped and outcome is Outcome.INCOMPLETE:
         # stopped on request before it was ready: neither a failure nor a success
         ev = [i for i in (scan.stop_at, scan.last_marker) if i is not None]
-        return Verdict(engine, outcome, tracker_phase, None, _evidence(raw, msgs, ev))
+        return Verdict(engine, outcome, tracker_phase, None, evidence_lines(raw, msgs, ev))
     if outcome is Outcome.READY:
         if tracker_phase.rank < Phase.WARMUP.rank:
             # up by a sign that comes only after the engine's init (vLLM's API server listing
@@ -1247,9 +1246,9 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
             cause = Cause.HEALTH_CHECK_FAILED if any(
                 _HEALTH_CHECK_FAILED in msgs[i] for i in stalls) else Cause.UNKNOWN
             return Verdict(engine, Outcome.INCOMPLETE, tracker_phase, cause,
-                           _evidence(raw, msgs, ev))
+                           evidence_lines(raw, msgs, ev))
         ev = [i for i in ([ready] + scan.phase_lines[-1:]) if i is not None]
-        return Verdict(engine, outcome, tracker_phase, None, _evidence(raw, msgs, ev))
+        return Verdict(engine, outcome, tracker_phase, None, evidence_lines(raw, msgs, ev))
 
     start = after + 1 if outcome is Outcome.CRASHED else 0
     if midrun and fatal_after and fatal_after[0][0] < start:
@@ -1523,7 +1522,7 @@ def _refused_setting(msgs: list[str], scan: _Scan, start: int,
 def _refusal_evidence(raw: list[str], msgs: list[str], refused: tuple[int, str],
                       evidence: tuple[str, ...]) -> tuple[str, ...]:
     """The refusal first, then the rest, and last which setting it names."""
-    first = _evidence(raw, msgs, [refused[0]])
+    first = evidence_lines(raw, msgs, [refused[0]])
     rest = tuple(line for line in evidence if line not in first)
     return (*first, *rest)[:MAX_EVIDENCE - 1] + (f"it names a setting of this launch: "
                                                  f"{refused[1]}",)
@@ -1593,7 +1592,7 @@ def _phase_at(scan: _Scan, index: int) -> Phase:
 def _last_line(raw: list[str], msgs: list[str]) -> tuple[str, ...]:
     """Where a log with no marker or error line ends: its last line that is not a dump."""
     for i in range(len(raw) - 1, -1, -1):
-        ev = _evidence(raw, msgs, [i])
+        ev = evidence_lines(raw, msgs, [i])
         if ev:
             return ev
     return ()
@@ -2415,67 +2414,9 @@ def _failure_evidence(raw: list[str], msgs: list[str], scan: _Scan, start: int,
               scan.ready_index if outcome is Outcome.CRASHED else None):
         if i is not None:
             idx.append(i)
-    return _evidence(raw, msgs, idx)
+    return evidence_lines(raw, msgs, idx)
 
 
-def _evidence(raw: list[str], msgs: list[str], idx: Iterable[int]) -> tuple[str, ...]:
-    """The lines at ``idx``: at most MAX_EVIDENCE distinct ones, each clipped to EVIDENCE_CLIP
-    characters; the same message from several ranks or tries counts once; argument/config dumps
-    and banners are never evidence (a vLLM engine-config line runs to 4,000 characters); a C++
-    backtrace's frames only where nothing else is left to show."""
-    out: list[str] = []
-    frames: list[str] = []
-    seen: set[str] = set()
-    for i in dict.fromkeys(idx):  # a line listed twice (root error and best cause) adds nothing
-        line, msg = raw[i], msgs[i]
-        key = _dedup_key(msg)
-        if not key or key in seen or _is_dump(msg) or _BARE_EXCEPTION.match(key):
-            continue
-        seen.add(key)
-        clipped = line if len(line) <= EVIDENCE_CLIP else line[:EVIDENCE_CLIP - 1] + "…"
-        (frames if _native_backtrace(msg) else out).append(clipped)
-        if len(out) >= MAX_EVIDENCE:
-            break
-    return tuple((out + frames)[:MAX_EVIDENCE])
-
-
-def _dedup_key(msg: str) -> str:
-    """The message without what tells copies of one message apart: rank names, and numbers
-    (timestamps, c10d's `retrying (try=2, ..., delay=1679ms)`, a port, a pid). Every word
-    _RANK_PREFIX can start with holds "ank" or "P": most lines have neither, and skip it."""
-    if "ank" in msg or "P" in msg:
-        msg = _RANK_PREFIX.sub("", msg)
-    return _DIGITS.sub("0", msg.strip())
-
-
-_DIGITS = re.compile(r"\d+")
-
-
-def _native_backtrace(msg: str) -> bool:
-    """A line of c10's C++ backtrace: its head (`Exception raised from run at .../socket.cpp:820
-    (most recent call first):`) or a frame (`frame #2: c10::DistNetworkError::DistNetworkError(
-    ...) + 0x72 (... libc10.so)`). They say where the exception was thrown, its message what
-    went wrong."""
-    msg = msg.lstrip()
-    return (msg.startswith("frame #") and S.NATIVE_FRAME_END.match(msg) is not None) or \
-        (msg.startswith("Exception raised from ") and S.NATIVE_TRACE_HEAD.match(msg) is not None)
-
-
-def _is_dump(msg: str) -> bool:
-    if (len(msg) > 160 or "non-default args" in msg or "ServerArgs(" in msg or
-            "with config:" in msg) and S.ARGS_GATE.search(msg) and S.ARGS_DUMP.search(msg):
-        # the flags it was launched with are context, never what went wrong (vLLM's
-        # `non-default args: {...}` however short, SGLang's `server_args=ServerArgs(...` cut
-        # short by a paste, vLLM's engine config cut after its first fields); a short line
-        # that only names a call (`server_args = prepare_server_args(sys.argv[1:])`) is a
-        # traceback's source line
-        return True
-    # a tqdm bar's blocks are not a banner: a log that hangs inside a bar ends on it
-    return not msg.isascii() and "%|" not in msg and S.BANNER.search(msg) is not None
-
-
-# "ImportError: " with its message on the following lines: the message is the evidence.
-_BARE_EXCEPTION = re.compile(r"^[\w.]*(?:Error|Exception):\s*$")
 # SGLang's launcher reporting that a scheduler process exited before it was ready (engine.py
 # _wait_for_scheduler_ready: `RuntimeError: Rank 0 scheduler died during initialization (exit
 # code: 1)`, 0.5 on), under which the scheduler's own traceback was printed first
@@ -2488,4 +2429,3 @@ _CHECK_STATEMENT = re.compile(r"\s*(?:raise (?:\w+\.)*\w*(?:Error|Exception)\(|a
 _ENGINE_RUNTIME_FRAME = re.compile(r"/(?:models|layers|attention|managers|worker|lora|ops"
                                    r"|kernels|executor|distributed|kv_transfer)/|/v1/core/"
                                    r"|model_runner|tensor_schema")
-_RANK_PREFIX = re.compile(r"\b(?:rank|Rank|TP|DP|EP|PP) ?\d+\b")
