@@ -28,7 +28,7 @@ import operator
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..engines import get_engine
@@ -36,7 +36,7 @@ from ..engines.base import ASGI_REQUEST_ERROR
 from ..engines.literals import holds_any, literal_prefilter
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
-from .evidence import MAX_EVIDENCE, evidence_lines
+from .evidence import evidence_lines
 from .needles import LiteralSets, lowered_needles
 from .normalize import (
     DOCKER_JSON_START,
@@ -46,7 +46,14 @@ from .normalize import (
     strip_wrappers,
     unglue,
 )
-from .settings import log_settings, named_setting
+from .refusals import (
+    launch_refusal,
+    refusal_evidence,
+    refused_building_the_model,
+    refused_setting,
+    unreachable_own_rendezvous,
+)
+from .scan import Scan
 
 # exit statuses that mean "someone stopped it", not "it failed"
 _STOP_CODES = frozenset({0, -15, 143, -2, 130})
@@ -78,62 +85,6 @@ class _Candidate:
     implies: Phase | None = None
     message: bool = False   # a message signature (not frames / exit status / context)
     support: int | None = None  # a line that makes a bare message this cause (its frame)
-
-
-@dataclass
-class _Scan:
-    """What one pass over the lines found (indices into the line list)."""
-
-    phase_lines: list[int] = field(default_factory=list)        # a marker advanced the phase
-    run_starts: list[int] = field(default_factory=list)  # a run's start line (_RUN_START)
-    phases: list[Phase] = field(default_factory=list)           # the phase each one reached
-    capture_started: bool = False      # a CUDA-graph capture progress bar was seen
-    batches_captured: int = 0          # how many batch sizes it had captured
-    last_update: int | None = None
-    ready_index: int | None = None
-    activity: list[int] = field(default_factory=list)           # progress after which...
-    fatal: list[tuple[int, bool]] = field(default_factory=list)  # (index, consequence)
-    exceptions: list[tuple[int, bool]] = field(default_factory=list)  # (index, wrapper)
-    tracebacks: list[int] = field(default_factory=list)
-    frames: list[tuple[int, str]] = field(default_factory=list)  # (index, "file:function")
-    module_frames: list[int] = field(default_factory=list)  # frames of a module's top level
-    hits: list[tuple[S.Signature, int]] = field(default_factory=list)
-    current_thread: list[tuple[int, list[str]]] = field(default_factory=list)
-    fatal_python: list[tuple[int, str]] = field(default_factory=list)
-    rank_dead: list[int] = field(default_factory=list)
-    exit_codes: list[tuple[int, int]] = field(default_factory=list)
-    spec_line: int | None = None
-    slow_load: int | None = None
-    seq_nums: list[tuple[int, int]] = field(default_factory=list)  # NCCL collectives' numbers
-    step_dumps: list[int] = field(default_factory=list)  # vLLM's dump of a failing step
-    named_phases: list[tuple[int, Phase]] = field(default_factory=list)  # S.PHASE_MESSAGES
-    config_rejections: list[int] = field(default_factory=list)  # raised by a config check
-    # a model file the engine could not take as the model's: not JSON (_json_not_parsed), or
-    # tensors of other shapes than the model's (_shapes_not_the_models)
-    checkpoint_misread: list[int] = field(default_factory=list)
-    self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
-    request_tracebacks: set[int] = field(default_factory=set)  # one request's, logged by uvicorn
-    # frames of S.REQUEST_HANDLER_FRAME and of S.ENGINE_LOOP_FRAME (_request_frames: read only
-    # where a verdict needs them, None until then)
-    request_frames: list[int] | None = None
-    # a frame holds a literal that each of the two regexes needs, or that comes with it
-    # (uvicorn's run_asgi and Starlette's streamed responses call Starlette's or FastAPI's
-    # routing): only then are they asked
-    maybe_request: bool = False
-    loop_frames: list[int] = field(default_factory=list)
-    dump_frames: set[int] = field(default_factory=set)  # S.PYSPY_FRAME: a live process's stack
-    first_text: int | None = None      # the first line that is not blank
-    api_servers_pending: int | None = None  # engines up, separate API servers not yet
-    mq_client: bool = False            # vLLM V0's API server waiting on its MQLLMEngine
-    final_phase: Phase = Phase.LAUNCH
-    server_up: bool = False            # the tracker saw the server up (its `ready`)
-    last_marker: int | None = None
-    first_marker: int | None = None
-    first_startup_read: int | None = None  # a startup phase read, not from an access line
-    stop_at: int | None = None         # the run was asked to stop (SIGTERM, Ctrl-C, shutdown)
-    own_teardown: int | None = None    # vLLM's API server stopping its engine, unasked
-    exit_at: int | None = None         # the interpreter's exit-time output began
-    shell_killed: int | None = None    # the shell's `Killed` (S.SHELL_KILLED)
 
 
 # --- public API -------------------------------------------------------------------------------
@@ -187,7 +138,7 @@ _RUN_START = re.compile(r"\bvLLM API server version \S|\bnon-default args: \{"
                         r"|(?<![\w.(])server_args=ServerArgs\(")
 
 
-def _restarted_at(msgs: list[str], scan: _Scan) -> int | None:
+def _restarted_at(msgs: list[str], scan: Scan) -> int | None:
     """Where the last run of a log that restarted after its first death starts, or None."""
     if len(scan.run_starts) < 2:
         return None
@@ -293,9 +244,9 @@ def _detect(msgs: list[str], raw: list[str]) -> str:
 # --- the scan ---------------------------------------------------------------------------------
 
 
-def _scan(raw: list[str], msgs: list[str], tracker: Any) -> _Scan:
+def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
     """One pass: the live tracker on the raw line, structure and signatures on the message."""
-    scan = _Scan()
+    scan = Scan()
     prev_frame_or_code = False
     in_current_thread: list[str] | None = None
     markers = 0
@@ -519,7 +470,7 @@ _HANDLER, _LOOP = 1, 2
 _CAPTURED_EVENT, _HIP_CAPTURE, _CAPTURED_STREAM = S.CAPTURE_ONLY_WORDS
 
 
-def _request_frames(scan: _Scan) -> list[int]:
+def _request_frames(scan: Scan) -> list[int]:
     """The indices of the request handlers' frames (S.REQUEST_HANDLER_FRAME); the engine loop's
     (S.ENGINE_LOOP_FRAME) are kept in scan.loop_frames on the way. Read once, on demand: most
     logs never ask."""
@@ -578,7 +529,7 @@ def _gates_of(msg: str, memo: dict[str, int]) -> int:
     return gates
 
 
-def _match_signatures(scan: _Scan, i: int, line: str, msg: str, is_exc: bool,
+def _match_signatures(scan: Scan, i: int, line: str, msg: str, is_exc: bool,
                       matched: dict[str, tuple[S.Signature, ...]]) -> None:
     """Record the signatures the message matches. The ranks of a run print the same lines:
     each distinct message of a log is matched once (``matched``, kept for one scan; a message
@@ -665,7 +616,7 @@ def _source_call(msg: str) -> str | None:
     return f"<call>:{call[1]}"
 
 
-def _unindented_source(scan: _Scan, i: int, msg: str) -> bool:
+def _unindented_source(scan: Scan, i: int, msg: str) -> bool:
     """A frame's source line at column 0, right under its frame (not an exception line,
     `ray.exceptions.RayTaskError(OutOfMemoryError): ...`): a journal (journald, some log
     shippers) strips the indentation of every line it stores (`engine_core.run_busy_loop()`
@@ -680,7 +631,7 @@ def _unindented_source(scan: _Scan, i: int, msg: str) -> bool:
     return call is not None
 
 
-def _detached_source(scan: _Scan, i: int) -> bool:
+def _detached_source(scan: Scan, i: int) -> bool:
     """An indented line a few lines after a traceback's header or frame, with something else
     in between: a source line of an interleaved traceback (see the scan), not a message."""
     last = max(scan.frames[-1][0] if scan.frames else -1,
@@ -1017,7 +968,7 @@ def _startup_hints(raw: list[str], start: int, engine: str) -> list[Phase]:
     return hints
 
 
-def _raised_by_config_check(scan: _Scan, i: int, msg: str) -> bool:
+def _raised_by_config_check(scan: Scan, i: int, msg: str) -> bool:
     """The exception line ``msg`` ends a traceback whose innermost frame (a few lines up: its
     source line and carets between) is a configuration check (S.CONFIG_FRAME), or Transformers
     refusing the model's config (S.HF_MODEL_TYPE_LOOKUP; S.HF_CONFIG_ATTRIBUTE called from a
@@ -1035,7 +986,7 @@ def _raised_by_config_check(scan: _Scan, i: int, msg: str) -> bool:
     return False
 
 
-def _json_not_parsed(scan: _Scan, i: int) -> None:
+def _json_not_parsed(scan: Scan, i: int) -> None:
     """What the JSONDecodeError on line ``i`` could not parse, from the first frame of its
     traceback above the json module's own: a model file (a checkpoint reader,
     S.CHECKPOINT_JSON_READER) or a launch argument (a configuration check, S.CONFIG_FRAME:
@@ -1054,7 +1005,7 @@ def _json_not_parsed(scan: _Scan, i: int) -> None:
         return
 
 
-def _innermost_places(scan: _Scan, i: int) -> list[str]:
+def _innermost_places(scan: Scan, i: int) -> list[str]:
     """The innermost frame of the traceback that line ``i`` ends (within 4 lines above it) and
     the one that called it (empty if no frame is that close)."""
     out: list[str] = []
@@ -1070,7 +1021,7 @@ def _innermost_places(scan: _Scan, i: int) -> list[str]:
     return out
 
 
-def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
+def _fatal_markers(scan: Scan, i: int, msg: str) -> list[str] | None:
     """Record what a line with a fatal-marker literal proves; the frames list of a faulthandler
     dump's current thread when this line starts one."""
     current: list[str] | None = None
@@ -1096,7 +1047,7 @@ def _fatal_markers(scan: _Scan, i: int, msg: str) -> list[str] | None:
     return current
 
 
-def _requested_core_shutdown(scan: _Scan, i: int, msgs: list[str]) -> None:
+def _requested_core_shutdown(scan: Scan, i: int, msgs: list[str]) -> None:
     """vLLM V1's engine core logging its own requested shutdown (2026 builds, core.py:
     `Shutdown initiated (timeout=0)`, `Shutdown complete`) just before its client reports the
     process gone (`Engine core proc EngineCore died unexpectedly, shutting down client.`): an
@@ -1111,7 +1062,7 @@ def _requested_core_shutdown(scan: _Scan, i: int, msgs: list[str]) -> None:
 _SHUTDOWN_SPAN = 5  # lines back from the client's report to the engine core's shutdown
 
 
-def _core_stopped_alone(scan: _Scan, i: int, msgs: list[str]) -> None:
+def _core_stopped_alone(scan: Scan, i: int, msgs: list[str]) -> None:
     """vLLM's client reporting its engine core gone (2026 builds: `[shutdown] MPClient: engine
     core exited unexpectedly`) after only the engine core logged a signal (`EngineCore: trigger
     received signal=SIGTERM`): the core was stopped or killed alone, not the run - a death,
@@ -1125,7 +1076,7 @@ def _core_stopped_alone(scan: _Scan, i: int, msgs: list[str]) -> None:
         scan.stop_at = None
 
 
-def _shapes_not_the_models(scan: _Scan, i: int, msg: str) -> None:
+def _shapes_not_the_models(scan: Scan, i: int, msg: str) -> None:
     """A tensor-shape mismatch raised by a weight loader (S.SHAPE_MISMATCH under
     S.WEIGHT_LOADER_FRAME): the checkpoint does not hold the model its config describes."""
     places = _innermost_places(scan, i)
@@ -1133,7 +1084,7 @@ def _shapes_not_the_models(scan: _Scan, i: int, msg: str) -> None:
         scan.checkpoint_misread.append(i)
 
 
-def _lifecycle(scan: _Scan, i: int, msg: str) -> None:
+def _lifecycle(scan: Scan, i: int, msg: str) -> None:
     """A requested stop, or the interpreter's exit-time output (leaked-semaphore warnings,
     ``Fatal Python error: ... at interpreter shutdown``): after these, tracebacks are shutdown
     noise, not failures. vLLM's API server stopping its engine core unasked (2026 builds:
@@ -1148,7 +1099,7 @@ def _lifecycle(scan: _Scan, i: int, msg: str) -> None:
         scan.exit_at = i - 1 if msg.startswith("Python runtime state") else i
 
 
-def _check_slow_load(scan: _Scan, i: int, msg: str) -> None:
+def _check_slow_load(scan: Scan, i: int, msg: str) -> None:
     m = S.SHARD_TIMING.search(msg)
     if m is None:
         return
@@ -1169,7 +1120,7 @@ def _seconds(clock: str) -> int:
 # --- the decision -----------------------------------------------------------------------------
 
 
-def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
+def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
             exit_code: int | None, settings: Mapping[str, str] | None = None) -> Verdict:
     ready = scan.ready_index
     if ready is not None and scan.api_servers_pending is not None:
@@ -1281,7 +1232,7 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
     best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
     cause = best.cause if best else Cause.UNKNOWN
 
-    meet_at = _unreachable_own_rendezvous(msgs, scan, best.index) \
+    meet_at = unreachable_own_rendezvous(msgs, scan, best.index) \
         if best and cause is Cause.MULTINODE_RANK_FAILURE else None
     if best and best.priority == S.HOST_ALLOC_PRIORITY and cause is Cause.HOST_OOM_KILLED and \
             any(_KV_ALLOCATION.search(w) for _, w in region_frames):
@@ -1302,230 +1253,21 @@ def _decide(raw: list[str], msgs: list[str], scan: _Scan, engine: str,
         cause = Cause.INVALID_CONFIG  # (the evidence's connect failures name the address)
     if outcome is Outcome.CRASHED and best is None:
         # (no rule named a cause, nor said on purpose that none can be named)
-        refused = _refused_setting(msgs, scan, start, settings)
+        refused = refused_setting(msgs, scan, start, settings)
         if refused is not None:
-            cause, evidence = Cause.INVALID_CONFIG, _refusal_evidence(raw, msgs, refused,
+            cause, evidence = Cause.INVALID_CONFIG, refusal_evidence(raw, msgs, refused,
                                                                      evidence)
         elif phase is Phase.LAUNCH:
-            cause = _launch_refusal(msgs, scan, start) or cause
-        elif phase is Phase.WEIGHT_LOADING and _refused_building_the_model(msgs, scan, start):
+            cause = launch_refusal(msgs, scan, start) or cause
+        elif phase is Phase.WEIGHT_LOADING and refused_building_the_model(msgs, scan, start):
             cause = Cause.INVALID_CONFIG
     return Verdict(engine, outcome, phase, cause, evidence)
-
-
-def _launch_refusal(msgs: list[str], scan: _Scan, start: int) -> Cause | None:
-    """What a launch that died, no rule naming a cause, was refused, read from where its error
-    was raised rather than its words: a check of the engine's setup code or a config.json vLLM
-    could not parse (invalid_config), or the model's own files refused by the library reading
-    them (_MODEL_FILE_READERS)."""
-    if _warning_raised(msgs, scan, start):
-        return Cause.INVALID_CONFIG
-    root = _failed_root(msgs, scan, start)
-    if root is None:
-        return None
-    if _raised_by_setup_code(msgs, scan, root) or _config_not_parsed(msgs, root):
-        return Cause.INVALID_CONFIG
-    frame = _innermost_frame(scan, root)
-    if frame is None:
-        return None
-    return next((cause for rx, cause in _MODEL_FILE_READERS if rx.search(frame[1])), None)
-
-
-# The loader building the model from its config (vLLM's and SGLang's _initialize_model /
-# initialize_model), and what reads the weights into it
-_BUILDING_THE_MODEL = re.compile(r":_?initialize_model$")
-_READING_WEIGHTS = re.compile(r":\w*load_weights\w*$|:weight_loader\w*$")
-
-
-def _refused_building_the_model(msgs: list[str], scan: _Scan, start: int) -> bool:
-    """A load that died, no rule naming a cause, of a check (`assert`, `raise ValueError(`)
-    while the loader was building the model from its config - before any weight was read into
-    it (no weight loader's frame): the check refused a value of the config (a layer count of 0,
-    heads that do not divide), not the weights, which nothing had read yet."""
-    root = _failed_root(msgs, scan, start)
-    if root is None or _SETUP_CHECK.match(msgs[root]) is None:
-        return False
-    opened = max((t for t in scan.tracebacks if t < root), default=None)
-    frame = _innermost_frame(scan, root)
-    if opened is None or frame is None or frame[0] + 1 >= len(msgs) or \
-            _CHECK_STATEMENT.match(msgs[frame[0] + 1]) is None:
-        return False
-    places = [w for i, w in scan.frames if opened < i < root]
-    return any(_BUILDING_THE_MODEL.search(w) for w in places) and \
-        not any(_READING_WEIGHTS.search(w) for w in places)
-
-
-# A warning's class ending a traceback: the warning was raised as an exception
-_RAISED_WARNING = re.compile(r"(?:\w+\.)*[A-Z]\w*Warning: ")
-
-
-def _warning_raised(msgs: list[str], scan: _Scan, start: int) -> bool:
-    """The launch died of a warning raised as an error (`UserWarning: ...` ending the last
-    traceback, where a warning shown is `file.py:71: UserWarning: ...`): the interpreter's
-    warnings filter set to turn warnings into errors (PYTHONWARNINGS=error, `-W error`), a
-    setting of the launch, whatever code warned - the engine's own entry point or a module it
-    imports."""
-    if not scan.tracebacks or scan.tracebacks[-1] < start or not scan.frames:
-        return False
-    last_frame = scan.frames[-1][0]
-    for i in range(last_frame + 1, min(last_frame + 6, len(msgs))):
-        if _RAISED_WARNING.match(msgs[i]):
-            return True
-    return False
-
-
-def _failed_root(msgs: list[str], scan: _Scan, start: int) -> int | None:
-    """The line of the root exception a launch died of: the last that no wrapper raised, under
-    SGLang's launcher relaying its scheduler's death (`Rank 0 scheduler died during
-    initialization`, from the EOFError of the pipe the scheduler closed as it died: the
-    scheduler's own error is above them)."""
-    raised = [(i, wrapper) for i, wrapper in scan.exceptions if i >= start]
-    relayed = bool(raised) and _LAUNCHER_RELAY.search(msgs[raised[-1][0]]) is not None
-    roots = [i for i, wrapper in raised[:-1 if relayed else None] if not wrapper]
-    while relayed and roots and msgs[roots[-1]].strip() == "EOFError":
-        roots.pop()
-    return roots[-1] if roots else None
-
-
-# The libraries that read a model's files, by the innermost frame of the error a launch died
-# of: Transformers' config classes and their validators (config.json: a value it refuses on its
-# own terms - the corpus's rule files those invalid_config; a file that does not parse or is
-# missing is named corrupt_checkpoint by rules first), and the tokenizer readers (tokenizer.json,
-# tokenizer.model and their configs: a tokenizer file damaged or missing). Measured on the
-# corpus before it was kept: of the launch crashes whose error was raised there, 12 of 16
-# under the config readers (a first, wider form) are labelled invalid_config (the other 4,
-# files that do not parse or are missing, named by rules first), 5 of 8 under the tokenizer
-# readers corrupt_checkpoint; on the corpus it turns one cause right and none wrong.
-_MODEL_FILE_READERS = (
-    # (the model's config class and the checks of its values - not the reading of the file,
-    # configuration_utils' get_config_dict, whose failures are a file missing or unreadable,
-    # nor an attribute looked up on the config by code of any kind)
-    (re.compile(r"/transformers/(?:modeling_rope_utils|models/\w+/configuration_\w+)\.py:"
-                r"|/transformers/(?:generation/)?configuration_utils\.py:_?validate\w*$"
-                r"|/huggingface_hub/dataclasses\.py:"), Cause.INVALID_CONFIG),
-    # (generation_config.json read into Transformers' GenerationConfig - from_pretrained,
-    # from_dict - and not of the shape it must have: `'list' object is not a mapping`; its
-    # values' own checks are above)
-    (re.compile(r"/transformers/generation/configuration_utils\.py:"), Cause.CORRUPT_CHECKPOINT),
-    (re.compile(r"/transformers/(?:tokenization_\w+|models/\w+/tokenization_\w+"
-                r"|convert_slow_tokenizer)\.py:|/(?:tokenizers|sentencepiece|tiktoken)/"
-                r"|/mistral_common/tokens/"), Cause.CORRUPT_CHECKPOINT),
-)
-
-
-def _raised_by_setup_code(msgs: list[str], scan: _Scan, root: int) -> bool:
-    """A launch that died, no rule naming a cause, of a check's exception (ValueError,
-    AssertionError, TypeError, KeyError, NotImplementedError) raised by the engine's own setup
-    code - argument and config resolution, entry points, platform selection, helpers - not by
-    its model, kernels, workers or schedulers: a check of what the launch was given, in words
-    no rule has met. Measured before it was kept, on classifiers that had not met the logs:
-    a first form (the innermost frame's file only) on `d696cf9^`'s would have read 28 logs so,
-    25 labelled invalid_config; this form on a2c1c22's (before the sixty-seventh batch) turns 7
-    causes right and none wrong. ``root``: the exception's line (_failed_root)."""
-    if _SETUP_CHECK.match(msgs[root]) is None:
-        return False
-    frame = _innermost_frame(scan, root)
-    if frame is None:
-        return False
-    index, where = frame
-    # (the check's own statement under its frame - `raise ValueError(...)`, `assert ...` - not
-    # a call that failed inside, nor a runner re-raising what a child process reported)
-    return _ENGINE_SETUP_FRAME.search(where) is not None \
-        and _ENGINE_RUNTIME_FRAME.search(where) is None \
-        and index + 1 < len(msgs) and _CHECK_STATEMENT.match(msgs[index + 1]) is not None
-
-
-# vLLM's report that Transformers could not build the model's config from its config.json
-# (transformers_utils/repo_utils.py with_retry: `Error parsing config for /models/x: integer
-# modulo by zero, retrying 1 of 2`, then once more without the retry)
-_CONFIG_PARSE_ERROR = re.compile(r"\bError parsing config for \S+?: (.+?)(?:, retrying \d+ of "
-                                 r"\d+)?$")
-
-
-def _config_not_parsed(msgs: list[str], root: int) -> bool:
-    """A launch that died, no rule naming a cause, of the very error vLLM reported while it
-    parsed the model's config.json (its exception line holds the reported message): a value
-    Transformers' config refuses - a RoPE type without its parameters, a field of the wrong
-    type, a head count of zero - whatever library words it is refused in. (Where the config
-    contradicts the weights, rules that read the weights name corrupt_checkpoint first.)"""
-    for i in range(root - 1, -1, -1):
-        if "Error parsing config" in msgs[i]:
-            reported = _CONFIG_PARSE_ERROR.search(msgs[i].rstrip())
-            if reported is not None:
-                text = reported[1].strip().strip("'\"")
-                return len(text) >= 8 and text in msgs[root]
-    return False
 
 
 # vLLM's allocation of the KV cache's tensors (V1's worker utils allocate_kv_cache and the
 # model runner's initialize_kv_cache_tensors, V0's CacheEngine._allocate_kv_cache)
 _KV_ALLOCATION = re.compile(r":(?:allocate_kv_cache|_allocate_kv_cache\w*"
                             r"|initialize_kv_cache_tensors)$")
-
-
-# A rendezvous that could not reach the address it was given (torch's TCPStore client: `failed
-# to connect to any network address of (192.0.2.10, 5000)`, `timed out after 30000ms while
-# trying to connect`, the name not resolving), and SGLang's dump of a launch of one node naming
-# an address of another host to meet at (`'nnodes': 1`, `'dist_init_addr': '192.0.2.10:5000'`;
-# ServerArgs(nnodes=1, dist_init_addr=...) before 0.5)
-_CONNECT_FAILED = re.compile(r"failed to connect|timed out after .{0,80}connect"
-                             r"|Name or service not known|No route to host", re.IGNORECASE)
-_ONE_NODE = re.compile(r"""\bnnodes['"]?\s*[=:]\s*1\b""")
-_MEET_AT = re.compile(r"""\bdist_init_addr['"]?\s*[=:]\s*['"]([^'"]+)['"]""")
-_LOCAL_ADDRESS = ("127.", "localhost", "[::1]", "::1", "0.0.0.0")
-
-
-def _unreachable_own_rendezvous(msgs: list[str], scan: _Scan, index: int) -> str | None:
-    """A rank failure read from a rendezvous that could not connect (line ``index``), in a
-    launch of one node that was told to meet at another host's address (returned): there is
-    no peer to have failed - the address is a setting the launch got wrong (a multi-node
-    command line reused on one node)."""
-    if not _CONNECT_FAILED.search(msgs[index]):
-        return None
-    for i in scan.run_starts:
-        meet = _MEET_AT.search(msgs[i])
-        if meet and _ONE_NODE.search(msgs[i]) and not meet[1].startswith(_LOCAL_ADDRESS):
-            return meet[1]
-    return None
-
-
-def _innermost_frame(scan: _Scan, i: int) -> tuple[int, str] | None:
-    """The innermost frame (its line and place) of the traceback that line ``i`` ends. Asked
-    after the scan, when frames of later tracebacks are listed too (_innermost_places is asked
-    during it, at line ``i``, and needs no such bound)."""
-    for idx, where in reversed(scan.frames):
-        if i - idx > 4:
-            return None
-        if idx < i and not where.startswith("<call>:"):
-            return idx, where
-    return None
-
-
-def _refused_setting(msgs: list[str], scan: _Scan, start: int,
-                     given: Mapping[str, str] | None) -> tuple[int, str] | None:
-    """A crash no rule names a cause for, raised with an error that names a setting of this
-    launch (settings.py: a refusal in words no rule has met - a parser, a level, a flag that
-    needs another): the exception line and the setting it names."""
-    lines = [i for i, _ in scan.exceptions if i >= start]
-    if not lines:
-        return None
-    settings = log_settings(msgs[i] for i in scan.run_starts) | dict(given or {})
-    if not settings:
-        return None
-    for i in lines:
-        named = named_setting(msgs[i], settings)
-        if named is not None:
-            return i, named
-    return None
-
-
-def _refusal_evidence(raw: list[str], msgs: list[str], refused: tuple[int, str],
-                      evidence: tuple[str, ...]) -> tuple[str, ...]:
-    """The refusal first, then the rest, and last which setting it names."""
-    first = evidence_lines(raw, msgs, [refused[0]])
-    rest = tuple(line for line in evidence if line not in first)
-    return (*first, *rest)[:MAX_EVIDENCE - 1] + (f"it names a setting of this launch: "
-                                                 f"{refused[1]}",)
 
 
 # Reports of a server that is up but stuck. A log whose lines after its last progress are only
@@ -1575,7 +1317,7 @@ def _trailing_stalls(msgs: list[str]) -> list[int]:
     return found[::-1]
 
 
-def _phase_at(scan: _Scan, index: int) -> Phase:
+def _phase_at(scan: Scan, index: int) -> Phase:
     """The markers' phase when the first report of a dead process was printed (a consequence
     line: a root error's header may head a paste whose earlier lines follow it, so it does not
     date the death). What a launcher prints after its ranks died (SGLang's parent starting the
@@ -1598,7 +1340,7 @@ def _last_line(raw: list[str], msgs: list[str]) -> tuple[str, ...]:
     return ()
 
 
-def _fatal(scan: _Scan, last_activity: int) -> list[tuple[int, bool]]:
+def _fatal(scan: Scan, last_activity: int) -> list[tuple[int, bool]]:
     """(index, consequence) of the lines that prove a death: explicit markers, fatal signatures,
     and tracebacks / exception lines / traceback frames (a log cut inside a traceback) after
     which the log shows no more progress. After a requested stop or once the interpreter is
@@ -1687,7 +1429,7 @@ def _ctrl_c_echo(raw: list[str]) -> int | None:
 _CTRL_C_TAIL = 40
 
 
-def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, bool]]:
+def _error_end(raw: list[str], msgs: list[str], scan: Scan) -> list[tuple[int, bool]]:
     """A startup log (not stopped, not exiting) whose last line states an error
     (S.ENDS_ON_ERROR): it ended on that error, the root of its death."""
     last = len(raw) - 1
@@ -1716,7 +1458,7 @@ def _error_end(raw: list[str], msgs: list[str], scan: _Scan) -> list[tuple[int, 
     return [(last, False)]
 
 
-def _stop_traceback(scan: _Scan) -> range:
+def _stop_traceback(scan: Scan) -> range:
     """The lines of the traceback that the stop request ends: a Ctrl-C's `KeyboardInterrupt`
     is the exception line of the stack it interrupted, and that stack is the stop, not a
     death. Empty when the request is no exception line."""
@@ -1735,18 +1477,18 @@ def _stop_traceback(scan: _Scan) -> range:
     return range(first, stop + 1)
 
 
-def _chain_start(scan: _Scan, head: int) -> int:
+def _chain_start(scan: Scan, head: int) -> int:
     """Where the traceback before the one at ``head`` starts (-1: the log's start): its chained
     predecessor, when Python printed one."""
     return max((t for t in scan.tracebacks if t < head), default=-1)
 
 
-def _traceback_of(scan: _Scan, index: int) -> int | None:
+def _traceback_of(scan: Scan, index: int) -> int | None:
     """The header of the latest traceback at or before the line (None: none before it)."""
     return max((t for t in scan.tracebacks if t <= index), default=None)
 
 
-def _of_request(scan: _Scan, index: int) -> bool:
+def _of_request(scan: Scan, index: int) -> bool:
     """The line is part of the traceback of one request's error that uvicorn logged (the
     latest traceback at or before it is one): not a death."""
     if scan.request_tracebacks and _traceback_of(scan, index) in scan.request_tracebacks:
@@ -1836,7 +1578,7 @@ def _place_phases(where: str) -> tuple[Phase, ...]:
     return found
 
 
-def _phase(tracker_phase: Phase, scan: _Scan, frames: list[tuple[int, str]],
+def _phase(tracker_phase: Phase, scan: Scan, frames: list[tuple[int, str]],
            was_ready: bool, stepped: bool = False, named: list[Phase] | None = None,
            warmup_in_loop: bool = True, framed: Phase | None = None) -> Phase:
     """The latest of the markers' phase and what the failure shows: its frames (``framed``,
@@ -1873,7 +1615,7 @@ def _failed_step_dump(raw: list[str]) -> list[tuple[int, bool]]:
 _DUMP_TAG = "[dump_input.py:"
 
 
-def _step_dump_lines(raw: list[str], scan: _Scan, start: int) -> bool:
+def _step_dump_lines(raw: list[str], scan: Scan, start: int) -> bool:
     """Lines of the dump itself (its config, scheduler output and stats) under the logger tag of
     vLLM V1's dump_input.py, its header line cut from the paste (`ERROR 11-28 13:11:39
     [dump_input.py:79]  dtype=torch.bfloat16), ...`): only a failed step is dumped. Asked of a
@@ -1897,7 +1639,7 @@ def _idle_output_handler(frames: list[tuple[int, str]]) -> bool:
     return bool(serving) and all(_OUTPUT_HANDLER.search(w) for w in serving)
 
 
-def _marker_before(scan: _Scan, frames: list[tuple[int, str]]) -> bool:
+def _marker_before(scan: Scan, frames: list[tuple[int, str]]) -> bool:
     """A startup marker came before the failure's frames. One printed only after them is no
     sign that startup was going on when it failed: Ray's deduplicated summary of earlier lines
     (`Capturing batches ... [repeated 22x across cluster]`, printed as the actor dies), or a
@@ -1910,7 +1652,7 @@ def _marker_before(scan: _Scan, frames: list[tuple[int, str]]) -> bool:
     return not frames or first < frames[0][0]
 
 
-def _implied_phase(best: _Candidate, scan: _Scan) -> Phase | None:
+def _implied_phase(best: _Candidate, scan: Scan) -> Phase | None:
     if best.cause is Cause.NCCL_TIMEOUT:
         if any(n >= S.SERVING_SEQ_NUM for _, n in scan.seq_nums):
             return Phase.SERVING
@@ -1923,7 +1665,7 @@ def _implied_phase(best: _Candidate, scan: _Scan) -> Phase | None:
 _NCCL_PC = re.compile(r"\bPC: @ +0x[0-9a-f]+ .*\b(?:nccl\w+|\w*Proxy\w*)\(\)")
 
 
-def _candidates(scan: _Scan, start: int, frames: list[tuple[int, str]], outcome: Outcome,
+def _candidates(scan: Scan, start: int, frames: list[tuple[int, str]], outcome: Outcome,
                 phase: Phase, exit_code: int | None, was_ready: bool,
                 engine: str, raw: list[str]) -> list[_Candidate]:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
@@ -2115,7 +1857,7 @@ _ACTOR_CLASS = re.compile(r"\bclass_name: (?:[\w.<>]+\.)?(\w+)\s*$")
 _ENGINE_ACTORS = frozenset(("RayWorkerWrapper", "RayWorkerProc", "RayWorkerVllm"))
 
 
-def _received_not_read(scan: _Scan, sig: S.Signature, i: int) -> bool:
+def _received_not_read(scan: Scan, sig: S.Signature, i: int) -> bool:
     """The checkpoint-corruption hit at ``i`` is an exception raised inside a receiving frame
     (the innermost frame within a few lines above it)."""
     if sig.cause is not Cause.CORRUPT_CHECKPOINT or not scan.frames:
@@ -2162,7 +1904,7 @@ def _run_frames(frames: list[tuple[int, str]]) -> list[tuple[int, str]]:
     return [f for b in blocks if not any(S.DYNAMO_TRACED.search(w) for _, w in b) for f in b]
 
 
-def _cut_at_raise(scan: _Scan, frames: list[tuple[int, str]]) -> list[_Candidate]:
+def _cut_at_raise(scan: Scan, frames: list[tuple[int, str]]) -> list[_Candidate]:
     """The log ends inside a traceback whose innermost frame is a function raising only one
     cause's message (S.RAISE_SITES), the exception line cut away: that cause."""
     # (and the call on that frame's source line, where the paste ends before its own frame)
@@ -2175,7 +1917,7 @@ def _cut_at_raise(scan: _Scan, frames: list[tuple[int, str]]) -> list[_Candidate
             for cause, rx, prio in S.RAISE_SITES if rx.search(where)]
 
 
-def _cut_at_engine_dead(raw: list[str], scan: _Scan) -> list[tuple[int, bool]]:
+def _cut_at_engine_dead(raw: list[str], scan: Scan) -> list[tuple[int, bool]]:
     """A log cut right under a traceback's `raise EngineDeadError(` (vLLM V1's client raising it
     for a request once its engine core is gone: async_llm.py add_request / generate): the
     engine had died - a death's consequence, as the exception line itself is (FATAL_MARKERS)."""
@@ -2188,7 +1930,7 @@ def _cut_at_engine_dead(raw: list[str], scan: _Scan) -> list[tuple[int, bool]]:
     return [(source, True)]
 
 
-def _dead_engine_shutdown(msgs: list[str], scan: _Scan) -> list[tuple[int, bool]]:
+def _dead_engine_shutdown(msgs: list[str], scan: Scan) -> list[tuple[int, bool]]:
     """vLLM's API server shutting its uvicorn down right after a 500 or an exception, near the
     log's end, with no stop asked for before: the launcher's handlers for a dead engine
     (entrypoints/launcher.py: EngineDeadError, AsyncEngineDeadError and the engine's
@@ -2216,7 +1958,7 @@ _SHUTDOWN_TAIL = 10  # lines from the end where uvicorn's `Shutting down` is loo
 _UVICORN_SHUTTING_DOWN = re.compile(r"INFO:\s+Shutting down\s*$")
 
 
-def _cut_frame(scan: _Scan, frames: list[tuple[int, str]]) -> int | None:
+def _cut_frame(scan: Scan, frames: list[tuple[int, str]]) -> int | None:
     """The position in ``frames`` of the innermost real frame (not a ``<call>:`` of a source
     line) of a traceback the log cuts there: no exception line after it. None otherwise."""
     if not frames or (scan.exceptions and scan.exceptions[-1][0] > frames[-1][0]):
@@ -2229,7 +1971,7 @@ def _cut_frame(scan: _Scan, frames: list[tuple[int, str]]) -> int | None:
     return k
 
 
-def _ends_in_cut_traceback(scan: _Scan, frames: list[tuple[int, str]], raw: list[str]) -> bool:
+def _ends_in_cut_traceback(scan: Scan, frames: list[tuple[int, str]], raw: list[str]) -> bool:
     """The log ends inside a Python traceback cut before its exception line: its frames say
     where it failed, not why (the corpus labels it unknown, the frames' suggestion in `also`).
     Not a faulthandler dump (a `Fatal Python error` names its signal, the dump where it hit),
@@ -2251,7 +1993,7 @@ def _ends_in_cut_traceback(scan: _Scan, frames: list[tuple[int, str]], raw: list
 _RAISE_STATEMENT = re.compile(r"(?:^|[\s\]|]) *raise (\w+(?:\.\w+)*)\(\s*f?r?[\"']([^\"'{]{12,})")
 
 
-def _cut_at_raise_statement(scan: _Scan, frames: list[tuple[int, str]],
+def _cut_at_raise_statement(scan: Scan, frames: list[tuple[int, str]],
                             raw: list[str]) -> list[_Candidate]:
     """The log ends inside a traceback, at its innermost frame, whose source line is the raise
     statement itself with its message written out: that message is the exception line the
@@ -2276,7 +2018,7 @@ def _cut_at_raise_statement(scan: _Scan, frames: list[tuple[int, str]],
 _DIVISIBILITY_ASSERT = re.compile(r"\bassert [^#]*\S %\s*\S[^#]*==\s*0\b")
 
 
-def _bare_divisibility_assert(scan: _Scan, start: int, raw: list[str]) -> list[_Candidate]:
+def _bare_divisibility_assert(scan: Scan, start: int, raw: list[str]) -> list[_Candidate]:
     """A bare `AssertionError` (no message) raised by an assert statement of divisibility, its
     source line just above: a size the parallel layout must divide and does not - the same
     family as the checks that say `not divisible by` (S.SIGNATURES, invalid_config)."""
@@ -2291,7 +2033,7 @@ def _bare_divisibility_assert(scan: _Scan, start: int, raw: list[str]) -> list[_
     return out
 
 
-def _raised_on_import(scan: _Scan, start: int, frames: list[tuple[int, str]],
+def _raised_on_import(scan: Scan, start: int, frames: list[tuple[int, str]],
                       raw: list[str]) -> list[_Candidate]:
     """The last exception raised while a module was being imported: its traceback has a frame
     on an import statement (`from lightop import gemmopt`, a plugin's `from DotsOCR import
@@ -2343,7 +2085,7 @@ _BARE_TIMEOUT = re.compile(r"^(?:asyncio\.(?:exceptions\.)?)?TimeoutError\s*$")
 _TIMEOUT_RAISER = re.compile(r"asyncio/tasks\.py:wait_for$|timeouts?\.py:(?:__aexit__|_do_exit)$")
 
 
-def _engine_iteration_timeout(scan: _Scan, msgs: list[str], start: int) -> list[_Candidate]:
+def _engine_iteration_timeout(scan: Scan, msgs: list[str], start: int) -> list[_Candidate]:
     out: list[_Candidate] = []
     for i, wrapper in scan.exceptions:
         if i < start or wrapper or "TimeoutError" not in msgs[i] \
@@ -2363,7 +2105,7 @@ def _engine_iteration_timeout(scan: _Scan, msgs: list[str], start: int) -> list[
     return out
 
 
-def _weights_left_room(raw: list[str], scan: _Scan) -> bool:
+def _weights_left_room(raw: list[str], scan: Scan) -> bool:
     """SGLang's `Load weight end` (the marker into KV-cache sizing) reports far more memory
     free than the weights took (S.ROOMY_AFTER_WEIGHTS): the pool's sizing had room. Or the
     sizing is over: SGLang reported the pool it made (0.1's `max_total_num_token=14425`, later
@@ -2377,7 +2119,7 @@ def _weights_left_room(raw: list[str], scan: _Scan) -> bool:
     return False
 
 
-def _failure_evidence(raw: list[str], msgs: list[str], scan: _Scan, start: int,
+def _failure_evidence(raw: list[str], msgs: list[str], scan: Scan, start: int,
                       best: _Candidate | None, fatal: list[tuple[int, bool]],
                       outcome: Outcome) -> tuple[str, ...]:
     """Root error line first, then the lines that support the verdict."""
@@ -2415,17 +2157,3 @@ def _failure_evidence(raw: list[str], msgs: list[str], scan: _Scan, start: int,
         if i is not None:
             idx.append(i)
     return evidence_lines(raw, msgs, idx)
-
-
-# SGLang's launcher reporting that a scheduler process exited before it was ready (engine.py
-# _wait_for_scheduler_ready: `RuntimeError: Rank 0 scheduler died during initialization (exit
-# code: 1)`, 0.5 on), under which the scheduler's own traceback was printed first
-_LAUNCHER_RELAY = re.compile(r"\bscheduler died during initialization\b")
-# (_raised_by_setup_code) the exceptions of a check, and the engines' code that runs them
-_SETUP_CHECK = re.compile(r"(?:\w+\.)*(?:ValueError|AssertionError|TypeError|KeyError"
-                          r"|NotImplementedError)\b")
-_ENGINE_SETUP_FRAME = re.compile(r"/(?:vllm|sglang|sglang_router)/")
-_CHECK_STATEMENT = re.compile(r"\s*(?:raise (?:\w+\.)*\w*(?:Error|Exception)\(|assert )")
-_ENGINE_RUNTIME_FRAME = re.compile(r"/(?:models|layers|attention|managers|worker|lora|ops"
-                                   r"|kernels|executor|distributed|kv_transfer)/|/v1/core/"
-                                   r"|model_runner|tensor_schema")

@@ -1,0 +1,243 @@
+"""A crash no rule named a cause for: what the launch was refused, read from where its error
+was raised and what it names rather than from its words.
+
+The message rules (signatures.py) chase refusals one batch of logs behind: each engine release
+words its checks anew. These fallbacks read what does not change with the wording - the code
+that raised (a setup check of the engine, the library reading the model's files, the loader
+building the model from its config), a setting of the launch named in the error, a rendezvous
+address no host of a one-node launch has - and are asked only where no rule produced a
+candidate (not where one said on purpose that no cause can be named).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from ..states import Cause
+from .evidence import MAX_EVIDENCE, evidence_lines
+from .scan import Scan
+from .settings import log_settings, named_setting
+
+
+def launch_refusal(msgs: list[str], scan: Scan, start: int) -> Cause | None:
+    """What a launch that died, no rule naming a cause, was refused, read from where its error
+    was raised rather than its words: a check of the engine's setup code or a config.json vLLM
+    could not parse (invalid_config), or the model's own files refused by the library reading
+    them (_MODEL_FILE_READERS)."""
+    if _warning_raised(msgs, scan, start):
+        return Cause.INVALID_CONFIG
+    root = _failed_root(msgs, scan, start)
+    if root is None:
+        return None
+    if _raised_by_setup_code(msgs, scan, root) or _config_not_parsed(msgs, root):
+        return Cause.INVALID_CONFIG
+    frame = _innermost_frame(scan, root)
+    if frame is None:
+        return None
+    return next((cause for rx, cause in _MODEL_FILE_READERS if rx.search(frame[1])), None)
+
+
+# The loader building the model from its config (vLLM's and SGLang's _initialize_model /
+# initialize_model), and what reads the weights into it
+_BUILDING_THE_MODEL = re.compile(r":_?initialize_model$")
+_READING_WEIGHTS = re.compile(r":\w*load_weights\w*$|:weight_loader\w*$")
+
+
+def refused_building_the_model(msgs: list[str], scan: Scan, start: int) -> bool:
+    """A load that died, no rule naming a cause, of a check (`assert`, `raise ValueError(`)
+    while the loader was building the model from its config - before any weight was read into
+    it (no weight loader's frame): the check refused a value of the config (a layer count of 0,
+    heads that do not divide), not the weights, which nothing had read yet."""
+    root = _failed_root(msgs, scan, start)
+    if root is None or _SETUP_CHECK.match(msgs[root]) is None:
+        return False
+    opened = max((t for t in scan.tracebacks if t < root), default=None)
+    frame = _innermost_frame(scan, root)
+    if opened is None or frame is None or frame[0] + 1 >= len(msgs) or \
+            _CHECK_STATEMENT.match(msgs[frame[0] + 1]) is None:
+        return False
+    places = [w for i, w in scan.frames if opened < i < root]
+    return any(_BUILDING_THE_MODEL.search(w) for w in places) and \
+        not any(_READING_WEIGHTS.search(w) for w in places)
+
+
+# A warning's class ending a traceback: the warning was raised as an exception
+_RAISED_WARNING = re.compile(r"(?:\w+\.)*[A-Z]\w*Warning: ")
+
+
+def _warning_raised(msgs: list[str], scan: Scan, start: int) -> bool:
+    """The launch died of a warning raised as an error (`UserWarning: ...` ending the last
+    traceback, where a warning shown is `file.py:71: UserWarning: ...`): the interpreter's
+    warnings filter set to turn warnings into errors (PYTHONWARNINGS=error, `-W error`), a
+    setting of the launch, whatever code warned - the engine's own entry point or a module it
+    imports."""
+    if not scan.tracebacks or scan.tracebacks[-1] < start or not scan.frames:
+        return False
+    last_frame = scan.frames[-1][0]
+    for i in range(last_frame + 1, min(last_frame + 6, len(msgs))):
+        if _RAISED_WARNING.match(msgs[i]):
+            return True
+    return False
+
+
+def _failed_root(msgs: list[str], scan: Scan, start: int) -> int | None:
+    """The line of the root exception a launch died of: the last that no wrapper raised, under
+    SGLang's launcher relaying its scheduler's death (`Rank 0 scheduler died during
+    initialization`, from the EOFError of the pipe the scheduler closed as it died: the
+    scheduler's own error is above them)."""
+    raised = [(i, wrapper) for i, wrapper in scan.exceptions if i >= start]
+    relayed = bool(raised) and _LAUNCHER_RELAY.search(msgs[raised[-1][0]]) is not None
+    roots = [i for i, wrapper in raised[:-1 if relayed else None] if not wrapper]
+    while relayed and roots and msgs[roots[-1]].strip() == "EOFError":
+        roots.pop()
+    return roots[-1] if roots else None
+
+
+# The libraries that read a model's files, by the innermost frame of the error a launch died
+# of: Transformers' config classes and their validators (config.json: a value it refuses on its
+# own terms - the corpus's rule files those invalid_config; a file that does not parse or is
+# missing is named corrupt_checkpoint by rules first), and the tokenizer readers (tokenizer.json,
+# tokenizer.model and their configs: a tokenizer file damaged or missing). Measured on the
+# corpus before it was kept: of the launch crashes whose error was raised there, 12 of 16
+# under the config readers (a first, wider form) are labelled invalid_config (the other 4,
+# files that do not parse or are missing, named by rules first), 5 of 8 under the tokenizer
+# readers corrupt_checkpoint; on the corpus it turns one cause right and none wrong.
+_MODEL_FILE_READERS = (
+    # (the model's config class and the checks of its values - not the reading of the file,
+    # configuration_utils' get_config_dict, whose failures are a file missing or unreadable,
+    # nor an attribute looked up on the config by code of any kind)
+    (re.compile(r"/transformers/(?:modeling_rope_utils|models/\w+/configuration_\w+)\.py:"
+                r"|/transformers/(?:generation/)?configuration_utils\.py:_?validate\w*$"
+                r"|/huggingface_hub/dataclasses\.py:"), Cause.INVALID_CONFIG),
+    # (generation_config.json read into Transformers' GenerationConfig - from_pretrained,
+    # from_dict - and not of the shape it must have: `'list' object is not a mapping`; its
+    # values' own checks are above)
+    (re.compile(r"/transformers/generation/configuration_utils\.py:"), Cause.CORRUPT_CHECKPOINT),
+    (re.compile(r"/transformers/(?:tokenization_\w+|models/\w+/tokenization_\w+"
+                r"|convert_slow_tokenizer)\.py:|/(?:tokenizers|sentencepiece|tiktoken)/"
+                r"|/mistral_common/tokens/"), Cause.CORRUPT_CHECKPOINT),
+)
+
+
+def _raised_by_setup_code(msgs: list[str], scan: Scan, root: int) -> bool:
+    """A launch that died, no rule naming a cause, of a check's exception (ValueError,
+    AssertionError, TypeError, KeyError, NotImplementedError) raised by the engine's own setup
+    code - argument and config resolution, entry points, platform selection, helpers - not by
+    its model, kernels, workers or schedulers: a check of what the launch was given, in words
+    no rule has met. Measured before it was kept, on classifiers that had not met the logs:
+    a first form (the innermost frame's file only) on `d696cf9^`'s would have read 28 logs so,
+    25 labelled invalid_config; this form on a2c1c22's (before the sixty-seventh batch) turns 7
+    causes right and none wrong. ``root``: the exception's line (_failed_root)."""
+    if _SETUP_CHECK.match(msgs[root]) is None:
+        return False
+    frame = _innermost_frame(scan, root)
+    if frame is None:
+        return False
+    index, where = frame
+    # (the check's own statement under its frame - `raise ValueError(...)`, `assert ...` - not
+    # a call that failed inside, nor a runner re-raising what a child process reported)
+    return _ENGINE_SETUP_FRAME.search(where) is not None \
+        and _ENGINE_RUNTIME_FRAME.search(where) is None \
+        and index + 1 < len(msgs) and _CHECK_STATEMENT.match(msgs[index + 1]) is not None
+
+
+# vLLM's report that Transformers could not build the model's config from its config.json
+# (transformers_utils/repo_utils.py with_retry: `Error parsing config for /models/x: integer
+# modulo by zero, retrying 1 of 2`, then once more without the retry)
+_CONFIG_PARSE_ERROR = re.compile(r"\bError parsing config for \S+?: (.+?)(?:, retrying \d+ of "
+                                 r"\d+)?$")
+
+
+def _config_not_parsed(msgs: list[str], root: int) -> bool:
+    """A launch that died, no rule naming a cause, of the very error vLLM reported while it
+    parsed the model's config.json (its exception line holds the reported message): a value
+    Transformers' config refuses - a RoPE type without its parameters, a field of the wrong
+    type, a head count of zero - whatever library words it is refused in. (Where the config
+    contradicts the weights, rules that read the weights name corrupt_checkpoint first.)"""
+    for i in range(root - 1, -1, -1):
+        if "Error parsing config" in msgs[i]:
+            reported = _CONFIG_PARSE_ERROR.search(msgs[i].rstrip())
+            if reported is not None:
+                text = reported[1].strip().strip("'\"")
+                return len(text) >= 8 and text in msgs[root]
+    return False
+
+
+# A rendezvous that could not reach the address it was given (torch's TCPStore client: `failed
+# to connect to any network address of (192.0.2.10, 5000)`, `timed out after 30000ms while
+# trying to connect`, the name not resolving), and SGLang's dump of a launch of one node naming
+# an address of another host to meet at (`'nnodes': 1`, `'dist_init_addr': '192.0.2.10:5000'`;
+# ServerArgs(nnodes=1, dist_init_addr=...) before 0.5)
+_CONNECT_FAILED = re.compile(r"failed to connect|timed out after .{0,80}connect"
+                             r"|Name or service not known|No route to host", re.IGNORECASE)
+_ONE_NODE = re.compile(r"""\bnnodes['"]?\s*[=:]\s*1\b""")
+_MEET_AT = re.compile(r"""\bdist_init_addr['"]?\s*[=:]\s*['"]([^'"]+)['"]""")
+_LOCAL_ADDRESS = ("127.", "localhost", "[::1]", "::1", "0.0.0.0")
+
+
+def unreachable_own_rendezvous(msgs: list[str], scan: Scan, index: int) -> str | None:
+    """A rank failure read from a rendezvous that could not connect (line ``index``), in a
+    launch of one node that was told to meet at another host's address (returned): there is
+    no peer to have failed - the address is a setting the launch got wrong (a multi-node
+    command line reused on one node)."""
+    if not _CONNECT_FAILED.search(msgs[index]):
+        return None
+    for i in scan.run_starts:
+        meet = _MEET_AT.search(msgs[i])
+        if meet and _ONE_NODE.search(msgs[i]) and not meet[1].startswith(_LOCAL_ADDRESS):
+            return meet[1]
+    return None
+
+
+def _innermost_frame(scan: Scan, i: int) -> tuple[int, str] | None:
+    """The innermost frame (its line and place) of the traceback that line ``i`` ends. Asked
+    after the scan, when frames of later tracebacks are listed too (_innermost_places is asked
+    during it, at line ``i``, and needs no such bound)."""
+    for idx, where in reversed(scan.frames):
+        if i - idx > 4:
+            return None
+        if idx < i and not where.startswith("<call>:"):
+            return idx, where
+    return None
+
+
+def refused_setting(msgs: list[str], scan: Scan, start: int,
+                     given: Mapping[str, str] | None) -> tuple[int, str] | None:
+    """A crash no rule names a cause for, raised with an error that names a setting of this
+    launch (settings.py: a refusal in words no rule has met - a parser, a level, a flag that
+    needs another): the exception line and the setting it names."""
+    lines = [i for i, _ in scan.exceptions if i >= start]
+    if not lines:
+        return None
+    settings = log_settings(msgs[i] for i in scan.run_starts) | dict(given or {})
+    if not settings:
+        return None
+    for i in lines:
+        named = named_setting(msgs[i], settings)
+        if named is not None:
+            return i, named
+    return None
+
+
+def refusal_evidence(raw: list[str], msgs: list[str], refused: tuple[int, str],
+                      evidence: tuple[str, ...]) -> tuple[str, ...]:
+    """The refusal first, then the rest, and last which setting it names."""
+    first = evidence_lines(raw, msgs, [refused[0]])
+    rest = tuple(line for line in evidence if line not in first)
+    return (*first, *rest)[:MAX_EVIDENCE - 1] + (f"it names a setting of this launch: "
+                                                 f"{refused[1]}",)
+
+
+# SGLang's launcher reporting that a scheduler process exited before it was ready (engine.py
+# _wait_for_scheduler_ready: `RuntimeError: Rank 0 scheduler died during initialization (exit
+# code: 1)`, 0.5 on), under which the scheduler's own traceback was printed first
+_LAUNCHER_RELAY = re.compile(r"\bscheduler died during initialization\b")
+# (_raised_by_setup_code) the exceptions of a check, and the engines' code that runs them
+_SETUP_CHECK = re.compile(r"(?:\w+\.)*(?:ValueError|AssertionError|TypeError|KeyError"
+                          r"|NotImplementedError)\b")
+_ENGINE_SETUP_FRAME = re.compile(r"/(?:vllm|sglang|sglang_router)/")
+_CHECK_STATEMENT = re.compile(r"\s*(?:raise (?:\w+\.)*\w*(?:Error|Exception)\(|assert )")
+_ENGINE_RUNTIME_FRAME = re.compile(r"/(?:models|layers|attention|managers|worker|lora|ops"
+                                   r"|kernels|executor|distributed|kv_transfer)/|/v1/core/"
+                                   r"|model_runner|tensor_schema")
