@@ -3371,3 +3371,65 @@ def test_a_check_refusing_the_config_while_the_model_is_built_is_invalid_config(
                (f"{SG}/models/llama.py", "load_weights", "assert name in params")]
     assert cause_of(head + tb(*reading, error="AssertionError"), "sglang") \
         is not Cause.INVALID_CONFIG
+
+
+# --- the seventy-third batch's kinds (real engines; a seventh helper blind to the rules) ------
+
+TORCH_CXX = ("torch._inductor.exc.InductorError: InvalidCxxCompiler: No working C++ compiler "
+             "found in torch._inductor.config.cpp.cxx: (None, {})")
+
+
+def test_no_cxx_compiler_where_the_environment_named_one_is_invalid_config() -> None:
+    frames = [(f"{VL}/v1/worker/cpu_worker.py", "determine_available_memory",
+               "self.model_runner.profile_run()"),
+              (f"{TORCH}/_inductor/cpp_builder.py", "get_cpp_compiler",
+               "compiler = cpp_compiler_search(search)")]
+    named = tb(*frames, error=TORCH_CXX.format("'/usr/local/bin/g++-13'"))
+    assert cause_of(named, "vllm") is Cause.INVALID_CONFIG
+    # inductor's default candidate, the bare g++: the toolchain is missing, the compile failed
+    bare = tb(*frames, error=TORCH_CXX.format("'g++'"))
+    assert cause_of(bare, "vllm") is Cause.TRITON_COMPILE_ERROR
+
+
+SG_ARGS = ("[2026-12-05 04:51:18] server_args={'model_path': '/models/m', 'tokenizer_path': "
+           "'/models/m', 'tp_size': %s, 'pp_size': 1, 'port': 30000}\n")
+TIMINGS = ("[2026-12-05 04:51:18] Engine startup timings (s): load_weight=%s, "
+           "kv_cache_allocation=%s, scheduler_e2e=%s, tokenizer_e2e=0.04\n")
+
+
+def test_a_launch_asked_for_no_processes_is_invalid_config() -> None:
+    died = tb((f"{SG}/entrypoints/engine.py", "_launch_subprocesses",
+               "tokenizer_manager.max_req_input_len = scheduler_init_result.scheduler_infos["),
+              error="IndexError: list index out of range")
+    # every figure zero: no scheduler was built, nothing dates a later phase
+    text = SG_ARGS % 0 + TIMINGS % ("0.00", "0.00", "0.00") + died
+    v = classify_text(text, engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH,
+                                             Cause.INVALID_CONFIG), v
+    assert v.evidence[-1] == "the launch asked for no processes: --tp-size 0", v.evidence
+    # one process asked for: the same death names no cause, and real timings date warmup
+    v = classify_text(SG_ARGS % 1 + TIMINGS % ("1.20", "0.31", "9.80") + died, engine="sglang")
+    assert (v.phase, v.cause) == (Phase.WARMUP, Cause.UNKNOWN), v
+
+
+HUB_REFUSED = ("huggingface_hub.errors.HFValidationError: Repo id must be in the form "
+               "'repo_name' or 'namespace/repo_name': '{}'. Use `repo_type` argument if needed.")
+
+
+def test_the_model_s_own_folder_without_its_tokenizer_is_a_checkpoint_incomplete() -> None:
+    tokenizer = [(f"{SG}/utils/hf_transformers/tokenizer.py", "get_tokenizer",
+                  "return _resolve_tokenizers_backend("),
+                 (f"{SG}/utils/hf_transformers/common.py", "_resolve_local_or_cached_file",
+                  "return hf_hub_download(")]
+    own = SG_ARGS % 1 + tb(*tokenizer, error=HUB_REFUSED.format("/models/m"))
+    assert cause_of(own, "sglang") is Cause.CORRUPT_CHECKPOINT
+    # a tokenizer path of its own not there: a path not found
+    other = SG_ARGS.replace("'tokenizer_path': '/models/m'", "'tokenizer_path': '/x/tok'") % 1
+    assert cause_of(other + tb(*tokenizer, error=HUB_REFUSED.format("/x/tok")), "sglang") \
+        is Cause.MODEL_NOT_FOUND
+    # the model's folder refused while its config is read: not there at all
+    config = [(f"{SG}/utils/hf_transformers/config.py", "get_config", "config = AutoConfig("),
+              ("/venv/lib/python3.11/site-packages/transformers/utils/hub.py", "cached_file",
+               "file = cached_files(")]
+    assert cause_of(SG_ARGS % 1 + tb(*config, error=HUB_REFUSED.format("/models/m")),
+                    "sglang") is Cause.MODEL_NOT_FOUND

@@ -18,6 +18,7 @@ from supervisor.diagnosis.classifier import (
     diagnose_dict,
 )
 from supervisor.diagnosis.normalize import DOCKER_JSON_START, docker_json_records, strip_wrappers
+from supervisor.diagnosis.refusals import EXPLANATIONS
 from supervisor.diagnosis.tail import verdict_lines
 from supervisor.emulator.faults import CAUSES as EMU_CAUSES
 from supervisor.emulator.faults import Ctx as EmuCtx
@@ -1139,6 +1140,9 @@ def test_fixture_evidence_is_from_the_log(path: Path):
     assert 1 <= len(v.evidence) <= E.MAX_EVIDENCE == 5
     for line in v.evidence:
         assert len(line) <= E.EVIDENCE_CLIP
+        if line.startswith(tuple(f"{why}: " for why in EXPLANATIONS)):
+            assert line == v.evidence[-1], v.evidence  # why a setting is the cause, last
+            continue
         stem = line[:-1] if line.endswith("…") and len(line) == E.EVIDENCE_CLIP else line
         assert any(stem in r for r in raw), line
         assert not re.search(r"server_args=|ServerArgs\(|non-default args|with config:", line)

@@ -8,7 +8,12 @@ from __future__ import annotations
 import pytest
 
 from supervisor.diagnosis.classifier import classify_text
-from supervisor.diagnosis.settings import launch_settings, log_settings, named_setting
+from supervisor.diagnosis.settings import (
+    impossible_count,
+    launch_settings,
+    log_settings,
+    named_setting,
+)
 from supervisor.states import Cause, Outcome
 
 ARGS = ("(APIServer pid=7) INFO 12-04 19:09:52 [api_utils.py:286] non-default args: "
@@ -122,3 +127,14 @@ def test_a_cause_a_rule_names_is_kept_even_when_its_words_name_a_setting() -> No
                           "`gpu_memory_utilization` when initializing the engine.", args=args),
                       engine="vllm")
     assert v.cause is Cause.KV_CACHE_OOM
+
+
+def test_a_process_count_below_one_is_impossible_and_other_zeros_are_not() -> None:
+    assert impossible_count({"tp_size": "0"}) == "--tp-size 0"
+    assert impossible_count({"tensor_parallel_size": "-2"}) == "--tensor-parallel-size -2"
+    assert impossible_count({"nnodes": "0", "port": "0"}) == "--nnodes 0"
+    # one process, or a count the engine chooses; zeros and negatives that mean something
+    # (SGLang's chunked_prefill_size -1 switches chunking off)
+    for ok in ({"tp_size": "1"}, {"dp_size": "auto"}, {"chunked_prefill_size": "-1"},
+               {"max_running_requests": "0"}, {}):
+        assert impossible_count(ok) is None, ok

@@ -47,10 +47,13 @@ from .normalize import (
     unglue,
 )
 from .refusals import (
+    ASKED_FOR_NO_PROCESSES,
+    impossible_launch,
     launch_refusal,
     refusal_evidence,
     refused_building_the_model,
     refused_setting,
+    tokenizer_missing_from_model,
     unreachable_own_rendezvous,
 )
 from .scan import Scan
@@ -1240,6 +1243,9 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
         # cache in host memory: a cache sized past what the process may have) - the pool's
         # size, not the host's other users
         cause = Cause.KV_CACHE_OOM
+    if best and cause is Cause.MODEL_NOT_FOUND and tokenizer_missing_from_model(msgs, scan,
+                                                                             best.index):
+        cause = Cause.CORRUPT_CHECKPOINT
     if best and phase is Phase.LAUNCH and scan.last_marker is None and not framed:
         phase = _implied_phase(best, scan) or phase
     if best and best.cause is Cause.WARMUP_FAILED and phase.rank < Phase.WARMUP.rank:
@@ -1254,9 +1260,13 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     if outcome is Outcome.CRASHED and best is None:
         # (no rule named a cause, nor said on purpose that none can be named)
         refused = refused_setting(msgs, scan, start, settings)
+        impossible = None if refused else impossible_launch(msgs, scan, start, settings)
         if refused is not None:
             cause, evidence = Cause.INVALID_CONFIG, refusal_evidence(raw, msgs, refused,
                                                                      evidence)
+        elif impossible is not None:
+            cause, evidence = Cause.INVALID_CONFIG, refusal_evidence(
+                raw, msgs, impossible, evidence, ASKED_FOR_NO_PROCESSES)
         elif phase is Phase.LAUNCH:
             cause = launch_refusal(msgs, scan, start) or cause
         elif phase is Phase.WEIGHT_LOADING and refused_building_the_model(msgs, scan, start):

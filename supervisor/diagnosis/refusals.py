@@ -17,7 +17,13 @@ from collections.abc import Mapping
 from ..states import Cause
 from .evidence import MAX_EVIDENCE, evidence_lines
 from .scan import Scan
-from .settings import log_settings, named_setting
+from .settings import impossible_count, log_settings, named_setting
+
+# The evidence's last line where a setting is the cause: why, then the setting (not a line of
+# the log: the only evidence line that is not)
+NAMES_A_SETTING = "it names a setting of this launch"
+ASKED_FOR_NO_PROCESSES = "the launch asked for no processes"
+EXPLANATIONS = (NAMES_A_SETTING, ASKED_FOR_NO_PROCESSES)
 
 
 def launch_refusal(msgs: list[str], scan: Scan, start: int) -> Cause | None:
@@ -190,6 +196,34 @@ def unreachable_own_rendezvous(msgs: list[str], scan: Scan, index: int) -> str |
     return None
 
 
+# the hub refusing a local path as a repository id (huggingface_hub's validate_repo_id: `Repo
+# id must be in the form 'repo_name' or 'namespace/repo_name': '/models/x'`), the path last
+_NOT_A_REPO_ID = re.compile(r"Repo id must (?:be|use) .*: '([^']+)'")
+# the code that reads a tokenizer (the engines' tokenizer.py get_tokenizer and kin,
+# Transformers' tokenization_auto.py / tokenization_utils*.py), not SGLang's tokenizer_manager
+_READING_TOKENIZER = re.compile(r"/tokenizer\.py:|/tokenization_\w+\.py:|:get_tokenizer$"
+                                r"|tokenizer_from_pretrained")
+
+
+def tokenizer_missing_from_model(msgs: list[str], scan: Scan, index: int) -> bool:
+    """A path not found (line ``index``) that is the model's own folder, met while reading the
+    tokenizer from it: both engines read the model's config from that folder before its
+    tokenizer (a folder not there fails then, in the config's frames), so it is there and lacks
+    the tokenizer's files - a checkpoint incomplete, not a model not found (a tokenizer given
+    a path of its own, `--tokenizer /x`, stays a path not found)."""
+    named = _NOT_A_REPO_ID.search(msgs[index])
+    if named is None:
+        return False
+    settings = log_settings(msgs[i] for i in scan.run_starts)
+    model = settings.get("model_path") or settings.get("model")
+    tokenizer = settings.get("tokenizer_path") or settings.get("tokenizer") or model
+    if not model or {named[1].rstrip("/"), tokenizer.rstrip("/")} != {model.rstrip("/")}:
+        return False
+    opened = max((t for t in scan.tracebacks if t < index), default=-1)
+    return any(opened < i < index and _READING_TOKENIZER.search(where)
+               for i, where in scan.frames)
+
+
 def _innermost_frame(scan: Scan, i: int) -> tuple[int, str] | None:
     """The innermost frame (its line and place) of the traceback that line ``i`` ends. Asked
     after the scan, when frames of later tracebacks are listed too (_innermost_places is asked
@@ -220,13 +254,29 @@ def refused_setting(msgs: list[str], scan: Scan, start: int,
     return None
 
 
+def impossible_launch(msgs: list[str], scan: Scan, start: int,
+                      given: Mapping[str, str] | None) -> tuple[int, str] | None:
+    """A crash no rule names a cause for, in a launch asked to run on no processes (`--tp-size
+    0`): engines check few of these counts and fail later wherever the empty list is first
+    used (SGLang 0.5's launcher: `IndexError: list index out of range` on its schedulers'
+    infos). The failure's first error line, and the setting."""
+    settings = log_settings(msgs[i] for i in scan.run_starts) | dict(given or {})
+    named = impossible_count(settings) if settings else None
+    if named is None:
+        return None
+    errors = [i for i, _ in scan.exceptions if i >= start] or [i for i, _ in scan.fatal
+                                                               if i >= start]
+    return (errors[0], named) if errors else None
+
+
 def refusal_evidence(raw: list[str], msgs: list[str], refused: tuple[int, str],
-                      evidence: tuple[str, ...]) -> tuple[str, ...]:
-    """The refusal first, then the rest, and last which setting it names."""
+                     evidence: tuple[str, ...],
+                     why: str = NAMES_A_SETTING) -> tuple[str, ...]:
+    """The refusal first, then the rest, and last which setting it names (or why a setting
+    is the cause)."""
     first = evidence_lines(raw, msgs, [refused[0]])
     rest = tuple(line for line in evidence if line not in first)
-    return (*first, *rest)[:MAX_EVIDENCE - 1] + (f"it names a setting of this launch: "
-                                                 f"{refused[1]}",)
+    return (*first, *rest)[:MAX_EVIDENCE - 1] + (f"{why}: {refused[1]}",)
 
 
 # SGLang's launcher reporting that a scheduler process exited before it was ready (engine.py

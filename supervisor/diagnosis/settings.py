@@ -115,6 +115,22 @@ def named_setting(message: str, settings: Mapping[str, str]) -> str | None:
     return None
 
 
+# How many processes a launch spreads over, in each engine's keys: no launch runs with none
+# (SGLang 0.5 takes `--tp-size 0` and starts no scheduler; vLLM checks some of them)
+_PROCESS_COUNTS = frozenset({"tp_size", "pp_size", "dp_size", "ep_size", "nnodes",
+                             "tensor_parallel_size", "pipeline_parallel_size",
+                             "data_parallel_size", "data_parallel_size_local"})
+
+
+def impossible_count(settings: Mapping[str, str]) -> str | None:
+    """A process count of the launch below one ("--tp-size 0"), or None."""
+    for key, value in settings.items():
+        if key.replace("-", "_").lower() in _PROCESS_COUNTS and \
+                re.fullmatch(r"\s*(?:0|-\d+)\s*", value):
+            return _describe(key, value.strip())
+    return None
+
+
 def _names_key(message: str, snake: str) -> bool:
     if snake.isupper():  # an environment variable: its own name only
         return re.search(rf"(?<![\w-]){re.escape(snake)}(?![\w-])", message) is not None

@@ -661,6 +661,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # kept when a wrapper re-raises it as its own error (Unsloth's load_vllm:
            # `RuntimeError: at 63:4:` over vLLM's LoRA sgmv kernel failing in the profile run)
            r"(?:error|exception): at \d+:\d+:$", flags=_I)
+    # Inductor finding no C++ compiler among its candidates (cpp_builder.py get_cpp_compiler:
+    # `InvalidCxxCompiler: No working C++ compiler found in torch._inductor.config.cpp.cxx:
+    # (None, '/usr/local/bin/g++-13')`). Its default candidate is the bare name in $CXX or
+    # `g++` (a toolchain missing: the compile's failure, above); an absolute path there is one
+    # the environment named (CXX=...) - a setting pointing at no compiler
+    + _sig(Cause.INVALID_CONFIG, 67,
+           r"No working C\+\+ compiler found in \S+: \((?:None, )?'/", scope="error")
     # Triton-Ascend (the NPU backend SGLang and vLLM-Ascend compile their Triton kernels with):
     # its MLIRCompilationError frames the failing stage's output (bishengir-compile,
     # triton-adapter-opt) between `///------[ERROR][Triton][BEG]------`, `[<stage>] encounters

@@ -81,9 +81,12 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
      Phase.CUDA_GRAPH_CAPTURE),
     # 2026 builds sum up the startup once every scheduler is built (`Engine startup timings
     # (s): load_weight=..., kv_cache_allocation=..., cuda_graph={...}, tokenizer_e2e=...`):
-    # weights, KV pool and graphs are done, the HTTP server and its warmup request are next
+    # weights, KV pool and graphs are done, the HTTP server and its warmup request are next -
+    # unless no scheduler ran (`scheduler_e2e=0.00`, every figure zero: a launch that started
+    # none, `--tp-size 0`), which proves nothing was built
     (_C(r"Uvicorn running on|INFO:\s+Started server process"
-        r"|Start of pd disaggregation warmup|Engine startup timings \(s\): "), Phase.WARMUP),
+        r"|Start of pd disaggregation warmup"
+        r"|Engine startup timings \(s\): (?!.*\bscheduler_e2e=0(?:\.0+)?\b)"), Phase.WARMUP),
     (_C(r"The server is fired up and ready to roll"), Phase.READY),
 )
 
