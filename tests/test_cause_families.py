@@ -3433,3 +3433,42 @@ def test_the_model_s_own_folder_without_its_tokenizer_is_a_checkpoint_incomplete
                "file = cached_files(")]
     assert cause_of(SG_ARGS % 1 + tb(*config, error=HUB_REFUSED.format("/models/m")),
                     "sglang") is Cause.MODEL_NOT_FOUND
+
+
+# --- the seventy-fourth batch's kinds (real engines; an eighth helper blind to the rules) -----
+
+JSON_CUT = "json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: " \
+           "line 4 column 3 (char 70)"
+PY_JSON = "/usr/lib/python3.11/json"
+
+
+def test_a_lora_adapter_s_config_that_does_not_parse_is_its_checkpoint() -> None:
+    adapter = tb((f"{VL}/lora/worker_manager.py", "_load_adapter",
+                  "peft_helper = PEFTHelper.from_local_dir("),
+                 (f"{VL}/lora/peft_helper.py", "from_local_dir", "config = json.load(f)"),
+                 (f"{PY_JSON}/__init__.py", "load", "return loads(fp.read(),"),
+                 (f"{PY_JSON}/decoder.py", "decode", "obj, end = self.raw_decode(s)"),
+                 error=JSON_CUT)
+    assert cause_of(adapter, "vllm") is Cause.CORRUPT_CHECKPOINT
+    # the --lora-modules flag's own JSON, parsed with the arguments: the launch's setting
+    flag = tb((f"{VL}/entrypoints/openai/cli_args.py", "__call__", "lora = json.loads(item)"),
+              (f"{PY_JSON}/__init__.py", "loads", "return _default_decoder.decode(s)"),
+              error=JSON_CUT)
+    assert cause_of(flag, "vllm") is not Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_folder_made_where_a_file_stands_is_invalid_config() -> None:
+    made = tb((f"{TORCH}/_inductor/runtime/cache_dir_utils.py", "cache_dir",
+               "os.makedirs(cache_dir, exist_ok=True)"),
+              ("<frozen os>", "makedirs", ""),
+              error="FileExistsError: [Errno 17] File exists: '/srv/cache/inductor'")
+    assert cause_of(made, "vllm") is Cause.INVALID_CONFIG
+    # without exist_ok, two processes making one folder race (x316): no setting is wrong
+    race = made.replace("os.makedirs(cache_dir, exist_ok=True)", "os.makedirs(dir_name)")
+    assert cause_of(race, "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_a_port_no_socket_can_have_is_invalid_config() -> None:
+    text = tb((f"{VL}/entrypoints/openai/api_server.py", "create_server_socket",
+               "sock.bind(addr)"), error="OverflowError: bind(): port must be 0-65535.")
+    check(text, "vllm", Phase.LAUNCH, Cause.INVALID_CONFIG)

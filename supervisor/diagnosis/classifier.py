@@ -395,6 +395,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                 scan.named_phases.append((i, Phase.READY))
             if _raised_by_config_check(scan, i, msg):
                 scan.config_rejections.append(i)
+            if "FileExistsError" in msg and _made_over_a_file(msgs, i, msg):
+                scan.hits.append((S.FOLDER_OVER_A_FILE, i))
             if "JSONDecodeError" in msg:
                 _json_not_parsed(scan, i)
             elif "ize of tensor" in msg or "mismatch" in msg or "exceeds dimension" in msg:
@@ -987,6 +989,13 @@ def _raised_by_config_check(scan: Scan, i: int, msg: str) -> bool:
     if S.HF_CONFIG_ATTRIBUTE.search(where) and S.CONFIG_ATTRIBUTE_MISSING.match(msg):
         return len(places) > 1 and S.CONFIG_FRAME.search(places[1]) is not None
     return False
+
+
+def _made_over_a_file(msgs: list[str], i: int, msg: str) -> bool:
+    """The FileExistsError on line ``i`` was raised by a makedirs told a folder already there
+    is fine (its source line a few lines up, above the frame of `os`): the path is a file."""
+    return S.FOLDER_OVER_A_FILE.pattern.match(msg.lower()) is not None and any(
+        "exist_ok=True" in m for m in msgs[max(0, i - 4):i])
 
 
 def _json_not_parsed(scan: Scan, i: int) -> None:

@@ -188,9 +188,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # create_server_socket, c10d's `(errno: 99 - Cannot assign requested address)`). Only in
     # Python's and c10d's words: a transfer engine's `connect: Cannot assign requested address`
     # on one request (Mooncake's TCP transport) is that request's, and the server goes on.
+    # And a port no socket can have (`--port 70000`: Python's socket refusing it before any
+    # bind, `OverflowError: bind(): port must be 0-65535.`, `getsockaddrarg: port must be
+    # 0-65535.` before 3.10)
     + _sig(Cause.INVALID_CONFIG, 91,
            r"\[Errno 99\] Cannot assign requested address",
-           r"errno: 99 - Cannot assign requested address", scope="error")
+           r"errno: 99 - Cannot assign requested address", r"\bport must be 0-65535\b",
+           scope="error")
     # The GPU cannot run this build's kernels (new arch like sm_120, or an old one).
     + _sig(Cause.UNSUPPORTED_ARCH, 90,
            r"no kernel image is available", r"cudaErrorNoKernelImageForDevice",
@@ -1577,6 +1581,13 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
 CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError|TypeError"
                       r"|IndexError|ZeroDivisionError)\b")
 CONFIG_REJECTION_PRIORITY = 20
+# A folder the process makes where a file stands: `os.makedirs(path, exist_ok=True)` raises
+# FileExistsError only when the path is there and is no folder (a cache or download directory
+# set to a file: TORCHINDUCTOR_CACHE_DIR, VLLM_CACHE_ROOT, HF_HOME), as `[Errno 20] Not a
+# directory` says for a file on the way to it. Read by the classifier where the traceback's
+# source line shows exist_ok (without it, two processes making one folder race: x316).
+FOLDER_OVER_A_FILE = Signature(Cause.INVALID_CONFIG,
+                               _C(lower_pattern(r"^(?:\w+\.)*FileExistsError: ")), 58, "error")
 # The model's own config rejected through Transformers, whatever engine reads it:
 # - a model type the installed Transformers does not know: the KeyError of its CONFIG_MAPPING
 #   lookup (configuration_auto.py `__getitem__`; the ValueError "does not recognize this
@@ -1600,7 +1611,10 @@ CHECKPOINT_JSON_READER = _C(r"/transformers/(?:configuration_utils|tokenization_
                             # (the engines' weight loaders reading a checkpoint's index or
                             # quantization config: vLLM's weight_utils filter_duplicate_
                             # safetensors_files, SGLang's)
-                            r"|/model_loader/\w+\.py:")
+                            r"|/model_loader/\w+\.py:"
+                            # (a LoRA adapter's own files: vLLM's PEFTHelper.from_local_dir
+                            # reading adapter_config.json, SGLang's LoRA config)
+                            r"|/(?:vllm|sglang/srt)/lora/\w+\.py:")
 CHECKPOINT_MISREAD_PRIORITY = 50
 # Tensors of other shapes than the model's, as a weight loader copies them in (torch's `The
 # size of tensor a (64) must match the size of tensor b (256) at non-singleton dimension 1` under
