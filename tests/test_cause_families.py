@@ -3472,3 +3472,62 @@ def test_a_port_no_socket_can_have_is_invalid_config() -> None:
     text = tb((f"{VL}/entrypoints/openai/api_server.py", "create_server_socket",
                "sock.bind(addr)"), error="OverflowError: bind(): port must be 0-65535.")
     check(text, "vllm", Phase.LAUNCH, Cause.INVALID_CONFIG)
+
+
+# --- the seventy-fifth batch's kinds (real engines; a ninth helper blind to the rules) -------
+
+TF = "/venv/lib/python3.11/site-packages/transformers"
+EOS_INT = "TypeError: Special token eos_token has to be either str or AddedToken but got: " \
+          "<class 'int'>"
+TOKENIZER_INIT = [(f"{TF}/models/auto/tokenization_auto.py", "from_pretrained",
+                   "return tokenizer_class.from_pretrained("),
+                  (f"{TF}/tokenization_utils_base.py", "__init__",
+                   'raise TypeError(f"Special token {key} has to be either str or AddedToken")')]
+
+
+def test_a_tokenizer_file_s_value_of_the_wrong_type_is_invalid_config() -> None:
+    assert cause_of(tb(*TOKENIZER_INIT, error=EOS_INT), "vllm") is Cause.INVALID_CONFIG
+    # the same reader failing on data it could not handle (no type check of its own): the
+    # tokenizer's files are damaged
+    broken = [TOKENIZER_INIT[0], (f"{TF}/tokenization_utils_base.py", "_from_pretrained",
+                                  "init_kwargs[key] = value[0]")]
+    assert cause_of(tb(*broken, error="TypeError: 'int' object is not subscriptable"),
+                    "vllm") is Cause.CORRUPT_CHECKPOINT
+
+
+def test_the_error_a_wrapper_was_raised_from_is_the_root() -> None:
+    # SGLang's tokenizer loader: `raise RuntimeError("Failed to load the tokenizer...") from e`
+    inner = tb(*TOKENIZER_INIT, error=EOS_INT)
+    outer = tb((f"{SG}/utils/hf_transformers/tokenizer.py", "_auto_tokenizer_from_pretrained",
+                "raise RuntimeError(err_msg) from e"),
+               error="RuntimeError: Failed to load the tokenizer. If you are using a LLaMA V1 "
+                     "model consider using 'hf-internal-testing/llama-tokenizer' instead.")
+    chained = inner + "\nThe above exception was the direct cause of the following exception:\n\n" \
+        + outer
+    assert cause_of(chained, "sglang") is Cause.INVALID_CONFIG
+
+
+def test_torch_refusing_a_port_out_of_range_is_invalid_config() -> None:
+    text = tb((f"{TORCH}/distributed/rendezvous.py", "_tcp_rendezvous_handler",
+               "store = _create_c10d_store("), error="ValueError: Port out of range 0-65535")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+
+
+SCHEDULER_CTRL_C = tb((f"{SG}/managers/scheduler.py", "run_scheduler_process",
+                       "scheduler = Scheduler(server_args, port_args)"), error="KeyboardInterrupt")
+LAUNCHER_RELAY = tb((f"{SG}/entrypoints/engine.py", "_wait_for_scheduler_ready",
+                     "raise RuntimeError("),
+                    error="RuntimeError: Rank 0 scheduler died during initialization (exit "
+                          "code: 1).")
+
+
+def test_a_ctrl_c_of_the_scheduler_alone_is_a_death_not_a_stop() -> None:
+    v = classify_text("Process Process-1:\n" + SCHEDULER_CTRL_C + LAUNCHER_RELAY,
+                      engine="sglang")
+    assert v.outcome is Outcome.CRASHED, v
+    # Ctrl-C of the whole run: the launcher ends in its own KeyboardInterrupt
+    launcher = tb((f"{SG}/entrypoints/engine.py", "_wait_for_scheduler_ready",
+                   "data = reader.recv()"), error="KeyboardInterrupt")
+    v = classify_text("Process Process-1:\n" + SCHEDULER_CTRL_C + launcher + LAUNCHER_RELAY,
+                      engine="sglang")
+    assert v.outcome is not Outcome.CRASHED, v

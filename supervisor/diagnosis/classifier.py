@@ -385,6 +385,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                     _requested_core_shutdown(scan, i, msgs)
                 elif "exited unexpectedly" in msg and scan.stop_at is not None:
                     _core_stopped_alone(scan, i, msgs)
+                elif "scheduler died" in msg and scan.stop_at is not None:
+                    _scheduler_stopped_alone(scan, i, msgs)
         is_exc = S.is_exception_line(msg) if gates is None or gates & _EXCEPTION_BIT else False
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
@@ -1085,6 +1087,20 @@ def _core_stopped_alone(scan: Scan, i: int, msgs: list[str]) -> None:
     if stop is None or "EngineCore" not in msgs[stop]:
         return
     if not any("API server" in m or "shutdown triggered" in m for m in msgs[stop:i]):
+        scan.stop_at = None
+
+
+def _scheduler_stopped_alone(scan: Scan, i: int, msgs: list[str]) -> None:
+    """SGLang's launcher reporting its scheduler dead (`Rank 0 scheduler died during
+    initialization (exit code: 1)`) after the only stop the log shows was the scheduler's own
+    Ctrl-C (`KeyboardInterrupt` ending its traceback): the signal reached that process alone,
+    and the launcher died of losing it - a death, not a stop. A Ctrl-C of the whole run ends
+    the launcher in its own KeyboardInterrupt (two in the log), and its scheduler's death is
+    then no failure. Asked only of the launcher's line."""
+    stop = scan.stop_at
+    if stop is None or not msgs[stop].startswith("KeyboardInterrupt"):
+        return
+    if not any(m.startswith("KeyboardInterrupt") for m in msgs[stop + 1:i]):
         scan.stop_at = None
 
 

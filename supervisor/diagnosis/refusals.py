@@ -41,7 +41,18 @@ def launch_refusal(msgs: list[str], scan: Scan, start: int) -> Cause | None:
     frame = _innermost_frame(scan, root)
     if frame is None:
         return None
-    return next((cause for rx, cause in _MODEL_FILE_READERS if rx.search(frame[1])), None)
+    cause = next((cause for rx, cause in _MODEL_FILE_READERS if rx.search(frame[1])), None)
+    if cause is Cause.CORRUPT_CHECKPOINT and _type_checked(msgs, frame[0], root):
+        return Cause.INVALID_CONFIG  # (one value of the wrong type: wrong in itself)
+    return cause
+
+
+def _type_checked(msgs: list[str], frame: int, root: int) -> bool:
+    """The error on line ``root`` is a TypeError that the innermost frame (line ``frame``) raised
+    on purpose (its source line a `raise TypeError(` statement): a value's type checked, not
+    code that failed on data it could not handle."""
+    return msgs[root].lstrip().startswith("TypeError: ") and any(
+        msgs[i].lstrip().startswith("raise TypeError(") for i in range(frame + 1, root))
 
 
 # The loader building the model from its config (vLLM's and SGLang's _initialize_model /
@@ -97,7 +108,18 @@ def _failed_root(msgs: list[str], scan: Scan, start: int) -> int | None:
     roots = [i for i, wrapper in raised[:-1 if relayed else None] if not wrapper]
     while relayed and roots and msgs[roots[-1]].strip() == "EOFError":
         roots.pop()
-    return roots[-1] if roots else None
+    if not roots:
+        return None
+    # `raise RuntimeError("Failed to load the tokenizer...") from e`: the error it was raised
+    # from is the cause (SGLang's tokenizer loader wraps Transformers' error so)
+    root = roots[-1]
+    while len(roots) > 1 and _DIRECT_CAUSE in "".join(msgs[roots[-2] + 1:root]):
+        roots.pop()
+        root = roots[-1]
+    return root
+
+
+_DIRECT_CAUSE = "The above exception was the direct cause of the following exception"
 
 
 # The libraries that read a model's files, by the innermost frame of the error a launch died
@@ -120,6 +142,9 @@ _MODEL_FILE_READERS = (
     # from_dict - and not of the shape it must have: `'list' object is not a mapping`; its
     # values' own checks are above)
     (re.compile(r"/transformers/generation/configuration_utils\.py:"), Cause.CORRUPT_CHECKPOINT),
+    # (a tokenizer file's value of the wrong type, refused by the reader's own check - `raise
+    # TypeError(f"Special token {key} has to be either str or AddedToken ...")` for an eos_token
+    # given as a number - is wrong in itself: _type_checked)
     (re.compile(r"/transformers/(?:tokenization_\w+|models/\w+/tokenization_\w+"
                 r"|convert_slow_tokenizer)\.py:|/(?:tokenizers|sentencepiece|tiktoken)/"
                 r"|/mistral_common/tokens/"), Cause.CORRUPT_CHECKPOINT),

@@ -190,10 +190,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # on one request (Mooncake's TCP transport) is that request's, and the server goes on.
     # And a port no socket can have (`--port 70000`: Python's socket refusing it before any
     # bind, `OverflowError: bind(): port must be 0-65535.`, `getsockaddrarg: port must be
-    # 0-65535.` before 3.10)
+    # 0-65535.` before 3.10; torch's rendezvous parsing SGLang's `--nccl-port 70000`,
+    # `ValueError: Port out of range 0-65535`)
     + _sig(Cause.INVALID_CONFIG, 91,
            r"\[Errno 99\] Cannot assign requested address",
-           r"errno: 99 - Cannot assign requested address", r"\bport must be 0-65535\b",
+           r"errno: 99 - Cannot assign requested address",
+           r"\bport (?:must be|out of range) 0-65535\b",
            scope="error")
     # The GPU cannot run this build's kernels (new arch like sm_120, or an old one).
     + _sig(Cause.UNSUPPORTED_ARCH, 90,
