@@ -3531,3 +3531,21 @@ def test_a_ctrl_c_of_the_scheduler_alone_is_a_death_not_a_stop() -> None:
     v = classify_text("Process Process-1:\n" + SCHEDULER_CTRL_C + launcher + LAUNCHER_RELAY,
                       engine="sglang")
     assert v.outcome is not Outcome.CRASHED, v
+
+
+# --- the seventy-sixth batch's kinds (real engines; a tenth helper blind to the rules) -------
+
+def test_an_environment_value_a_library_refuses_on_import_is_invalid_config() -> None:
+    text = tb((f"{VL}/__init__.py", "<module>", "import torch"),
+              (f"{TORCH}/distributed/__init__.py", "<module>", "_set_debug_level()"),
+              error="ValueError: The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or "
+                    "DETAIL.")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_an_interface_this_host_does_not_have_is_invalid_config() -> None:
+    text = tb((f"{TORCH}/distributed/distributed_c10d.py", "_new_process_group_helper",
+               "backend_class = ProcessGroupGloo("),
+              error="RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/"
+                    "tcp/device.cc:84] ifa != nullptr. Unable to find address for: nosuch0")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG

@@ -1015,6 +1015,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # 4294967295]`; CPython's config_* checks of PYTHON* variables and options)
     + _sig(Cause.INVALID_CONFIG, 75, r"^Fatal Python error: config_\w+: ",
            r"\bPYTHON[A-Z]+ must be ", fatal=True, implies=Phase.LAUNCH)
+    # A library refusing the value of a setting it reads, in its own check's words (torch
+    # reading TORCH_DISTRIBUTED_DEBUG as it is imported: `ValueError: The value of
+    # TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL.`) - an environment variable's or an
+    # option's, raised wherever it is first read (an import chain included)
+    + _sig(Cause.INVALID_CONFIG, 75, r"\bThe value of \w+_\w+ must be ", scope="error")
+    # gloo (torch's CPU collectives, and the process groups both engines make besides NCCL's)
+    # finding no address on the network interface it was told to use (GLOO_SOCKET_IFNAME:
+    # `[enforce fail at .../gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to find
+    # address for: nosuch0`): an interface this host does not have
+    + _sig(Cause.INVALID_CONFIG, 75, r"\bUnable to find address for: \S+", scope="error")
     # Bad launch arguments: argparse refuses the command line (`launch_server.py: error:
     # unrecognized arguments: ...`, `vllm serve: error: argument --x: invalid choice`) and exits
     # 2 before any model work; its usage block alone says the same.
