@@ -20,7 +20,7 @@ EVIDENCE_CLIP = 300   # characters of one evidence line; longer ones end in "…
 _BARE_EXCEPTION = re.compile(r"^[\w.]*(?:Error|Exception):\s*$")
 # the rank names that tell the ranks' copies of a message apart
 _RANK_PREFIX = re.compile(r"\b(?:rank|Rank|TP|DP|EP|PP) ?\d+\b")
-_DIGITS = re.compile(r"\d+")
+_NO_DIGITS = str.maketrans("", "", "0123456789")
 
 
 def evidence_lines(raw: list[str], msgs: list[str], idx: Iterable[int]) -> tuple[str, ...]:
@@ -50,7 +50,7 @@ def dedup_key(msg: str) -> str:
     _RANK_PREFIX can start with holds "ank" or "P": most lines have neither, and skip it."""
     if "ank" in msg or "P" in msg:
         msg = _RANK_PREFIX.sub("", msg)
-    return _DIGITS.sub("0", msg.strip())
+    return msg.strip().translate(_NO_DIGITS)  # (cheaper than a regex substitution)
 
 
 def native_backtrace(msg: str) -> bool:
