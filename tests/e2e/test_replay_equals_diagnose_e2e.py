@@ -434,10 +434,10 @@ def _sample(paths: list[Path]) -> list[Path]:
 
 
 # GNS_REPLAY_ONLY=TEXT[,TEXT...] replays only the logs whose path holds one of the TEXTs
-# (`/fresh19/`: one batch; `/m101-,/x113-`: two logs)
-ONLY = os.environ.get("GNS_REPLAY_ONLY")
-LIVE_LOGS = [p for p in ALL_LOGS
-             if any(t in str(p) for t in ONLY.split(","))] if ONLY else ALL_LOGS
+# (`/fresh19/`: one batch; `/m101-,/x113-`: two logs; an empty item, `a,` or `a,,b`, is no
+# TEXT: it would hold every path)
+ONLY = [t for t in os.environ.get("GNS_REPLAY_ONLY", "").split(",") if t]
+LIVE_LOGS = [p for p in ALL_LOGS if any(t in str(p) for t in ONLY)] if ONLY else ALL_LOGS
 SELECTED = LIVE_LOGS if ALL else _sample(LIVE_LOGS)
 
 
