@@ -4,9 +4,13 @@ was raised and what it names rather than from its words.
 The message rules (signatures.py) chase refusals one batch of logs behind: each engine release
 words its checks anew. These fallbacks read what does not change with the wording - the code
 that raised (a setup check of the engine, the library reading the model's files, the loader
-building the model from its config), a setting of the launch named in the error, a rendezvous
-address no host of a one-node launch has - and are asked only where no rule produced a
-candidate (not where one said on purpose that no cause can be named).
+building the model from its config), a setting of the launch named in the error, a launch
+asked to run on no processes - and are asked only where no rule produced a candidate (not
+where one said on purpose that no cause can be named).
+
+Two more re-read a rule's cause by the launch's own settings: a rank failure at a rendezvous
+address no host of a one-node launch has (invalid_config), and the model's own folder refused
+while its tokenizer is read (a checkpoint incomplete, not a model not found).
 """
 
 from __future__ import annotations
