@@ -53,6 +53,7 @@ from .refusals import (
     refusal_evidence,
     refused_building_the_model,
     refused_setting,
+    settings_of,
     tokenizer_missing_from_model,
     unreachable_own_rendezvous,
 )
@@ -1284,8 +1285,9 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
         cause = Cause.INVALID_CONFIG  # (the evidence's connect failures name the address)
     if outcome is Outcome.CRASHED and best is None:
         # (no rule named a cause, nor said on purpose that none can be named)
-        refused = refused_setting(msgs, scan, start, settings)
-        impossible = None if refused else impossible_launch(msgs, scan, start, settings)
+        launch = settings_of(msgs, scan, settings)
+        refused = refused_setting(msgs, scan, start, launch)
+        impossible = None if refused else impossible_launch(scan, start, launch)
         if refused is not None:
             cause, evidence = Cause.INVALID_CONFIG, refusal_evidence(raw, msgs, refused,
                                                                      evidence)

@@ -265,32 +265,33 @@ def _innermost_frame(scan: Scan, i: int) -> tuple[int, str] | None:
     return None
 
 
+def settings_of(msgs: list[str], scan: Scan, given: Mapping[str, str] | None) -> dict[str, str]:
+    """The launch's settings: those its log shows (settings.log_settings), and those the
+    daemon knows from its profile (``given``), which win."""
+    return log_settings(msgs[i] for i in scan.run_starts) | dict(given or {})
+
+
 def refused_setting(msgs: list[str], scan: Scan, start: int,
-                     given: Mapping[str, str] | None) -> tuple[int, str] | None:
+                    settings: Mapping[str, str]) -> tuple[int, str] | None:
     """A crash no rule names a cause for, raised with an error that names a setting of this
     launch (settings.py: a refusal in words no rule has met - a parser, a level, a flag that
     needs another): the exception line and the setting it names."""
-    lines = [i for i, _ in scan.exceptions if i >= start]
-    if not lines:
-        return None
-    settings = log_settings(msgs[i] for i in scan.run_starts) | dict(given or {})
     if not settings:
         return None
-    for i in lines:
+    for i in (i for i, _ in scan.exceptions if i >= start):
         named = named_setting(msgs[i], settings)
         if named is not None:
             return i, named
     return None
 
 
-def impossible_launch(msgs: list[str], scan: Scan, start: int,
-                      given: Mapping[str, str] | None) -> tuple[int, str] | None:
+def impossible_launch(scan: Scan, start: int,
+                      settings: Mapping[str, str]) -> tuple[int, str] | None:
     """A crash no rule names a cause for, in a launch asked to run on no processes (`--tp-size
     0`): engines check few of these counts and fail later wherever the empty list is first
     used (SGLang 0.5's launcher: `IndexError: list index out of range` on its schedulers'
     infos). The failure's first error line, and the setting."""
-    settings = log_settings(msgs[i] for i in scan.run_starts) | dict(given or {})
-    named = impossible_count(settings) if settings else None
+    named = impossible_count(settings)
     if named is None:
         return None
     errors = [i for i, _ in scan.exceptions if i >= start] or [i for i, _ in scan.fatal
