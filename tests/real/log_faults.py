@@ -396,3 +396,48 @@ def serve_then_kill_worker_tp2(ctx: Ctx) -> None:
             p.kill()
         ctx.complete(1)
         time.sleep(10)
+
+
+# Steps the helpers' tables from the seventy-third batch on wrote each for itself, shared here.
+
+def linger(ctx: Ctx, seconds: float) -> None:
+    """Let the run go on ``seconds`` s, or until it ends."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and ctx.proc is not None and ctx.proc.poll() is None:
+        time.sleep(0.5)
+
+
+def sg_until_exit(ctx: Ctx) -> None:
+    """SGLang here dies once it builds the model (no vLLM for its loader): 150 s is enough."""
+    linger(ctx, 150)
+
+
+def signal_quietly(p: psutil.Process | subprocess.Popen, sig: int) -> None:
+    """``sig`` to ``p``, which may be gone already (the fault may have ended the run)."""
+    try:
+        p.send_signal(sig)
+    except (psutil.Error, OSError):
+        pass
+
+
+def signal_serving(child: str, sig: int) -> Step:
+    """Served two completions, then ``sig`` to the process named ``child``; one more request."""
+    def act(ctx: Ctx) -> None:
+        if up(ctx, 240):
+            ctx.complete(2)
+            for p in ctx.children(child)[-1:]:
+                signal_quietly(p, sig)
+            time.sleep(2)
+            ctx.complete(1)
+            linger(ctx, 20)
+    return act
+
+
+def json_edit(name: str, file: str, **changes: object) -> Callable[[Path], Path]:
+    """A copy of the tiny model whose JSON ``file`` has ``changes`` merged into it."""
+    def make(work: Path) -> Path:
+        d = copy_model(work, name)
+        f = d / file
+        f.write_text(json.dumps({**json.loads(f.read_text()), **changes}, indent=2))
+        return d
+    return make

@@ -25,6 +25,7 @@ from log_faults import (  # noqa: E402
     Ctx,
     Scenario,
     copy_model,
+    linger,
     until_exit,
     up,
 )
@@ -43,12 +44,6 @@ def sg_until_exit(ctx: Ctx) -> None:
         ctx.proc.wait(150)
     except subprocess.TimeoutExpired:
         pass
-
-
-def linger(ctx: Ctx, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and ctx.proc is not None and ctx.proc.poll() is None:
-        time.sleep(0.5)
 
 
 def signal_child_at(child: str, needle: str, sig: int, delay: float = 0.0, after_s: float = 60):

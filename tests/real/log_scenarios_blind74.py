@@ -19,12 +19,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import psutil  # noqa: E402
 from log_faults import (  # noqa: E402
     VLLM_BASE,
     Ctx,
     Scenario,
     copy_model,
+    json_edit,
+    linger,
+    sg_until_exit,
+    signal_quietly,
     until_exit,
     up,
 )
@@ -36,23 +39,6 @@ WORK.mkdir(parents=True, exist_ok=True)
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-def linger(ctx: Ctx, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and ctx.proc is not None and ctx.proc.poll() is None:
-        time.sleep(0.5)
-
-
-def sg_until_exit(ctx: Ctx) -> None:
-    linger(ctx, 150)
-
-
-def _send(p: psutil.Process, sig: int) -> None:
-    try:
-        p.send_signal(sig)
-    except psutil.Error:
-        pass
-
 
 def child_signal_when(child: str, needle: str | None, sig: int, delay: float = 0.0,
                       after_s: float = 60):
@@ -68,7 +54,7 @@ def child_signal_when(child: str, needle: str | None, sig: int, delay: float = 0
             targets = ctx.children(child)
         time.sleep(delay)
         for p in targets:
-            _send(p, sig)
+            signal_quietly(p, sig)
         linger(ctx, after_s)
     return act
 
@@ -112,7 +98,7 @@ def kill_worker_serving(ctx: Ctx) -> None:
     if up(ctx, 240):
         ctx.complete(2)
         for p in ctx.children("Worker")[-1:] or ctx.children("EngineCore")[-1:]:
-            _send(p, signal.SIGKILL)
+            signal_quietly(p, signal.SIGKILL)
         ctx.complete(1)
         linger(ctx, 15)
 
@@ -149,15 +135,6 @@ def genconfig_requests(ctx: Ctx) -> None:
 
 
 # --- model breakers ----------------------------------------------------------------------------
-
-def json_edit(name: str, file: str, **changes: object):
-    def make(work: Path) -> Path:
-        d = copy_model(work, name)
-        f = d / file
-        f.write_text(json.dumps({**json.loads(f.read_text()), **changes}, indent=2))
-        return d
-    return make
-
 
 def adapter_cut(work: Path) -> Path:
     """A LoRA adapter folder whose adapter_config.json was cut mid-write (weights absent too)."""

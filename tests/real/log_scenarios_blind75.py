@@ -17,12 +17,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import psutil  # noqa: E402
 from log_faults import (  # noqa: E402
     VLLM_BASE,
     Ctx,
     Scenario,
     copy_model,
+    json_edit,
+    linger,
+    sg_until_exit,
+    signal_quietly,
+    signal_serving,
     until_exit,
     up,
 )
@@ -31,23 +35,6 @@ BASE = VLLM_BASE
 SG = ["--device", "cpu"]
 WORK = Path("/tmp/blind75/rec/.work")
 WORK.mkdir(parents=True, exist_ok=True)
-
-
-def linger(ctx: Ctx, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and ctx.proc is not None and ctx.proc.poll() is None:
-        time.sleep(0.5)
-
-
-def sg_until_exit(ctx: Ctx) -> None:
-    linger(ctx, 150)
-
-
-def _send(p: psutil.Process, sig: int) -> None:
-    try:
-        p.send_signal(sig)
-    except psutil.Error:
-        pass
 
 
 def child_signal_when(child: str, needle: str | None, sig: int, delay: float = 0.0,
@@ -62,21 +49,8 @@ def child_signal_when(child: str, needle: str | None, sig: int, delay: float = 0
             targets = ctx.children(child)
         time.sleep(delay)
         for p in targets:
-            _send(p, sig)
+            signal_quietly(p, sig)
         linger(ctx, after_s)
-    return act
-
-
-def signal_serving(child: str, sig: int):
-    """Served two completions, then ``sig`` to the process named ``child``; one more request."""
-    def act(ctx: Ctx) -> None:
-        if up(ctx, 240):
-            ctx.complete(2)
-            for p in ctx.children(child)[-1:]:
-                _send(p, sig)
-            time.sleep(2)
-            ctx.complete(1)
-            linger(ctx, 20)
     return act
 
 
@@ -91,15 +65,6 @@ def system_role_chat(ctx: Ctx) -> None:
             {"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]})
         ctx.complete(1)
         time.sleep(12)
-
-
-def json_edit(name: str, file: str, **changes: object):
-    def make(work: Path) -> Path:
-        d = copy_model(work, name)
-        f = d / file
-        f.write_text(json.dumps({**json.loads(f.read_text()), **changes}, indent=2))
-        return d
-    return make
 
 
 def ghost_shard(name: str):

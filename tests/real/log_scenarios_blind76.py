@@ -17,12 +17,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import psutil  # noqa: E402
 from log_faults import (  # noqa: E402
     VLLM_BASE,
     Ctx,
     Scenario,
     copy_model,
+    json_edit,
+    linger,
+    sg_until_exit,
+    signal_quietly,
+    signal_serving,
     until_exit,
     up,
 )
@@ -33,36 +37,6 @@ WORK = Path("/tmp/blind76/rec/.work")
 WORK.mkdir(parents=True, exist_ok=True)
 
 
-def linger(ctx: Ctx, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and ctx.proc is not None and ctx.proc.poll() is None:
-        time.sleep(0.5)
-
-
-def sg_until_exit(ctx: Ctx) -> None:
-    linger(ctx, 150)
-
-
-def _send(p, sig: int) -> None:
-    try:
-        p.send_signal(sig)
-    except (psutil.Error, OSError):
-        pass
-
-
-def signal_serving(child: str, sig: int):
-    """Served two completions, then ``sig`` to the process named ``child``; one more request."""
-    def act(ctx: Ctx) -> None:
-        if up(ctx, 240):
-            ctx.complete(2)
-            for p in ctx.children(child)[-1:]:
-                _send(p, sig)
-            time.sleep(2)
-            ctx.complete(1)
-            linger(ctx, 20)
-    return act
-
-
 def launcher_signal_after_child(child: str, sig: int, delay: float = 1.0, after_s: float = 60):
     """``sig`` to the launcher process itself once its child ``child`` has taken its name."""
     def act(ctx: Ctx) -> None:
@@ -70,18 +44,9 @@ def launcher_signal_after_child(child: str, sig: int, delay: float = 1.0, after_
         while not ctx.children(child) and time.monotonic() < end and ctx.proc.poll() is None:
             time.sleep(0.2)
         time.sleep(delay)
-        _send(ctx.proc, sig)
+        signal_quietly(ctx.proc, sig)
         linger(ctx, after_s)
     return act
-
-
-def json_edit(name: str, file: str, **changes: object):
-    def make(work: Path) -> Path:
-        d = copy_model(work, name)
-        f = d / file
-        f.write_text(json.dumps({**json.loads(f.read_text()), **changes}, indent=2))
-        return d
-    return make
 
 
 def shard_case(name: str):
@@ -204,7 +169,7 @@ def worker_signal_when(child: str, needle: str, sig: int, delay: float = 1.0,
             return
         time.sleep(delay)
         for p in ctx.children(child):
-            _send(p, sig)
+            signal_quietly(p, sig)
         linger(ctx, after_s)
     return act
 
