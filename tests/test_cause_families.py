@@ -3594,3 +3594,43 @@ def test_no_tokenizer_transformers_can_build_is_a_corrupt_checkpoint() -> None:
                     "convert. You need to have sentencepiece or tiktoken installed to convert a "
                     "slow tokenizer to a fast one.")
     assert cause_of(text, "sglang") is Cause.CORRUPT_CHECKPOINT
+
+
+# --- the seventy-eighth batch's kinds (real engines; a twelfth helper blind to the rules) ----
+
+def test_a_tokenizer_file_in_another_encoding_is_a_corrupt_checkpoint() -> None:
+    text = tb((f"{TF}/tokenization_utils_base.py", "_from_pretrained",
+               "tokenizer_file_handle = json.load(tokenizer_file_handle)"),
+              ("/usr/lib/python3.12/json/__init__.py", "load", "return loads(fp.read(),"),
+              ("<frozen codecs>", "decode", ""),
+              error="UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: "
+                    "invalid start byte")
+    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+
+
+IMPORTING_MODULE = [(f"{SG}/utils/hf_transformers_patches.py", "_patch_removed_symbols",
+                     "from transformers.models.llama import modeling_llama"),
+                    ("/usr/lib/python3.12/importlib/__init__.py", "import_module",
+                     "return _bootstrap._gcd_import(name[level:], package, level)"),
+                    (f"{TF}/models/llama/modeling_llama.py", "<module>", "class LlamaModel("),
+                    (f"{TF}/utils/auto_docstring.py", "_prepare_return_docstring",
+                     "raise ValueError(")]
+NO_ARGS = "ValueError: No `Args` or `Parameters` section is found in the docstring of `Base`."
+
+
+def test_an_error_raised_as_a_module_is_imported_is_import_error() -> None:
+    assert cause_of(tb(*IMPORTING_MODULE, error=NO_ARGS), "sglang") is Cause.IMPORT_ERROR
+    # the same error in the program's own script (run, not imported) is no import's
+    script = [("/usr/bin/launch.py", "<module>", "main()"), IMPORTING_MODULE[-1]]
+    assert cause_of(tb(*script, error=NO_ARGS), "sglang") is not Cause.IMPORT_ERROR
+
+
+def test_python_refusing_host_memory_is_host_oom_killed() -> None:
+    text = tb((f"{SG}/launch_server.py", "<module>", "load_plugins()"),
+              ("/usr/lib/python3.12/email/feedparser.py", "_parsegen", "for line in self._input:"),
+              error="MemoryError")
+    assert cause_of(text, "sglang") is Cause.HOST_OOM_KILLED
+    # torch's out of memory is the GPU's
+    cuda = tb((f"{SG}/model_executor/model_runner.py", "load_model", "self.model.to(device)"),
+              error="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    assert cause_of(cuda, "sglang") is Cause.CUDA_OOM

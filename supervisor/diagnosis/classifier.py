@@ -402,7 +402,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                 scan.hits.append((S.FOLDER_OVER_A_FILE, i))
             elif "Errno" in msg and _bound_where_it_cannot(msgs, i, msg):
                 scan.hits.append((S.UNBINDABLE_ADDRESS, i))
-            if "JSONDecodeError" in msg or S.JSON_SHAPE_ERROR.match(msg):
+            if "JSONDecodeError" in msg or "UnicodeDecodeError" in msg or \
+                    S.JSON_SHAPE_ERROR.match(msg):
                 _json_not_parsed(scan, i)
             elif "ize of tensor" in msg or "mismatch" in msg or "exceeds dimension" in msg:
                 _shapes_not_the_models(scan, i, msg)

@@ -48,7 +48,41 @@ def launch_refusal(msgs: list[str], scan: Scan, start: int) -> Cause | None:
     cause = next((cause for rx, cause in _MODEL_FILE_READERS if rx.search(frame[1])), None)
     if cause is Cause.CORRUPT_CHECKPOINT and _type_checked(msgs, frame[0], root):
         return Cause.INVALID_CONFIG  # (one value of the wrong type: wrong in itself)
+    if cause is None and _raised_while_importing(msgs, scan, root):
+        return Cause.IMPORT_ERROR
     return cause
+
+
+# What runs a module's top level as it is imported: the import machinery's frames (Python 3.11
+# shows `_handle_fromlist`, `_call_with_frames_removed`; importlib's import_module; runpy
+# importing the package of a `python -m` module), or an import statement as the source line
+_IMPORTING_FRAME = re.compile(r"^<frozen importlib\._bootstrap(?:_external)?>:"
+                              r"|/importlib/__init__\.py:import_module$"
+                              r"|^<frozen runpy>:_get_module_details$")
+_IMPORT_STATEMENT = re.compile(r"\s*(?:import \w|from \S+ import )")
+
+
+def _raised_while_importing(msgs: list[str], scan: Scan, root: int) -> bool:
+    """The root error was raised while a module was being imported: under its traceback's
+    innermost module frame (`<module>`, the module's top level, and what that calls - a
+    decorator, a class body), entered by an import, not by the script run as the program. An
+    import that fails on its own words (a library refusing the interpreter's settings,
+    PYTHONOPTIMIZE=2 stripping the docstrings transformers parses at import, a version skew
+    between two packages) fails the launch as a missing module does: the installation, not
+    the model or the settings the engine read. Asked only where no rule and no reader above
+    named a cause; a library's refusal of a setting's value in its own words is named first
+    (`The value of X_Y must be`: invalid_config)."""
+    opened = max((t for t in scan.tracebacks if t < root), default=None)
+    if opened is None:
+        return False
+    frames = [(i, w) for i, w in scan.frames if opened < i < root and not w.startswith("<call>:")]
+    modules = [k for k, (_, w) in enumerate(frames) if w.endswith(":<module>")]
+    if not modules or modules[-1] == 0:
+        return False
+    outer_index, outer = frames[modules[-1] - 1]
+    source = msgs[outer_index + 1] if outer_index + 1 < len(msgs) else ""
+    return _IMPORTING_FRAME.search(outer) is not None or \
+        _IMPORT_STATEMENT.match(source) is not None
 
 
 def _type_checked(msgs: list[str], frame: int, root: int) -> bool:

