@@ -3634,3 +3634,24 @@ def test_python_refusing_host_memory_is_host_oom_killed() -> None:
     cuda = tb((f"{SG}/model_executor/model_runner.py", "load_model", "self.model.to(device)"),
               error="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
     assert cause_of(cuda, "sglang") is Cause.CUDA_OOM
+
+
+# --- the seventy-ninth batch's kinds (real engines; a thirteenth helper blind to the rules) --
+
+def test_a_library_refusing_its_own_environment_variable_is_invalid_config() -> None:
+    # TORCH_LOGS=+bogus, refused as torch is imported (the message on the lines after the
+    # exception's, which names only `ValueError:`)
+    text = tb((f"{VL}/env_override.py", "<module>", "import torch"),
+              (f"{TORCH}/__init__.py", "<module>", "_logging._init_logs()"),
+              (f"{TORCH}/_logging/_internal.py", "_update_log_state_from_env",
+               "log_state = _parse_log_settings(log_setting)"),
+              (f"{TORCH}/_logging/_internal.py", "_parse_log_settings",
+               "raise ValueError(_invalid_settings_err_msg(settings))"),
+              error="ValueError: ") + "Invalid log settings: +bogus, must be a comma separated list\n"
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    # the same import failing in code that reads no setting stays the import's
+    plain = tb((f"{VL}/env_override.py", "<module>", "import torch"),
+               (f"{TORCH}/__init__.py", "<module>", "_logging._init_logs()"),
+               (f"{TORCH}/_logging/_internal.py", "_register_artifacts", "raise ValueError("),
+               error="ValueError: artifact registered twice")
+    assert cause_of(plain, "vllm") is Cause.IMPORT_ERROR

@@ -1471,7 +1471,11 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # take. (Not the module's __getattr__ looking a variable up: a KeyError there is a
     # variable missing, which names no setting given.)
     (Cause.INVALID_CONFIG, _C(r"/(?:vllm|sglang(?:/srt)?)/(?:envs|environ)\.py:"
-                              r"(?:<lambda>|_?(?:parse|convert)\w*)$"), 24),
+                              r"(?:<lambda>|_?(?:parse|convert)\w*)$"
+                              # (and a library's reader of its own variables, named so - torch's
+                              # `_update_log_state_from_env` refusing TORCH_LOGS=+bogus with
+                              # `ValueError: Invalid log settings: ...` as torch is imported)
+                              r"|:\w*_from_env(?:iron)?$"), 24),
     # vLLM V0's API server asking its engine process for a health check over RPC (0.5.x
     # entrypoints/openai/rpc/client.py, 0.6-0.8 engine/multiprocessing/client.py; the client
     # checks health before each generate): the engine process stopped answering (`TimeoutError:

@@ -403,6 +403,8 @@ LIVE_MISSES: dict[str, str] = {
     "s205-sglang-2408-chat-n2-handler-traceback.log": _REQUEST_FRAMES,
     # the seventy-eighth batch (fresh77): the API server killed as the engine core came up
     "bi114-vllm-cpu-032-kill-api-warmup.log": _API_UP,
+    # the seventy-ninth batch (fresh78): the API server stopped (SIGSTOP) as the core came up
+    "bj109-vllm-cpu-032-stop-api-load.log": _API_UP,
 }
 
 
