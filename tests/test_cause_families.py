@@ -3655,3 +3655,25 @@ def test_a_library_refusing_its_own_environment_variable_is_invalid_config() -> 
                (f"{TORCH}/_logging/_internal.py", "_register_artifacts", "raise ValueError("),
                error="ValueError: artifact registered twice")
     assert cause_of(plain, "vllm") is Cause.IMPORT_ERROR
+
+
+# --- the eightieth batch's kinds (real engines; a fourteenth helper blind to the rules) -----
+
+def test_a_checkpoint_with_more_layers_than_its_config_is_a_corrupt_checkpoint() -> None:
+    more = ("ValueError: There is no module or parameter named 'layers.7' in LlamaModel. The "
+            "available parameters belonging to layers (ModuleList) are: {'layers.1.mlp.weight'}")
+    text = tb((f"{VL}/model_executor/models/utils.py", "_load_module", "raise ValueError(msg)"),
+              error=more)
+    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+    # a module the class does not have at all: the checkpoint is another task's (invalid_config)
+    head = tb((f"{VL}/model_executor/models/utils.py", "_load_module", "raise ValueError(msg)"),
+              error="ValueError: There is no module or parameter named 'score' in "
+                    "Qwen2VLForConditionalGeneration")
+    assert cause_of(head, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_a_value_out_of_its_range_is_invalid_config() -> None:
+    text = tb((f"{SG}/distributed/parallel_state.py", "init_distributed_environment",
+               'assert timeout > 0, "timeout must be positive"'),
+              error="AssertionError: timeout must be positive")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG

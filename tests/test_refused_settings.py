@@ -67,12 +67,15 @@ def test_sglang_s_argument_dump_is_read_too() -> None:
     ("FROB_LEVEL is not an integer", "FROB_LEVEL=loud"),                      # a variable
     ("[Errno 20] Not a directory: '/srv/cache/torch'", "FROB_CACHE=/srv/cache"),  # under it
     ("[Errno 20] Not a directory: '/srv/cachet/torch'", None),   # another folder
+    ("unexpected keys: {'prefetch_shards'}", "--loader-extra {'prefetch_shards': 4}"),  # a key
+    ("unexpected keys: {'prefetch'}", None),  # of a table: another key is another key
     ("cannot honour zigzag", None),          # a value unquoted may be any word of prose
     ("frob_model is missing", None),         # a longer name is another name
     ("bad mode", None),
 ])
 def test_which_setting_a_message_names(message: str, named: str | None) -> None:
-    settings = {"frob_mode": "zigzag", "FROB_LEVEL": "loud", "FROB_CACHE": "/srv/cache"}
+    settings = {"frob_mode": "zigzag", "FROB_LEVEL": "loud", "FROB_CACHE": "/srv/cache",
+                "loader_extra": "{'prefetch_shards': 4}"}
     assert named_setting(message, settings) == named
 
 

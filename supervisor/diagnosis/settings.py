@@ -144,10 +144,24 @@ def _quotes_value(message: str, value: str) -> bool:
         return False
     if f"'{value}'" in message or f'"{value}"' in message:
         return True
+    if value.startswith("{") and ("'" in message or '"' in message):
+        # a table's setting (`--model-loader-extra-config '{"prefetch_shards": 4}'`) is named
+        # by one of its keys quoted (`Unexpected extra config keys ...: {'prefetch_shards'}`)
+        return any(_quotes_value(message, key) for key in _table_keys(value))
     # a folder the launch named, and a file under it that the engine could not use
     # (`[Errno 20] Not a directory: '<VLLM_CACHE_ROOT>/torch_compile_cache'`)
     return value.startswith("/") and len(value) > 4 and (
         f"'{value.rstrip('/')}/" in message or f'"{value.rstrip("/")}/' in message)
+
+
+def _table_keys(value: str) -> list[str]:
+    """The keys of a setting whose value is a table (a dict's repr, as the log prints it)."""
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return []
+    return [k for k in parsed if isinstance(k, str) and not k.startswith("{")] \
+        if isinstance(parsed, dict) else []
 
 
 def _describe(key: str, value: str) -> str:

@@ -1381,6 +1381,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.INVALID_CONFIG, 38,
            r"^(?:\w+\.)*(?:AssertionError|ValueError|NotImplementedError): .{0,200}?\brequires\b",
            scope="error", flags=_I)
+    # A check of a value's range (`AssertionError: timeout must be positive` for SGLang's
+    # --dist-timeout -5, `base_gpu_id must be non-negative`, pydantic's `... must be greater than
+    # or equal to ...`): a number the launch was given that no run can take. Below every message
+    # naming a cause of its own (a KV pool sized to nothing says so in its own words first).
+    + _sig(Cause.INVALID_CONFIG, 37,
+           r"^(?:\w+\.)*(?:AssertionError|ValueError): .{0,160}?\b(?:must|should) be (?:a )?"
+           r"(?:positive|non-?negative|greater than|larger than|at least)\b",
+           scope="error", flags=_I)
     # vLLM's AutoWeightsLoader meeting a checkpoint tensor under a module the model class does
     # not have (models/utils.py: `There is no module or parameter named 'score' in
     # Qwen2VLForConditionalGeneration`, `... 'language_model' in Gemma3ForCausalLM`): the
@@ -1389,6 +1397,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # text-only class) - a model the engine does not support as configured, not a damaged file.
     # (vLLM V0's engine logs the message alone above its traceback: any line)
     + _sig(Cause.INVALID_CONFIG, 40, r"There is no module or parameter named '", flags=_I)
+    # ... unless what the model lacks is only a numbered layer of a stack it has (`There is no
+    # module or parameter named 'layers.7' in LlamaModel. The available parameters belonging
+    # to layers (ModuleList) are: {'layers.1...'}`): the checkpoint holds more layers than its
+    # config.json builds - config and weights disagree (corrupt_checkpoint, as the corpus
+    # labels a layer count that is not the weights')
+    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
+           r"There is no module or parameter named '(?:[\w.]+\.)?(?:layers|layer|h|blocks)\.\d+"
+           r"(?:\.[\w.]*)?' in \w+\. The available parameters belonging to "
+           r"(?:[\w.]+\.)?(?:layers|layer|h|blocks) ", flags=_I)
     # A check that tells the user which setting to change: an AssertionError / ValueError /
     # NotImplementedError whose message says to set, unset, use or pass a flag or an engine
     # variable (`AssertionError: 3-read Mamba conv transfer requires DS conv state layout. Set
