@@ -3583,6 +3583,10 @@ def test_a_unix_socket_in_a_folder_that_is_not_there_is_invalid_config() -> None
                  "with open(path) as f:"),
                 error="FileNotFoundError: [Errno 2] No such file or directory")
     assert cause_of(opened, "vllm") is not Cause.INVALID_CONFIG
+    # a port given as a word (a Kubernetes service variable) at the bind: the same
+    word = tb((f"{SG}/utils.py", "get_open_port", 's.bind(("", port))'),
+              error="TypeError: 'str' object cannot be interpreted as an integer")
+    assert cause_of(word, "sglang") is Cause.INVALID_CONFIG
 
 
 def test_no_tokenizer_transformers_can_build_is_a_corrupt_checkpoint() -> None:

@@ -963,9 +963,6 @@ CAUSE_MISSES: dict[str, str] = {
     "qq203-vllm-2511-rocm-issue-no-platform-detected-libcudart-missing-cli-make-arg-parser-traceback-cut.log":
         "'No platform detected' and vllm._C failing on libcudart.so.12 (a warning), then the "
         "CLI's traceback cut before its exception: labelled import_error, read unknown",
-    "qq206-sglang-2502-tke-guide-k8s-service-env-sglang-port-str-get-open-port-typeerror.log":
-        "a TypeError binding a port given as a string (a Kubernetes service variable): "
-        "labelled invalid_config, read unknown",
     "qq209-sglang-0512post1-2606-h200-pd-decode-nixl-ucx-vram-detected-as-host-register-memory-backend-error.log":
         "NIXL_ERR_BACKEND registering VRAM: labelled import_error (UCX without its CUDA "
         "modules, from the thread), read unknown",

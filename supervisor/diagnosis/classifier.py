@@ -400,7 +400,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                 scan.config_rejections.append(i)
             if "FileExistsError" in msg and _made_over_a_file(msgs, i, msg):
                 scan.hits.append((S.FOLDER_OVER_A_FILE, i))
-            elif "Errno" in msg and _bound_where_it_cannot(msgs, i, msg):
+            elif ("Errno" in msg or "integer" in msg) and _bound_where_it_cannot(msgs, i, msg):
                 scan.hits.append((S.UNBINDABLE_ADDRESS, i))
             if "JSONDecodeError" in msg or "UnicodeDecodeError" in msg or \
                     S.JSON_SHAPE_ERROR.match(msg):

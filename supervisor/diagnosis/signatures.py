@@ -1628,11 +1628,15 @@ FOLDER_OVER_A_FILE = Signature(Cause.INVALID_CONFIG,
 # An address the launch set that this process cannot bind, in the error's own words (no rule
 # of a message: `FileNotFoundError: [Errno 2] No such file or directory` names no path): a Unix
 # socket (vLLM's --uds) in a folder that does not exist or is not its own, a port below 1024
-# for a user who may not bind one. Read by the classifier where the traceback's source line is
-# the bind (a port in use has its own words: port_in_use).
+# for a user who may not bind one, a port given as a word (a Kubernetes service variable,
+# `SGLANG_PORT=tcp://...`: `TypeError: 'str' object cannot be interpreted as an integer`). Read
+# by the classifier where the traceback's source line is the bind (a port in use has its own
+# words: port_in_use).
 UNBINDABLE_ADDRESS = Signature(Cause.INVALID_CONFIG,
                                _C(lower_pattern(r"^(?:FileNotFoundError|PermissionError"
-                                                r"|NotADirectoryError): \[Errno \d+\]")),
+                                                r"|NotADirectoryError): \[Errno \d+\]"
+                                                r"|^TypeError: .{0,80}(?:cannot be interpreted "
+                                                r"as an integer|an integer is required)")),
                                58, "error")
 BIND_STATEMENT = _C(r"^\s*\w+(?:\.\w+)*\.bind\(")
 # The model's own config rejected through Transformers, whatever engine reads it:
