@@ -3681,3 +3681,21 @@ def test_a_value_out_of_its_range_is_invalid_config() -> None:
                'assert timeout > 0, "timeout must be positive"'),
               error="AssertionError: timeout must be positive")
     assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+
+
+# --- the eighty-first batch's kinds (real engines; a fifteenth helper blind to the rules) ----
+
+def test_a_count_of_zero_met_as_the_model_is_built_is_invalid_config() -> None:
+    building = [(f"{SG}/model_loader/loader.py", "load_model",
+                 "model = _initialize_model(model_config, self.load_config)"),
+                (f"{SG}/model_loader/loader.py", "_initialize_model",
+                 "return model_class(config=hf_config)"),
+                (f"{SG}/models/llama.py", "__init__",
+                 "assert tp_size % self.total_num_kv_heads == 0")]
+    text = tb(*building, error="ZeroDivisionError: integer modulo by zero")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+    # the same error once weights are read into the model is no value of the config's
+    reading = [*building[:2], (f"{SG}/models/llama.py", "load_weights",
+                               "scale = loaded // shards")]
+    assert cause_of(tb(*reading, error="ZeroDivisionError: integer division or modulo by zero"),
+                    "sglang") is not Cause.INVALID_CONFIG

@@ -103,14 +103,20 @@ def refused_building_the_model(msgs: list[str], scan: Scan, start: int) -> bool:
     """A load that died, no rule naming a cause, of a check (`assert`, `raise ValueError(`)
     while the loader was building the model from its config - before any weight was read into
     it (no weight loader's frame): the check refused a value of the config (a layer count of 0,
-    heads that do not divide), not the weights, which nothing had read yet."""
+    heads that do not divide), not the weights, which nothing had read yet. A division by zero
+    there is the same refusal, met by the arithmetic of a count the config gives as 0
+    (`assert tp_size % self.total_num_kv_heads == 0` with num_key_value_heads 0), whatever the
+    statement."""
     root = _failed_root(msgs, scan, start)
-    if root is None or _SETUP_CHECK.match(msgs[root]) is None:
+    if root is None:
+        return False
+    divided = _DIVIDED_BY_ZERO.match(msgs[root]) is not None
+    if not divided and _SETUP_CHECK.match(msgs[root]) is None:
         return False
     opened = max((t for t in scan.tracebacks if t < root), default=None)
     frame = _innermost_frame(scan, root)
     if opened is None or frame is None or frame[0] + 1 >= len(msgs) or \
-            _CHECK_STATEMENT.match(msgs[frame[0] + 1]) is None:
+            not divided and _CHECK_STATEMENT.match(msgs[frame[0] + 1]) is None:
         return False
     places = [w for i, w in scan.frames if opened < i < root]
     return any(_BUILDING_THE_MODEL.search(w) for w in places) and \
@@ -348,6 +354,7 @@ def refusal_evidence(raw: list[str], msgs: list[str], refused: tuple[int, str],
 # code: 1)`, 0.5 on), under which the scheduler's own traceback was printed first
 _LAUNCHER_RELAY = re.compile(r"\bscheduler died during initialization\b")
 # (_raised_by_setup_code) the exceptions of a check, and the engines' code that runs them
+_DIVIDED_BY_ZERO = re.compile(r"ZeroDivisionError\b")
 _SETUP_CHECK = re.compile(r"(?:\w+\.)*(?:ValueError|AssertionError|TypeError|KeyError"
                           r"|NotImplementedError)\b")
 _ENGINE_SETUP_FRAME = re.compile(r"/(?:vllm|sglang|sglang_router)/")
