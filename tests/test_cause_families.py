@@ -3699,3 +3699,74 @@ def test_a_count_of_zero_met_as_the_model_is_built_is_invalid_config() -> None:
                                "scale = loaded // shards")]
     assert cause_of(tb(*reading, error="ZeroDivisionError: integer division or modulo by zero"),
                     "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- the eighty-second batch's kinds (real engines; a sixteenth helper blind to the rules) ---
+
+def test_the_interpreter_refusing_its_own_variable_is_invalid_config() -> None:
+    v = verdict("Fatal Python error: preconfig_init_allocator: PYTHONMALLOC: unknown allocator",
+                "Python runtime state: preinitializing", engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+
+
+def test_an_environment_value_refused_where_it_is_read_is_invalid_config() -> None:
+    read = [(f"{TORCH}/_inductor/config.py", "<module>",
+             "compile_threads = decide_compile_threads()"),
+            (f"{TORCH}/_inductor/config.py", "decide_compile_threads",
+             'compile_threads = int(os.environ["TORCHINDUCTOR_COMPILE_THREADS"])')]
+    text = tb(*read, error="ValueError: invalid literal for int() with base 10: 'auto'")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+    # the same conversion of a value no variable gave is the inductor's own
+    other = [read[0], (f"{TORCH}/_inductor/config.py", "decide_compile_threads",
+                       "compile_threads = int(cpu_count)")]
+    assert cause_of(tb(*other, error="ValueError: invalid literal for int() with base 10: 'x'"),
+                    "sglang") is not Cause.INVALID_CONFIG
+
+
+def _makedirs(error: str) -> str:
+    return ("Traceback (most recent call last):\n"
+            f'  File "{TORCH}/_inductor/runtime/cache_dir_utils.py", line 20, in cache_dir\n'
+            "    os.makedirs(cache_dir, exist_ok=True)\n"
+            '  File "<frozen os>", line 215, in makedirs\n'
+            "  [Previous line repeated 2 more times]\n"
+            '  File "<frozen os>", line 225, in makedirs\n'
+            f"{error}\n")
+
+
+def test_a_cache_folder_that_cannot_be_made_where_it_was_pointed_is_invalid_config() -> None:
+    assert cause_of(_makedirs("FileNotFoundError: [Errno 2] No such file or directory: "
+                              "'/proc/self/.cache'"), "sglang") is Cause.INVALID_CONFIG
+    # a disk full is no setting
+    assert cause_of(_makedirs("OSError: [Errno 28] No space left on device: '/root/.cache'"),
+                    "sglang") is not Cause.INVALID_CONFIG
+
+
+def test_a_working_directory_removed_under_the_run_names_no_cause() -> None:
+    text = ("Traceback (most recent call last):\n"
+            f'  File "{TORCH}/_inductor/config.py", line 2562, in xpu\n'
+            '    cutlass_dir = os.path.realpath(os.environ.get("TORCHINDUCTOR_CUTLASS_DIR", ""))\n'
+            '  File "<frozen posixpath>", line 417, in realpath\n'
+            '  File "<frozen posixpath>", line 404, in abspath\n'
+            "FileNotFoundError: [Errno 2] No such file or directory\n")
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.UNKNOWN), v
+
+
+def test_a_tokenizer_file_s_value_refused_by_its_reader_is_invalid_config() -> None:
+    side = tb((f"{TF}/tokenization_utils_base.py", "__init__", "raise ValueError("),
+              error="ValueError: Padding side should be selected between 'right' and 'left', "
+                    "current value: center")
+    assert cause_of(side, "vllm") is Cause.INVALID_CONFIG
+    key = tb((f"{TF}/tokenization_utils_base.py", "_from_pretrained",
+              "added_tokens_decoder[int(idx)] = token"),
+             error="ValueError: invalid literal for int() with base 10: 'pad'")
+    assert cause_of(key, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_a_chat_template_that_is_no_template_is_invalid_config() -> None:
+    text = tb((f"{SG}/parser/template_manager.py", "load_chat_template",
+               "detect_jinja_template_content_format(hf_template)"),
+              (f"{SG}/parser/jinja_template_utils.py", "<genexpr>",
+               "keyword in chat_template for keyword in ['image', 'audio']"),
+              error="TypeError: argument of type 'int' is not iterable")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG

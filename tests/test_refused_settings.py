@@ -69,6 +69,8 @@ def test_sglang_s_argument_dump_is_read_too() -> None:
     ("[Errno 20] Not a directory: '/srv/cachet/torch'", None),   # another folder
     ("unexpected keys: {'prefetch_shards'}", "--loader-extra {'prefetch_shards': 4}"),  # a key
     ("unexpected keys: {'prefetch'}", None),  # of a table: another key is another key
+    ("template /srv/cache is no file", "FROB_CACHE=/srv/cache"),  # a path, whole, unquoted
+    ("template /srv/cachet is no file", None),   # another path
     ("cannot honour zigzag", None),          # a value unquoted may be any word of prose
     ("frob_model is missing", None),         # a longer name is another name
     ("bad mode", None),

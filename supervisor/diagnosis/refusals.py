@@ -86,11 +86,21 @@ def _raised_while_importing(msgs: list[str], scan: Scan, root: int) -> bool:
 
 
 def _type_checked(msgs: list[str], frame: int, root: int) -> bool:
-    """The error on line ``root`` is a TypeError that the innermost frame (line ``frame``) raised
-    on purpose (its source line a `raise TypeError(` statement): a value's type checked, not
-    code that failed on data it could not handle."""
-    return msgs[root].lstrip().startswith("TypeError: ") and any(
-        msgs[i].lstrip().startswith("raise TypeError(") for i in range(frame + 1, root))
+    """The error on line ``root`` is a check of one value that the innermost frame (line
+    ``frame``) made on purpose - a TypeError or ValueError raised by its own statement (`raise
+    ValueError(` for a padding_side that is neither left nor right) - or a value's conversion
+    refused (`invalid literal for int()`: added_tokens_decoder keyed by a name): one value wrong
+    in itself, not code that failed on a file it could not handle."""
+    error = msgs[root].lstrip()
+    if error.startswith("ValueError: ") and _CONVERSION_REFUSED.search(error):
+        return True
+    return error.startswith(("TypeError: ", "ValueError: ")) and any(
+        msgs[i].lstrip().startswith(("raise TypeError(", "raise ValueError("))
+        for i in range(frame + 1, root))
+
+
+_CONVERSION_REFUSED = re.compile(r"invalid literal for int\(\) with base \d+: "
+                                 r"|could not convert string to float: ")
 
 
 # The loader building the model from its config (vLLM's and SGLang's _initialize_model /

@@ -148,6 +148,11 @@ def _quotes_value(message: str, value: str) -> bool:
         # a table's setting (`--model-loader-extra-config '{"prefetch_shards": 4}'`) is named
         # by one of its keys quoted (`Unexpected extra config keys ...: {'prefetch_shards'}`)
         return any(_quotes_value(message, key) for key in _table_keys(value))
+    # a path given whole, unquoted (`Completion template /srv/templates/fim.json is not a
+    # built-in template name or a valid completion template file path`): a path is no word of prose
+    if value.startswith("/") and len(value) > 4 and re.search(
+            rf"(?<![\w/.~-]){re.escape(value)}(?![\w/~-])", message):
+        return True
     # a folder the launch named, and a file under it that the engine could not use
     # (`[Errno 20] Not a directory: '<VLLM_CACHE_ROOT>/torch_compile_cache'`)
     return value.startswith("/") and len(value) > 4 and (

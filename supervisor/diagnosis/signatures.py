@@ -1381,6 +1381,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.INVALID_CONFIG, 38,
            r"^(?:\w+\.)*(?:AssertionError|ValueError|NotImplementedError): .{0,200}?\brequires\b",
            scope="error", flags=_I)
+    # The interpreter refusing one of its own variables as it starts (`Fatal Python error:
+    # preconfig_init_allocator: PYTHONMALLOC: unknown allocator`): the launch's environment
+    + _sig(Cause.INVALID_CONFIG, 60, r"^Fatal Python error: \w+: PYTHON[A-Z]+: ", flags=_I,
+           fatal=True)
     # A check of a value's range (`AssertionError: timeout must be positive` for SGLang's
     # --dist-timeout -5, `base_gpu_id must be non-negative`, pydantic's `... must be greater than
     # or equal to ...`): a number the launch was given that no run can take. Below every message
@@ -1493,6 +1497,14 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
                               # `_update_log_state_from_env` refusing TORCH_LOGS=+bogus with
                               # `ValueError: Invalid log settings: ...` as torch is imported)
                               r"|:\w*_from_env(?:iron)?$"), 24),
+    # the chat template being compiled or read at startup (jinja2's compiler and parser; SGLang's
+    # template manager and its content-format detection; vLLM's chat-template warmup): a
+    # template the launch or the tokenizer config gives that is no template (`chat_template:
+    # 42` -> `TypeError: Can't compile non template nodes`, `argument of type 'int' is not
+    # iterable`). At request time the same frames fail one request, which the server answers.
+    (Cause.INVALID_CONFIG, _C(r"/jinja2/(?:compiler|environment|parser|lexer)\.py:"
+                              r"|/parser/(?:template_manager|jinja_template_utils)\.py:"
+                              r"|:\w*chat_template\w*$"), 24),
     # vLLM V0's API server asking its engine process for a health check over RPC (0.5.x
     # entrypoints/openai/rpc/client.py, 0.6-0.8 engine/multiprocessing/client.py; the client
     # checks health before each generate): the engine process stopped answering (`TimeoutError:
@@ -1639,6 +1651,31 @@ UNBINDABLE_ADDRESS = Signature(Cause.INVALID_CONFIG,
                                                 r"as an integer|an integer is required)")),
                                58, "error")
 BIND_STATEMENT = _C(r"^\s*\w+(?:\.\w+)*\.bind\(")
+# A folder the process makes for itself (a cache, `os.makedirs(path, exist_ok=True)`) that
+# cannot be made where the launch pointed it: a parent that is no folder one may write in (HOME
+# set to /proc/self: `FileNotFoundError: [Errno 2] No such file or directory: '/proc/self/.cache'`,
+# a read-only or foreign folder: `PermissionError: [Errno 13]`). Read by the classifier where the
+# makedirs's source line is above the os module's frames; a disk full is no setting (az101).
+FOLDER_NOT_MADE = Signature(Cause.INVALID_CONFIG,
+                            _C(lower_pattern(r"^(?:FileNotFoundError|PermissionError"
+                                             r"|NotADirectoryError): \[Errno (?:2|13|20|30)\] ")),
+                            58, "error")
+# An environment variable's value refused where it is read: a conversion failing on the very
+# statement that reads it (`compile_threads = int(os.environ["TORCHINDUCTOR_COMPILE_THREADS"])`
+# given `auto`: `ValueError: invalid literal for int() with base 10: 'auto'`). Read by the
+# classifier from the innermost frame's source line.
+ENVIRONMENT_VALUE_REFUSED = Signature(Cause.INVALID_CONFIG,
+                                      _C(lower_pattern(r"^(?:ValueError|TypeError): ")),
+                                      58, "error")
+ENVIRONMENT_READ = _C(r"\bos\.environ\b|\bgetenv\(|\benviron\.get\(")
+# The working directory removed under the process (a deploy replacing the folder it ran in):
+# `FileNotFoundError: [Errno 2] No such file or directory`, no path, from os.getcwd() under
+# posixpath's abspath as any relative path is resolved - at import or later. No cause the enum
+# names, and no other cause either (not the compiler or the import whose frames it ran under).
+WORKING_DIRECTORY_GONE = Signature(Cause.UNKNOWN,
+                                   _C(lower_pattern(r"^FileNotFoundError: \[Errno 2\] No such "
+                                                    r"file or directory$")), 58, "error")
+GETCWD_FRAME = _C(r"^<frozen posixpath>:(?:abspath|realpath)$|/posixpath\.py:(?:abspath|realpath)$")
 # The model's own config rejected through Transformers, whatever engine reads it:
 # - a model type the installed Transformers does not know: the KeyError of its CONFIG_MAPPING
 #   lookup (configuration_auto.py `__getitem__`; the ValueError "does not recognize this
