@@ -441,3 +441,23 @@ def json_edit(name: str, file: str, **changes: object) -> Callable[[Path], Path]
         f.write_text(json.dumps({**json.loads(f.read_text()), **changes}, indent=2))
         return d
     return make
+
+
+def child_signal_when(child: str, needles: list[str] | None, sig: int, delay: float = 0.5,
+                      after_s: float = 60) -> Step:
+    """``sig`` to the run's process(es) named ``child`` once one of ``needles`` is logged (None:
+    once the child has named itself)."""
+    def act(ctx: Ctx) -> None:
+        assert ctx.proc is not None
+        if needles:
+            if ctx.wait_any(needles, 240) is None:
+                return
+        else:
+            end = time.monotonic() + 90
+            while not ctx.children(child) and time.monotonic() < end and ctx.proc.poll() is None:
+                time.sleep(0.2)
+        time.sleep(delay)
+        for p in ctx.children(child):
+            signal_quietly(p, sig)
+        linger(ctx, after_s)
+    return act

@@ -21,6 +21,7 @@ from log_faults import (  # noqa: E402
     VLLM_BASE,
     Ctx,
     Scenario,
+    child_signal_when,
     copy_model,
     json_edit,
     linger,
@@ -112,26 +113,6 @@ def api_signal_when(needles: list[str], sig: int, delay: float = 0.0, after_s: f
             return
         time.sleep(delay)
         signal_quietly(ctx.proc, sig)
-        linger(ctx, after_s)
-    return act
-
-
-def child_signal_when(child: str, needles: list[str] | None, sig: int, delay: float = 0.5,
-                      after_s: float = 60):
-    """``sig`` to the run's process(es) named ``child`` once one of ``needles`` is logged (None:
-    once the child has named itself)."""
-    def act(ctx: Ctx) -> None:
-        assert ctx.proc is not None
-        if needles:
-            if ctx.wait_any(needles, 240) is None:
-                return
-        else:
-            end = time.monotonic() + 90
-            while not ctx.children(child) and time.monotonic() < end and ctx.proc.poll() is None:
-                time.sleep(0.2)
-        time.sleep(delay)
-        for p in ctx.children(child):
-            signal_quietly(p, sig)
         linger(ctx, after_s)
     return act
 

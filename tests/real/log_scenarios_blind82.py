@@ -21,11 +21,11 @@ from log_faults import (  # noqa: E402
     VLLM_BASE,
     Ctx,
     Scenario,
+    child_signal_when,
     copy_model,
     json_edit,
     linger,
     sg_until_exit,
-    signal_quietly,
     signal_serving,
     until_exit,
     up,
@@ -33,26 +33,6 @@ from log_faults import (  # noqa: E402
 
 BASE = VLLM_BASE
 SG = ["--device", "cpu"]
-
-
-def child_signal_when(child: str, needles: list[str] | None, sig: int, delay: float = 0.5,
-                      after_s: float = 60):
-    """``sig`` to the run's process(es) named ``child`` once one of ``needles`` is logged (None:
-    once the child has named itself)."""
-    def act(ctx: Ctx) -> None:
-        assert ctx.proc is not None
-        if needles:
-            if ctx.wait_any(needles, 240) is None:
-                return
-        else:
-            end = time.monotonic() + 90
-            while not ctx.children(child) and time.monotonic() < end and ctx.proc.poll() is None:
-                time.sleep(0.2)
-        time.sleep(delay)
-        for p in ctx.children(child):
-            signal_quietly(p, sig)
-        linger(ctx, after_s)
-    return act
 
 
 def tokcfg_edit(name: str, **changes: object):
