@@ -46,6 +46,7 @@ from .normalize import (
     strip_wrappers,
     unglue,
 )
+from .raised_where import raised_where_hits
 from .refusals import (
     ASKED_FOR_NO_PROCESSES,
     impossible_launch,
@@ -398,16 +399,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                 scan.named_phases.append((i, Phase.READY))
             if _raised_by_config_check(scan, i, msg):
                 scan.config_rejections.append(i)
-            if "FileExistsError" in msg and _made_over_a_file(msgs, i, msg):
-                scan.hits.append((S.FOLDER_OVER_A_FILE, i))
-            elif ("Errno" in msg or "integer" in msg) and _bound_where_it_cannot(msgs, i, msg):
-                scan.hits.append((S.UNBINDABLE_ADDRESS, i))
-            elif "Errno" in msg and _folder_not_made(msgs, i, msg):
-                scan.hits.append((S.FOLDER_NOT_MADE, i))
-            elif "Errno 2" in msg and _working_directory_gone(scan, i, msg):
-                scan.hits.append((S.WORKING_DIRECTORY_GONE, i))
-            if "Error: " in msg and _environment_value_refused(msgs, scan, i, msg):
-                scan.hits.append((S.ENVIRONMENT_VALUE_REFUSED, i))
+            raised_where_hits(scan, msgs, i, msg)
             if "JSONDecodeError" in msg or "UnicodeDecodeError" in msg or \
                     S.JSON_SHAPE_ERROR.match(msg):
                 _json_not_parsed(scan, i)
@@ -1001,56 +993,6 @@ def _raised_by_config_check(scan: Scan, i: int, msg: str) -> bool:
     if S.HF_CONFIG_ATTRIBUTE.search(where) and S.CONFIG_ATTRIBUTE_MISSING.match(msg):
         return len(places) > 1 and S.CONFIG_FRAME.search(places[1]) is not None
     return False
-
-
-def _made_over_a_file(msgs: list[str], i: int, msg: str) -> bool:
-    """The FileExistsError on line ``i`` was raised by a makedirs told a folder already there
-    is fine (its source line a few lines up, above the frame of `os`): the path is a file."""
-    return S.FOLDER_OVER_A_FILE.pattern.match(msg.lower()) is not None and any(
-        "exist_ok=True" in m for m in msgs[max(0, i - 4):i])
-
-
-def _folder_not_made(msgs: list[str], i: int, msg: str) -> bool:
-    """The error on line ``i`` was raised by a makedirs told a folder already there is fine
-    (its source line above the os module's frames): the folder cannot be made there."""
-    if S.FOLDER_NOT_MADE.pattern.match(msg.lower()) is None:
-        return False
-    j = i - 1
-    while j > 0 and j > i - 12 and ("<frozen os>" in msgs[j] or
-                                    msgs[j].lstrip().startswith("[Previous line repeated")):
-        j -= 1
-    return "exist_ok=True" in msgs[j] and "makedirs" in msgs[j]
-
-
-def _working_directory_gone(scan: Scan, i: int, msg: str) -> bool:
-    """The path-less FileNotFoundError on line ``i`` came from posixpath resolving a relative
-    path against a working directory that is gone (os.getcwd() in abspath)."""
-    if S.WORKING_DIRECTORY_GONE.pattern.match(msg.lower()) is None:
-        return False
-    frame = next((w for idx, w in reversed(scan.frames) if idx < i), None)
-    return frame is not None and S.GETCWD_FRAME.search(frame) is not None
-
-
-def _environment_value_refused(msgs: list[str], scan: Scan, i: int, msg: str) -> bool:
-    """The ValueError / TypeError on line ``i`` was raised by the statement that reads an
-    environment variable (its innermost frame's source line): the variable's value refused."""
-    if S.ENVIRONMENT_VALUE_REFUSED.pattern.match(msg.lower()) is None:
-        return False
-    frame = next((idx for idx, w in reversed(scan.frames)
-                  if idx < i and not w.startswith("<call>:")), None)
-    if frame is None or i - frame > 4:
-        return False
-    source = next((m for m in msgs[frame + 1:i] if m.strip(" ^~")), "")
-    return S.ENVIRONMENT_READ.search(source) is not None
-
-
-def _bound_where_it_cannot(msgs: list[str], i: int, msg: str) -> bool:
-    """The error on line ``i`` was raised by a socket's bind (its source line just above it,
-    under the carets Python 3.11 may print): the address the launch set cannot be bound."""
-    if S.UNBINDABLE_ADDRESS.pattern.match(msg.lower()) is None:
-        return False
-    above = [m for m in msgs[max(0, i - 3):i] if m.strip(" ^~")]
-    return bool(above) and S.BIND_STATEMENT.match(above[-1]) is not None
 
 
 def _json_not_parsed(scan: Scan, i: int) -> None:

@@ -1,0 +1,95 @@
+"""Errors whose cause is read from where they were raised: the statement or frame above them.
+
+An OS error's words name no setting (`FileNotFoundError: [Errno 2] No such file or directory`
+could be a missing model, a missing socket folder or a deleted working directory). What raised
+it does: a socket's bind, a makedirs told a folder already there is fine, posixpath asking for
+the working directory, a statement that reads the environment. Each row of ``RAISED_WHERE`` is
+a signature (its pattern the error's own words, lowercased), the literals the line must hold
+before anything else is asked (the scan's hot path sees every exception line), and the check
+of the lines above; ``raised_where_hits`` is the scan's one loop over them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import signatures as S
+from .scan import Scan
+
+# How far above the error its source line may be: the frame line, the statement, Python
+# 3.11's carets, and a few frames of `os` or posixpath in between
+_SOURCE_REACH = 4
+_FROZEN_REACH = 12
+
+
+def _source_above(msgs: list[str], i: int, reach: int = 3) -> str:
+    """The last line above line ``i`` (within ``reach``) that is not Python 3.11's carets."""
+    above = [m for m in msgs[max(0, i - reach):i] if m.strip(" ^~")]
+    return above[-1] if above else ""
+
+
+def made_over_a_file(scan: Scan, msgs: list[str], i: int) -> bool:
+    """The FileExistsError was raised by a makedirs told a folder already there is fine (its
+    source line a few lines up, above the frame of `os`): the path is a file."""
+    return any("exist_ok=True" in m for m in msgs[max(0, i - _SOURCE_REACH):i])
+
+
+def bound_where_it_cannot(scan: Scan, msgs: list[str], i: int) -> bool:
+    """The error was raised by a socket's bind (its source line just above it): the address
+    the launch set cannot be bound."""
+    return S.BIND_STATEMENT.match(_source_above(msgs, i)) is not None
+
+
+def folder_not_made(scan: Scan, msgs: list[str], i: int) -> bool:
+    """The error was raised by a makedirs told a folder already there is fine (its source line
+    above the os module's frames): the folder cannot be made there."""
+    j = i - 1
+    while j > 0 and j > i - _FROZEN_REACH and ("<frozen os>" in msgs[j] or
+                                               msgs[j].lstrip().startswith("[Previous line")):
+        j -= 1
+    return "exist_ok=True" in msgs[j] and "makedirs" in msgs[j]
+
+
+def working_directory_gone(scan: Scan, msgs: list[str], i: int) -> bool:
+    """The path-less FileNotFoundError came from posixpath resolving a relative path against a
+    working directory that is gone (os.getcwd() in abspath)."""
+    frame = next((w for idx, w in reversed(scan.frames) if idx < i), None)
+    return frame is not None and S.GETCWD_FRAME.search(frame) is not None
+
+
+def environment_value_refused(scan: Scan, msgs: list[str], i: int) -> bool:
+    """The ValueError / TypeError was raised by the statement that reads an environment
+    variable (its innermost frame's source line): the variable's value refused."""
+    frame = next((idx for idx, w in reversed(scan.frames)
+                  if idx < i and not w.startswith("<call>:")), None)
+    if frame is None or i - frame > _SOURCE_REACH:
+        return False
+    source = next((m for m in msgs[frame + 1:i] if m.strip(" ^~")), "")
+    return S.ENVIRONMENT_READ.search(source) is not None
+
+
+Check = Callable[[Scan, list[str], int], bool]
+# (signature, literals one of which the line must hold, the check of where it was raised);
+# where several match one line, the first wins (they read different statements, so only a
+# contrived traceback could match two)
+RAISED_WHERE: tuple[tuple[S.Signature, tuple[str, ...], Check], ...] = (
+    (S.FOLDER_OVER_A_FILE, ("FileExistsError",), made_over_a_file),
+    (S.UNBINDABLE_ADDRESS, ("Errno", "integer"), bound_where_it_cannot),
+    (S.FOLDER_NOT_MADE, ("Errno",), folder_not_made),
+    (S.WORKING_DIRECTORY_GONE, ("Errno 2",), working_directory_gone),
+    (S.ENVIRONMENT_VALUE_REFUSED, ("Error: ",), environment_value_refused),
+)
+
+
+def raised_where_hits(scan: Scan, msgs: list[str], i: int, msg: str) -> None:
+    """Add to ``scan.hits`` the first RAISED_WHERE signature the exception line ``i`` (text
+    ``msg``) matches, in its words and where it was raised."""
+    lowered = None
+    for signature, literals, raised_there in RAISED_WHERE:
+        if not any(word in msg for word in literals):
+            continue
+        if lowered is None:
+            lowered = msg.lower()
+        if signature.pattern.match(lowered) and raised_there(scan, msgs, i):
+            scan.hits.append((signature, i))
+            return
