@@ -544,10 +544,6 @@ KNOWN_MISSES: dict[str, str] = {
         "SGLang's bench_one_batch (an offline benchmark, no server): labelled ready in serving, "
         "read incomplete in warmup",
     # the forty-seventh batch (fresh46), as scored blind, then tuned on
-    "ab111-vllm-v04-2405-jupyter-qwen15-32b-gptq-tp2-cache-engine-allocate-kv-cache-cuda-oom.log":
-        "a Jupyter-rendered traceback (`File [path:49](link)`, `---> 49` source lines) through "
-        "the cache engine's KV allocation: labelled kv_cache_alloc, read launch (that frame "
-        "format is not read)",
     "ab207-vllm-ascend-2601-ais-bench-qwen-multimodal-apiserver-chat-stream-generator-output-processor-raise-cut.log":
         "a chat stream generator's traceback cut at the output processor's `raise output`: "
         "labelled crashed from the thread, read ready in serving (a request's error)",

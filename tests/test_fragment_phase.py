@@ -216,6 +216,19 @@ def test_ipython_frames_are_read_as_a_traceback() -> None:
     assert any("distributed_gpu_executor.py:26" in line for line in v.evidence)
 
 
+def test_jupyterlabs_linked_frames_are_read_as_frames() -> None:
+    # JupyterLab pastes each frame's path as a link (`File [PATH:LINE](URL), in ...`): the
+    # cache engine's allocation in it dates the failure to the KV cache, not the launch
+    v = verdict("File [~/envs/q/lib/python3.11/site-packages/vllm/worker/cache_engine.py:64]"
+                "(http://10.0.0.1:8888/lab/tree/envs/q/lib/python3.11/site-packages/vllm/worker/"
+                "cache_engine.py#line=63), in CacheEngine._allocate_kv_cache(self, num_blocks)",
+                "---> 64         torch.empty(kv_cache_shape,",
+                "OutOfMemoryError: CUDA out of memory. Tried to allocate 642.00 MiB.",
+                engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.KV_CACHE_ALLOC,
+                                             Cause.CUDA_OOM)
+
+
 def test_sglangs_prefix_tree_built_on_the_pools_is_kv_cache_alloc() -> None:
     v = verdict(*frame_lines((f"{_SITE}/sglang/srt/managers/scheduler.py",
                               "init_cache_with_memory_pool"),

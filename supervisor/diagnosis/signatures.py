@@ -2311,8 +2311,10 @@ FRAME_LINE = _C(r'^\s*(?:\|\s+)?(?:File "|(?=\.\.\.[/\\]))([^"]+)", line \d+,? i
 # IPython's rendering of a frame (a notebook or an IPython shell running vLLM's offline LLM:
 # `File ~/envs/x/lib/python3.10/site-packages/vllm/engine/llm_engine.py:292, in
 # LLMEngine.from_engine_args(cls, engine_args)`): the path, and the function's own name out of
-# its qualified name (group 2, as FRAME_LINE's).
-IPYTHON_FRAME = _C(r"^File (~?[/\\][^\s:]*\.py):\d+, in (?:[\w<>]+\.)*([\w<>]+)\(")
+# its qualified name (group 2, as FRAME_LINE's). JupyterLab pastes the path as a link:
+# `File [~/envs/x/.../cache_engine.py:49](http://host/lab/tree/...#line=48), in ...`.
+IPYTHON_FRAME = _C(r"^File \[?(~?[/\\][^\s:\]]*\.py):\d+(?:\]\([^)\s]*\))?, in "
+                   r"(?:[\w<>]+\.)*([\w<>]+)\(")
 
 
 # py-spy's `dump` of a live process, one line a frame (`    event_loop_overlap
@@ -2328,7 +2330,7 @@ def frame_match(msg: str) -> re.Match[str] | None:
     shortening the path), which still names the file and function the error ran through."""
     if 'File "' in msg or (msg.startswith("...") and '", line ' in msg):
         return FRAME_LINE.match(msg)
-    if msg.startswith(("File ~", "File /")):
+    if msg.startswith(("File ~", "File /", "File [~", "File [/")):
         return IPYTHON_FRAME.match(msg)
     return None
 # The call on a frame's source line was in progress too (a traceback cut after
