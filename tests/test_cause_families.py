@@ -3770,3 +3770,26 @@ def test_a_chat_template_that_is_no_template_is_invalid_config() -> None:
                "keyword in chat_template for keyword in ['image', 'audio']"),
               error="TypeError: argument of type 'int' is not iterable")
     assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+
+
+# --- the eighty-third batch's kinds (real engines; a seventeenth helper blind to the rules) ----
+
+PY_LOGGING = "/usr/lib/python3.11/logging"
+
+
+def test_logging_refusing_its_configuration_is_invalid_config_over_the_import_under_it() -> None:
+    # VLLM_LOGGING_STREAM=ext://sys.nowhere: logging's resolver fails to import the name it was
+    # given, then dictConfig refuses the handler - a setting, no package missing
+    text = (tb((f"{PY_LOGGING}/config.py", "resolve", "self.importer(used)"),
+               error="ModuleNotFoundError: No module named 'sys.nowhere'; 'sys' is not a "
+                     "package")
+            + "\nThe above exception was the direct cause of the following exception:\n\n"
+            + tb((f"{VL}/logger.py", "_configure_vllm_root_logger", "dictConfig(logging_config)"),
+                 (f"{PY_LOGGING}/config.py", "configure",
+                  "raise ValueError('Unable to configure handler '"),
+                 error="ValueError: Unable to configure handler 'vllm'"))
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    # a package missing under the engine's own import stays an import error
+    missing = tb((f"{VL}/entrypoints/openai/api_server.py", "<module>", "import uvloop"),
+                 error="ModuleNotFoundError: No module named 'uvloop'")
+    assert cause_of(missing, "vllm") is Cause.IMPORT_ERROR

@@ -1024,6 +1024,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL.`) - an environment variable's or an
     # option's, raised wherever it is first read (an import chain included)
     + _sig(Cause.INVALID_CONFIG, 75, r"\bThe value of \w+_\w+ must be ", scope="error")
+    # Python's logging.config refusing the configuration it was given, whatever in it is wrong
+    # (a stream `ext://sys.nowhere` naming no object - the ModuleNotFoundError under it is the
+    # resolver's way of saying so, no package is missing - a level, a handler's class): the
+    # engine's logging settings (VLLM_LOGGING_STREAM, VLLM_LOGGING_CONFIG_PATH's file), over
+    # the import error the chain shows
+    + _sig(Cause.INVALID_CONFIG, 75,
+           r"^ValueError: Unable to configure (?:handler|formatter|filter|logger|root logger)\b",
+           scope="error")
     # gloo (torch's CPU collectives, and the process groups both engines make besides NCCL's)
     # finding no address on the network interface it was told to use (GLOO_SOCKET_IFNAME:
     # `[enforce fail at .../gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to find
