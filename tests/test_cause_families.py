@@ -3793,3 +3793,19 @@ def test_logging_refusing_its_configuration_is_invalid_config_over_the_import_un
     missing = tb((f"{VL}/entrypoints/openai/api_server.py", "<module>", "import uvloop"),
                  error="ModuleNotFoundError: No module named 'uvloop'")
     assert cause_of(missing, "vllm") is Cause.IMPORT_ERROR
+
+
+# --- the eighty-fourth batch's kinds (real engines; an eighteenth helper blind to the rules) ---
+
+_NO_LAYER = ("(Worker pid=22265) ERROR 12-05 12:11:20 [multiproc_executor.py:953] ValueError: "
+             "There is no module or parameter named 'layers.{n}' in LlamaModel. The available "
+             "parameters belonging to layers (ModuleList) are: {available}")
+
+
+def test_a_layer_stack_the_config_builds_empty_is_invalid_config() -> None:
+    # num_hidden_layers -2: vLLM builds no layers at all, and the loader meets the first
+    empty = _NO_LAYER.format(n=0, available="set()")
+    assert cause_of(empty, "vllm") is Cause.INVALID_CONFIG
+    # more layers in the weights than the config builds stays a checkpoint that disagrees
+    more = _NO_LAYER.format(n=1, available="{'layers.0.mlp.down_proj.weight'}")
+    assert cause_of(more, "vllm") is Cause.CORRUPT_CHECKPOINT

@@ -1418,6 +1418,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"There is no module or parameter named '(?:[\w.]+\.)?(?:layers|layer|h|blocks)\.\d+"
            r"(?:\.[\w.]*)?' in \w+\. The available parameters belonging to "
            r"(?:[\w.]+\.)?(?:layers|layer|h|blocks) ", flags=_I)
+    # ... but a stack the config builds empty (`The available parameters belonging to layers
+    # (ModuleList) are: set()`): a layer count of zero or less, a value no model has - the
+    # config wrong in itself, as SGLang's own check of it reads (invalid_config)
+    + _sig(Cause.INVALID_CONFIG, 42,
+           r"There is no module or parameter named '(?:[\w.]+\.)?(?:layers|layer|h|blocks)\.\d+"
+           r"(?:\.[\w.]*)?' in \w+\. The available parameters belonging to "
+           r"(?:[\w.]+\.)?(?:layers|layer|h|blocks) \(\w+\) are: (?:set\(\)|\{\})", flags=_I)
     # A check that tells the user which setting to change: an AssertionError / ValueError /
     # NotImplementedError whose message says to set, unset, use or pass a flag or an engine
     # variable (`AssertionError: 3-read Mamba conv transfer requires DS conv state layout. Set
