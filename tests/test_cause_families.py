@@ -3809,3 +3809,30 @@ def test_a_layer_stack_the_config_builds_empty_is_invalid_config() -> None:
     # more layers in the weights than the config builds stays a checkpoint that disagrees
     more = _NO_LAYER.format(n=1, available="{'layers.0.mlp.down_proj.weight'}")
     assert cause_of(more, "vllm") is Cause.CORRUPT_CHECKPOINT
+
+
+# --- the eighty-fifth batch's kinds (real engines; a nineteenth helper blind to the rules) -----
+
+DEEP = "RecursionError: maximum recursion depth exceeded while decoding a JSON array from a " \
+       "unicode string"
+
+
+def test_a_model_file_nested_deeper_than_json_decodes_is_its_checkpoint() -> None:
+    deep = tb((f"{TF}/configuration_utils.py", "_dict_from_json_file",
+               "config_dict = json.loads(text)"),
+              (f"{PY_JSON}/__init__.py", "loads", "return _default_decoder.decode(s)"),
+              (f"{PY_JSON}/decoder.py", "raw_decode", "obj, end = self.scan_once(s, idx)"),
+              error=DEEP)
+    assert cause_of(deep, "vllm") is Cause.CORRUPT_CHECKPOINT
+    # a recursion that is no JSON decoding names no file of the model's
+    loop = tb((f"{VL}/model_executor/models/llama.py", "forward", "return self.forward(x)"),
+              error="RecursionError: maximum recursion depth exceeded")
+    assert cause_of(loop, "vllm") is not Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_socket_folder_too_deep_for_a_unix_address_is_invalid_config() -> None:
+    text = tb((f"{VL}/utils/network_utils.py", "make_zmq_socket", "socket.bind(path)"),
+              error='zmq.error.ZMQError: ipc path "/tmp/' + "t" * 120 + '/3d7c862e" is longer '
+                    "than 107 characters (sizeof(sockaddr_un.sun_path)). zmq.IPC_PATH_MAX_LEN "
+                    "constant can be used to check addr length (if it is defined).")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG

@@ -401,7 +401,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                 scan.config_rejections.append(i)
             raised_where_hits(scan, msgs, i, msg)
             if "JSONDecodeError" in msg or "UnicodeDecodeError" in msg or \
-                    S.JSON_SHAPE_ERROR.match(msg):
+                    "decoding a JSON" in msg or S.JSON_SHAPE_ERROR.match(msg):
                 _json_not_parsed(scan, i)
             elif "ize of tensor" in msg or "mismatch" in msg or "exceeds dimension" in msg:
                 _shapes_not_the_models(scan, i, msg)
@@ -997,7 +997,8 @@ def _raised_by_config_check(scan: Scan, i: int, msg: str) -> bool:
 
 def _json_not_parsed(scan: Scan, i: int) -> None:
     """What the JSONDecodeError on line ``i`` could not parse - or what parsed into another
-    shape than its reader expects (S.JSON_SHAPE_ERROR) - from the first frame of its
+    shape than its reader expects (S.JSON_SHAPE_ERROR), or nested deeper than the decoder
+    recurses (`RecursionError: ... while decoding a JSON array`) - from the first frame of its
     traceback above the json module's own: a model file (a checkpoint reader,
     S.CHECKPOINT_JSON_READER) or a launch argument (a configuration check, S.CONFIG_FRAME:
     SGLang's --json-model-override-args, vLLM's JSON-valued flags)."""

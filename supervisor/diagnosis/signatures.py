@@ -1162,6 +1162,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # VLLM_RPC_BASE_PATH: `zmq.error.ZMQError: No such file or directory for ipc path
            # "/run/vllm-ipc/..."`)
            r"No such file or directory for ipc path\b",
+           # ... or a folder so deep that a socket's path in it exceeds what a Unix socket
+           # address holds (TMPDIR, VLLM_RPC_BASE_PATH, a runtime folder: ZMQ's `ipc path
+           # "/tmp/.../x" is longer than 107 characters (sizeof(sockaddr_un.sun_path))`,
+           # Python's `OSError: AF_UNIX path too long`)
+           r"\bipc path \"[^\"]*\" is longer than \d+ characters\b", r"\bAF_UNIX path too long\b",
            # a configuration file the launch named (SGLang's and vLLM's --config YAML) that does
            # not parse: PyYAML's own errors, or the engine's check of the file
            r"^yaml\.(?:scanner|parser|composer|constructor|reader)\.\w+Error: ",
