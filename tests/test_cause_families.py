@@ -3859,3 +3859,19 @@ def test_a_generative_model_run_for_a_pooling_task_is_invalid_config() -> None:
     text = ("ERROR 06-09 03:48:23 [engine.py:164] AttributeError(\"'Qwen3ForCausalLM' object has "
             "no attribute 'pooler'\")")
     assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_a_tokenizer_path_naming_a_file_sglang_reads_as_tiktoken_is_invalid_config() -> None:
+    text = tb((f"{SG}/utils/hf_transformers/tokenizer.py", "get_tokenizer",
+               "return TiktokenTokenizer(tokenizer_name)"),
+              (f"{SG}/tokenizer/tiktoken_tokenizer.py", "__init__",
+               'tokens = {t["bytes"]: t["token"] for t in tok_dict["regular_tokens"]}'),
+              error="KeyError: 'regular_tokens'")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+    # the Hugging Face tokenizer's own reader failing on its file stays the checkpoint's
+    hf = tb((f"{SG}/utils/hf_transformers/tokenizer.py", "get_tokenizer",
+             "tokenizer = AutoTokenizer.from_pretrained("),
+            (f"{TF}/tokenization_utils_base.py", "_from_pretrained",
+             "init_kwargs[key] = value[0]"),
+            error="TypeError: 'int' object is not subscriptable")
+    assert cause_of(hf, "sglang") is Cause.CORRUPT_CHECKPOINT

@@ -770,11 +770,6 @@ KNOWN_MISSES: dict[str, str] = {
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
     # the seventy-second batch (fresh71), as scored blind, then tuned on
-    "bc117-sglang-0523-tokenizer-path-file.log":
-        "--tokenizer-path naming tokenizer.json rather than its folder: SGLang takes a file for a "
-        "tiktoken tokenizer and its reader fails on a missing key (`KeyError: 'regular_tokens'` "
-        "in srt/tokenizer/tiktoken_tokenizer.py) - labelled invalid_config (also "
-        "corrupt_checkpoint), read unknown: the error names neither the flag nor its value",
     # the sixty-seventh batch (fresh66), as scored blind, then tuned on
     # the sixty-fifth batch (fresh64, real engines run here), as scored blind, then tuned on
     # the fifty-eighth batch (fresh57), as scored blind, then tuned on

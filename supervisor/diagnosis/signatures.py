@@ -1536,6 +1536,10 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     (Cause.INVALID_CONFIG, _C(r"/jinja2/(?:compiler|environment|parser|lexer)\.py:"
                               r"|/parser/(?:template_manager|jinja_template_utils)\.py:"
                               r"|:\w*chat_template\w*$"), 24),
+    # SGLang's tiktoken tokenizer, which get_tokenizer picks only where the launch's tokenizer
+    # path names a `.json` file rather than a folder (Grok's tokenizer format): a failure in it
+    # (`KeyError: 'regular_tokens'` for a Hugging Face tokenizer.json) is the path given
+    (Cause.INVALID_CONFIG, _C(r"/sglang/srt/tokenizer/tiktoken_tokenizer\.py:"), 24),
     # vLLM V0's API server asking its engine process for a health check over RPC (0.5.x
     # entrypoints/openai/rpc/client.py, 0.6-0.8 engine/multiprocessing/client.py; the client
     # checks health before each generate): the engine process stopped answering (`TimeoutError:
