@@ -3875,3 +3875,15 @@ def test_a_tokenizer_path_naming_a_file_sglang_reads_as_tiktoken_is_invalid_conf
              "init_kwargs[key] = value[0]"),
             error="TypeError: 'int' object is not subscriptable")
     assert cause_of(hf, "sglang") is Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_processor_file_the_image_processor_cannot_resolve_is_the_checkpoint_s() -> None:
+    text = tb((f"{SG}/managers/scheduler.py", "init_tokenizer", "self.processor = get_processor("),
+              (f"{TF}/image_processing_base.py", "get_image_processor_dict",
+               "resolved_image_processor_file = resolved_image_processor_files[0]"),
+              error="TypeError: 'NoneType' object is not subscriptable")
+    assert cause_of(text, "sglang") is Cause.CORRUPT_CHECKPOINT
+    # the same error in the model's own code names no file
+    model = tb((f"{SG}/models/llama4.py", "forward", "x = self.layers[0]"),
+               error="TypeError: 'NoneType' object is not subscriptable")
+    assert cause_of(model, "sglang") is not Cause.CORRUPT_CHECKPOINT

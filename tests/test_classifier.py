@@ -910,10 +910,6 @@ CAUSE_MISSES: dict[str, str] = {
         "'Registering 0 cuda graph addresses' then the log ends: labelled unknown; read "
         "custom_allreduce_error",
     # the twenty-eighth batch (fresh27), after its tuning
-    "hh204-sglang-2509-quantized-llama4-scout-tp6-init-tokenizer-image-processor-nonetype.log":
-        "transformers' image-processor lookup failing on a checkpoint without its processor "
-        "config (TypeError on None): labelled corrupt_checkpoint (also invalid_config), read "
-        "unknown (the TypeError names no file)",
     "d313-vllm-2608-trl-vllm-serve-tp4-forked-cuda-reinit-segfault.log":
         "workers forked after CUDA was initialised, then a segfault: labelled unknown, read "
         "invalid_config (vLLM's own advice to set the multiproc method names the setting)",

@@ -202,6 +202,11 @@ _MODEL_FILE_READERS = (
     (re.compile(r"/transformers/(?:tokenization_\w+|models/\w+/tokenization_\w+"
                 r"|convert_slow_tokenizer)\.py:|/(?:tokenizers|sentencepiece|tiktoken)/"
                 r"|/mistral_common/tokens/"), Cause.CORRUPT_CHECKPOINT),
+    # (and a multimodal model's processor files - preprocessor_config.json and the like - read
+    # by Transformers' image and feature processors' loaders: `'NoneType' object is not
+    # subscriptable` where no processor file was resolved)
+    (re.compile(r"/transformers/(?:image_processing_base|feature_extraction_utils)\.py:"
+                r"get_\w+_dict$"), Cause.CORRUPT_CHECKPOINT),
 )
 
 
