@@ -627,9 +627,6 @@ KNOWN_MISSES: dict[str, str] = {
     "ww217-sglang-041-2501-dsv3-triton-mlir-operation-scheduled-before-operands-interleaved-then-max-total-tokens-cut.log":
         "SGLang 0.4's pool report cut before context_len: labelled warmup (the old builds "
         "report it after the capture), read kv_cache_alloc (the cut line cannot tell the build)",
-    "ww305-vllm-2608-club3090-dual-3090-qwen38-27b-fp8-shards-66-done-tp0-loading-weights-took-marlin-kv-scale-warnings-cut.log":
-        "'Loading weights took' then the loader's weight post-processing warnings: labelled "
-        "kv_cache_alloc, read weight_loading (the model runner's end line is not there)",
     # the forty-second batch (fresh41), as scored blind, then tuned on
     "vv101-vllm-v1-2511-8xh20-qwen3-coder-480b-fp8-deepgemm-warmup-worker-traceback-cut.log":
         "a worker's traceback through DeepGEMM's kernel warmup in a paste wrapped at a fixed "
@@ -739,10 +736,6 @@ KNOWN_MISSES: dict[str, str] = {
     "nn118-vllm-2605-club3090-switch-script-gemma4-31b-mtp-tp1-loading-weights-container-exit-1-apiserver-tail.log":
         "a launch script's echo of the engine's 'Loading weights' then the container's exit: "
         "labelled weight_loading, read launch (the script's own words are not read)",
-    "nn201-vllm-2603-macos-qwen35-4b-weights-took-then-enginecore-failed-to-start-cut.log":
-        "vLLM's default loader's 'Loading weights took N seconds' then the engine core failing: "
-        "labelled kv_cache_alloc, read weight_loading (the corpus README's end lines are the "
-        "runner's)",
     "nn212-vllm-2080ti-definitive-2607-tp2-sm75-service-manager-startup-failed-worker-piecewise-compile-frames.log":
         "a service manager's status panel quoting 'WorkerProc was terminated', then a worker's "
         "traceback: labelled crashed in kv_cache_alloc, read incomplete (the quote reads as a "
