@@ -3887,3 +3887,52 @@ def test_a_processor_file_the_image_processor_cannot_resolve_is_the_checkpoint_s
     model = tb((f"{SG}/models/llama4.py", "forward", "x = self.layers[0]"),
                error="TypeError: 'NoneType' object is not subscriptable")
     assert cause_of(model, "sglang") is not Cause.CORRUPT_CHECKPOINT
+
+
+# --- the eighty-sixth batch's kinds (real engines; a twentieth helper blind to the rules) -----
+
+_MAKEDIRS_RO = ("Traceback (most recent call last):\n"
+                f'  File "{VL}/compilation/decorators.py", line 575, in __call__\n'
+                "    os.makedirs(inductor_cache, exist_ok=True)\n"
+                '  File "<frozen os>", line 215, in makedirs\n'
+                '  File "<frozen os>", line 225, in makedirs\n'
+                "{error}\n")
+
+
+def test_a_cache_folder_on_a_read_only_file_system_is_invalid_config() -> None:
+    # errno 30 is raised as plain OSError, not one of its named subclasses
+    text = _MAKEDIRS_RO.format(error="OSError: [Errno 30] Read-only file system: "
+                                     "'/srv/ro/torch_compile_cache'")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    full = _MAKEDIRS_RO.format(error="OSError: [Errno 28] No space left on device: "
+                                     "'/srv/ro/torch_compile_cache'")
+    assert cause_of(full, "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_the_compile_refused_a_file_by_the_process_limit_is_no_compile_failure() -> None:
+    text = ("torch._inductor.exc.InductorError: OSError: [Errno 24] Too many open files\n")
+    assert cause_of(text, "vllm") is Cause.UNKNOWN
+    # a compile that fails on its own terms stays the compiler's
+    own = "torch._inductor.exc.InductorError: CompilationError: at 12:4: unsupported op\n"
+    assert cause_of(own, "vllm") is Cause.TRITON_COMPILE_ERROR
+
+
+def test_a_lora_adapter_that_does_not_fit_or_holds_nothing_is_its_checkpoint() -> None:
+    empty = "ValueError: /srv/adapters/a doesn't contain tensors"
+    assert cause_of(empty, "vllm") is Cause.CORRUPT_CHECKPOINT
+    other = ("ValueError: While loading /srv/adapters/a, expected target modules in {'q_proj', "
+             "'v_proj'} but received ['model.layers.0.self_attn.wq']. Please verify that the "
+             "loaded LoRA module is correct")
+    assert cause_of(other, "vllm") is Cause.CORRUPT_CHECKPOINT
+    placed = tb((f"{VL}/lora/model_manager.py", "activate_adapter",
+                 "module.set_lora(index, module_lora.lora_a, module_lora.lora_b)"),
+                (f"{VL}/lora/layers/column_parallel_linear.py", "set_lora",
+                 "self.lora_a_stacked[0][index].copy_(lora_a)"),
+                error="RuntimeError: The size of tensor a (256) must match the size of tensor "
+                      "b (1024) at non-singleton dimension 1")
+    assert cause_of(placed, "vllm") is Cause.CORRUPT_CHECKPOINT
+    # the same mismatch in a served step's kernel names no file
+    step = tb((f"{VL}/model_executor/layers/linear.py", "forward", "x = x + bias"),
+              error="RuntimeError: The size of tensor a (256) must match the size of tensor "
+                    "b (1024) at non-singleton dimension 1")
+    assert cause_of(step, "vllm") is not Cause.CORRUPT_CHECKPOINT

@@ -1103,9 +1103,12 @@ def _scheduler_stopped_alone(scan: Scan, i: int, msgs: list[str]) -> None:
 
 def _shapes_not_the_models(scan: Scan, i: int, msg: str) -> None:
     """A tensor-shape mismatch raised by a weight loader (S.SHAPE_MISMATCH under
-    S.WEIGHT_LOADER_FRAME): the checkpoint does not hold the model its config describes."""
+    S.WEIGHT_LOADER_FRAME): the checkpoint does not hold the model its config describes; or
+    as a LoRA adapter's tensors are placed (S.LORA_PLACEMENT_FRAME): an adapter made for
+    another base model."""
     places = _innermost_places(scan, i)
-    if places and S.WEIGHT_LOADER_FRAME.search(places[0]) and S.SHAPE_MISMATCH.search(msg):
+    if places and (S.WEIGHT_LOADER_FRAME.search(places[0]) or
+                   S.LORA_PLACEMENT_FRAME.search(places[0])) and S.SHAPE_MISMATCH.search(msg):
         scan.checkpoint_misread.append(i)
 
 

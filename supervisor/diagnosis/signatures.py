@@ -325,6 +325,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"\bNo tokenizer file found\b", r"'MistralTokenizer' object has no attribute '",
            r"'\w+For(?:CausalLM|ConditionalGeneration)' object has no attribute 'pooler'",
            scope="error")
+    # A LoRA adapter whose files do not fit the model it is loaded onto, or hold nothing: vLLM's
+    # adapter loader (lora/lora_model.py, worker_manager.py) finding no weights in the adapter's
+    # folder (`ValueError: /srv/adapters/a doesn't contain tensors`) or target modules of
+    # another family (`While loading /srv/a, expected target modules in {'q_proj', ...} but
+    # received ['model.layers.0.self_attn.wq', ...]`) - the adapter's checkpoint, as its config
+    # cut short is (a limit the launch set on adapters, `--max-lora-rank`, is the launch's)
+    + _sig(Cause.CORRUPT_CHECKPOINT, 84, r"\bdoesn't contain tensors\b",
+           r"\bexpected target modules in \{[^}]*\} but received\b", scope="error")
     # A checkpoint with damaged or missing files: truncated safetensors (interrupted download or
     # upload), no weight files of the format asked for, missing tokenizer files. For the vLLM and
     # SGLang loaders and transformers' tokenizer loading alike.
@@ -665,7 +673,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # device`, also inside inductor's InductorError as the compile writes its cache): no cause
     # of the enum is a full disk (one labelled log in 3,290), yet it is not the compiler's
     # failure - ranked over triton_compile_error, the error line leads the evidence
-    + _sig(Cause.UNKNOWN, 67, r"\[Errno 28\] No space left on device", scope="error")
+    + _sig(Cause.UNKNOWN, 67, r"\[Errno 28\] No space left on device",
+           # ... and so is the compile refused a file by the process's limit (`InductorError:
+           # OSError: [Errno 24] Too many open files`, RLIMIT_NOFILE cut under the worker): the
+           # OS's limit, which the corpus's runs label unknown (az121, gloo's epoll failing so)
+           r"InductorError: (?:\w+\.)*OSError: \[Errno 2[34]\] ", scope="error")
     # Triton / inductor kernel compilation. Triton's NVIDIA backend runs ptxas on the PTX it
     # generated and raises PTXASError (triton/backends/nvidia/compiler.py make_cubin:
     # `Internal Triton PTX codegen error` for ptxas' exit 255, `` `ptxas` raised SIGSEGV``,
@@ -1689,11 +1701,13 @@ BIND_STATEMENT = _C(r"^\s*\w+(?:\.\w+)*\.bind\(")
 # A folder the process makes for itself (a cache, `os.makedirs(path, exist_ok=True)`) that
 # cannot be made where the launch pointed it: a parent that is no folder one may write in (HOME
 # set to /proc/self: `FileNotFoundError: [Errno 2] No such file or directory: '/proc/self/.cache'`,
-# a read-only or foreign folder: `PermissionError: [Errno 13]`). Read by the classifier where the
+# a read-only or foreign folder: `PermissionError: [Errno 13]`, a read-only file system's plain
+# `OSError: [Errno 30]`). Read by the classifier where the
 # makedirs's source line is above the os module's frames; a disk full is no setting (az101).
 FOLDER_NOT_MADE = Signature(Cause.INVALID_CONFIG,
                             _C(lower_pattern(r"^(?:FileNotFoundError|PermissionError"
-                                             r"|NotADirectoryError): \[Errno (?:2|13|20|30)\] ")),
+                                             r"|NotADirectoryError|OSError)"
+                                             r": \[Errno (?:2|13|20|30)\] ")),
                             58, "error")
 # An environment variable's value refused where it is read: a conversion failing on the very
 # statement that reads it (`compile_threads = int(os.environ["TORCHINDUCTOR_COMPILE_THREADS"])`
@@ -1767,6 +1781,10 @@ SHAPE_MISMATCH = _C(r"The size of tensor a \(\d+\) must match the size of tensor
                     r"|\bstart \(\d+\) \+ length \(\d+\) exceeds dimension size \(\d+\)", _I)
 # (vLLM's BasevLLMParameter methods that copy a shard in: load_column_parallel_weight,
 # load_merged_column_weight, load_qkv_weight, load_row_parallel_weight)
+# vLLM placing a LoRA adapter's tensors into the model's LoRA layers (lora/layers/*.py
+# set_lora, as the adapter is activated): a shape mismatch there is an adapter made for another
+# base model (its hidden size or rank not this model's)
+LORA_PLACEMENT_FRAME = _C(r"/lora/layers/\w+\.py:set_lora$")
 WEIGHT_LOADER_FRAME = _C(r":\w*weight_loader\w*$|:_?load_weights?$|:_load_param$|:load_\w+_weight$")
 HF_MODEL_TYPE_LOOKUP = _C(r"/transformers/models/auto/configuration_auto\.py:_?_?getitem_?_?$")
 HF_CONFIG_ATTRIBUTE = _C(r"/transformers/configuration_utils\.py:__getattr(?:ibute)?__$")
