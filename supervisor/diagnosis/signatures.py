@@ -777,6 +777,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # Rust `dynamo run out=vllm`: `Failed to import python 'vllm' module. Are we running
            # in the correct venv? AttributeError: ...`, whatever the exception under it)
            r"Failed to import python '[\w.]+' module",
+           # a command the shell could not find (`CalledProcessError: Command 'lscpu --json
+           # ...' returned non-zero exit status 127.`): a program the host does not have
+           r"returned non-zero exit status 127\b",
            # an op library that did not load (or was built without the op): torch's dispatcher
            # has no such op under the library's namespace (`AttributeError: '_OpNamespace' '_C'
            # object has no attribute 'rms_norm'`, vLLM's _C / _C_ascend, sgl_kernel); vLLM only
@@ -1068,6 +1071,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"arguments are required|invalid choice|ambiguous option|expected one argument)",
            r"^usage: [\w.\-]+(?: \w+)? \[-h\]",
            fatal=True, implies=Phase.LAUNCH)
+    # A plugin file the launch names that vLLM could not load (`--tool-parser-plugin`,
+    # `--reasoning-parser-plugin`: import_utils' `Failed to load module 'p' from /srv/p.py.`,
+    # logged with its ModuleNotFoundError / FileNotFoundError, and the launch goes on, to be
+    # refused the name that plugin would have registered): code that is not there, as the
+    # corpus labels a flag naming a module not installed - over that refusal
+    + _sig(Cause.IMPORT_ERROR, 62, r"\bFailed to load module '[^']+' from \S+", scope="error")
     # A configuration the engine rejects while resolving its arguments (vLLM's pydantic config
     # validation, an unknown quantization method, an architecture it does not support, the model
     # given the wrong way).
@@ -1717,6 +1726,15 @@ ENVIRONMENT_VALUE_REFUSED = Signature(Cause.INVALID_CONFIG,
                                       _C(lower_pattern(r"^(?:ValueError|TypeError): ")),
                                       58, "error")
 ENVIRONMENT_READ = _C(r"\bos\.environ\b|\bgetenv\(|\benviron\.get\(")
+# A program the engine runs that the host does not have (a slim image without util-linux:
+# `FileNotFoundError: [Errno 2] No such file or directory: 'lscpu'`, raised by subprocess as it
+# executes the child): a dependency missing, as a package is - the family import_error names.
+# Read by the classifier where the innermost frame is subprocess's (S.EXEC_FRAME); the shell's
+# words for the same, a command's exit status 127, are a message rule (IMPORT_ERROR).
+PROGRAM_MISSING = Signature(Cause.IMPORT_ERROR,
+                            _C(lower_pattern(r"^FileNotFoundError: \[Errno 2\] No such file or "
+                                             r"directory: '")), 58, "error")
+EXEC_FRAME = _C(r"/subprocess\.py:_execute_child$")
 # The working directory removed under the process (a deploy replacing the folder it ran in):
 # `FileNotFoundError: [Errno 2] No such file or directory`, no path, from os.getcwd() under
 # posixpath's abspath as any relative path is resolved - at import or later. No cause the enum
@@ -2026,6 +2044,10 @@ NATIVE_FRAME_END = _C(r"^frame #\d+: ")
 # raised from OperationSetup at .../compiler_depend.ts:131 (most recent call first):` and
 # its `frame #N:` lines)
 NATIVE_TRACE_HEAD = _C(r"^Exception raised from \S+ at \S+ \(most recent call first\):")
+# a warning of torch's native code (glog's `[W1205 13:11:29.045 TCPStore.cpp:340] ...`) with a
+# backtrace under it: c10d retrying a connection prints its stack each time
+# (searched in the raw line: the glog prefix is a wrapper the messages are stripped of)
+NATIVE_WARNING = _C(r"\[W\d{4} [\d:.]+ (?:\d+ )?\w+\.(?:cpp|cc|h):\d+\] ")
 FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"hit an exception"), False),
     (_C(r"Received sigquit from a child|SIGQUIT received\."), True),
