@@ -3993,3 +3993,30 @@ def test_a_log_cut_while_c10d_retries_its_store_is_no_death() -> None:
                    "torch.distributed.DistNetworkError: The client socket has timed out after "
                    "1800000ms while trying to connect to (127.0.0.1, 29875).", engine="sglang")
     assert dead.outcome is Outcome.CRASHED
+
+
+# --- the ninetieth batch's kinds (real engines; a twenty-fourth helper blind to the rules) -----
+
+_WORKER_CALL = ["(Worker pid=14789) ERROR 12-05 13:50:36 [multiproc_executor.py:1063] Traceback "
+                "(most recent call last):",
+                "(Worker pid=14789) ERROR 12-05 13:50:36 [multiproc_executor.py:1063]   File "
+                f'"{VL}/v1/executor/multiproc_executor.py", line 1055, in _execute_worker_rpc',
+                "(Worker pid=14789) ERROR 12-05 13:50:36 [multiproc_executor.py:1063] "
+                "AttributeError: 'CPUWorker' object has no attribute 'no_such_method'",
+                "(Worker pid=14789) ERROR 12-05 13:50:36 [multiproc_executor.py:1063] WorkerProc "
+                "hit an exception.",
+                "(EngineCore pid=14749) ERROR 12-05 13:50:36 [core.py:1750] Invocation of "
+                "collective_rpc method failed",
+                'INFO:     127.0.0.1:54160 - "POST /collective_rpc HTTP/1.1" 500 Internal Server '
+                "Error"]
+_SERVING_UP = ['INFO:     Application startup complete.',
+       'INFO:     127.0.0.1:54132 - "POST /v1/completions HTTP/1.1" 200 OK']
+
+
+def test_a_workers_error_in_a_utility_call_the_server_survives_is_no_death() -> None:
+    answered = 'INFO:     127.0.0.1:43340 - "POST /v1/completions HTTP/1.1" 200 OK'
+    v = verdict(*_SERVING_UP, *_WORKER_CALL, answered, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.READY, None)
+    # with nothing answered after it, the worker's report stands
+    cut = verdict(*_SERVING_UP, *_WORKER_CALL[:4], engine="vllm")
+    assert cut.outcome is Outcome.CRASHED

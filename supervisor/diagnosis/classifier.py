@@ -260,6 +260,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
     gates_of: dict[str, int] = {}  # message -> its _LINE_GATES bits (_gates_of)
     routes_listed = False
     worker_error = False  # a V0 worker_base ERROR line seen (_WORKER_BASE_ERROR)
+    call_failures: list[int] = []  # vLLM's engine core reporting a utility call failed
     for i, line in enumerate(raw):
         msg = msgs[i]
         # live tracker (phase markers, ready, serving; a log that starts mid-run is ready at
@@ -364,6 +365,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
         prev_frame_or_code = False
         in_current_thread = None
 
+        if "Invocation of " in msg and _UTILITY_CALL_FAILED.match(msg.strip()):
+            call_failures.append(i)
         if request_error or ASGI_REQUEST_ERROR in msg:
             # (uvicorn's own header keeps its level, `ERROR:    Exception in ASGI application`)
             request_error = _in_request_error(msg) or ASGI_REQUEST_ERROR in msg
@@ -454,6 +457,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
         if ("already dead" in msg or "thread terminated" in msg) and _DEATH_REPORT.search(msg):
             scan.fatal.append((i, True))
         _match_signatures(scan, i, line, msg, is_exc, matched)
+    for i in call_failures:
+        _worker_errors_of_the_call(scan, i, raw)
     scan.final_phase = tracker.phase
     scan.server_up = tracker.ready
     if tracker.ready:
@@ -614,6 +619,29 @@ _CALL_ERROR_BEFORE = re.compile(r"\bDestroy generator \w+ due to an error encoun
                                 r"|^Invocation of \w+ method failed$"
                                 r"|^Error in (?:chat )?completion stream generator\.?$"
                                 r"|^Unexpected transfer worker error for room \d+$")
+
+
+_UTILITY_CALL_FAILED = re.compile(r"^Invocation of \w+ method failed$")
+_ANSWERED = re.compile(r'"(?:GET|POST) \S+ HTTP/[\d.]+" 2\d\d\b')
+# how far above the engine core's report its workers' own report of the call may start
+_UTILITY_CALL_REACH = 60
+
+
+def _worker_errors_of_the_call(scan: Scan, i: int, raw: list[str]) -> None:
+    """vLLM's engine core reporting a utility call failed (line ``i``, `Invocation of
+    collective_rpc method failed`), and the server answering a request after it: the workers'
+    reports just above it - the traceback of the method the call ran and `WorkerProc hit an
+    exception.`, which each worker logs and then returns the failure to its caller - were that
+    call's error, not a worker's death. (A caller that dies of the failure - vLLM's API server
+    loading its static LoRA adapters at startup - answers nothing after it.)"""
+    if not any(_ANSWERED.search(line) for line in raw[i + 1:]):
+        return
+    start = i - _UTILITY_CALL_REACH
+    for head in scan.tracebacks:
+        if start <= head < i and "Worker" in raw[head]:
+            scan.request_tracebacks.add(head)
+    scan.fatal = [(at, quits) for at, quits in scan.fatal
+                  if not (start <= at < i and "WorkerProc hit an exception" in raw[at])]
 
 
 def _source_call(msg: str) -> str | None:
