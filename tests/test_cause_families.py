@@ -4007,6 +4007,12 @@ _WORKER_CALL = ["(Worker pid=14789) ERROR 12-05 13:50:36 [multiproc_executor.py:
                 "hit an exception.",
                 "(EngineCore pid=14749) ERROR 12-05 13:50:36 [core.py:1750] Invocation of "
                 "collective_rpc method failed",
+                "(EngineCore pid=14749) ERROR 12-05 13:50:36 [core.py:1750] Traceback (most "
+                "recent call last):",
+                "(EngineCore pid=14749) ERROR 12-05 13:50:36 [core.py:1750]   File "
+                f'"{VL}/v1/engine/core.py", line 1080, in collective_rpc',
+                "(EngineCore pid=14749) ERROR 12-05 13:50:36 [core.py:1750] RuntimeError: Worker "
+                "failed with error ''CPUWorker' object has no attribute 'no_such_method''",
                 'INFO:     127.0.0.1:54160 - "POST /collective_rpc HTTP/1.1" 500 Internal Server '
                 "Error"]
 _SERVING_UP = ['INFO:     Application startup complete.',

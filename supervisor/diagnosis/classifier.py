@@ -365,8 +365,6 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
         prev_frame_or_code = False
         in_current_thread = None
 
-        if "Invocation of " in msg and _UTILITY_CALL_FAILED.match(msg.strip()):
-            call_failures.append(i)
         if request_error or ASGI_REQUEST_ERROR in msg:
             # (uvicorn's own header keeps its level, `ERROR:    Exception in ASGI application`)
             request_error = _in_request_error(msg) or ASGI_REQUEST_ERROR in msg
@@ -374,6 +372,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
             scan.tracebacks.append(i)
             if not request_error and i and _CALL_ERROR_BEFORE.search(msgs[i - 1].strip()):
                 request_error = True  # read on as uvicorn's request error is
+                if _UTILITY_CALL_FAILED.match(msgs[i - 1].strip()):
+                    call_failures.append(i - 1)  # (logged with its traceback: asked here)
             if request_error:
                 scan.request_tracebacks.add(i)
         # the three rare gates, asked only of a line that holds one of their literals lowercased;
