@@ -23,7 +23,11 @@ from log_faults import (  # noqa: E402
     VLLM_BASE,
     Ctx,
     Scenario,
+    child_signal_when,
     copy_model,
+    linger,
+    sg_until_exit,
+    signal_quietly,
     until_exit,
     up,
 )
@@ -34,23 +38,6 @@ CG = Path("/sys/fs/cgroup")
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-def linger(ctx: Ctx, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and ctx.proc is not None and ctx.proc.poll() is None:
-        time.sleep(0.5)
-
-
-def sg_until_exit(ctx: Ctx) -> None:
-    linger(ctx, 150)
-
-
-def _send(p, sig: int) -> None:
-    try:
-        p.send_signal(sig)
-    except (psutil.Error, OSError):
-        pass
-
 
 def cgroup(controller: str, name: str, settings: dict[str, str]) -> Path:
     d = CG / controller / f"blind77-{name}"
@@ -131,33 +118,13 @@ def freeze_when(needles: list[str] | None, hold_s: float, serve_first: bool = Fa
     return act
 
 
-def child_signal_when(child: str, needles: list[str] | None, sig: int, delay: float = 0.5,
-                      after_s: float = 60):
-    """``sig`` to the run's process(es) named ``child`` once one of ``needles`` is logged (None:
-    once the child has named itself)."""
-    def act(ctx: Ctx) -> None:
-        assert ctx.proc is not None
-        if needles:
-            if ctx.wait_any(needles, 240) is None:
-                return
-        else:
-            end = time.monotonic() + 90
-            while not ctx.children(child) and time.monotonic() < end and ctx.proc.poll() is None:
-                time.sleep(0.2)
-        time.sleep(delay)
-        for p in ctx.children(child):
-            _send(p, sig)
-        linger(ctx, after_s)
-    return act
-
-
 def signal_serving(child: str, sig: int):
     """Served two completions, then ``sig`` to the process named ``child``; one more request."""
     def act(ctx: Ctx) -> None:
         if up(ctx, 240):
             ctx.complete(2)
             for p in ctx.children(child)[-1:]:
-                _send(p, sig)
+                signal_quietly(p, sig)
             time.sleep(2)
             ctx.complete(1)
             linger(ctx, 20)
@@ -289,7 +256,7 @@ def api_signal_when(needles: list[str], sig: int, delay: float = 0.5, after_s: f
         if ctx.wait_any(needles, 240) is None:
             return
         time.sleep(delay)
-        _send(ctx.proc, sig)
+        signal_quietly(ctx.proc, sig)
         linger(ctx, after_s)
     return act
 
@@ -330,7 +297,7 @@ def launcher_signal_after_child(child: str, sig: int, delay: float = 1.0, after_
         while not ctx.children(child) and time.monotonic() < end and ctx.proc.poll() is None:
             time.sleep(0.2)
         time.sleep(delay)
-        _send(ctx.proc, sig)
+        signal_quietly(ctx.proc, sig)
         linger(ctx, after_s)
     return act
 
