@@ -19,6 +19,7 @@ from .benchmark import checked as checked_benchmark
 from .benchmark import compare
 from .engines.serving_stats import FIELDS as SERVING_FIELDS
 from .events import TOPICS, Hub
+from .loopwatch import LoopWatch
 from .profiles import diff_from_parent, validate_path
 from .protocol import wire
 from .protocol.server import Connection, waits_on_run
@@ -58,12 +59,14 @@ class Daemon:
     services beside it, each named here rather than reached through the arbiter."""
 
     def __init__(self, arbiter: Arbiter, *, store: Store, hub: Hub, gpus: Any = None,
-                 server_stats: Callable[[], dict[str, Any]] = dict) -> None:
+                 server_stats: Callable[[], dict[str, Any]] = dict,
+                 loop: LoopWatch | None = None) -> None:
         self.arbiter = arbiter
         self.store = store
         self.hub = hub
         self.gpus = gpus
         self.server_stats = server_stats
+        self.loop = loop  # the event loop's own watch (supervisor/loopwatch.py)
         self.cluster: Any = None  # supervisor.cluster.group.ClusterService with [cluster]
 
     async def dispatch(self, conn: Connection, req: wire.Request) -> Any:
@@ -142,7 +145,18 @@ async def status(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
     out = d.arbiter.status()
     out["daemon"]["protocol"] = d.server_stats()
     _store_status(d, out["daemon"])
+    _loop_status(d, out["daemon"])
     return out
+
+
+def _loop_status(d: Daemon, daemon: dict[str, Any]) -> None:
+    """The event loop's stalls; a recent one is also one of the daemon's problems."""
+    if d.loop is None:
+        return
+    daemon["loop"] = d.loop.status()
+    problem = d.loop.problem()
+    if problem:
+        daemon["problems"] = [*daemon.get("problems", []), problem]
 
 
 def _store_status(d: Daemon, daemon: dict[str, Any]) -> None:

@@ -20,6 +20,7 @@ import anyio
 from .commands import Daemon
 from .config import Config
 from .events import Hub
+from .loopwatch import LoopWatch
 from .protocol.paths import SocketPathError
 from .protocol.server import ControlServer, Peer
 from .protocol.socketfile import check_socket_path
@@ -112,8 +113,9 @@ async def _run_services(config: Config) -> None:
     gpus = open_gpu_monitor(config, hub, on_xid=lambda event: arbiter.on_xid(event))
     arbiter = Arbiter(config, store, hub, gpus)
     server_box: dict[str, ControlServer] = {}
+    loop_watch = LoopWatch()
     daemon = Daemon(arbiter, store=store, hub=hub, gpus=gpus,
-                    server_stats=lambda: server_box["s"].statistics())
+                    server_stats=lambda: server_box["s"].statistics(), loop=loop_watch)
     server = ControlServer(config.socket, hub, daemon.dispatch, access_policy(config),
                            hello_extra=lambda: {"version": _version(), "pid": os.getpid()},
                            socket_gid=_socket_gid(config))
@@ -127,6 +129,7 @@ async def _run_services(config: Config) -> None:
             async def run_services() -> None:
                 with services:
                     async with anyio.create_task_group() as tg:
+                        await tg.start(loop_watch.run)
                         await tg.start(gpus.run)
                         # What start-up made (modules, profiles, the store) lives as long as
                         # the daemon: out of the collector's sight, a full collection under

@@ -90,6 +90,7 @@ def _activity(act: dict[str, Any]) -> str:
 def format_status(st: dict[str, Any]) -> str:
     d = st["daemon"]
     out = [f"daemon:   v{d['version']} pid {d['pid']} up {d['uptime_s']:.0f}s"]
+    out += [f"problem:  {p}" for p in d.get("problems") or []]
     out += format_run(st.get("run"))
     fb = st.get("fallback") or {}
     if fb.get("attempts"):

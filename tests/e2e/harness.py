@@ -125,7 +125,36 @@ class Daemon:
         Polls use this, not a `supervisor-ctl` subprocess: an interpreter start costs about
         0.15 s of CPU, so a wait polling every 0.1 s kept a core busy, and under a CPU engine's
         load on 2 cores each start took 15-25 s (once over a minute in CI). The CLI itself is
-        tested through ``ctl``."""
+        tested through ``ctl``.
+
+        A daemon that does not answer within ``timeout`` is a failure that says why: what the
+        daemon's threads were doing then (py-spy) and the end of its log."""
+        try:
+            return self._request(cmd, timeout, args)
+        except TimeoutError:
+            raise AssertionError(f"the daemon did not answer {cmd!r} within {timeout:g} s.\n"
+                                 f"{self.unanswered_report()}") from None
+
+    def unanswered_report(self) -> str:
+        """The daemon's stacks now and its log's last lines, for a request it did not answer."""
+        pid = self.proc.pid if self.proc is not None else None
+        pyspy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+        try:
+            dump = subprocess.run([pyspy, "dump", "--pid", str(pid)], capture_output=True,
+                                  text=True, timeout=30)
+            stacks = dump.stdout + dump.stderr
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            stacks = f"(py-spy dump of pid {pid} failed: {exc})"
+        try:
+            tail = "".join(self.log.read_text(errors="replace").splitlines(True)[-40:])
+        except OSError as exc:
+            tail = f"(no daemon log: {exc})"
+        with open("/proc/loadavg") as f:
+            load = f.read().strip()
+        return (f"load average {load}\n--- py-spy dump of the daemon (pid {pid}) ---\n"
+                f"{stacks}\n--- the daemon's log, last lines ---\n{tail}")
+
+    def _request(self, cmd: str, timeout: float, args: dict[str, Any]) -> Any:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout)
             s.connect(os.fspath(self.sock))

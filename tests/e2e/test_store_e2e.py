@@ -72,6 +72,10 @@ def test_corrupted_store_degrades_to_a_reported_problem(workdir: Path, make_daem
     store = st["daemon"]["store"]
     assert store["errors"] > 0 and "malformed" in store["last_error"], store
     assert any("history store" in p for p in st["daemon"]["problems"]), st["daemon"]["problems"]
+    assert st["daemon"]["loop"]["stall_s"] == 5 and st["daemon"]["loop"]["stalls"] >= 0
+    # and an operator reading `status` sees it, not only a script reading --json
+    text = d.ctl("status", check=True).stdout
+    assert "problem:  history store:" in text and "database error" in text, text
     assert d.proc.poll() is None
 
     res = d.ctl("stop", "--json", timeout=60)
