@@ -656,9 +656,6 @@ KNOWN_MISSES: dict[str, str] = {
     "tt110-vllm-windows-2605-deepseek-v4-flash-tp2-workers-make-layers-offloader-wrap-modules-traceback-cut.log":
         "workers' tracebacks through make_layers and the offloader's wrap_modules, cut: "
         "labelled weight_loading (the model being built), read launch (no loader frame)",
-    "tt111-vllm-ascend-2604-offline-qwen35-4b-rendering-prompts-progress-worker-triton-tune-args-warnings-serving.log":
-        "an offline LLM.generate's 'Rendering prompts' bar and worker warnings: labelled ready "
-        "in serving, read incomplete at launch (that bar is not read as traffic)",
     "tt113-vllm-2511-qwen3-32b-eagle3-apiserver-serving-chat-enginedeaderror-tail-shutdown.log":
         "EngineDeadError in a chat request's handler, then shutdown: labelled serving, read "
         "ready (the engine's death is what the request met, not a request served)",
@@ -924,8 +921,6 @@ CAUSE_MISSES: dict[str, str] = {
         "the model class finding no MoE layer in a dense checkpoint's config ('No HunYuanMoE "
         "layer found in model.layers.'): labelled invalid_config, read unknown",
     # the fortieth batch (fresh39), as scored blind, then tuned on
-    "tt111-vllm-ascend-2604-offline-qwen35-4b-rendering-prompts-progress-worker-triton-tune-args-warnings-serving.log":
-        "labelled none (ready); read unknown (see KNOWN_MISSES)",
     "tt209-vllm-xpu-llm-scaler-0140-b81-2605-4x-b70-completions-200-shm-broadcast-60s-throughput-stats-serving.log":
         "labelled none (ready); read unknown (see KNOWN_MISSES)",
     # the thirty-ninth batch (fresh38), as scored blind, then tuned on

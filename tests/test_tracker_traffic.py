@@ -85,6 +85,31 @@ def test_vllm_offline_generate_after_startup_markers_is_serving() -> None:
     assert tracker.ready and tracker.phase is Phase.SERVING
 
 
+ADDING_ONE = ("Adding requests: 100%|\u2588\u2588\u2588\u2588\u2588\u2588| 4/4 [00:00<00:00, "
+              "1139.21it/s]")
+RENDERING_SOME = ("Rendering prompts:   2%|\u2588\u258c          | 32/2000 [00:00<00:06, "
+                  "319.25it/s]")
+ADDING_NONE = "Adding requests:   0%|          | 0/1 [00:00<?, ?it/s]"
+
+
+@pytest.mark.parametrize("line", [ADDING_ONE, RENDERING_SOME], ids=["adding", "rendering"])
+def test_vllm_offline_prompts_added_are_serving(line: str) -> None:
+    """LLM.generate's bar of prompts added to the built engine (2025: `Adding requests`, 2026:
+    `Rendering prompts`) with one added: the engine has requests, after its startup markers
+    as in a fragment that starts there."""
+    tracker = _walk("vllm", [VLLM_UP])
+    tracker.feed(line)
+    assert tracker.ready and tracker.phase is Phase.SERVING
+    alone = _walk("vllm", [line])
+    assert alone.ready and alone.phase is Phase.SERVING
+
+
+def test_vllm_offline_bar_with_no_prompt_added_yet_is_no_traffic() -> None:
+    tracker = _walk("vllm", [VLLM_UP, ADDING_NONE])
+    assert tracker.phase is Phase.WARMUP and not tracker.requests_seen
+    assert not _walk("vllm", [ADDING_NONE]).ready
+
+
 def test_vllm_shm_broadcast_wait_alone_dates_nothing() -> None:
     """The message queue's long wait is printed in startup (compilation) as in serving."""
     line = ("(EngineCore_DP0 pid=3) INFO 12-09 11:25:53 [shm_broadcast.py:466] No available shared "

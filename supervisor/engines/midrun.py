@@ -102,6 +102,12 @@ _PD_KV_REDO = "redo model forwarding"
 # vLLM's offline LLM.generate / LLM.chat (`Processed prompts:  25%|...| 1/4 [...]`): the bar of
 # the requests it added, printed only once the engine is constructed: the engine is serving them.
 _OFFLINE_BAR = re.compile(r"Processed prompts:\s*\d+%\|")
+# Before that bar, LLM.generate adds its prompts to the built engine under a bar of its own
+# (`Adding requests: 100%|...| 4/4`, 2025 builds; `Rendering prompts:   2%|...| 32/2000`, 2026):
+# with a prompt added the engine has requests. At 0 it has none yet (an engine just built, as
+# fresh42/ww208 is labelled warmup).
+_PROMPTS_ADDED = re.compile(r"(?:Adding requests|Rendering prompts):\s*\d+%\|[^|]*\|\s*"
+                            r"[1-9]\d*/\d+")
 # (vLLM-Omni's offline Orchestrator handing each prompt of a generate() call to its first stage,
 # `[Orchestrator] Enqueued request 0_5837... to stage-0`: its counterpart of that bar)
 _OMNI_ENQUEUED = re.compile(r"\[Orchestrator\] Enqueued request \S+ to stage-\d+")
@@ -177,7 +183,8 @@ def is_engine_traffic(line: str) -> bool:
         return True
     if _KV_CONNECTOR_HOOK in line or _KV_EXPIRED in line or _ACLGRAPH_REPLAY in line:
         return True
-    if "Processed prompts" in line or "Enqueued request" in line:
+    if "Processed prompts" in line or "Enqueued request" in line or "%|" in line and (
+            "Adding requests" in line or "Rendering prompts" in line):
         return is_offline_generate(line)
     if _PREFILL_DEQUEUED in line:
         return True
@@ -207,7 +214,10 @@ def is_offline_generate(line: str) -> bool:
     prompt to its first stage): the engine is up and serving."""
     if "Enqueued request" in line:
         return _OMNI_ENQUEUED.search(line) is not None
-    return "Processed prompts" in line and _OFFLINE_BAR.search(line) is not None
+    if "Processed prompts" in line:
+        return _OFFLINE_BAR.search(line) is not None
+    return ("Adding requests" in line or "Rendering prompts" in line) and \
+        _PROMPTS_ADDED.search(line) is not None
 
 
 def is_request_log(line: str) -> bool:
