@@ -31,13 +31,16 @@ def start_rank(tmp: Path, rank: int, nnodes: int, dist_port: int, *, timeout: in
     return proc, log
 
 
-def wait_for(pred, timeout: float, what: str) -> None:
+def wait_for(pred, timeout: float, what: str, logs: list[Path] = ()) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if pred():
             return
         time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    tails = "".join(f"\n--- {log.name}, last lines ---\n"
+                    + "".join(log.read_text(errors="replace").splitlines(True)[-15:])
+                    for log in logs)
+    raise AssertionError(f"timed out waiting for {what}{tails}")
 
 
 def test_peer_death_ends_survivors_with_c10d_lines(tmp_path: Path) -> None:
@@ -46,7 +49,8 @@ def test_peer_death_ends_survivors_with_c10d_lines(tmp_path: Path) -> None:
     try:
         wait_for(lambda: "fired up and ready" in ranks[0][1].read_text()
                  and all("node_rank=" in log.read_text() and "scheduler ready" in
-                         log.read_text() for _, log in ranks[1:]), 30, "every rank up")
+                         log.read_text() for _, log in ranks[1:]), 30, "every rank up",
+                 [log for _, log in ranks])
         os.killpg(ranks[2][0].pid, signal.SIGKILL)
         # dist timeout 20 s scaled by 0.01: rank 0 gives up 0.2 s after the peer's death
         assert ranks[0][0].wait(15) == 1
