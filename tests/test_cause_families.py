@@ -4026,3 +4026,58 @@ def test_a_workers_error_in_a_utility_call_the_server_survives_is_no_death() -> 
     # with nothing answered after it, the worker's report stands
     cut = verdict(*_SERVING_UP, *_WORKER_CALL[:4], engine="vllm")
     assert cut.outcome is Outcome.CRASHED
+
+
+# --- the ninety-first batch's kinds (real engines; a twenty-fifth helper blind to the rules) --
+
+_API = "(APIServer pid=17552) ERROR 12-05 16:00:49 [async_llm.py:906]"
+_HANDLER_DIED = [f"{_API} AsyncLLM output_handler failed.",
+                 f"{_API} Traceback (most recent call last):",
+                 f'{_API}   File "{VL}/v1/engine/async_llm.py", line 860, in output_handler',
+                 f"{_API}     for start in range(0, num_outputs, chunk_size):",
+                 f"{_API} ValueError: range() arg 3 must not be zero"]
+_FAILED_500 = 'INFO:     127.0.0.1:51014 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error'
+_SERVER_SHUT = ["INFO:     Shutting down", "INFO:     Waiting for application shutdown.",
+                "INFO:     Application shutdown complete.", "INFO:     Finished server process [17552]",
+                "(APIServer pid=17552) INFO 12-05 16:00:49 [utils.py:628] [shutdown] Process "
+                "manager: send sigterm to process EngineCore",
+                "(EngineCore pid=17598) INFO 12-05 16:00:49 [core.py:1454] [shutdown] EngineCore: "
+                "trigger received signal=SIGTERM",
+                "(EngineCore pid=17598) INFO 12-05 16:00:49 [core.py:1635] [shutdown] EngineCore: "
+                "start mode=abort timeout=0s",
+                "(EngineCore pid=17598) INFO 12-05 16:00:49 [core.py:1666] [shutdown] EngineCore: "
+                "request processing complete; starting resource teardown",
+                "(EngineCore pid=17598) INFO 12-05 16:00:49 [core.py:1499] [shutdown] EngineCore: "
+                "exiting busy loop"]
+
+
+def test_the_api_servers_output_handler_dying_is_a_death_however_requests_were_answered() -> None:
+    """VLLM_V1_OUTPUT_PROC_CHUNK_SIZE=0 (bv105): AsyncLLM's output handler dies on the first
+    request; the requests get 500s and the server shuts itself down."""
+    v = verdict(*_SERVING_UP, *_HANDLER_DIED, _FAILED_500, _FAILED_500, *_SERVER_SHUT,
+                engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    # the same request error with no word of the handler is one request's failure
+    request = [line.replace("AsyncLLM output_handler failed.", "Error in request.")
+               for line in _HANDLER_DIED]
+    served = verdict(*_SERVING_UP, *request, _FAILED_500, _SERVING_UP[1], engine="vllm")
+    assert served.outcome is Outcome.READY, served
+
+
+_CA_FRAMES = ((f"{VL}/transformers_utils/config.py", "get_config", "config_dict, _ = "
+               "PretrainedConfig.get_config_dict("),
+              ("/venv/lib/python3.11/site-packages/huggingface_hub/utils/_http.py", "get_session",
+               "return _get_session_from_cache(process_id=os.getpid())"),
+              ("/venv/lib/python3.11/site-packages/httpx/_config.py", "create_ssl_context",
+               "ctx = ssl.create_default_context(cafile=cafile)"))
+_CA_ERROR = "FileNotFoundError: [Errno 2] No such file or directory"
+
+
+def test_a_ca_bundle_the_environment_names_missing_is_a_setting() -> None:
+    """SSL_CERT_FILE naming a file the image lacks (bv109, bv113): the hub client's TLS context
+    cannot load it, as a model is fetched."""
+    ssl_frame = ("/usr/lib/python3.11/ssl.py", "create_default_context",
+                 "context.load_verify_locations(cafile, capath, cadata)")
+    assert cause_of(tb(*_CA_FRAMES, ssl_frame, error=_CA_ERROR), "vllm") is Cause.INVALID_CONFIG
+    # the same error under the hub client's own frames (no TLS context) is no setting of it
+    assert cause_of(tb(*_CA_FRAMES[:2], error=_CA_ERROR), "vllm") is not Cause.INVALID_CONFIG

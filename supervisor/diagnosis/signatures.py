@@ -1529,9 +1529,12 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     (Cause.WARMUP_FAILED, _C(r":_execute_server_warmup$|:_wait_and_warmup$"), 24),
     # the HTTP server loading the certificate and key the launch named (--ssl-certfile,
     # --ssl-keyfile: uvicorn's create_ssl_context -> ssl's load_cert_chain, whose
-    # FileNotFoundError names no file): the settings are wrong, not the model
-    (Cause.INVALID_CONFIG, _C(r"/ssl\.py:load_cert_chain$|/uvicorn/config\.py:create_ssl_context$"),
-     24),
+    # FileNotFoundError names no file): the settings are wrong, not the model. So is a client's
+    # TLS context loading the CA bundle the environment names (SSL_CERT_FILE,
+    # REQUESTS_CA_BUNDLE: ssl's create_default_context -> load_verify_locations, as the hub
+    # client is built to fetch a model), whatever it was about to fetch
+    (Cause.INVALID_CONFIG, _C(r"/ssl\.py:(?:load_cert_chain|create_default_context)$"
+                              r"|/uvicorn/config\.py:create_ssl_context$"), 24),
     # the metrics' multiprocess folder the environment names (PROMETHEUS_MULTIPROC_DIR): the
     # Prometheus client writing its files there (prometheus_client/values.py, mmap_dict.py:
     # `FileNotFoundError: ... '<dir>/counter_27949.db'`) or SGLang making it
@@ -2108,6 +2111,11 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # core is gone (`Request cmpl-... failed (engine dead).`): the engine's death, its own
     # lines (above, or cut) the cause
     (_C(r"Engine background task failed"), False),
+    # V1's AsyncLLM reporting its output handler dead (async_llm.py: `AsyncLLM output_handler
+    # failed.`, then its traceback): the API server's task that hands the engine's outputs to
+    # requests is gone, so no request is answered after it and the server shuts itself down -
+    # however the request that met it was answered (a 500 each)
+    (_C(r"AsyncLLM output_handler failed"), False),
     # V0's model runner writing out the input of the step that raised (model_runner_base.py
     # dump_input_on_error: `Writing input of failed execution to /tmp/err_execute_model_input_
     # ....pkl...`) before it re-raises into the engine loop, which dies of it: the step failed
@@ -2278,7 +2286,8 @@ _FATAL_LITERALS = (
     "__libc_start_main+",
     "Segfault encountered", "Main process exited", "Unhandled error (", "Unhandled exception: ",
     "received at time=",
-    "background task failed", "(engine dead)", "input of failed execution")
+    "background task failed", "(engine dead)", "input of failed execution",
+    "output_handler failed")
 FATAL_GATE = _literals(*_FATAL_LITERALS)
 _ARGS_LITERALS = ("args", "launch_server", "sglang serve", "vllm serve", "with config")
 ARGS_GATE = _literals(*_ARGS_LITERALS)
