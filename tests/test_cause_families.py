@@ -4081,3 +4081,124 @@ def test_a_ca_bundle_the_environment_names_missing_is_a_setting() -> None:
     assert cause_of(tb(*_CA_FRAMES, ssl_frame, error=_CA_ERROR), "vllm") is Cause.INVALID_CONFIG
     # the same error under the hub client's own frames (no TLS context) is no setting of it
     assert cause_of(tb(*_CA_FRAMES[:2], error=_CA_ERROR), "vllm") is not Cause.INVALID_CONFIG
+
+
+# --- the ninety-second batch's kinds (real engines; a twenty-sixth helper blind to the rules) -
+
+_LAUNCHER = f"{VL}/entrypoints/launchers/launcher.py"
+
+
+@pytest.mark.parametrize("error", ["OSError: [Errno 22] Invalid argument",
+                                   "OSError: [Errno 99] Cannot assign requested address"])
+def test_an_address_the_bind_refuses_is_a_setting(error: str) -> None:
+    """--host fe80::... without its scope (EINVAL), an address this host lacks (bw103)."""
+    bind = (_LAUNCHER, "create_server_socket", "sock.bind(addr)")
+    assert cause_of(tb(bind, error=error), "vllm") is Cause.INVALID_CONFIG
+    # a port in use at the same bind is that
+    in_use = tb(bind, error="OSError: [Errno 98] Address already in use")
+    assert cause_of(in_use, "vllm") is Cause.PORT_IN_USE
+
+
+def test_uvicorn_refusing_the_address_is_a_setting_not_the_warmup_after_it() -> None:
+    """--port 443 without the capability (bw115): uvicorn's bind error, then SGLang's warmup
+    gives up on a server that never listened."""
+    lines = ["INFO:     Application startup complete.",
+             "ERROR:    [Errno 13] error while attempting to bind on address ('127.0.0.1', 443): "
+             "permission denied",
+             "INFO:     Waiting for application shutdown.",
+             "[2026-12-05 16:30:11] Initialization failed. warmup error: Traceback (most recent "
+             "call last):",
+             "requests.exceptions.ConnectionError: HTTPConnectionPool(host='127.0.0.1', port=443)"
+             ": Max retries exceeded with url: /model_info"]
+    assert verdict(*lines, engine="sglang").cause is Cause.INVALID_CONFIG
+    in_use = [lines[0], lines[1].replace("[Errno 13]", "[Errno 98]").replace(
+        "permission denied", "address already in use"), *lines[2:]]
+    assert verdict(*in_use, engine="sglang").cause is Cause.PORT_IN_USE
+
+
+_LOADER = (f"{VL}/model_executor/model_loader/weight_utils.py", "safetensors_weights_iterator",
+           "with safe_open(st_file, framework=\"pt\") as f:")
+_SHARD = "/m/llama/model-00003-of-00004.safetensors"
+
+
+@pytest.mark.parametrize("error", [
+    f"FileNotFoundError: No such file or directory: {_SHARD}",
+    f"OSError: [Errno 40] Too many levels of symbolic links: '{_SHARD}'",
+    f"PermissionError: [Errno 13] Permission denied: '{_SHARD}'",
+    "RuntimeError: model.safetensors.index.json references 4 shard file(s) missing from /m/llama "
+    "(incomplete download?): ['model-00001-of-00005.safetensors']"],
+    ids=["safetensors-unquoted", "link-loop", "unreadable", "sglang-index"])
+def test_weight_files_that_cannot_be_read_are_the_checkpoints(error: str) -> None:
+    """A shard mode 000 (bw109), a link to itself (bw108, bw118), an index naming another split
+    (bw119): the checkpoint cannot be read whole."""
+    assert cause_of(tb(_LOADER, error=error), "vllm") is Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_model_file_unreadable_is_the_checkpoints_a_folder_unlisted_is_not_found() -> None:
+    reader = (f"{SG}/utils/hf_transformers/config.py", "get_config", "with open(path) as f:")
+    denied = "PermissionError: [Errno 13] Permission denied: '/m/llama/config.json'"
+    assert cause_of(tb(reader, error=denied), "sglang") is Cause.CORRUPT_CHECKPOINT
+    # vLLM listing a folder it may not search, then its words for a model not there (bw110)
+    listing = ("(APIServer pid=3972) ERROR 12-05 16:23:40 [repo_utils.py:124] Error retrieving "
+               "file list: [Errno 13] Permission denied: '/m/llama/model-00003-of-00004."
+               "safetensors'\n")
+    refused = tb((f"{VL}/config/model.py", "__post_init__", "raise ValueError("),
+                 error="pydantic_core._pydantic_core.ValidationError: 1 validation error for "
+                       "ModelConfig\n  Value error, Invalid repository ID or local directory "
+                       "specified: '/m/llama'")
+    assert cause_of(listing + refused, "vllm") is Cause.MODEL_NOT_FOUND
+    # a loop of links outside the model's files names no checkpoint
+    elsewhere = "OSError: [Errno 40] Too many levels of symbolic links: '/etc/localtime'"
+    assert cause_of(tb(reader, error=elsewhere), "sglang") is not Cause.CORRUPT_CHECKPOINT
+
+
+def test_an_index_past_the_embedding_on_the_cpu_is_the_memory_fault_family() -> None:
+    """Token ids past the embedding (bw123): eager torch's CPU check, the GPU's index assert."""
+    embed = (f"{TORCH}/nn/functional.py", "embedding",
+             "return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)")
+    assert cause_of(tb(embed, error="IndexError: index out of range in self"), "sglang") \
+        is Cause.ILLEGAL_MEMORY_ACCESS
+    other = "IndexError: list index out of range"
+    assert cause_of(tb(embed, error=other), "sglang") is not Cause.ILLEGAL_MEMORY_ACCESS
+
+
+_RETRY = ("[W1205 16:27:07.105637613 TCPStore.cpp:340] [c10d] TCP client failed to connect/"
+          "validate to host 10.99.99.99:24888 - retrying (try=0, timeout=1800000ms, delay=431ms):"
+          " Ping failed, invalid value returned from server. Expected: 7770, Got: 1347703880")
+_RETRY_TRACE = ["Exception raised from ping at /pytorch/torch/csrc/distributed/c10d/TCPStore.cpp"
+                ":337 (most recent call first):",
+                "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x80 (0x7f in "
+                "/venv/torch/lib/libc10.so)",
+                "frame #2: c10::DistNetworkError::DistNetworkError(c10::SourceLocation, "
+                "std::string) + 0x72 (0x7f in /venv/torch/lib/libtorch_cpu.so)"]
+_GAI = ("[W1205 16:25:50.746447887 socket.cpp:764] [c10d] The IPv4 network addresses of "
+        "(fe80::fc:ff:fe00:1, 29571) cannot be retrieved (gai error: -9 - Address family for "
+        "hostname not supported).")
+_PARALLEL = "[2026-12-05 16:27:06 TP0] Init parallel begin."
+
+
+def test_a_log_cut_while_c10d_retries_is_a_startup_cut_naming_nothing() -> None:
+    """--host an address not here (bw114) or link-local (bw113): the scheduler's store client
+    retrying when the log is cut - incomplete, no cause yet (as bs118)."""
+    v = verdict(_PARALLEL, _RETRY, *_RETRY_TRACE, _RETRY, *_RETRY_TRACE, engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.UNKNOWN), v
+    gai = verdict(_PARALLEL, _GAI, _GAI, engine="sglang")
+    assert (gai.outcome, gai.cause) == (Outcome.INCOMPLETE, Cause.UNKNOWN), gai
+    # once the store gives up, the rendezvous failed
+    failed = tb((f"{TORCH}/distributed/rendezvous.py", "_create_c10d_store", "return TCPStore("),
+                error="torch.distributed.DistNetworkError: The client socket has timed out after "
+                      "1800000ms while trying to connect to (10.99.99.99, 24888).")
+    end = verdict(_PARALLEL, _RETRY, *_RETRY_TRACE, failed, engine="sglang")
+    assert (end.outcome, end.cause) == (Outcome.CRASHED, Cause.MULTINODE_RANK_FAILURE), end
+
+
+def test_a_path_that_is_not_utf8_is_the_launchs_name() -> None:
+    """A model folder named with a Latin-1 byte (bw107): the tokenizer cannot encode the path."""
+    tok = (f"{VL}/tokenizers/hf.py", "from_pretrained",
+           "tokenizer = TokenizerFast.from_file(fast_tokenizer_file)")
+    error = ("UnicodeEncodeError: 'utf-8' codec can't encode character '\\udce8' in position 26:"
+             " surrogates not allowed")
+    assert cause_of(tb(tok, error=error), "vllm") is Cause.INVALID_CONFIG
+    # a file's contents in another encoding fail to decode: not the launch's name
+    decode = "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe8 in position 26"
+    assert cause_of(tb(tok, error=decode), "vllm") is not Cause.INVALID_CONFIG

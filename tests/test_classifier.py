@@ -759,12 +759,6 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
-    # the eighty-eighth batch (fresh87, real engines run here), as scored blind, then tuned on
-    "bs118-sglang-0523-lo-down.log":
-        "the loopback down: the scheduler still retrying its own store at 127.0.0.1 when the log "
-        "is cut - labelled incomplete, unknown (also nccl_error), read incomplete with "
-        "multinode_rank_failure (the retries name the rendezvous, which the corpus names so "
-        "where it fails: be121)",
     # the eighty-sixth batch (fresh85, real engines run here), as scored blind, then tuned on
     "bq111-vllm-cpu-032-spec-eagle-plain-draft.log":
         "a plain Llama given as the EAGLE draft: the draft's loader meets `There is no module or "
@@ -983,7 +977,9 @@ CAUSE_MISSES: dict[str, str] = {
 def split_fixture(path: Path) -> tuple[dict[str, str], str]:
     """Header labels, and the log body: lines starting with '#' up to and including the first
     blank line are the header; the classifier only ever sees the body."""
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    # (as the daemon reads a server's output and `diagnose` a file: a byte that is not UTF-8,
+    # a path printed raw, is U+FFFD - bw107's banner holds one)
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
     labels: dict[str, str] = {}
     i = 0
     while i < len(lines) and lines[i].startswith("#"):
@@ -1021,7 +1017,7 @@ def test_fixtures_are_all_there():
     assert (FIXTURES / "README.md").exists()
     assert len(ALL_LOGS) - len(LOGS) >= 100
     for p in ALL_LOGS:
-        assert p.read_text().startswith("# source:"), p.name
+        assert p.read_text(errors="replace").startswith("# source:"), p.name
 
 
 def _held_by_hash(p: Path) -> bool:
@@ -1112,15 +1108,18 @@ def test_fixture_evidence_is_from_the_log(path: Path):
 
 def test_evidence_folds_retries_and_skips_the_cpp_backtrace():
     """c10d's store client retries five times, each try with its timestamp, try number and delay,
-    each followed by c10's C++ backtrace: the evidence shows the retry once, then the try that
-    timed out and the exception that ended the launch, no frame."""
+    each followed by c10's C++ backtrace: the evidence shows the try that timed out and the
+    exception that ended the launch, a backtrace's lines only after every message (where room
+    is left). (The retries are warnings, no failure yet: since the 92nd batch none is evidence -
+    a log cut while they go on names no cause, bw114.)"""
     path = CORPUS / "fresh70" / "bb114-sglang-0523-dist-addr-unreachable.log"
     v = classify_file(path)
     retries = [e for e in v.evidence if "- retrying (try=" in e]
-    assert len(retries) == 1, v.evidence
+    assert retries == [], v.evidence
     assert any(e.startswith("torch.distributed.DistNetworkError: ") for e in v.evidence)
     assert any("- timed out (try=4" in e for e in v.evidence), v.evidence
-    assert not any(e.startswith(("frame #", "Exception raised from")) for e in v.evidence)
+    native = [e.startswith(("frame #", "Exception raised from")) for e in v.evidence]
+    assert native == sorted(native) and native.count(True) <= 1, v.evidence
 
 
 def test_a_backtrace_frame_is_evidence_when_nothing_else_is():

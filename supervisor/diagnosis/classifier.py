@@ -1531,6 +1531,11 @@ def _error_end(raw: list[str], msgs: list[str], scan: Scan) -> list[tuple[int, b
     if not msg.strip() or not S.ENDS_ON_ERROR.search(line) or S.NOT_AN_ERROR_END.search(line) \
             or S.BENIGN.search(msg.lower()):
         return []
+    if "[W" in line and S.NATIVE_WARNING.search(line):
+        # torch's C++ at warning level (`[W1205 16:25:50 socket.cpp:764] [c10d] The IPv4
+        # network addresses of (host, port) cannot be retrieved (gai error: -9 ...)`): c10d
+        # retrying its rendezvous, a log cut there still retrying, not dead of it
+        return []
     return [(last, False)]
 
 

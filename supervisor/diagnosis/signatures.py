@@ -182,6 +182,23 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # (protocol/network address/port) is normally permitted`)
            r"\[WinError 10048\]", r"Only one usage of each socket address",
            flags=_I, fatal=True)
+    # A name the OS gave that is not UTF-8 (a folder unpacked from a Windows zip, `mod\xe8les`):
+    # Python carries the byte as a lone surrogate (`\udce8`), and the first reader that must
+    # encode the name fails (`UnicodeEncodeError: 'utf-8' codec can't encode character
+    # '\udce8' in position 26: surrogates not allowed`, tokenizers' `while processing 'path'`).
+    # Only paths, arguments and the environment come in so: the launch's name, not a file's
+    # contents (those fail to decode, UnicodeDecodeError)
+    + _sig(Cause.INVALID_CONFIG, 80,
+           r"UnicodeEncodeError: '[\w-]+' codec can't encode characters? '\\ud[c-f][0-9a-f]{2}"
+           r".{0,80}surrogates not allowed", scope="error", flags=_I)
+    # uvicorn refusing the address for another reason than a port in use (`ERROR:    [Errno
+    # 13] error while attempting to bind on address ('127.0.0.1', 443): permission denied` -
+    # a port below 1024 without the capability; errno 99, an address this host does not
+    # have): the address the launch set. The HTTP server is gone; SGLang's warmup, which
+    # waits for it, fails after it (warmup_failed names the consequence)
+    + _sig(Cause.INVALID_CONFIG, 80,
+           r"\[Errno (?!98\b)\d+\] error while attempting to bind on address",
+           flags=_I, fatal=True)
     # An address the launch gave that this host does not have (a --host or a rendezvous address
     # copied from another machine): the server's or the store's bind fails with EADDRNOTAVAIL
     # (`OSError: [Errno 99] Cannot assign requested address` under uvicorn's or vLLM's
@@ -345,6 +362,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # weight_utils, 2026: `FileNotFoundError: Weight files referenced in index but
            # missing: {'.../model-00002-of-00004.safetensors'}` - a download or copy cut short)
            r"Weight files referenced in index but missing",
+           # (SGLang's, 2026: `RuntimeError: model.safetensors.index.json references 4 shard
+           # file(s) missing from /m (incomplete download?): [...]` - shards absent, or named
+           # by another split than the files on disk)
+           r"\.index\.json references \d+ shard file\(s\) missing",
            flags=_I, implies=Phase.WEIGHT_LOADING)
     + _sig(Cause.CORRUPT_CHECKPOINT, 85,
            r"Can't load tokenizer for",
@@ -379,8 +400,24 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # directory: '.../model-00003-of-00004.safetensors'`: a link to a pruned cache blob,
            # a copy cut short): the model's folder and index were found, the checkpoint is not
            # whole - unlike a missing config or folder (model_not_found, below)
-           r"No such file or directory: '[^']*-\d+-of-\d+\.(?:safetensors|bin|pt)'",
+           # (safetensors' own open names it unquoted: `FileNotFoundError: No such file or
+           # directory: /m/model-00003-of-00004.safetensors`, also for a shard it may not read)
+           r"No such file or directory: '?[^' ]*-\d+-of-\d+\.(?:safetensors|bin|pt)\b",
+           # a weight file that is a link to itself or a loop of links (`OSError: [Errno 40]
+           # Too many levels of symbolic links: '/m/model-00003-of-00004.safetensors'`: a sync
+           # tool's botched relink): the checkpoint cannot be read whole
+           r"Too many levels of symbolic links: '[^']*\.(?:safetensors|bin|pt|pth|gguf)'",
            scope="error", flags=_I, implies=Phase.WEIGHT_LOADING)
+    # A model file the server may not read, in the exception's own words (`PermissionError:
+    # [Errno 13] Permission denied: '/m/config.json'`, a weight file likewise): the checkpoint
+    # cannot be read whole, read when it is opened (the config at launch, the weights as they
+    # load). Not vLLM's listing of a folder it may not search (`Error retrieving file list:
+    # [Errno 13] Permission denied: ...`), which ends in its words for a model not found.
+    + _sig(Cause.CORRUPT_CHECKPOINT, 87,
+           r"PermissionError: \[Errno 13\] Permission denied: '[^']*/(?:[\w.-]+\.(?:safetensors"
+           r"|bin|pt|pth|gguf)|(?:config|generation_config|tokenizer|tokenizer_config"
+           r"|special_tokens_map|preprocessor_config)\.json)'",
+           scope="error", flags=_I)
     # (the same file under torch 2.6's weights-only unpickler, which names the first byte it
     # cannot read as an opcode on a line of its own - `Weights only load failed ...
     # WeightsUnpickler error:` then `Unsupported operand 118`, the 'v' of a git-lfs pointer's
@@ -476,6 +513,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # than the positions the model has, past its rotary table)
            r"^\s*what\(\):\s+kernel, \S+\.cpp:\d+, index out of bounds: ",
            flags=_I, fatal=True)
+    # (and eager torch's on the CPU: an embedding or index_select given an index past its
+    # table raises `IndexError: index out of range in self` - a token id past the vocabulary,
+    # which on a GPU is the `srcIndex < srcSelectDimSize` assert above. An ordinary exception:
+    # fatal only where the process dies of it)
+    + _sig(Cause.ILLEGAL_MEMORY_ACCESS, INDEX_ASSERT_PRIORITY,
+           r"^(?:\w+\.)*IndexError: index out of range in self$", scope="error")
     # A device-side assert raised as the failing call's own error (torch's `RuntimeError: CUDA
     # error: device-side assert triggered` from a stream synchronize or a copy in the engine's
     # forward / overlap thread, flashinfer's `CUDA Error: device-side assert triggered (710)`,
@@ -842,7 +885,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.MULTINODE_RANK_FAILURE, 58,
            r"other ranks that didn't finish loading",
            r"could finish the model loading, but there are other ranks",
-           r"DistNetworkError|DistStoreError",
+           # (not the error's constructor frame in the C++ backtrace c10d prints under each
+           # retry warning, `frame #2: c10::DistNetworkError::DistNetworkError(...)`)
+           r"(?<!Error::)(?:DistNetworkError|DistStoreError)(?!::)",
            r"(?:client|server) socket has timed out after .{0,80}(?:connect|listen)",
            r"TCPStore.{0,80}(?:timed out|Connection refused|failed)",
            r"TCPStore server has shut down",
@@ -852,7 +897,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"\bc10d::TCPStore::check\(",
            r"(?:recvValue|sendBytes|recvBytes) failed on SocketImpl",
            r"Connection was likely closed\. Did the remote server shutdown or crash",
-           r"TCP client failed to connect",
+           # (not while it retries, `... to host H:P - retrying (try=0, timeout=1800000ms,
+           # ...)`: a warning, and a log cut there names no failure yet - unknown, as
+           # fresh87/bs118 and fresh91/bw114 are labelled)
+           r"TCP client failed to connect(?!.{0,200}- retrying \(try=)",
            # torch c10d's socket layer waiting on the store's peer (`[c10d] waitForInput:
            # socket ... timed out after 1800000ms`, recv/connect timeouts of the same socket)
            r"\[c10d\] \w+: socket .{0,200}timed out",
@@ -1706,6 +1754,11 @@ FOLDER_OVER_A_FILE = Signature(Cause.INVALID_CONFIG,
 UNBINDABLE_ADDRESS = Signature(Cause.INVALID_CONFIG,
                                _C(lower_pattern(r"^(?:FileNotFoundError|PermissionError"
                                                 r"|NotADirectoryError): \[Errno \d+\]"
+                                                # (an address the call refuses: a link-local
+                                                # IPv6 without its scope, EINVAL; one this host
+                                                # does not have, EADDRNOTAVAIL - not a port in
+                                                # use, EADDRINUSE: port_in_use)
+                                                r"|^OSError: \[Errno (?:22|99)\]"
                                                 r"|^TypeError: .{0,80}(?:cannot be interpreted "
                                                 r"as an integer|an integer is required)")),
                                58, "error")
