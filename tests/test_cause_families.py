@@ -4202,3 +4202,55 @@ def test_a_path_that_is_not_utf8_is_the_launchs_name() -> None:
     # a file's contents in another encoding fail to decode: not the launch's name
     decode = "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe8 in position 26"
     assert cause_of(tb(tok, error=decode), "vllm") is not Cause.INVALID_CONFIG
+
+
+# --- the ninety-third batch's kinds (real engines; a twenty-seventh helper blind to the rules) -
+
+_LOG_WRITE = ["Traceback (most recent call last):",
+              '  File "/usr/lib/python3.11/logging/__init__.py", line 1113, in emit',
+              "    stream.write(msg + self.terminator)",
+              "BrokenPipeError: [Errno 32] Broken pipe",
+              "Call stack:",
+              f'  File "{VL}/v1/engine/async_llm.py", line 1087, in do_log_stats',
+              "    self.logger_manager.log()",
+              f'  File "{VL}/v1/metrics/loggers.py", line 335, in log',
+              "    log_fn(",
+              "Message: 'Engine 000: Avg prompt throughput: %.1f tokens/s, Avg generation "
+              "throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs'",
+              "Arguments: (1.888031045190572, 7.552124180762288, 0, 0)"]
+
+
+def test_a_record_logging_could_not_write_is_no_death() -> None:
+    """stdout through a log shipper that died (bx101), or on a full disk: logging prints its
+    handler's error and the server goes on."""
+    v = verdict(*_SERVING_UP, "--- Logging error ---", *_LOG_WRITE, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None), v
+    # the same traceback as the process's own error is its death
+    dead = verdict(*_SERVING_UP, *_LOG_WRITE[:4], engine="vllm")
+    assert dead.outcome is Outcome.CRASHED, dead
+
+
+_UVICORN_FORMATTER = [
+    "Traceback (most recent call last):",
+    '  File "/usr/lib/python3.11/logging/config.py", line 482, in configure_custom',
+    "    result = c(**kwargs)",
+    '  File "/venv/lib/python3.11/site-packages/uvicorn/logging.py", line 42, in __init__',
+    "    self.use_colors = sys.stdout.isatty()",
+    "AttributeError: 'NoneType' object has no attribute 'isatty'",
+    "",
+    "The above exception was the direct cause of the following exception:",
+    "",
+    "Traceback (most recent call last):",
+    '  File "/usr/lib/python3.11/logging/config.py", line 555, in configure',
+    "    raise ValueError('Unable to configure '",
+    "ValueError: Unable to configure formatter 'default'"]
+
+
+def test_a_standard_stream_the_process_lacks_is_no_setting() -> None:
+    """Started with stdout closed (bx113): uvicorn's formatter asks sys.stdout.isatty() of None,
+    and logging.config refuses its own default configuration."""
+    assert cause_of("\n".join(_UVICORN_FORMATTER) + "\n", "sglang") is Cause.UNKNOWN
+    # a configuration the launch gave, refused for what it names, is the setting
+    named = [line.replace("self.use_colors = sys.stdout.isatty()", "self.use_colors = cfg.tty()")
+             for line in _UVICORN_FORMATTER]
+    assert cause_of("\n".join(named) + "\n", "sglang") is Cause.INVALID_CONFIG

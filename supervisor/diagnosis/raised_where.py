@@ -3,7 +3,8 @@
 An OS error's words name no setting (`FileNotFoundError: [Errno 2] No such file or directory`
 could be a missing model, a missing socket folder or a deleted working directory). What raised
 it does: a socket's bind, a makedirs told a folder already there is fine, posixpath asking for
-the working directory, subprocess executing a program, a statement that reads the environment.
+the working directory, subprocess executing a program, a statement that reads the environment
+or uses a standard stream.
 Each row of ``RAISED_WHERE`` is a signature (its pattern the error's own words, lowercased),
 the literals the line must hold before anything else is asked (the scan's hot path sees every
 exception line), and the check of the lines above; ``raised_where_hits`` is the scan's one
@@ -78,6 +79,12 @@ def environment_value_refused(scan: Scan, msgs: list[str], i: int) -> bool:
     return S.ENVIRONMENT_READ.search(source) is not None
 
 
+def standard_stream_gone(scan: Scan, msgs: list[str], i: int) -> bool:
+    """The AttributeError on None was raised by the statement using a standard stream (its
+    source line just above it): the process was started without that stream."""
+    return S.STANDARD_STREAM_USE.search(_source_above(msgs, i)) is not None
+
+
 Check = Callable[[Scan, list[str], int], bool]
 # (signature, literals one of which the line must hold, the check of where it was raised);
 # where several match one line, the first wins (they read different statements, so only a
@@ -89,6 +96,7 @@ RAISED_WHERE: tuple[tuple[S.Signature, tuple[str, ...], Check], ...] = (
     (S.WORKING_DIRECTORY_GONE, ("Errno 2",), working_directory_gone),
     (S.PROGRAM_MISSING, ("Errno 2",), program_not_found),
     (S.ENVIRONMENT_VALUE_REFUSED, ("Error: ",), environment_value_refused),
+    (S.STANDARD_STREAM_GONE, ("NoneType",), standard_stream_gone),
 )
 
 

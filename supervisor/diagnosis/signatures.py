@@ -1782,6 +1782,19 @@ ENVIRONMENT_VALUE_REFUSED = Signature(Cause.INVALID_CONFIG,
                                       _C(lower_pattern(r"^(?:ValueError|TypeError): ")),
                                       58, "error")
 ENVIRONMENT_READ = _C(r"\bos\.environ\b|\bgetenv\(|\benviron\.get\(")
+# A standard stream the process was started without (`>&-` in an init script, a daemonizer that
+# closes fds 0-2): Python sets sys.stdout to None, and the first use fails (uvicorn's formatter
+# asking `sys.stdout.isatty()`: `AttributeError: 'NoneType' object has no attribute 'isatty'`,
+# under logging.config's `Unable to configure formatter 'default'`). How the process was
+# started, no setting of the engine's and no cause the enum names: unknown, above the logging
+# configuration's refusal (invalid_config, 75) that it raises. Read by the classifier from the
+# statement above the error.
+STANDARD_STREAM_GONE = Signature(Cause.UNKNOWN,
+                                 _C(lower_pattern(r"^AttributeError: 'NoneType' object has no "
+                                                  r"attribute '(?:isatty|write|flush|fileno"
+                                                  r"|buffer|encoding|reconfigure|readline)'")),
+                                 80, "error")
+STANDARD_STREAM_USE = _C(r"\bsys\.(?:__)?std(?:out|err|in)\b")
 # A program the engine runs that the host does not have (a slim image without util-linux:
 # `FileNotFoundError: [Errno 2] No such file or directory: 'lscpu'`, raised by subprocess as it
 # executes the child): a dependency missing, as a package is - the family import_error names.
