@@ -615,11 +615,11 @@ _REQUEST_ERROR_PART = re.compile(r"Exception in ASGI application|Traceback \(mos
 # room 5839938415251080346`, disaggregation/nixl/conn.py transfer_worker: `logger.exception`,
 # then the room is marked failed and decode told, the worker thread goes on - "catch all
 # exceptions to prevent silently killing this worker thread"): that request's error.
-# Python's logging failing to write a record (`--- Logging error ---`, then the traceback of the
-# handler's write - `BrokenPipeError: [Errno 32] Broken pipe` from a log shipper that died, `OSError:
-# [Errno 28] No space left on device` from a stdout on a full disk - then `Call stack:` and the
-# record): logging.Handler.handleError prints it and the program goes on; the record is lost,
-# not the server.
+# Python's logging failing to write a record (`--- Logging error ---`, then the traceback of
+# the handler's write - `BrokenPipeError: [Errno 32] Broken pipe` from a log shipper that died,
+# `OSError: [Errno 28] No space left on device` from a stdout on a full disk - then `Call
+# stack:` and the record): logging.Handler.handleError prints it and the program goes on; the
+# record is lost, not the server.
 _CALL_ERROR_BEFORE = re.compile(r"\bDestroy generator \w+ due to an error encountered"
                                 r"|^Invocation of \w+ method failed$"
                                 r"|^Error in (?:chat )?completion stream generator\.?$"
