@@ -4254,3 +4254,91 @@ def test_a_standard_stream_the_process_lacks_is_no_setting() -> None:
     named = [line.replace("self.use_colors = sys.stdout.isatty()", "self.use_colors = cfg.tty()")
              for line in _UVICORN_FORMATTER]
     assert cause_of("\n".join(named) + "\n", "sglang") is Cause.INVALID_CONFIG
+
+
+# --- the ninety-fourth batch's kinds (real engines; a twenty-eighth helper blind to the rules) -
+
+def _args(**kw: str) -> str:
+    shown = ", ".join(f"'{k}': '{v}'" for k, v in {"model": "/m/llama", **kw}.items())
+    return f"(APIServer pid=1) INFO 12-05 17:13:00 [utils.py:233] non-default args: {{{shown}}}\n"
+
+
+_NO_WEIGHTS = tb((f"{VL}/model_executor/model_loader/default_loader.py", "_prepare_weights",
+                  "raise RuntimeError("),
+                 error="RuntimeError: Cannot find any model weights with `/m/llama`")
+
+
+@pytest.mark.parametrize("fmt", ["pt", "mistral"])
+def test_no_weights_of_the_format_the_launch_chose_is_the_flag(fmt: str) -> None:
+    """--load-format pt / mistral over a safetensors checkpoint (by102, by115)."""
+    assert cause_of(_args(load_format=fmt) + _NO_WEIGHTS, "vllm") is Cause.INVALID_CONFIG
+    # under the default format the same words are a folder without weights
+    assert cause_of(_args() + _NO_WEIGHTS, "vllm") is Cause.CORRUPT_CHECKPOINT
+    assert cause_of(_args(load_format="auto") + _NO_WEIGHTS, "vllm") is \
+        Cause.CORRUPT_CHECKPOINT
+
+
+def test_the_sharded_state_loader_over_a_plain_checkpoint_is_the_flag() -> None:
+    """--load-format sharded_state (by101, by114)."""
+    error = ("ValueError: Could not find checkpoint files '/m/llama/model-rank-0-part-*."
+             "safetensors', only pre-sharded checkpoints are currently supported!")
+    loader = (f"{VL}/model_executor/model_loader/sharded_state_loader.py", "load_weights",
+              "raise ValueError(")
+    assert cause_of(_args(load_format="sharded_state") + tb(loader, error=error), "vllm") is \
+        Cause.INVALID_CONFIG
+
+
+_READER = (f"{SG}/utils/hf_transformers/config.py", "get_config",
+           "for key, value in model_override_args.items():")
+
+
+def test_overrides_of_the_wrong_shape_are_the_flags_not_the_checkpoints() -> None:
+    """--json-model-override-args given a JSON list (by112): the config reader walks it."""
+    error = "AttributeError: 'list' object has no attribute 'items'"
+    assert cause_of(tb(_READER, error=error), "sglang") is Cause.INVALID_CONFIG
+    # the same reader walking the model's own config.json holding a list: the file's
+    from_file = (_READER[0], _READER[1], "for key, value in config_dict.items():")
+    assert cause_of(tb(from_file, error=error), "sglang") is Cause.CORRUPT_CHECKPOINT
+
+
+_WARMUP_500 = [
+    "[2026-12-05 17:17:15] server_args=ServerArgs(model_path='/m/llama', "
+    "preferred_sampling_params='{\"temprature\": 0.2}', tp_size=1)",
+    "[2026-12-05 17:17:15] INFO:     Application startup complete.",
+    '[2026-12-05 17:17:15] INFO:     127.0.0.1:50316 - "POST /generate HTTP/1.1" 500 Internal '
+    "Server Error",
+    "ERROR:    Exception in ASGI application",
+    "Traceback (most recent call last):",
+    f'  File "{SG}/managers/tokenizer_manager.py", line 700, in _create_tokenized_object',
+    "    sampling_params = self._get_sampling_params(obj)",
+    "TypeError: Unexpected keyword argument 'temprature'",
+    "[2026-12-05 17:17:16] Initialization failed. warmup error: Traceback (most recent call "
+    "last):",
+    f'  File "{SG}/entrypoints/http_server.py", line 1500, in _execute_server_warmup',
+    "    assert res.status_code == 200, f\"{res.text}\"",
+    "AssertionError: Internal Server Error"]
+
+
+def test_a_warmup_refused_for_a_setting_of_the_launch_is_the_setting() -> None:
+    """--preferred-sampling-params with a misspelt key (by113): SGLang's own warmup request
+    meets it first."""
+    assert verdict(*_WARMUP_500, engine="sglang").cause is Cause.INVALID_CONFIG
+    # the same warmup failure naming nothing the launch set stays the warmup's
+    other = [line.replace("'temprature'", "'frobnicate'") for line in _WARMUP_500[1:]]
+    assert verdict(*other, engine="sglang").cause is Cause.WARMUP_FAILED
+
+
+def test_a_parser_that_does_not_fit_the_tokenizer_is_the_launchs_choice() -> None:
+    """--reasoning-parser deepseek_r1 on a tokenizer without <think> (by120)."""
+    frames = ((f"{VL}/entrypoints/launchers/api_server/entry.py", "build_async_engine_client",
+               "vllm_config = engine_args.create_engine_config(usage_context=usage_context)"),
+              (f"{VL}/engine/arg_utils.py", "create_engine_config", "config = VllmConfig("),
+              (f"{VL}/config/vllm.py", "__post_init__",
+               "self.reasoning_config.initialize_token_ids(tokenizer)"),
+              (f"{VL}/config/reasoning.py", "initialize_token_ids",
+               "parser = parser_cls(tokenizer)"),
+              (f"{VL}/reasoning/basic_parsers.py", "__init__", "raise RuntimeError("))
+    error = ("RuntimeError: DeepSeekR1ReasoningParser reasoning parser could not locate think "
+             "start/end tokens in the tokenizer!")
+    launch = _args(reasoning_parser="deepseek_r1")
+    assert cause_of(launch + tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG

@@ -57,6 +57,7 @@ from .refusals import (
     settings_of,
     tokenizer_missing_from_model,
     unreachable_own_rendezvous,
+    weights_of_another_format,
 )
 from .scan import Scan
 
@@ -405,7 +406,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
             raised_where_hits(scan, msgs, i, msg)
             if "JSONDecodeError" in msg or "UnicodeDecodeError" in msg or \
                     "decoding a JSON" in msg or S.JSON_SHAPE_ERROR.match(msg):
-                _json_not_parsed(scan, i)
+                _json_not_parsed(scan, msgs, i)
             elif "ize of tensor" in msg or "mismatch" in msg or "exceeds dimension" in msg:
                 _shapes_not_the_models(scan, i, msg)
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
@@ -1037,13 +1038,15 @@ def _raised_by_config_check(scan: Scan, i: int, msg: str) -> bool:
     return False
 
 
-def _json_not_parsed(scan: Scan, i: int) -> None:
+def _json_not_parsed(scan: Scan, msgs: list[str], i: int) -> None:
     """What the JSONDecodeError on line ``i`` could not parse - or what parsed into another
     shape than its reader expects (S.JSON_SHAPE_ERROR), or nested deeper than the decoder
     recurses (`RecursionError: ... while decoding a JSON array`) - from the first frame of its
     traceback above the json module's own: a model file (a checkpoint reader,
     S.CHECKPOINT_JSON_READER) or a launch argument (a configuration check, S.CONFIG_FRAME:
-    SGLang's --json-model-override-args, vLLM's JSON-valued flags)."""
+    SGLang's --json-model-override-args, vLLM's JSON-valued flags). A checkpoint reader's
+    statement that walks the launch's overrides (`for key, value in
+    model_override_args.items():`, S.OVERRIDES_READ) was handed the argument, not a file."""
     last = i
     for idx, where in reversed(scan.frames):
         if last - idx > 4:
@@ -1051,9 +1054,10 @@ def _json_not_parsed(scan: Scan, i: int) -> None:
         last = idx
         if where.startswith("<call>:") or S.JSON_FRAME.search(where):
             continue
-        if S.CHECKPOINT_JSON_READER.search(where):
+        if S.CHECKPOINT_JSON_READER.search(where) and not any(
+                S.OVERRIDES_READ.search(m) for m in msgs[idx + 1:i]):
             scan.checkpoint_misread.append(i)
-        elif S.CONFIG_FRAME.search(where):
+        elif S.CONFIG_FRAME.search(where) or S.CHECKPOINT_JSON_READER.search(where):
             scan.config_rejections.append(i)
         return
 
@@ -1316,6 +1320,16 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     if best and cause is Cause.MODEL_NOT_FOUND and tokenizer_missing_from_model(msgs, scan,
                                                                              best.index):
         cause = Cause.CORRUPT_CHECKPOINT
+    if best and cause is Cause.CORRUPT_CHECKPOINT and weights_of_another_format(
+            msgs, scan, best.index, settings_of(msgs, scan, settings)):
+        cause = Cause.INVALID_CONFIG
+    if best and cause is Cause.WARMUP_FAILED and refused_setting(
+            msgs, scan, start, settings_of(msgs, scan, settings)) is not None:
+        # SGLang's own warmup request refused for a setting the launch gave (a default
+        # sampling parameter misspelt, `--preferred-sampling-params '{"temprature": 0.2}'`:
+        # `TypeError: Unexpected keyword argument 'temprature'`): the setting, which the
+        # warmup only happened to meet first
+        cause = Cause.INVALID_CONFIG
     if best and phase is Phase.LAUNCH and scan.last_marker is None and not framed:
         phase = _implied_phase(best, scan) or phase
     if best and best.cause is Cause.WARMUP_FAILED and phase.rank < Phase.WARMUP.rank:

@@ -308,6 +308,26 @@ def tokenizer_missing_from_model(msgs: list[str], scan: Scan, index: int) -> boo
                for i, where in scan.frames)
 
 
+# the engines' loaders finding no weight file of the format they look for (vLLM's and SGLang's
+# `Cannot find any model weights with '/m'`, vLLM's `Could not find any ... checkpoint files`)
+_NO_WEIGHTS_FOUND = re.compile(r"Cannot find any model weights|Could not find \w* ?checkpoint "
+                               r"files")
+# load formats that read the checkpoint as it is on disk, whatever its files' kind
+_ANY_FORMAT = frozenset({"auto", "none", ""})
+
+
+def weights_of_another_format(msgs: list[str], scan: Scan, index: int,
+                              settings: Mapping[str, str]) -> bool:
+    """No weight file found (line ``index``) by a launch that chose the load format (`--load-
+    format pt`, `mistral`, `sharded_state` over a plain safetensors checkpoint): the loader
+    looked for that format's files, so the flag is what is wrong, not the folder - which the
+    same words would blame under the default format."""
+    if _NO_WEIGHTS_FOUND.search(msgs[index]) is None:
+        return False
+    chosen = settings.get("load_format", settings.get("load-format", "auto"))
+    return chosen.strip().lower() not in _ANY_FORMAT
+
+
 def _innermost_frame(scan: Scan, i: int) -> tuple[int, str] | None:
     """The innermost frame (its line and place) of the traceback that line ``i`` ends. Asked
     after the scan, when frames of later tracebacks are listed too (_innermost_places is asked

@@ -358,6 +358,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"MetadataIncompleteBuffer|incomplete metadata|file not fully covered|HeaderTooLarge",
            r"The safetensors file is incomplete", r"PytorchStreamReader failed reading",
            r"Cannot find any model weights",
+           # (the sharded-state loader finding no per-rank files: `Could not find checkpoint
+           # files '/m/model-rank-0-part-*.safetensors', only pre-sharded checkpoints are
+           # currently supported!` - read as the flag's where the launch chose that format)
+           r"only pre-sharded checkpoints are currently supported",
            # (a sharded checkpoint whose index names a shard that is not on disk: vLLM's
            # weight_utils, 2026: `FileNotFoundError: Weight files referenced in index but
            # missing: {'.../model-00002-of-00004.safetensors'}` - a download or copy cut short)
@@ -1098,6 +1102,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL.`) - an environment variable's or an
     # option's, raised wherever it is first read (an import chain included)
     + _sig(Cause.INVALID_CONFIG, 75, r"\bThe value of \w+_\w+ must be ", scope="error")
+    # A parser the launch chose that does not fit the model's tokenizer (vLLM checking the
+    # reasoning parser's tokens at startup: `RuntimeError: DeepSeekR1ReasoningParser reasoning
+    # parser could not locate think start/end tokens in the tokenizer!`): the choice of parser
+    + _sig(Cause.INVALID_CONFIG, 75,
+           r"\b(?:reasoning|tool(?:[ _-]call)?) parser could not (?:locate|find)\b",
+           scope="error", flags=_I)
     # Python's logging.config refusing the configuration it was given, whatever in it is wrong
     # (a stream `ext://sys.nowhere` naming no object - the ModuleNotFoundError under it is the
     # resolver's way of saying so, no package is missing - a level, a handler's class): the
@@ -1841,6 +1851,9 @@ JSON_SHAPE_ERROR = _C(r"^(?:AttributeError: '(?:list|str|int|float|bool)' object
                       r"|TypeError: (?:'(?:list|str|int|float|bool)' object is not "
                       r"(?:a mapping|subscriptable)|(?:list|string) indices must be integers"
                       r"|\S+ argument after \*\* must be a mapping))")
+# a statement walking the overrides the launch gave (`model_override_args.items()`, vLLM's
+# `hf_overrides`): what it was handed is a flag's value, wherever the reader lives
+OVERRIDES_READ = _C(r"\b\w*overrides?(?:_args)?\b\s*(?:\.|\[)")
 CHECKPOINT_JSON_READER = _C(r"/transformers/(?:configuration_utils|tokenization_utils\w*"
                             r"|models/auto/\w+|generation/configuration_utils|processing_utils"
                             r"|image_processing\w*|feature_extraction\w*)\.py:"
