@@ -181,15 +181,18 @@ class SupervisorApp(App[None]):
 
     @work(exclusive=True, group="resync", exit_on_error=False)
     async def resync_run(self) -> None:
-        """Ask for a fresh report of a live run: the daemon publishes a run only when its state
-        changes, so a silent server's activity (CPU, disk, GPU) is only seen this way."""
-        run = fmt.as_dict(self.main.run)
-        if not self.connected or run.get("status") not in fmt.LIVE:
+        """Ask for a fresh report: the daemon publishes a run only when its state changes, so
+        a silent server's activity (CPU, disk, GPU) is only seen this way; and its own problems
+        (a failing store, a stalled loop) come and go without an event."""
+        if not self.connected:
             return
         node = self.node
         try:
             status = fmt.as_dict(await self.daemon_request("status"))
         except Exception:  # noqa: BLE001 — the link worker reports a lost link
+            return
+        self._resync_daemon(node, fmt.as_dict(status.get("daemon")))
+        if fmt.as_dict(self.main.run).get("status") not in fmt.LIVE:
             return
         fresh = fmt.as_dict(status.get("run"))
         current = fmt.as_dict(self.main.run)
@@ -197,6 +200,16 @@ class SupervisorApp(App[None]):
         same = ("id", "status", "phase")
         if node == self.node and fresh and all(fresh.get(k) == current.get(k) for k in same):
             self.set_run(fresh)
+
+    def _resync_daemon(self, node: int, daemon: dict[str, Any]) -> None:
+        """The daemon's report from a resync: redraw the top bar only when its problems changed
+        (the uptime in it changes every time and is not shown)."""
+        if node != self.node or not daemon:
+            return
+        before = fmt.as_dict(self.daemon_info).get("problems") or []
+        self.daemon_info = daemon
+        if (daemon.get("problems") or []) != before:
+            self.refresh_link_display()
 
     def node_label(self, index: int | None = None) -> str:
         return self.targets[self.node if index is None else index].label

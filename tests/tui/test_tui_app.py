@@ -223,6 +223,43 @@ async def test_no_daemon_says_cannot_connect_and_keeps_trying() -> None:
         assert "not connected" in run_text(app)
 
 
+async def test_the_daemons_own_problems_show_and_clear_without_an_event() -> None:
+    # A daemon with no run live: its problems come and go, reported only by `status`.
+    state = FakeState()
+    state.status["run"] = None
+    async with FakeDaemon.running(state) as fake:
+        app = SupervisorApp([Target.unix(fake.path)], clock=frozen_clock,
+                            reconnect_delays=(0.05,), resync_s=0.1)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(lambda: app.connected, pilot, what="connected")
+            assert "problem" not in topbar(app) and not banner_shown(app)
+            state.status["daemon"]["problems"] = [
+                "history store: disk I/O error: runs are not being recorded",
+                "event loop stalled 7.0 s at 10:00:00 in store.py:42"]
+            await wait_for(lambda: banner_shown(app), pilot, timeout=5, what="problem banner")
+            assert "⚠ 2 daemon problems" in topbar(app)
+            banner = static_text(app, "#banner")
+            assert "daemon problem: history store: disk I/O error" in banner
+            assert "(+1 more: supervisor-ctl status)" in banner
+            state.status["daemon"]["problems"] = []
+            await wait_for(lambda: not banner_shown(app), pilot, timeout=5,
+                           what="the banner to clear with the problems")
+            assert "problem" not in topbar(app) and "● connected" in topbar(app)
+
+
+async def test_a_lost_link_outranks_a_daemon_problem_in_the_banner() -> None:
+    state = FakeState()
+    state.status["daemon"]["problems"] = ["history store: database is locked"]
+    async with attached(state, resync_s=0.1) as (state, app, pilot):
+        assert "daemon problem: history store: database is locked" in static_text(app, "#banner")
+        await state.daemon.go_down()
+        await wait_for(lambda: not app.connected, pilot, what="disconnected")
+        await pilot.pause(0.05)
+        banner = static_text(app, "#banner")
+        assert "disconnected from" in banner and "database is locked" not in banner
+        assert "problem" not in topbar(app)  # a report from a link now lost is not shown
+
+
 async def test_read_only_peer_cannot_switch_or_edit_and_is_told_why() -> None:
     state = FakeState(can_mutate=False, read_only_reason="uid 1001 is not permitted")
     async with attached(state) as (state, app, pilot):

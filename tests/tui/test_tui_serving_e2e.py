@@ -95,3 +95,26 @@ async def test_the_tui_shows_live_serving_metrics_of_the_real_daemon(
         assert "GPU W/%" in text and "util" in text  # the fake GPUs' power and utilisation
         assert "None" not in text and "nan" not in text
         assert panel.has_class("-compact") and panel.region.height <= 6
+
+
+async def test_the_tui_shows_the_real_daemons_failing_store(
+        serving_daemon: tuple[Daemon, int]) -> None:
+    # The history store breaks under a running daemon: nothing publishes an event for that,
+    # yet a person attached must read it on screen, not only a script reading `status --json`.
+    from e2e.test_store_e2e import corrupt_every_table
+
+    d, _port = serving_daemon
+    app = SupervisorApp([Target.unix(str(d.sock))], clock=frozen_clock,
+                        reconnect_delays=(0.1, 0.2), resync_s=0.3)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(lambda: app.connected and app.main.run, pilot, timeout=30,
+                       what="attached")
+        banner = app.main.query_one("#banner")
+        assert not banner.has_class("-visible")
+        corrupt_every_table(d.state / "history.sqlite3")
+        d.ctl("checklist", "add", "look at the disk")  # a store write, which fails
+        await wait_for(lambda: banner.has_class("-visible"), pilot, timeout=30,
+                       what="the store's problem on screen")
+        text = str(banner.content)
+        assert "daemon problem: history store:" in text, text
+        assert "daemon problem" in str(app.main.query_one("#topbar").content)

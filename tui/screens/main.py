@@ -166,7 +166,18 @@ class MainScreen(Screen[None]):
         pid = d.get("pid") or hello.get("pid")
         if pid:  # (uptime would go stale: status is fetched once, then events follow)
             bar.append(f" pid {pid}", "dim")
+        problems = fmt.str_list(d.get("problems")) if connected else []
+        if problems:
+            many = "s" if len(problems) > 1 else ""
+            bar.append(" · ")
+            bar.append(f"⚠ {len(problems)} daemon problem{many}", "bold yellow")
         self.query_one("#topbar", Static).update(bar)
+        # A lost link says so first; a connected daemon that reports a problem of its own (a
+        # failing history store, a blocked event loop, a run it could not adopt) says which.
+        if not banner and problems:
+            more = (f" (+{len(problems) - 1} more: supervisor-ctl status)"
+                    if len(problems) > 1 else "")
+            banner = f"⚠ daemon problem: {problems[0]}{more}"
         banner_widget = self.query_one("#banner", Static)
         banner_widget.update(banner or "")
         banner_widget.set_class(bool(banner), "-visible")
