@@ -168,6 +168,35 @@ def test_requests_counted_while_serving_and_decode_excerpt():
     assert u.phase is Phase.SERVING and u.ready
 
 
+# SGLang 0.5.23 on CPU (the Transformers backend) launched with `--decode-log-interval 1`, as
+# the real tier's serving test runs it: the warmup request's own decode steps are logged
+WARMUP_DECODES = [
+    "[2026-12-05 19:46:17] Load weight begin. avail mem=20.86 GB",
+    "[2026-12-05 19:46:17] Load weight end. elapsed=0.05 s, type=TransformersForCausalLM, "
+    "avail mem=20.86 GB, mem usage=0.00 GB.",
+    "[2026-12-05 19:46:17] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 4096, "
+    "K size: 0.00 GB, V size: 0.00 GB",
+    "[2026-12-05 19:46:17] Memory pool end. avail mem=20.83 GB",
+    "[2026-12-05 19:46:18] Prefill batch, #new-seq: 1, #new-token: 20, #cached-token: 0, "
+    "token usage: 0.01, #running-req: 0, #queue-req: 0, #pending-token: 0, cpu graph: False, "
+    "input throughput (token/s): 3.51",
+    *[f"[2026-12-05 19:46:18] Decode batch, #running-req: 1, #token: {n}, token usage: 0.01, "
+      "cpu graph: False, gen throughput (token/s): 159.10, #queue-req: 0" for n in range(22, 28)],
+    '[2026-12-05 19:46:19] INFO:     127.0.0.1:47866 - "POST /generate HTTP/1.1" 200 OK',
+    '[2026-12-05 19:46:19] INFO:     127.0.0.1:47876 - "POST /freeze_gc HTTP/1.1" 200 OK',
+]
+
+
+def test_warmup_decode_lines_are_warmup_not_serving():
+    t, updates = track("sglang", WARMUP_DECODES)
+    assert t.phase is Phase.WARMUP and not t.ready and t.requests_seen == 0
+    assert [u.phase for u in updates if u.changed_phase][-1] is Phase.WARMUP
+    u = t.feed("[2026-12-05 19:46:19] The server is fired up and ready to roll!")
+    assert u.phase is Phase.READY and u.ready
+    u = t.feed(WARMUP_DECODES[5])  # the same line once the server is up: a client's request
+    assert u.phase is Phase.SERVING and t.requests_seen == 1
+
+
 def test_phases_only_move_forward():
     t = get_engine("sglang").new_tracker()
     t.feed("[x TP0] Memory pool end. avail mem=2.09 GB")

@@ -334,9 +334,14 @@ class SGLangTracker(MarkerTracker):
         if m is None:
             return False
         if m[1] == "Decode":
-            # The warmup request decodes 8 tokens; decode stats are logged every 40 steps, so a
-            # decode line means real generation: the server is up and serving (an excerpt may
-            # start here, after the ready line).
+            if not self.ready and self.markers_seen and self.phase.rank >= Phase.WARMUP.rank:
+                # the warmup request's own decode steps, logged because the launch logs every
+                # step or few (`--decode-log-interval 1`): the server is not up yet, as its
+                # ready line still to come says
+                return False
+            # The warmup request decodes 8 tokens; decode stats are logged every 40 steps by
+            # default, so a decode line means real generation: the server is up and serving
+            # (an excerpt may start here, after the ready line).
             self.requests_seen = max(self.requests_seen, 1)
             return self._advance(Phase.SERVING)
         if self.ready:
