@@ -4342,3 +4342,102 @@ def test_a_parser_that_does_not_fit_the_tokenizer_is_the_launchs_choice() -> Non
              "start/end tokens in the tokenizer!")
     launch = _args(reasoning_parser="deepseek_r1")
     assert cause_of(launch + tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+
+
+# --- the ninety-fifth batch's kinds (real engines; a twenty-ninth helper blind to the rules) --
+
+PY = "/usr/lib/python3.11"
+_LOGGER = (f"{VL}/logger.py", "_configure_vllm_root_logger",
+           "custom_config = json.loads(file.read())")
+_JSON = ((f"{PY}/json/__init__.py", "loads", "return _default_decoder.decode(s)"),
+         (f"{PY}/json/decoder.py", "raw_decode", "obj, end = self.scan_once(s, idx)"))
+_CUT_JSON = "json.decoder.JSONDecodeError: Unterminated string starting at: line 20 column 16"
+
+
+def test_a_logging_config_file_that_is_not_json_is_the_setting() -> None:
+    """VLLM_LOGGING_CONFIG_PATH naming a cut JSON file (bz101): read by vLLM's logger."""
+    assert cause_of(tb(_LOGGER, *_JSON, error=_CUT_JSON), "vllm") is Cause.INVALID_CONFIG
+    # the same error under a reader of the model's files is the checkpoint's
+    reader = (f"{VL}/transformers_utils/config.py", "get_config",
+              "config_dict = json.loads(f.read())")
+    assert cause_of(tb(reader, *_JSON, error=_CUT_JSON), "vllm") is Cause.CORRUPT_CHECKPOINT
+
+
+_DICT_CONFIG = ((f"{VL}/logger.py", "_configure_vllm_root_logger", "dictConfig(logging_config)"),
+                (f"{PY}/logging/config.py", "configure",
+                 "raise ValueError('Unable to configure handler '"))
+
+
+@pytest.mark.parametrize("resolve, cause", [
+    # a handler class from a package this host lacks (bz102): the package is missing
+    ("ValueError: Cannot resolve 'acme_logship.ShipHandler': No module named 'acme_logship'",
+     Cause.IMPORT_ERROR),
+    # a name whose parent is there (bn103's `ext://sys.nowhere`): a wrong name
+    ("ValueError: Cannot resolve 'sys.nowhere': No module named 'sys.nowhere'; 'sys' is not a "
+     "package", Cause.INVALID_CONFIG),
+])
+def test_a_logging_config_naming_code_not_installed_is_the_import(resolve: str,
+                                                                  cause: Cause) -> None:
+    text = (resolve + "\n\nThe above exception was the direct cause of the following "
+            "exception:\n\n" + tb(*_DICT_CONFIG, error="ValueError: Unable to configure "
+                                  "handler 'ship'"))
+    assert cause_of(text, "vllm") is cause
+
+
+_PATHLIB = "/usr/lib/python3.11/pathlib.py"
+
+
+def _mkdir_tb(caller: tuple[str, str, str], error: str) -> list[str]:
+    return ["Traceback (most recent call last):",
+            f'  File "{caller[0]}", line 331, in {caller[1]}', f"    {caller[2]}",
+            f'  File "{_PATHLIB}", line 1121, in mkdir',
+            "    self.mkdir(mode, parents=False, exist_ok=exist_ok)",
+            f'  File "{_PATHLIB}", line 1116, in mkdir', "    os.mkdir(self, mode)",
+            "    ^^^^^^^^^^^^^^^^^^^^", error]
+
+
+_PROFILE_DIR = (f"{SG}/managers/profiler_manager.py", "_stop_profile",
+                "self.torch_profiler_output_dir.mkdir(parents=True, exist_ok=True)")
+_NO_DIR = "FileNotFoundError: [Errno 2] No such file or directory: '/proc/sglang-profile'"
+
+
+def test_a_folder_pathlib_cannot_make_is_where_it_was_pointed() -> None:
+    """/start_profile's output_dir where no folder can be made (bz113): pathlib's mkdir."""
+    lines = ["[2026-12-05 19:33:39] Scheduler hit an exception: Traceback (most recent call "
+             "last):", *_mkdir_tb(_PROFILE_DIR, _NO_DIR)[1:]]
+    assert verdict(*lines, engine="sglang").cause is Cause.INVALID_CONFIG
+    # a mkdir not told a folder already there is fine: a path not there (no rule of a folder)
+    plain = (_PROFILE_DIR[0], _PROFILE_DIR[1], "self.torch_profiler_output_dir.mkdir()")
+    lines = [lines[0], *_mkdir_tb(plain, _NO_DIR)[1:]]
+    assert verdict(*lines, engine="sglang").cause is not Cause.INVALID_CONFIG
+
+
+def test_what_a_crash_handler_raises_is_not_the_cause() -> None:
+    """--crash-dump-folder where no folder can be made (bz121): SGLang's SIGQUIT handler fails
+    dumping the requests of a scheduler already dead of something else."""
+    death = ["[2026-12-05 19:39:18] Scheduler hit an exception: Traceback (most recent call "
+             "last):",
+             f'  File "{SG}/layers/logprob_processor.py", line 106, in get_top_logprobs_raw',
+             "    values, indices = logprobs.topk(max_k, dim=-1)",
+             "RuntimeError: selected index k out of range",
+             "[2026-12-05 19:39:18] SIGQUIT received. signum=None, frame=None. It usually means "
+             "one child failed."]
+    handler = ["[2026-12-05 19:39:18] Exception in callback <bound method SignalHandler."
+               "running_phase_sigquit_handler of <SignalHandler object at 0x7f87>>",
+               "Traceback (most recent call last):",
+               f'  File "{SG}/managers/tokenizer_manager.py", line 4080, in '
+               "running_phase_sigquit_handler",
+               "    self.tokenizer_manager.dump_requests_before_crash()",
+               f'  File "{SG}/managers/tokenizer_manager.py", line 3445, in '
+               "dump_requests_before_crash",
+               "    os.makedirs(os.path.dirname(filename), exist_ok=True)",
+               '  File "<frozen os>", line 225, in makedirs',
+               "FileNotFoundError: [Errno 2] No such file or directory: '/proc/sglang-crash'"]
+    args = ("[2026-12-05 19:38:00] server_args=ServerArgs(model_path='/m/llama', "
+            "crash_dump_folder='/proc/sglang-crash', tp_size=1)")
+    v = verdict(args, *death, *handler, engine="sglang")
+    assert v.cause is Cause.UNKNOWN and "selected index k" in v.evidence[0], v
+    # the same makedirs raised by the launch's own code is the folder it was pointed at
+    own = [line.replace("running_phase_sigquit_handler", "start_profile").replace(
+        "dump_requests_before_crash", "make_dump_dir") for line in handler]
+    assert verdict(args, *own[1:], engine="sglang").cause is Cause.INVALID_CONFIG

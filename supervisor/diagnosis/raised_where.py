@@ -44,12 +44,33 @@ def bound_where_it_cannot(scan: Scan, msgs: list[str], i: int) -> bool:
 
 def folder_not_made(scan: Scan, msgs: list[str], i: int) -> bool:
     """The error was raised by a makedirs told a folder already there is fine (its source line
-    above the os module's frames): the folder cannot be made there."""
+    above the os module's frames), or by pathlib's ``mkdir(parents=True, exist_ok=True)``
+    (above pathlib's own frames and their statements): the folder cannot be made there. Not
+    where a crash handler raised it (dumping the requests of a process already dying into a
+    folder it cannot make): the death came first, and is the cause."""
     j = i - 1
-    while j > 0 and j > i - _FROZEN_REACH and ("<frozen os>" in msgs[j] or
-                                               msgs[j].lstrip().startswith("[Previous line")):
+    while j > 0 and j > i - _FROZEN_REACH and (
+            "<frozen os>" in msgs[j] or msgs[j].lstrip().startswith("[Previous line")
+            or _PATHLIB_FRAME in msgs[j] or (_PATHLIB_FRAME in msgs[j - 1]
+                                             and msgs[j].startswith("    "))
+            or not msgs[j].strip(" ^~")):
         j -= 1
-    return "exist_ok=True" in msgs[j] and "makedirs" in msgs[j]
+    made = "exist_ok=True" in msgs[j] and ("makedirs" in msgs[j] or ".mkdir(" in msgs[j])
+    return made and not raised_by_a_crash_handler(scan, msgs, i)
+
+
+_PATHLIB_FRAME = "/pathlib.py\", line"
+
+
+def raised_by_a_crash_handler(scan: Scan, msgs: list[str], i: int) -> bool:
+    """A frame of the traceback that line ``i`` ends is a handler of the process's death
+    (SGLang's SIGQUIT handler, its dump of the requests before a crash)."""
+    start = next((j for j in range(i - 1, max(-1, i - 200), -1)
+                  if "Traceback (most recent call last)" in msgs[j]), None)
+    if start is None:
+        return False
+    return any(start < idx < i and S.CRASH_HANDLER_FRAME.search(where)
+               for idx, where in scan.frames)
 
 
 def working_directory_gone(scan: Scan, msgs: list[str], i: int) -> bool:

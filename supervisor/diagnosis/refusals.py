@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 from ..states import Cause
 from .evidence import MAX_EVIDENCE, evidence_lines
+from .raised_where import raised_by_a_crash_handler
 from .scan import Scan
 from .settings import impossible_count, log_settings, named_setting
 
@@ -355,7 +356,7 @@ def refused_setting(msgs: list[str], scan: Scan, start: int,
         return None
     for i in (i for i, _ in scan.exceptions if i >= start):
         named = named_setting(msgs[i], settings)
-        if named is not None:
+        if named is not None and not raised_by_a_crash_handler(scan, msgs, i):
             return i, named
     return None
 

@@ -1116,6 +1116,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.INVALID_CONFIG, 75,
            r"^ValueError: Unable to configure (?:handler|formatter|filter|logger|root logger)\b",
            scope="error")
+    # ... except where what it could not resolve is a package that is not installed: the
+    # first missing part of a dotted name is the top one (`Cannot resolve 'acme_logship.
+    # ShipHandler': No module named 'acme_logship'`, a handler class from a log shipper's
+    # package the host lacks), as a flag naming a plugin that is not installed is. A dotted
+    # missing name has its parent there (`No module named 'sys.nowhere'`): a wrong name.
+    + _sig(Cause.IMPORT_ERROR, 76,
+           r"^ValueError: Cannot resolve '[\w.]+': No module named '\w+'$", scope="error")
     # gloo (torch's CPU collectives, and the process groups both engines make besides NCCL's)
     # finding no address on the network interface it was told to use (GLOO_SOCKET_IFNAME:
     # `[enforce fail at .../gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to find
@@ -1742,7 +1749,11 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   # Transformers' checks of a model config's values (configuration_<model>.py
                   # validate_architecture, run by huggingface_hub's validated dataclasses:
                   # `num_attention_heads: 0` -> `ZeroDivisionError: integer modulo by zero`)
-                  r"|/transformers/models/\w+/configuration_\w+\.py:validate\w*$")
+                  r"|/transformers/models/\w+/configuration_\w+\.py:validate\w*$"
+                  # the engine reading the logging configuration the launch names (vLLM's
+                  # VLLM_LOGGING_CONFIG_PATH file, read by logger.py's
+                  # _configure_vllm_root_logger: `json.loads(file.read())` of a cut file)
+                  r"|/vllm/logger\.py:_?configure_\w*$")
 # (an IndexError: a setting's list that is empty, `architectures: []`)
 CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError|TypeError"
                       r"|IndexError|ZeroDivisionError)\b")
@@ -1773,6 +1784,10 @@ UNBINDABLE_ADDRESS = Signature(Cause.INVALID_CONFIG,
                                                 r"as an integer|an integer is required)")),
                                58, "error")
 BIND_STATEMENT = _C(r"^\s*\w+(?:\.\w+)*\.bind\(")
+# A handler of the process's own death (SGLang's tokenizer manager on SIGQUIT: its
+# running_phase_sigquit_handler dumping the requests before the crash to --crash-dump-folder):
+# what it raises comes after the fatal error, never its cause
+CRASH_HANDLER_FRAME = _C(r":\w*sigquit_handler$|:dump_requests_before_crash$")
 # A folder the process makes for itself (a cache, `os.makedirs(path, exist_ok=True)`) that
 # cannot be made where the launch pointed it: a parent that is no folder one may write in (HOME
 # set to /proc/self: `FileNotFoundError: [Errno 2] No such file or directory: '/proc/self/.cache'`,
