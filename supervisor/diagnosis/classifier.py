@@ -1031,11 +1031,26 @@ def _raised_by_config_check(scan: Scan, i: int, msg: str) -> bool:
     where = places[0]
     if S.CONFIG_FRAME.search(where):
         return S.CONFIG_REJECTION.match(msg) is not None
+    if "run_batch" in where or "datasets" in where or (
+            len(places) > 1 and "run_batch" in places[1]):
+        return _batch_files_refused(places, msg)
     if S.HF_MODEL_TYPE_LOOKUP.search(where):
         return msg.partition(":")[0].rpartition(".")[2] == "KeyError"
     if S.HF_CONFIG_ATTRIBUTE.search(where) and S.CONFIG_ATTRIBUTE_MISSING.match(msg):
         return len(places) > 1 and S.CONFIG_FRAME.search(places[1]) is not None
     return False
+
+
+def _batch_files_refused(places: list[str], msg: str) -> bool:
+    """vLLM's offline batch runner (`run_batch -i FILE -o FILE`), or a benchmark tool reading
+    its dataset, failing on the files its arguments name: opening one that is not there or
+    cannot be written (an OS error raised in its read_file / write_local_file / the dataset's
+    loader), or a line of the input that is no request (pydantic's ValidationError as it
+    parses one) - the run's own input, as a flag's value."""
+    if S.BATCH_FILE_FRAME.search(places[0]):
+        return S.FILE_ACCESS_ERROR.match(msg) is not None
+    return len(places) > 1 and S.PYDANTIC_VALIDATE_FRAME.search(places[0]) is not None and \
+        S.BATCH_FILE_FRAME.search(places[1]) is not None and "ValidationError" in msg
 
 
 def _json_not_parsed(scan: Scan, msgs: list[str], i: int) -> None:
@@ -1136,6 +1151,21 @@ def _core_stopped_alone(scan: Scan, i: int, msgs: list[str]) -> None:
         scan.stop_at = None
 
 
+def _client_closed_its_engine(scan: Scan, msgs: list[str]) -> bool:
+    """vLLM's client closing its own engine core with nothing wrong anywhere: an offline `LLM`
+    at the script's end or its `del` (`[shutdown] Process manager: send sigterm to process
+    EngineCore`, the core's `trigger received signal=SIGTERM`, the client's own `engine core
+    exited unexpectedly; starting cleanup` on its way to `MPClient: complete`). No error line,
+    no exception, no death reported before the teardown nor any but the client's after it: the
+    teardown was asked for - a stop, not a death. (The API server tearing its core down for an
+    error of its own prints that error, and is a death.)"""
+    t = scan.own_teardown
+    if t is None or scan.exceptions or scan.tracebacks:
+        return False
+    return all(i > t and "exited unexpectedly" in msgs[i] for i, *_ in scan.fatal) and \
+        not any(sig.fatal for sig, _ in scan.hits)
+
+
 def _scheduler_stopped_alone(scan: Scan, i: int, msgs: list[str]) -> None:
     """SGLang's launcher reporting its scheduler dead (`Rank 0 scheduler died during
     initialization (exit code: 1)`) after the only stop the log shows was the scheduler's own
@@ -1203,6 +1233,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     if ready is not None and scan.api_servers_pending is not None:
         ready = None  # the engines are up; the API servers that serve them were not yet
     last_activity = scan.activity[-1] if scan.activity else -1
+    if scan.stop_at is None and _client_closed_its_engine(scan, msgs):
+        scan.stop_at = scan.own_teardown
 
     fatal = _fatal(scan, last_activity)
     after = ready if ready is not None else -1
@@ -1706,7 +1738,7 @@ def _phase(tracker_phase: Phase, scan: Scan, frames: list[tuple[int, str]],
     if fp is None:
         return tracker_phase
     if warmup_in_loop and _marker_before(scan, frames) and not was_ready and \
-            fp.rank > Phase.WARMUP.rank:
+            fp.rank > Phase.WARMUP.rank and not _offline_engine_call(frames):
         # startup markers say startup was not over: the event loop ran the warmup (SGLang's
         # warmup request goes through its scheduler's loop; vLLM's engine loop only starts once
         # the engine is built and warmed up, and runs only requests: serving). Only a
@@ -1714,6 +1746,14 @@ def _phase(tracker_phase: Phase, scan: Scan, frames: list[tuple[int, str]],
         # which any long run prints) says the HTTP server was up, not that startup was going on
         fp = Phase.WARMUP
     return fp if fp.rank > tracker_phase.rank else tracker_phase
+
+
+def _offline_engine_call(frames: list[tuple[int, str]]) -> bool:
+    """A caller's request through SGLang's offline Engine (`engine.generate(...)` in a
+    script: srt/entrypoints/engine.py's generate, encode and their async forms), which only an
+    Engine whose constructor returned takes: no warmup request comes that way, so the request
+    path it ran is a client's (the offline Engine logs at error level only: no ready line)."""
+    return any(S.OFFLINE_ENGINE_CALL.search(where) for _, where in frames)
 
 
 def _failed_step_dump(raw: list[str]) -> list[tuple[int, bool]]:

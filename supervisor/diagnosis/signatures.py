@@ -1108,6 +1108,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.INVALID_CONFIG, 75,
            r"\b(?:reasoning|tool(?:[ _-]call)?) parser could not (?:locate|find)\b",
            scope="error", flags=_I)
+    # A task asked of a model the launch did not set up for it, refused in the engine's own
+    # advice (vLLM's offline LLM asked to embed with a generative runner: `ValueError:
+    # LLM.encode() is only supported for pooling models. Try passing `--runner pooling` to use
+    # the model as a pooling model.`): the run's configuration, which the error names
+    + _sig(Cause.INVALID_CONFIG, 70,
+           r"\bis only supported for (?:pooling|generative|generation|embedding|classification"
+           r"|reward|score|multimodal) models\b|\btry (?:passing|setting) `--[\w-]+",
+           scope="error", flags=_I)
     # Python's logging.config refusing the configuration it was given, whatever in it is wrong
     # (a stream `ext://sys.nowhere` naming no object - the ModuleNotFoundError under it is the
     # resolver's way of saying so, no package is missing - a level, a handler's class): the
@@ -1753,10 +1761,33 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   # the engine reading the logging configuration the launch names (vLLM's
                   # VLLM_LOGGING_CONFIG_PATH file, read by logger.py's
                   # _configure_vllm_root_logger: `json.loads(file.read())` of a cut file)
-                  r"|/vllm/logger\.py:_?configure_\w*$")
+                  r"|/vllm/logger\.py:_?configure_\w*$"
+                  # the engines checking sampling parameters a caller built (vLLM's
+                  # SamplingParams._verify_args, SGLang's SamplingParams.verify): fatal only in
+                  # an offline script, whose own settings they are (a server answers a 400)
+                  r"|/vllm/sampling_params\.py:_?verify\w*$"
+                  r"|/srt/sampling/sampling_params\.py:_?verify\w*$"
+                  # SGLang's offline Engine turning its keyword arguments into ServerArgs
+                  # (`server_args = self.server_args_class(**kwargs)`: `TypeError: Unexpected
+                  # keyword argument 'tensor_parallel_size'`): a setting it does not have
+                  r"|/srt/entrypoints/engine\.py:__init__$")
+# vLLM's offline batch runner (entrypoints/[openai|launchers]/run_batch.py) reading the input
+# file and writing the output file its -i / -o name, and parsing each input line as a request
+BATCH_FILE_FRAME = _C(r"/run_batch\.py:(?:read_file|write_local_file|write_file|upload_data"
+                      r"|run_batch)$"
+                      # (and the engines' benchmark tools reading the dataset their
+                      # --dataset-path names: SGLang's benchmark/datasets/, vLLM's
+                      # benchmarks/datasets.py)
+                      r"|/sglang/benchmark/datasets/\w+\.py:|/vllm/benchmarks/datasets\.py:")
+# SGLang's offline Engine taking a caller's request (sglang.Engine(...).generate in a script)
+OFFLINE_ENGINE_CALL = _C(r"/srt/entrypoints/engine\.py:(?:async_)?(?:generate|encode|score"
+                         r"|rerank)$")
+PYDANTIC_VALIDATE_FRAME = _C(r"/pydantic/main\.py:model_validate\w*$")
+FILE_ACCESS_ERROR = _C(r"(?:\w+\.)*(?:FileNotFoundError|PermissionError|IsADirectoryError"
+                       r"|NotADirectoryError|OSError): \[Errno \d+\]")
 # (an IndexError: a setting's list that is empty, `architectures: []`)
 CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError|TypeError"
-                      r"|IndexError|ZeroDivisionError)\b")
+                      r"|IndexError|ZeroDivisionError|VLLMValidationError)\b")
 CONFIG_REJECTION_PRIORITY = 20
 # A folder the process makes where a file stands: `os.makedirs(path, exist_ok=True)` raises
 # FileExistsError only when the path is there and is no folder (a cache or download directory

@@ -108,6 +108,10 @@ _OFFLINE_BAR = re.compile(r"Processed prompts:\s*\d+%\|")
 # fresh42/ww208 is labelled warmup).
 _PROMPTS_ADDED = re.compile(r"(?:Adding requests|Rendering prompts):\s*\d+%\|[^|]*\|\s*"
                             r"[1-9]\d*/\d+")
+# vLLM's offline batch runner (`-m vllm.entrypoints.openai.run_batch -i FILE -o FILE`) running
+# the file's requests on the built engine under its own bar (`Running batch: 100% Completed |
+# 2/2 [...]`): with a request done, it served.
+_BATCH_RUN = re.compile(r"Running batch:\s*\d+% Completed \|\s*[1-9]\d*/\d+")
 # (vLLM-Omni's offline Orchestrator handing each prompt of a generate() call to its first stage,
 # `[Orchestrator] Enqueued request 0_5837... to stage-0`: its counterpart of that bar)
 _OMNI_ENQUEUED = re.compile(r"\[Orchestrator\] Enqueued request \S+ to stage-\d+")
@@ -183,8 +187,8 @@ def is_engine_traffic(line: str) -> bool:
         return True
     if _KV_CONNECTOR_HOOK in line or _KV_EXPIRED in line or _ACLGRAPH_REPLAY in line:
         return True
-    if "Processed prompts" in line or "Enqueued request" in line or "%|" in line and (
-            "Adding requests" in line or "Rendering prompts" in line):
+    if "Processed prompts" in line or "Enqueued request" in line or "Running batch" in line \
+            or "%|" in line and ("Adding requests" in line or "Rendering prompts" in line):
         return is_offline_generate(line)
     if _PREFILL_DEQUEUED in line:
         return True
@@ -216,6 +220,8 @@ def is_offline_generate(line: str) -> bool:
         return _OMNI_ENQUEUED.search(line) is not None
     if "Processed prompts" in line:
         return _OFFLINE_BAR.search(line) is not None
+    if "Running batch" in line:
+        return _BATCH_RUN.search(line) is not None
     return ("Adding requests" in line or "Rendering prompts" in line) and \
         _PROMPTS_ADDED.search(line) is not None
 
