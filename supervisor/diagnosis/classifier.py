@@ -1233,7 +1233,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     if ready is not None and scan.api_servers_pending is not None:
         ready = None  # the engines are up; the API servers that serve them were not yet
     last_activity = scan.activity[-1] if scan.activity else -1
-    if scan.stop_at is None and _client_closed_its_engine(scan, msgs):
+    closed = scan.stop_at is None and _client_closed_its_engine(scan, msgs)
+    if closed:
         scan.stop_at = scan.own_teardown
 
     fatal = _fatal(scan, last_activity)
@@ -1296,6 +1297,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
             # between: profile, KV cache, capture and warmup were all done. (Not the tracker's
             # doing: route lines are many, and a run seen live has every line before them.)
             tracker_phase = Phase.WARMUP
+        if closed and tracker_phase.rank < Phase.READY.rank:
+            tracker_phase = Phase.READY  # (its client outlived the engine's construction)
         # (up to the interpreter's exit output, where a run killed while stalled ends)
         stalls = _trailing_stalls(msgs if scan.exit_at is None else msgs[:scan.exit_at])
         if stalls:
