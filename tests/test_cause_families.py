@@ -4575,3 +4575,24 @@ def test_a_request_through_the_offline_engine_is_served_not_warmed_up() -> None:
     load = "[2026-12-05 19:57:22] Load weight begin. avail mem=21.20 GB"
     assert verdict(load, bar, *tb(*path, error=error).splitlines(),
                    engine="sglang").phase is Phase.WARMUP
+
+
+# --- the ninety-seventh batch's kinds (real engines; a thirty-first helper blind to the rules) -
+
+@pytest.mark.parametrize("error", [
+    # vLLM run as nobody with HOME=/root: inductor's lock under root's compile cache (cb102)
+    "torch._inductor.exc.InductorError: PermissionError: [Errno 13] Permission denied: "
+    "'/root/.cache/vllm/torch_compile_cache/torch_aot_compile/5dae/inductor_cache/locks/c5.lock'",
+    # SGLang so: FlashInfer's JIT log under root's cache, written as it is imported (cb112)
+    "PermissionError: [Errno 13] Permission denied: "
+    "'/root/.cache/sglang/.cache/flashinfer/0.7.2/flashinfer_jit.log'",
+    # a cache on a read-only file system
+    "OSError: [Errno 30] Read-only file system: '/tmp/torchinductor_app/locks/x.lock'",
+])
+def test_a_cache_the_process_may_not_write_is_where_the_launch_put_it(error: str) -> None:
+    frame = (f"{TORCH}/_inductor/codecache.py", "load", "with FileLock(lock_path, timeout=10):")
+    assert cause_of(tb(frame, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: a model file refused to the same user is the checkpoint's
+    model = "PermissionError: [Errno 13] Permission denied: '/models/llama/config.json'"
+    reader = (f"{VL}/transformers_utils/config.py", "get_config", "with open(path) as f:")
+    assert cause_of(tb(reader, error=model), "vllm") is not Cause.INVALID_CONFIG

@@ -725,6 +725,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # OSError: [Errno 24] Too many open files`, RLIMIT_NOFILE cut under the worker): the
            # OS's limit, which the corpus's runs label unknown (az121, gloo's epoll failing so)
            r"InductorError: (?:\w+\.)*OSError: \[Errno 2[34]\] ", scope="error")
+    # A cache the process may not write: a file under the user's cache folders refused (the
+    # server run as another user with HOME still root's: inductor's lock under
+    # ~/.cache/vllm/torch_compile_cache, `InductorError: PermissionError: [Errno 13]
+    # Permission denied: '/root/.cache/...lock'`; FlashInfer's JIT log under ~/.cache as it is
+    # imported), or on a read-only file system - where the launch pointed its caches (HOME,
+    # XDG_CACHE_HOME, the engines' cache variables), not the compiler's or the library's fault
+    + _sig(Cause.INVALID_CONFIG, 67,
+           r"(?:PermissionError|OSError): \[Errno (?:13|30)\] (?:Permission denied"
+           r"|Read-only file system): '[^']*/(?:\.cache|\.triton|torchinductor_[^/']*"
+           r"|(?:torch_compile|inductor|triton|flashinfer|kernel)_cache)/", scope="error")
     # Triton / inductor kernel compilation. Triton's NVIDIA backend runs ptxas on the PTX it
     # generated and raises PTXASError (triton/backends/nvidia/compiler.py make_cubin:
     # `Internal Triton PTX codegen error` for ptxas' exit 255, `` `ptxas` raised SIGSEGV``,
