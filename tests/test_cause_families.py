@@ -4596,3 +4596,24 @@ def test_a_cache_the_process_may_not_write_is_where_the_launch_put_it(error: str
     model = "PermissionError: [Errno 13] Permission denied: '/models/llama/config.json'"
     reader = (f"{VL}/transformers_utils/config.py", "get_config", "with open(path) as f:")
     assert cause_of(tb(reader, error=model), "vllm") is not Cause.INVALID_CONFIG
+
+
+# --- the ninety-eighth batch's kinds (real engines; a thirty-second helper blind to the rules) -
+
+_OMP_BIND = ((f"{VL}/utils/ompmultiprocessing.py", "__init__",
+              "self._parse_omp_threads_bind_env()"),
+             (f"{VL}/utils/ompmultiprocessing.py", "_parse_omp_threads_bind_env",
+              "self.cpu_lists = [cr_utils.parse_id_list(s) for s in omp_cpuids_list]"),
+             (f"{VL}/utils/cpu_resource_utils.py", "parse_id_list", "result.append(int(part))"))
+
+
+def test_a_value_refused_under_a_parser_of_an_environment_variable_is_the_variable() -> None:
+    """VLLM_CPU_OMP_THREADS_BIND=all, an older release's syntax (cc113): the helper's int()
+    refuses it, two frames under the function that parses the variable."""
+    error = "ValueError: invalid literal for int() with base 10: 'all'"
+    assert cause_of(tb(*_OMP_BIND, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: the same refusal under no such function names no setting
+    plain = tuple((p, f.replace("_parse_omp_threads_bind_env", "_split_lists"),
+                   src.replace("_parse_omp_threads_bind_env", "_split_lists"))
+                  for p, f, src in _OMP_BIND)
+    assert cause_of(tb(*plain, error=error), "vllm") is Cause.UNKNOWN

@@ -65,12 +65,17 @@ _PATHLIB_FRAME = "/pathlib.py\", line"
 def raised_by_a_crash_handler(scan: Scan, msgs: list[str], i: int) -> bool:
     """A frame of the traceback that line ``i`` ends is a handler of the process's death
     (SGLang's SIGQUIT handler, its dump of the requests before a crash)."""
-    start = next((j for j in range(i - 1, max(-1, i - 200), -1)
-                  if "Traceback (most recent call last)" in msgs[j]), None)
+    start = _traceback_start(msgs, i)
     if start is None:
         return False
     return any(start < idx < i and S.CRASH_HANDLER_FRAME.search(where)
                for idx, where in scan.frames)
+
+
+def _traceback_start(msgs: list[str], i: int) -> int | None:
+    """The `Traceback (most recent call last)` line of the traceback that line ``i`` ends."""
+    return next((j for j in range(i - 1, max(-1, i - 200), -1)
+                 if "Traceback (most recent call last)" in msgs[j]), None)
 
 
 def working_directory_gone(scan: Scan, msgs: list[str], i: int) -> bool:
@@ -97,7 +102,11 @@ def environment_value_refused(scan: Scan, msgs: list[str], i: int) -> bool:
     if frame is None or i - frame > _SOURCE_REACH:
         return False
     source = next((m for m in msgs[frame + 1:i] if m.strip(" ^~")), "")
-    return S.ENVIRONMENT_READ.search(source) is not None
+    if S.ENVIRONMENT_READ.search(source) is not None:
+        return True
+    start = _traceback_start(msgs, i)
+    return start is not None and any(start < idx < i and S.ENVIRONMENT_PARSER_FRAME.search(w)
+                                     for idx, w in scan.frames)
 
 
 def standard_stream_gone(scan: Scan, msgs: list[str], i: int) -> bool:

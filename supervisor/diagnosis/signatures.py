@@ -1848,6 +1848,11 @@ ENVIRONMENT_VALUE_REFUSED = Signature(Cause.INVALID_CONFIG,
                                       _C(lower_pattern(r"^(?:ValueError|TypeError): ")),
                                       58, "error")
 ENVIRONMENT_READ = _C(r"\bos\.environ\b|\bgetenv\(|\benviron\.get\(")
+# (or a function of the traceback named for parsing an environment variable, the value read
+# further up: vLLM's `_parse_omp_threads_bind_env` splitting VLLM_CPU_OMP_THREADS_BIND, whose
+# helper's `int(part)` refuses `all`)
+ENVIRONMENT_PARSER_FRAME = _C(r":_?(?:parse|read|get|load)_\w*env(?:iron(?:ment)?)?\w*$"
+                              r"|:\w+_from_env(?:iron(?:ment)?)?$")
 # A standard stream the process was started without (`>&-` in an init script, a daemonizer that
 # closes fds 0-2): Python sets sys.stdout to None, and the first use fails (uvicorn's formatter
 # asking `sys.stdout.isatty()`: `AttributeError: 'NoneType' object has no attribute 'isatty'`,
