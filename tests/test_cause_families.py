@@ -4617,3 +4617,24 @@ def test_a_value_refused_under_a_parser_of_an_environment_variable_is_the_variab
                    src.replace("_parse_omp_threads_bind_env", "_split_lists"))
                   for p, f, src in _OMP_BIND)
     assert cause_of(tb(*plain, error=error), "vllm") is Cause.UNKNOWN
+
+
+# --- the 100th batch's kinds (real engines; a thirty-fourth helper blind to the rules) ---------
+
+_EIO = "OSError: [Errno 5] Input/output error"
+
+
+@pytest.mark.parametrize("reader, engine", [
+    # config.json on a failing disk, read by Transformers' config reader (ce107)
+    ((f"{VL[:-5]}/transformers/configuration_utils.py", "_dict_from_json_file",
+      "text = reader.read()"), "vllm"),
+    # tokenizer.json so, read by the tokenizer's loader (ce110)
+    ((f"{VL[:-5]}/transformers/tokenization_utils_base.py", "_from_pretrained",
+      "tokenizer_file_handle = json.load(tokenizer_file_handle)"), "sglang"),
+])
+def test_a_model_file_the_disk_cannot_read_is_the_checkpoints(reader, engine) -> None:
+    json_load = ("/usr/lib/python3.11/json/__init__.py", "load", "return loads(fp.read(),")
+    assert cause_of(tb(reader, json_load, error=_EIO), engine) is Cause.CORRUPT_CHECKPOINT
+    # guard: the same I/O error under code of no reader of the model's names nothing
+    other = ("/srv/app/uploader.py", "send", "data = f.read()")
+    assert cause_of(tb(other, error=_EIO), engine) is Cause.UNKNOWN

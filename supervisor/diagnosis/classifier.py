@@ -405,7 +405,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                 scan.config_rejections.append(i)
             raised_where_hits(scan, msgs, i, msg)
             if "JSONDecodeError" in msg or "UnicodeDecodeError" in msg or \
-                    "decoding a JSON" in msg or S.JSON_SHAPE_ERROR.match(msg):
+                    "decoding a JSON" in msg or S.JSON_SHAPE_ERROR.match(msg) or \
+                    "[Errno 5]" in msg and S.DISK_READ_ERROR.match(msg):
                 _json_not_parsed(scan, msgs, i)
             elif "ize of tensor" in msg or "mismatch" in msg or "exceeds dimension" in msg:
                 _shapes_not_the_models(scan, i, msg)
@@ -1056,7 +1057,9 @@ def _batch_files_refused(places: list[str], msg: str) -> bool:
 def _json_not_parsed(scan: Scan, msgs: list[str], i: int) -> None:
     """What the JSONDecodeError on line ``i`` could not parse - or what parsed into another
     shape than its reader expects (S.JSON_SHAPE_ERROR), or nested deeper than the decoder
-    recurses (`RecursionError: ... while decoding a JSON array`) - from the first frame of its
+    recurses (`RecursionError: ... while decoding a JSON array`), or could not even read (the
+    disk under the file failing: `OSError: [Errno 5] Input/output error` as a model's
+    config.json or tokenizer.json is read) - from the first frame of its
     traceback above the json module's own: a model file (a checkpoint reader,
     S.CHECKPOINT_JSON_READER) or a launch argument (a configuration check, S.CONFIG_FRAME:
     SGLang's --json-model-override-args, vLLM's JSON-valued flags). A checkpoint reader's

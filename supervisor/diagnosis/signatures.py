@@ -1900,6 +1900,8 @@ GETCWD_FRAME = _C(r"^<frozen posixpath>:(?:abspath|realpath)$|/posixpath\.py:(?:
 # there the JSON is a server's answer.) A file in another encoding than the reader's (a
 # tokenizer.json saved as UTF-16: `UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff`
 # under json.load and the codecs' frame) is read the same way.
+# The disk failing under a file being read (a bad sector, a network or loop device gone)
+DISK_READ_ERROR = _C(r"(?:\w+\.)*OSError: \[Errno 5\] Input/output error")
 JSON_FRAME = _C(r"/json/(?:__init__|decoder|scanner)\.py:|^<frozen codecs>:|/codecs\.py:")
 # A file or setting that parsed as JSON, but into another shape than the object its reader
 # expects (a config.json holding a list, a string where a table was): the reader's first
