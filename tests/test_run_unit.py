@@ -3,6 +3,7 @@ crash's verdict. Real child processes, a real store and hub; no daemon, no socke
 
 from __future__ import annotations
 
+import os
 import secrets
 import signal
 import time
@@ -90,6 +91,25 @@ async def test_a_server_that_obeys_sigterm_is_not_waited_for(tmp_path: Path) -> 
         await wait_for(lambda: run.status == Status.READY, "ready by its health probe")
         assert parts.ready == [run]
         await stop_within(run, 10)  # far less than the 30 s grace
+    assert run.exit_code == -signal.SIGTERM and run.status == Status.STOPPED
+    assert not live_pids(run)
+
+
+async def test_a_stopped_server_is_continued_to_act_on_its_sigterm(tmp_path: Path) -> None:
+    """A server SIGSTOPped (a hang under a debugger, a worker frozen for a stack dump, an
+    operator's ^Z) cannot act on SIGTERM: it is sent SIGCONT with it, so it shuts down
+    cleanly (its own cleanup: shared memory, sockets) instead of waiting out stop_grace for
+    the SIGKILL."""
+    parts = _Parts(tmp_path)
+    run = parts.run(_profile(tmp_path, "web", HTTP_SERVER, stop_grace=20))
+    async with anyio.create_task_group() as tg:
+        with anyio.fail_after(10):
+            await tg.start(run.supervise)
+        await wait_for(lambda: run.status == Status.READY, "ready by its health probe")
+        assert run.pid is not None
+        os.kill(run.pid, signal.SIGSTOP)
+        took = await stop_within(run, 10)  # far less than the 20 s grace
+    assert took < 10, took
     assert run.exit_code == -signal.SIGTERM and run.status == Status.STOPPED
     assert not live_pids(run)
 

@@ -249,6 +249,14 @@ async def kill_run(token: str, pgid: int | None, *, grace: float,
         return run_pids(token, pgid, tree=tree)
 
     signal_group(pgid, signal.SIGTERM)
+    # A stopped process (a hang frozen under a debugger or for a stack dump, an operator's ^Z)
+    # acts on SIGTERM only once continued: continue it, so it shuts down cleanly - its shared
+    # memory and sockets unlinked - instead of waiting out the grace for the SIGKILL (as
+    # systemd follows its SIGTERM with SIGCONT). For the live tree, its members outside the
+    # group too.
+    signal_group(pgid, signal.SIGCONT)
+    if tree:
+        signal_pids(await anyio.to_thread.run_sync(alive), signal.SIGCONT)
     deadline = time.monotonic() + grace
     interval = 0.02
     while time.monotonic() < deadline:
