@@ -65,17 +65,24 @@ _PATHLIB_FRAME = "/pathlib.py\", line"
 def raised_by_a_crash_handler(scan: Scan, msgs: list[str], i: int) -> bool:
     """A frame of the traceback that line ``i`` ends is a handler of the process's death
     (SGLang's SIGQUIT handler, its dump of the requests before a crash)."""
-    start = _traceback_start(msgs, i)
+    return any(S.CRASH_HANDLER_FRAME.search(where) for where in _frames_of(scan, msgs, i))
+
+
+def _frames_of(scan: Scan, msgs: list[str], i: int) -> list[str]:
+    """The frames of the traceback that line ``i`` ends (from its `Traceback (most recent call
+    last)` line, at most 200 lines up), innermost first; empty where no header is that close.
+    Walks the scan's frames from the end, so a long log costs only this traceback's."""
+    start = next((j for j in range(i - 1, max(-1, i - 200), -1)
+                  if "Traceback (most recent call last)" in msgs[j]), None)
     if start is None:
-        return False
-    return any(start < idx < i and S.CRASH_HANDLER_FRAME.search(where)
-               for idx, where in scan.frames)
-
-
-def _traceback_start(msgs: list[str], i: int) -> int | None:
-    """The `Traceback (most recent call last)` line of the traceback that line ``i`` ends."""
-    return next((j for j in range(i - 1, max(-1, i - 200), -1)
-                 if "Traceback (most recent call last)" in msgs[j]), None)
+        return []
+    out: list[str] = []
+    for idx, where in reversed(scan.frames):
+        if idx <= start:
+            break
+        if idx < i:
+            out.append(where)
+    return out
 
 
 def working_directory_gone(scan: Scan, msgs: list[str], i: int) -> bool:
@@ -104,9 +111,7 @@ def environment_value_refused(scan: Scan, msgs: list[str], i: int) -> bool:
     source = next((m for m in msgs[frame + 1:i] if m.strip(" ^~")), "")
     if S.ENVIRONMENT_READ.search(source) is not None:
         return True
-    start = _traceback_start(msgs, i)
-    return start is not None and any(start < idx < i and S.ENVIRONMENT_PARSER_FRAME.search(w)
-                                     for idx, w in scan.frames)
+    return any(S.ENVIRONMENT_PARSER_FRAME.search(w) for w in _frames_of(scan, msgs, i))
 
 
 def standard_stream_gone(scan: Scan, msgs: list[str], i: int) -> bool:
