@@ -85,7 +85,8 @@ def plan_for_failure(checklist: Checklist, run: Any, facts: dict[str, Any]) -> N
     """Items for a failed run, with the automatic ones already carried out.
 
     ``facts`` holds what the daemon gathered: processes (at the verdict), stack files,
-    leftovers after the stop, GPU health flags, and the fallback strategy.
+    leftovers after the stop (and the shared memory it removed), GPU health flags, and the
+    fallback strategy.
     """
     S = ChecklistStatus
     rid = run.id
@@ -109,8 +110,9 @@ def plan_for_failure(checklist: Checklist, run: Any, facts: dict[str, Any]) -> N
                           f"Run #{rid}: dump stacks of every process", rid)
     left = facts.get("leftovers")
     checklist.set_key(f"{tag}:leftovers", S.DONE if not left else S.FAILED,
-                      [f"processes left after stop: {sorted(left)}"] if left else
-                      ["nothing of the run is left"], f"Run #{rid}: check leftovers", rid)
+                      ([f"processes left after stop: {sorted(left)}"] if left else
+                       ["nothing of the run is left"]) + list(facts.get("shm_removed") or []),
+                      f"Run #{rid}: check leftovers", rid)
     flags = facts.get("gpu_flags") or []
     checklist.set_key(f"{tag}:gpus", S.DONE if not flags else S.FAILED,
                       flags or [facts.get("gpu_note") or "GPUs healthy"],

@@ -521,7 +521,8 @@ class Arbiter:
                 if health.get("level") not in (None, "ok", "unknown"):
                     gpu_flags += [f"GPU{g['index']}: {f}" for f in health.get("flags", [])]
         return {"processes": run.process_report, "stacks": run.stack_files,
-                "leftovers": run.leftovers, "activity": run.activity_report,
+                "leftovers": run.leftovers, "shm_removed": run.shm_removed,
+                "activity": run.activity_report,
                 "gpu_flags": gpu_flags, "gpu_note": note}
 
     def root_profile(self, name: str) -> str:

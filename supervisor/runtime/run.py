@@ -10,6 +10,7 @@ after a run ends; a run never relaunches itself.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -38,6 +39,10 @@ from .logfeed import LogFeed
 from .logpipe import LogPipe, RunLog
 from .memory import release_free_memory
 from .phases import PhaseClock
+from .shm import ShmLedger
+from .shm import describe as describe_shm
+
+log = logging.getLogger(__name__)
 
 PYTHON_PLACEHOLDER = "{python}"
 
@@ -133,6 +138,8 @@ class Run:
         # Kept in memory too: `status` must not query SQLite or hash the profile each time.
         self.hash = profile.hash
         self.scanner = proc_mod.RunScanner(token)
+        self.shm = ShmLedger()          # what /dev/shm held before the launch
+        self.shm_removed: list[str] = []  # what the run left there, removed at its end
         self.adopted = False
         self.import_path: str | None = None  # the source-patch overlay (runtime/overlay.py)
         self._begin()
@@ -484,6 +491,20 @@ class Run:
                                                  main_exited=self.exited, tree=True)
         if self.leftovers:
             self.store.add_event("leftovers", {"pids": sorted(self.leftovers)}, self.id)
+        await self._clean_shm()
+
+    async def _clean_shm(self) -> None:
+        """Remove the shared memory the run's processes made and left (runtime/shm.py)."""
+        if not self.shm.owned:
+            return
+        removed = await anyio.to_thread.run_sync(self.shm.clean)
+        if not removed:
+            return
+        line = describe_shm(removed, self.shm.root)
+        self.shm_removed = [line]
+        log.info("run %s: %s", self.id, line)
+        self.store.add_event("shm_removed", {"files": [r.name for r in removed],
+                                             "bytes": sum(r.size for r in removed)}, self.id)
 
     def _settle(self) -> None:
         self.benchmark_done.set()
@@ -523,8 +544,11 @@ class Run:
 
     # -- what the watch loop asks of the run ----------------------------------------------
     def sample_tree(self) -> proc_mod.TreeSample:
-        """Worker thread: the run's processes (cached scan) and their counters, in one call."""
-        return proc_mod.sample_tree(self.scanner.scan(self.pgid))
+        """Worker thread: the run's processes (cached scan) and their counters, in one call;
+        and the shared memory they map, for the cleanup at the end."""
+        pids = self.scanner.scan(self.pgid)
+        self.shm.observe(pids)
+        return proc_mod.sample_tree(pids)
 
     def gpu_activity(self) -> tuple[float, float | None, float | None] | None:
         return self.services.gpu_activity()
