@@ -53,6 +53,7 @@ class ShmLedger:
         self._pending: dict[int, float] = {}     # new inode -> when first seen
         self.owned: dict[str, int] = {}          # name -> inode: the run's mapped files
         self._recheck_at = 0.0
+        self._mtime = -1
         self._lock = threading.Lock()            # the watch loop's thread and the reaper's
         try:
             self.dev = os.stat(root).st_dev
@@ -84,9 +85,15 @@ class ShmLedger:
 
     def _observe(self, pids: Iterable[int]) -> None:
         try:
+            # The folder's mtime moves with every name added or removed: an unchanged folder
+            # (nearly every tick) costs one stat.
+            mtime = os.stat(self.root).st_mtime_ns
+            if mtime == self._mtime and not self._pending:
+                return
             listed = self._list()
         except OSError:
             return
+        self._mtime = mtime
         now = time.monotonic()
         known = set(self._listed.values())
         owned = set(self.owned.values())

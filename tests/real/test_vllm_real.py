@@ -213,6 +213,31 @@ def test_vllm_worker_stopped_during_startup_is_hung_with_stacks(workdir: Path, m
     assert not leaked, f"shared memory left in /dev/shm by the run: {sorted(leaked)}"
 
 
+def test_vllm_killed_at_once_leaves_no_shared_memory(workdir: Path, make_daemon, vllm_python,
+                                                     tiny_model) -> None:
+    """Every process of a ready vLLM SIGKILLed at once (the OOM killer, a `kill -9` of the
+    group): none can unlink its message queues in /dev/shm; the daemon removes them and the
+    failure's checklist says so."""
+    write_profile(workdir, "victim", vllm_profile(vllm_python, tiny_model, free_port()))
+    shm_before = shm_entries()
+    d = make_daemon()
+    rc, out = switch_wait(d, "victim")
+    assert rc == 0, out
+    pgid = d.run()["pid"]
+    made = shm_entries() - shm_before
+    assert any(n.startswith("psm_") for n in made), made  # vLLM's queues, while it serves
+    os.killpg(pgid, signal.SIGKILL)
+    run = d.wait_run(lambda r: r["status"] != "ready", 60, "the crash verdict")
+    assert run["status"] == "crashed", run
+    all_gone(d, pgid)
+    item = wait_until(lambda: next((i for i in d.status()["checklist"]
+                                    if "check leftovers" in i["title"]), None), 30,
+                      "the 'check leftovers' checklist item")
+    assert any(line.startswith("removed ") and "psm_" in line for line in item["evidence"]), item
+    left = made & shm_entries()
+    assert not left, f"shared memory of the killed run still in /dev/shm: {sorted(left)}"
+
+
 def test_vllm_head_dim_16_dies_on_first_request_and_the_run_leaves_ready(
         workdir: Path, make_daemon, vllm_python, hd16_model) -> None:
     port = free_port()
