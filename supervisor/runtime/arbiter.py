@@ -33,6 +33,8 @@ from .adopt import AdoptedRun
 from .requests import AttemptRecord, Request
 from .restart import RestartPolicy
 from .run import Run, RunServices, executed_argv
+from .shm import ShmLedger
+from .shm import describe as describe_shm
 
 if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
     from exceptiongroup import BaseExceptionGroup
@@ -139,10 +141,20 @@ class Arbiter:
                     + (f" ({len(left)} would not die)" if left else ""))
         else:
             note = f"daemon restarted; run {row['id']} had no live process left"
+        removed = await anyio.to_thread.run_sync(self._clean_recorded_shm, row["id"])
+        if removed:
+            note += f"; {removed}"
         self.store.update_run(row["id"], status=Status.STOPPED.value, ended=time.time(),
                               evidence=(row["evidence"] or []) + [note])
         self.store.add_event("recovered", {"note": note}, row["id"])
         self.problems.append(note)
+
+    def _clean_recorded_shm(self, run_id: int) -> str | None:
+        """Worker thread: the shared memory a run recorded as its own (runtime/shm.py),
+        removed when it died while no daemon watched it."""
+        ledger = ShmLedger(record=self.runs_dir / str(run_id) / "shm.json")
+        removed = ledger.clean()
+        return describe_shm(removed, ledger.root) if removed else None
 
     async def _adopt(self, row: dict[str, Any], pids: set[int]) -> str | None:
         """Keep watching a ready server that outlived the daemon; None on success."""

@@ -143,7 +143,8 @@ def _token_pids(token: str, pgid: int | None) -> set[int]:
         if pid == me:
             continue
         if pgid is not None and _pgid(pid) == pgid:
-            found.add(pid)
+            if not _is_zombie(pid):  # dead, waiting for a parent to reap it: not alive
+                found.add(pid)
             continue
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:

@@ -138,7 +138,7 @@ class Run:
         # Kept in memory too: `status` must not query SQLite or hash the profile each time.
         self.hash = profile.hash
         self.scanner = proc_mod.RunScanner(token)
-        self.shm = ShmLedger()          # what /dev/shm held before the launch
+        self.shm = ShmLedger(record=run_dir / "shm.json")  # /dev/shm before the launch
         self.shm_removed: list[str] = []  # what the run left there, removed at its end
         self.adopted = False
         self.import_path: str | None = None  # the source-patch overlay (runtime/overlay.py)

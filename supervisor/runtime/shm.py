@@ -18,6 +18,7 @@ still the same inode, and no live process maps it.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import stat
@@ -25,6 +26,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +47,11 @@ class Removed:
 class ShmLedger:
     """The /dev/shm files a run made and mapped; `clean` removes those it left."""
 
-    def __init__(self, root: str = SHM_ROOT) -> None:
+    def __init__(self, root: str = SHM_ROOT, *, record: Path | None = None) -> None:
+        """``record``: a file keeping the run's files across daemon restarts (a daemon that
+        restarts after its run died unwatched still knows what to remove); read if present."""
         self.root = root
+        self.record = record
         self.dev: int | None = None
         self._listed: dict[str, int] = {}        # name -> inode, at the last look
         self._before: set[int] = set()           # inodes there before the launch
@@ -61,6 +66,27 @@ class ShmLedger:
         except OSError:  # no /dev/shm (or unreadable): nothing to watch
             self.dev = None
         self._before = set(self._listed.values())
+        self._load()
+
+    def _load(self) -> None:
+        if self.record is None or self.dev is None:
+            return
+        try:
+            saved = json.loads(self.record.read_text())
+            if saved.get("dev") == self.dev:  # the same /dev/shm (same boot, same namespace)
+                self.owned.update({str(n): int(i) for n, i in saved["files"].items()})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass  # none yet, or unreadable: nothing known to remove
+
+    def _save(self) -> None:
+        if self.record is None:
+            return
+        tmp = self.record.with_suffix(".tmp")
+        try:
+            tmp.write_text(json.dumps({"dev": self.dev, "files": self.owned}))
+            tmp.replace(self.record)
+        except OSError as exc:
+            log.warning("could not record the run's shared memory in %s: %s", self.record, exc)
 
     @property
     def active(self) -> bool:
@@ -113,10 +139,12 @@ class ShmLedger:
         self._recheck_at = now + RECHECK_S
         mapped = self._mapped_by(pids)
         by_ino = {ino: name for name, ino in listed.items()}
-        for ino in list(self._pending):
-            if ino in mapped:
-                del self._pending[ino]
-                self.owned[by_ino[ino]] = ino
+        claimed = [ino for ino in self._pending if ino in mapped]
+        for ino in claimed:
+            del self._pending[ino]
+            self.owned[by_ino[ino]] = ino
+        if claimed:
+            self._save()
 
     def _mapped_by(self, pids: Iterable[int], *, writable_only: bool = True) -> set[int]:
         """Inodes of /dev/shm files (directly in it, on its file system) the processes map;
@@ -195,6 +223,8 @@ class ShmLedger:
                 continue
             removed.append(Removed(name, size))
         self.owned = {n: i for n, i in self.owned.items() if n not in {r.name for r in removed}}
+        if removed:
+            self._save()
         return removed
 
 

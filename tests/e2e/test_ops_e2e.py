@@ -431,3 +431,49 @@ def test_metrics_scraped_and_parsed(workdir: Path, make_daemon) -> None:
     assert _value(m, "gns_runs_started_total", profile="oom", trigger="request") == 1
     assert _value(m, "gns_phase_duration_seconds_count", phase="launch") == 2
     assert _value(m, "gns_daemon_process_resident_memory_bytes") > 0
+
+
+# Makes a queue in /dev/shm as shm_open does (a file there, mapped shared and writable), then
+# waits: killed with SIGKILL, it cannot unlink it.
+SHM_MAKER = """\
+import mmap, os, sys, time
+fd = os.open("/dev/shm/" + sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+os.ftruncate(fd, 1 << 20)
+m = mmap.mmap(fd, 1 << 20, mmap.MAP_SHARED)
+print("mapped", flush=True)
+time.sleep(600)
+"""
+
+
+def test_shared_memory_of_a_run_that_died_unwatched_is_removed_at_restart(
+        workdir: Path, make_daemon) -> None:
+    """The daemon SIGKILLed, then its run killed too while nothing watched: the next daemon
+    removes the shared memory the run had made, from what the first one recorded."""
+    name = f"gns-{os.urandom(5).hex()}-queue"
+    leftover = Path("/dev/shm") / name
+    script = workdir / "shm_maker.py"
+    script.write_text(SHM_MAKER)
+    write_profile(workdir, "maker", f'engine = "command"\n[launch]\ncommand = '
+                  f'["{sys.executable}", "{script}", "{name}"]\nport = {free_port()}\n'
+                  '[timeouts]\nsilence = 60\n')
+    try:
+        first = make_daemon()
+        assert first.ctl("switch", "maker", "--json").returncode == 0
+        run = first.wait_run(lambda r: r["pid"] is not None, 20, "the run's process")
+        record = first.state / "runs" / str(run["id"]) / "shm.json"
+        wait_until(lambda: record.exists() and name in record.read_text(), 20,
+                   "the daemon to record the run's shared memory")
+        first.proc.send_signal(signal.SIGKILL)
+        first.proc.wait(10)
+        os.killpg(run["pid"], signal.SIGKILL)  # the run dies too, with no daemon to see it
+        wait_until(lambda: first.run_processes() == {}, 15, "the run's processes to be gone")
+        assert leftover.exists()  # nothing removed it: that is what the next daemon is for
+
+        second = _restart_daemon(make_daemon)
+        assert not leftover.exists()
+        old = {r["id"]: r for r in second.ctl_json("history")["runs"]}[run["id"]]
+        assert old["status"] == "stopped"
+        assert any("had no live process left; removed 1 shared-memory file(s)" in e
+                   and name in e for e in old["evidence"]), old["evidence"]
+    finally:
+        leftover.unlink(missing_ok=True)
