@@ -22,3 +22,11 @@ def test_a_status_event_names_its_cause() -> None:
     ev = {"ts": 0, "run_id": 4, "kind": "status",
           "data": {"status": "hung", "cause": "serving_stall"}}
     assert format_stored_event(ev, {4: "web"}).endswith("run #4 web: hung (cause serving_stall)")
+
+
+def test_removed_shared_memory_reads_as_a_sentence() -> None:
+    ev = {"ts": 0, "run_id": 3, "kind": "shm_removed",
+          "data": {"files": ["psm_a", "psm_b", "sem.mp-c", "psm_d", "psm_e"], "bytes": 3 << 20}}
+    assert format_stored_event(ev).endswith(
+        "run #3: removed 5 shared-memory file(s) it left in /dev/shm (3.0 MiB): psm_a, psm_b, "
+        "sem.mp-c, psm_d and 1 more")

@@ -284,6 +284,13 @@ def format_stored_event(ev: dict[str, Any], runs: dict[Any, str] | None = None) 
         took = f", {data['took_s']:g} s" if isinstance(data.get("took_s"), (int, float)) else ""
         return (f"{stamp} {who}stack dumps: {len(files)} file(s) in "
                 f"{os.path.dirname(files[0])}{took}")
+    if kind == "shm_removed" and data.get("files"):
+        files = [str(f) for f in data["files"]]
+        shown = ", ".join(files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
+        size = data.get("bytes")
+        mib = f" ({size / 2**20:.1f} MiB)" if isinstance(size, (int, float)) else ""
+        return (f"{stamp} {who}removed {len(files)} shared-memory file(s) it left in "
+                f"/dev/shm{mib}: {shown}")
     if kind == "benchmark":
         return f"{stamp} {who}benchmark: {benchmark_summary(data)}"
     if kind == "status":
