@@ -6,7 +6,8 @@ One real daemon (its own state dir and socket in /tmp), loopback only. Load, all
 - hang-up storms: connect, send `switch`, hang up within 0-5 ms;
 - 10 clients sending `switch` / `stop` / `switch --wait` at random, each waiting for its reply;
 - profiles that crash, hang, leak SIGTERM-ignoring grandchildren, or ignore SIGTERM themselves
-  and leave a grandchild that sheds its process group, run token and parent.
+  and leave a grandchild that sheds its process group, run token and parent (that one also
+  maps a queue in /dev/shm, which its SIGKILL leaves behind).
 
 A sampler reads /proc every 10 ms and the daemon's history (read-only SQLite) every 100 ms.
 It fails on:
@@ -14,7 +15,8 @@ It fails on:
 - a run `stopping` longer than stop_grace + 2 s, or `starting` with no process that long;
 - a process of a run alive stop_grace + 2 s after the run reached a final status;
 - daemon growth beyond the stated bounds (RSS, open fds, threads) between the first and last
-  minute; and a daemon that does not exit with nothing left on SIGTERM at the end.
+  minute; a daemon that does not exit with nothing left on SIGTERM at the end; and a
+  killed run's /dev/shm queue still there at the end (the daemon removes what runs leave).
 Exit 0 when nothing was violated, 1 otherwise; the figures go to stdout (and --json).
 """
 
@@ -50,10 +52,15 @@ SLACK = 2.0                      # the issue's bound: stop_grace + 2 s
 BOUNDS = {"rss_mb": 30.0, "fds": 16, "threads": 12}   # growth, first minute -> last
 SHED_MARK = "gns-soak-shed:"     # the shedding grandchild carries its run token in argv
 
+SHM_MARK = "gns-soak-"           # the stubborn run's queue in /dev/shm: /dev/shm/gns-soak-TOKEN
+
 STUBBORN = """\
-import os, signal, sys, time
+import mmap, os, signal, sys, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 token = os.environ["GPU_NODE_SUPERVISOR_RUN"]
+fd = os.open("/dev/shm/{shm}" + token, os.O_RDWR | os.O_CREAT, 0o600)
+os.ftruncate(fd, 4096)
+queue = mmap.mmap(fd, 4096, mmap.MAP_SHARED)  # SIGKILLed at the end of its grace: never unlinked
 if os.fork() == 0:
     if os.fork() == 0:
         os.setsid()
@@ -76,7 +83,7 @@ def write_profiles(folder: Path, scripts: Path) -> list[str]:
         "leak": emulator_profile("leak", port=free_port(), scale=0.02, fault="leak"),
     }
     stubborn = scripts / "stubborn.py"
-    stubborn.write_text(STUBBORN.format(mark=SHED_MARK))
+    stubborn.write_text(STUBBORN.format(mark=SHED_MARK, shm=SHM_MARK))
     profiles["stubborn"] = textwrap.dedent(f"""\
         engine = "command"
         [launch]
@@ -373,6 +380,13 @@ def end_daemon(d: Daemon, soak: Soak, sampler: Sampler) -> int:
                 except OSError:
                     pass
     soak.counts["shutdown_s"] = round(time.monotonic() - t0, 2)  # type: ignore[assignment]
+    # Every stubborn run was SIGKILLed holding its queue: the daemon must have removed each.
+    queues = list(Path("/dev/shm").glob(SHM_MARK + "*"))
+    if queues:
+        soak.violate("shm", f"{len(queues)} shared-memory file(s) of killed runs left in "
+                     f"/dev/shm, e.g. {queues[0].name}")
+        for q in queues:
+            q.unlink(missing_ok=True)
     return code
 
 

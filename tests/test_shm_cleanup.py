@@ -236,3 +236,28 @@ def test_a_file_is_mapped_shared_and_writable_to_count(tag: str) -> None:
     assert {inos["rw"], inos["ro"]} <= ledger._mapped_by([os.getpid()], writable_only=False)
     for m in held:
         m.close()
+
+
+async def test_a_run_stopped_before_any_watch_tick_has_its_shared_memory_removed(
+        tmp_path: Path, tag: str, monkeypatch: Any) -> None:
+    """The ledger also looks at the stop (before the SIGTERM and before the SIGKILL): a run
+    stopped within a second of its start - before the watch loop ever sampled it - or one
+    that made a file during its grace still has it removed."""
+    from supervisor.watchdogs import watch
+
+    monkeypatch.setattr(watch, "ACTIVITY_INTERVAL", 3600.0)  # no watch tick in this test
+    _before_launch(tag)
+    parts = _Parts(tmp_path)
+    script = SERVER.replace('sys.argv[2]', repr(tag)).replace('sys.argv[3]', repr("kill"))
+    script = script.replace("signal.signal(signal.SIGTERM, bye)",
+                            "signal.signal(signal.SIGTERM, signal.SIG_IGN)")
+    run = parts.run(_profile(tmp_path, "mapper", script, stop_grace=0.5))
+    async with anyio.create_task_group() as tg:
+        with anyio.fail_after(10):
+            await tg.start(run.supervise)
+        await wait_for(lambda: {"mapped", "child mapped"} <= set(run.pipe.tail(5)),
+                       "the server and its child to map their files")
+        assert not run.shm.owned  # no tick has looked yet
+        await stop_within(run, 10)
+    assert run.status == Status.STOPPED and not live_pids(run)
+    assert _names(tag) == {"before", "weights", "dir"}

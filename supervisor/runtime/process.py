@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import anyio
@@ -235,13 +236,15 @@ MAX_GRACE = 3600.0  # a profile's stop_grace is validated; this only guards the 
 
 
 async def kill_run(token: str, pgid: int | None, *, grace: float,
-                   main_exited: anyio.Event | None = None, tree: bool = False) -> set[int]:
+                   main_exited: anyio.Event | None = None, tree: bool = False,
+                   before_signals: Callable[[], None] | None = None) -> set[int]:
     """SIGTERM the group, wait up to ``grace``, then SIGKILL everything of the run.
 
     The grace ends early once the main process has exited (when ``main_exited`` is given) and
     nothing of the run is left. It never waits longer: a main process that ignores SIGTERM is
-    killed with the rest. Returns the pids still alive at the end (empty on success).
-    Shielded by the caller.
+    killed with the rest. ``before_signals`` runs in a worker thread before the SIGTERM and
+    before the SIGKILL (what the processes hold is still readable then). Returns the pids
+    still alive at the end (empty on success). Shielded by the caller.
     """
     if not 0 <= grace <= MAX_GRACE:  # NaN included
         grace = MAX_GRACE if grace > MAX_GRACE else 0.0
@@ -249,6 +252,8 @@ async def kill_run(token: str, pgid: int | None, *, grace: float,
     def alive() -> set[int]:
         return run_pids(token, pgid, tree=tree)
 
+    if before_signals is not None:
+        await anyio.to_thread.run_sync(before_signals)
     signal_group(pgid, signal.SIGTERM)
     # A stopped process (a hang frozen under a debugger or for a stack dump, an operator's ^Z)
     # acts on SIGTERM only once continued: continue it, so it shuts down cleanly - its shared
@@ -267,6 +272,8 @@ async def kill_run(token: str, pgid: int | None, *, grace: float,
         await anyio.sleep(min(interval, max(0.0, deadline - time.monotonic())))
         interval = min(interval * 1.5, 0.25)
     # Grace is over: everything of the run dies now.
+    if before_signals is not None:
+        await anyio.to_thread.run_sync(before_signals)
     for _ in range(50):
         pids = await anyio.to_thread.run_sync(alive)
         if not pids:

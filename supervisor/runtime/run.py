@@ -408,7 +408,7 @@ class Run:
         with anyio.CancelScope(shield=True):
             self.leftovers = await proc_mod.kill_run(
                 self.token, self.pgid, grace=self.profile.timeouts.stop_grace,
-                main_exited=self.exited, tree=True)
+                main_exited=self.exited, tree=True, before_signals=self._observe_shm)
             self._killed.set()
 
     def _terminate(self) -> None:
@@ -488,7 +488,8 @@ class Run:
         # After a kill already ran its grace, what is left (if anything) dies at once.
         grace = 0.0 if self._killed.is_set() else self.profile.timeouts.stop_grace
         self.leftovers = await proc_mod.kill_run(self.token, self.pgid, grace=grace,
-                                                 main_exited=self.exited, tree=True)
+                                                 main_exited=self.exited, tree=True,
+                                                 before_signals=self._observe_shm)
         if self.leftovers:
             self.store.add_event("leftovers", {"pids": sorted(self.leftovers)}, self.id)
         await self._clean_shm()
@@ -547,8 +548,13 @@ class Run:
         """Worker thread: the run's processes (cached scan) and their counters, in one call;
         and the shared memory they map, for the cleanup at the end."""
         pids = self.scanner.scan(self.pgid)
-        self.shm.observe(pids)
+        self.shm.observe(lambda: pids)
         return proc_mod.sample_tree(pids)
+
+    def _observe_shm(self) -> None:
+        """Worker thread, at a stop: the shared memory made since the last watch tick (a run
+        stopped within a second of its start; a file made during the grace)."""
+        self.shm.observe(lambda: self.scanner.scan(self.pgid))
 
     def gpu_activity(self) -> tuple[float, float | None, float | None] | None:
         return self.services.gpu_activity()

@@ -24,7 +24,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,17 +99,19 @@ class ShmLedger:
                 out[entry.name] = entry.inode()
         return out
 
-    def observe(self, pids: Iterable[int]) -> None:
-        """Worker thread: note the new /dev/shm files that the run's processes map.
+    def observe(self, pids: Callable[[], Iterable[int]]) -> None:
+        """Worker thread: note the new /dev/shm files that the run's processes (``pids()``,
+        asked only when needed) map.
 
-        Costs one directory listing; maps are read only while a new file waits to be placed.
+        Costs one stat while /dev/shm is unchanged, a listing when it changed; maps are read
+        only while a new file waits to be placed.
         """
         if self.dev is None:
             return
         with self._lock:
             self._observe(pids)
 
-    def _observe(self, pids: Iterable[int]) -> None:
+    def _observe(self, pids: Callable[[], Iterable[int]]) -> None:
         try:
             # The folder's mtime moves with every name added or removed: an unchanged folder
             # (nearly every tick) costs one stat.
@@ -137,7 +139,7 @@ class ShmLedger:
         if not self._pending or not (fresh or now >= self._recheck_at):
             return
         self._recheck_at = now + RECHECK_S
-        mapped = self._mapped_by(pids)
+        mapped = self._mapped_by(pids())
         by_ino = {ino: name for name, ino in listed.items()}
         claimed = [ino for ino in self._pending if ino in mapped]
         for ino in claimed:
