@@ -4638,3 +4638,38 @@ def test_a_model_file_the_disk_cannot_read_is_the_checkpoints(reader, engine) ->
     # guard: the same I/O error under code of no reader of the model's names nothing
     other = ("/srv/app/uploader.py", "send", "data = f.read()")
     assert cause_of(tb(other, error=_EIO), engine) is Cause.UNKNOWN
+
+
+# --- the 101st batch's kinds (real engines; a thirty-fifth helper blind to the rules) ---------
+
+_NO_ACCELERATOR = ("RuntimeError: No accelerator (CUDA, XPU, HPU, NPU, MUSA, MPS) or platform "
+                   "plugin is available.")
+_GET_DEVICE = (f"{SG}/utils/common.py", "get_device", "raise RuntimeError(")
+
+
+def test_a_device_the_model_s_own_code_asks_for_is_the_hardware_s() -> None:
+    """SGLang on --device cpu building a Transformers-backend MoE (cf114) or encoder (cf118):
+    the model's init asks get_device for an accelerator the host lacks - this model's path
+    has no implementation here."""
+    build = ((f"{SG}/model_loader/loader.py", "_initialize_model",
+              "return model_class(config=model_config.hf_config)"),
+             (f"{SG}/models/transformers.py", "_init_parameters", "device = get_device()"),
+             _GET_DEVICE)
+    assert cause_of(tb(*build, error=_NO_ACCELERATOR), "sglang") is Cause.UNSUPPORTED_ARCH
+    # guard: the same words at argument resolution (no --device on a host without one, at138)
+    # are no model's
+    resolve = ((f"{SG}/server_args.py", "_handle_missing_default_values",
+                "self.device = get_device()"), _GET_DEVICE)
+    assert cause_of(tb(*resolve, error=_NO_ACCELERATOR), "sglang") is not Cause.UNSUPPORTED_ARCH
+
+
+def test_a_config_sglang_s_config_package_cannot_fit_is_the_settings() -> None:
+    """A Mamba config without attention heads (cf119): SGLang's update_config.py fitting it to
+    the CPU's tensor parallelism does arithmetic on None."""
+    fit = (f"{SG}/configs/update_config.py", "adjust_config_with_unaligned_cpu_tp",
+           "model_config.num_attention_heads % tp_size != 0")
+    error = "TypeError: unsupported operand type(s) for %: 'NoneType' and 'int'"
+    assert cause_of(tb(fit, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: the same error in the model's forward is no setting's
+    forward = (f"{SG}/models/llama.py", "forward", "hidden = hidden % self.scale")
+    assert cause_of(tb(forward, error=error), "sglang") is not Cause.INVALID_CONFIG

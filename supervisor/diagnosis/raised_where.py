@@ -120,6 +120,12 @@ def standard_stream_gone(scan: Scan, msgs: list[str], i: int) -> bool:
     return S.STANDARD_STREAM_USE.search(_source_above(msgs, i)) is not None
 
 
+def raised_building_the_model(scan: Scan, msgs: list[str], i: int) -> bool:
+    """A frame of the traceback that line ``i`` ends builds or loads the model (its module,
+    the engine's model loader)."""
+    return any(S.MODEL_BUILD_FRAME.search(where) for where in _frames_of(scan, msgs, i))
+
+
 Check = Callable[[Scan, list[str], int], bool]
 # (signature, literals one of which the line must hold, the check of where it was raised);
 # where several match one line, the first wins (they read different statements, so only a
@@ -132,6 +138,7 @@ RAISED_WHERE: tuple[tuple[S.Signature, tuple[str, ...], Check], ...] = (
     (S.PROGRAM_MISSING, ("Errno 2",), program_not_found),
     (S.ENVIRONMENT_VALUE_REFUSED, ("Error: ",), environment_value_refused),
     (S.STANDARD_STREAM_GONE, ("NoneType",), standard_stream_gone),
+    (S.DEVICE_MISSING_FOR_MODEL, ("No accelerator",), raised_building_the_model),
 )
 
 

@@ -1744,7 +1744,11 @@ ROOMY_AFTER_WEIGHTS = 4.0
 # pasted tracebacks of argument resolution whose message no signature knows: invalid_config,
 # launch; below every message signature and frame hint.
 CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_utils\.py:"
-                  r"|/srt/server_args\.py:|/srt/configs/model_config\.py:"
+                  # (SGLang's srt/configs package whole: model_config.py, and update_config.py
+                  # fitting the model's config to the launch - `adjust_config_with_unaligned_
+                  # cpu_tp` on a config without attention heads: `TypeError: unsupported
+                  # operand type(s) for %: 'NoneType' and 'int'`)
+                  r"|/srt/server_args\.py:|/srt/configs/\w+\.py:"
                   # vLLM's KV-connector factory building the connector --kv-transfer-config
                   # names (`Unsupported connector type`, a V0 connector asked for by V1:
                   # `assert issubclass(connector_cls, KVConnectorBase_V1)`)
@@ -1882,6 +1886,18 @@ EXEC_FRAME = _C(r"/subprocess\.py:_execute_child$")
 WORKING_DIRECTORY_GONE = Signature(Cause.UNKNOWN,
                                    _C(lower_pattern(r"^FileNotFoundError: \[Errno 2\] No such "
                                                     r"file or directory$")), 58, "error")
+# A device that the model's own code asks for and the host does not have, while the engine
+# itself runs on another (SGLang on `--device cpu` building a Transformers-backend mixture of
+# experts or encoder whose init calls get_device: `RuntimeError: No accelerator (CUDA, XPU, HPU,
+# NPU, MUSA, MPS) or platform plugin is available.`): this model's path has no implementation
+# for this hardware. Read where it was raised: under the model's construction or loading
+# (MODEL_BUILD_FRAME). The same words at argument resolution or device set-up are a host
+# without the device the launch assumed: not this.
+DEVICE_MISSING_FOR_MODEL = Signature(Cause.UNSUPPORTED_ARCH,
+                                     _C(lower_pattern(r"^(?:\w+\.)*\w*Error: No accelerator\b"
+                                                      r".{0,80}\bis available")), 60, "error")
+MODEL_BUILD_FRAME = _C(r"/model_loader/\w+\.py:|/srt/models/\w+\.py:"
+                       r"|/model_executor/models/\w+\.py:|:_initialize_model$")
 GETCWD_FRAME = _C(r"^<frozen posixpath>:(?:abspath|realpath)$|/posixpath\.py:(?:abspath|realpath)$")
 # The model's own config rejected through Transformers, whatever engine reads it:
 # - a model type the installed Transformers does not know: the KeyError of its CONFIG_MAPPING
