@@ -169,6 +169,22 @@ def shm_entries() -> set[str]:
     return set(os.listdir("/dev/shm"))
 
 
+def shm_mapped_by(pids) -> set[str]:
+    """Names of the files directly in /dev/shm that these processes map."""
+    names = set()
+    for pid in pids:
+        try:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+        except OSError:
+            continue
+        for line in maps.splitlines():
+            path = line.split(maxsplit=5)[5] if len(line.split(maxsplit=5)) > 5 else ""
+            if path.startswith("/dev/shm/") and "/" not in path[9:] and not path.endswith(
+                    "(deleted)"):
+                names.add(path[9:])
+    return names
+
+
 HANG_SILENCE = 8.0
 
 
@@ -219,13 +235,14 @@ def test_vllm_killed_at_once_leaves_no_shared_memory(workdir: Path, make_daemon,
     group): none can unlink its message queues in /dev/shm; the daemon removes them and the
     failure's checklist says so."""
     write_profile(workdir, "victim", vllm_profile(vllm_python, tiny_model, free_port()))
-    shm_before = shm_entries()
     d = make_daemon()
     rc, out = switch_wait(d, "victim")
     assert rc == 0, out
     pgid = d.run()["pid"]
-    made = shm_entries() - shm_before
-    assert any(n.startswith("psm_") for n in made), made  # vLLM's queues, while it serves
+    # What the run's processes map in /dev/shm, read here from their maps (not from the
+    # daemon): vLLM's message queues while it serves
+    made = shm_mapped_by(run_group(d))
+    assert any(n.startswith("psm_") for n in made), made
     os.killpg(pgid, signal.SIGKILL)
     run = d.wait_run(lambda r: r["status"] != "ready", 60, "the crash verdict")
     assert run["status"] == "crashed", run
