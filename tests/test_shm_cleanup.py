@@ -261,3 +261,36 @@ async def test_a_run_stopped_before_any_watch_tick_has_its_shared_memory_removed
         await stop_within(run, 10)
     assert run.status == Status.STOPPED and not live_pids(run)
     assert _names(tag) == {"before", "weights", "dir"}
+
+
+def test_a_failing_look_never_stops_the_ledger_or_the_stop(tag: str) -> None:
+    """The ledger is an aid: when what it is given fails (the scan of the run's processes
+    raising), it logs and goes on; and kill_run signals the run whatever its look raises."""
+    from supervisor.runtime import process as proc_mod
+    from supervisor.runtime.shm import ShmLedger
+
+    ledger = ShmLedger()
+    with open(SHM / f"gns-{tag}-new", "wb") as f:  # a new file: the ledger asks for the pids
+        f.truncate(4096)
+
+    def broken() -> list[int]:
+        raise RuntimeError("scan failed")
+
+    ledger.observe(broken)  # no raise
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                              start_new_session=True)
+    try:
+        def look() -> None:
+            raise RuntimeError("look failed")
+
+        async def stop() -> set[int]:
+            with anyio.fail_after(10):
+                return await proc_mod.kill_run("no-such-token", victim.pid, grace=5,
+                                               before_signals=look)
+
+        assert anyio.run(stop) == set()
+        assert victim.wait(5) == -signal.SIGTERM
+    finally:
+        if victim.poll() is None:
+            victim.kill()
+            victim.wait()

@@ -10,6 +10,7 @@ Three nets, from the strongest:
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import time
@@ -23,6 +24,7 @@ from . import cgroups
 
 RUN_ENV_VAR = "GPU_NODE_SUPERVISOR_RUN"
 STATE_ENV_VAR = "GPU_NODE_SUPERVISOR_STATE"   # the state dir of the daemon that started it
+log = logging.getLogger(__name__)
 PR_SET_CHILD_SUBREAPER = 36
 # Main processes of runs: asyncio reaps these itself; every other zombie child is an orphan.
 _MAIN_PIDS: set[int] = set()
@@ -252,8 +254,7 @@ async def kill_run(token: str, pgid: int | None, *, grace: float,
     def alive() -> set[int]:
         return run_pids(token, pgid, tree=tree)
 
-    if before_signals is not None:
-        await anyio.to_thread.run_sync(before_signals)
+    await _look_before_signals(before_signals)
     signal_group(pgid, signal.SIGTERM)
     # A stopped process (a hang frozen under a debugger or for a stack dump, an operator's ^Z)
     # acts on SIGTERM only once continued: continue it, so it shuts down cleanly - its shared
@@ -272,8 +273,7 @@ async def kill_run(token: str, pgid: int | None, *, grace: float,
         await anyio.sleep(min(interval, max(0.0, deadline - time.monotonic())))
         interval = min(interval * 1.5, 0.25)
     # Grace is over: everything of the run dies now.
-    if before_signals is not None:
-        await anyio.to_thread.run_sync(before_signals)
+    await _look_before_signals(before_signals)
     for _ in range(50):
         pids = await anyio.to_thread.run_sync(alive)
         if not pids:
@@ -284,6 +284,17 @@ async def kill_run(token: str, pgid: int | None, *, grace: float,
         await anyio.sleep(0.05)
     left = await anyio.to_thread.run_sync(alive)
     return left if left else _done(token)
+
+
+async def _look_before_signals(look: Callable[[], None] | None) -> None:
+    """Run the caller's look at the processes (worker thread); whatever it raises, the kill
+    goes on: nothing may stand between a stop and its signals."""
+    if look is None:
+        return
+    try:
+        await anyio.to_thread.run_sync(look)
+    except Exception:  # noqa: BLE001 - logged; the stop must not depend on it
+        log.exception("looking at the run's processes before signalling them failed")
 
 
 def _done(token: str) -> set[int]:

@@ -109,7 +109,10 @@ class ShmLedger:
         if self.dev is None:
             return
         with self._lock:
-            self._observe(pids)
+            try:
+                self._observe(pids)
+            except Exception:  # noqa: BLE001 - a cleanup aid must never take a run down
+                log.exception("watching %s for the run's shared memory failed", self.root)
 
     def _observe(self, pids: Callable[[], Iterable[int]]) -> None:
         try:
