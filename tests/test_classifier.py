@@ -779,11 +779,28 @@ KNOWN_MISSES: dict[str, str] = {
         "the offline throughput benchmark's dataset file missing after its Engine came up: "
         "labelled kv_cache_alloc, read warmup (`Engine startup timings` after the pool: the "
         "engine's startup was over)",
+    # the 104th batch (fresh103, logging set-ups), after its tuning
+    "ci112-sglang-0523-warnlevel-kill-scheduler-serving.log":
+        "--log-level warning hides every startup and access line; the scheduler SIGKILLed while "
+        "serving: labelled warmup from a FastAPI deprecation warning raised in the HTTP "
+        "server's request handler, read weight_loading (the shard bar is the last marker; a "
+        "warning's file and line say where it was raised, not when: one raised as the module "
+        "is imported reads alike)",
+    "ci114-sglang-0523-logreq-scheduler-stopped.log":
+        "the scheduler SIGSTOPped while serving, the last request logged as received and never "
+        "scheduled: labelled hung, read ready (a log cut after a request it received reads "
+        "so; the live daemon's canary calls it, serving_stall)",
 }
 
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 104th batch (fresh103, logging set-ups), after its tuning
+    "ci117-sglang-0523-cri-wrap-max-total-tokens.log":
+        "--max-total-tokens 16: SGLang's own warmup request refused (`Input length (20 tokens) "
+        "exceeds the maximum allowed length (10 tokens)`), then `Initialization failed. warmup "
+        "error`: labelled warmup_failed (also kv_cache_oom), read invalid_config (the refusal "
+        "names the length the launch's pool size allows)",
     # the ninety-sixth batch (fresh95, offline entry points run here), after its tuning
     "ca120-sglang-0523-check-env.log":
         "sglang.check_env on a host without nvidia-smi (subprocess's `FileNotFoundError: "

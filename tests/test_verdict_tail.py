@@ -36,15 +36,18 @@ def test_redraws_of_one_bar_keep_the_first_and_the_latest_and_routine_lines_go()
         head += [capture(512 - 4 * i, i * 35 // 79), DECODE, ACCESS]
     last = [f"line {i}" for i in range(50)]
     out = verdict_lines(head + last, keep_last=50)
-    # (the first routine line of each kind stays: the sign that requests were served; the
-    # bar's redraws after it collapse again)
+    # (the first and the last routine line of each kind stay: the sign that requests were
+    # served - the first may be the engine's own warmup request; the bar's redraws between
+    # them collapse again)
     assert out == [capture(512, 0), DECODE, ACCESS, capture(508, 0),
-                   capture(512 - 4 * 79, 35)] + last
+                   capture(512 - 4 * 79, 35), DECODE, ACCESS] + last
 
 
 def test_routine_lines_stay_among_the_newest_and_in_short_tails():
     lines = [DECODE, ACCESS, "x"] * 100
-    assert verdict_lines(lines, keep_last=50) == [DECODE, ACCESS] + ["x"] * 83 + lines[-50:]
+    # (before the newest 50: the first and the last of each kind, 249 and 247)
+    assert verdict_lines(lines, keep_last=50) == [DECODE, ACCESS] + ["x"] * 82 + [
+        ACCESS, "x", DECODE] + lines[-50:]
     assert verdict_lines(lines[:200], keep_last=50) == lines[:200]
     redrawn = [capture(8, i) for i in range(30)]
     assert verdict_lines(redrawn, keep_last=50) == [redrawn[0], redrawn[-1]]  # even there
@@ -128,3 +131,18 @@ def test_cutting_redraws_keeps_the_verdict_of_tricky_tails(lines: list[str], eng
         tail = [DECODE] * n + lines
         assert classify_lines(verdict_lines(tail, keep_last=10), engine=engine, exit_code=1) \
             == classify_lines(tail, engine=engine, exit_code=1)
+
+
+def test_the_clients_traffic_after_the_engine_s_own_warmup_request_stays():
+    """SGLang answers its own warmup request (`POST /generate`) before its ready line; the
+    clients' requests come after it. A long tail keeps the last answered POST as well as the
+    first: without it the verdict read the warmup's as the only traffic (ready, not serving)."""
+    warmup = '[2026-12-05 23:53:30] INFO:     127.0.0.1:49392 - "POST /generate HTTP/1.1" 200 OK'
+    ready = "[2026-12-05 23:53:30] The server is fired up and ready to roll!"
+    client = ('[2026-12-05 23:53:33] INFO:     127.0.0.1:49400 - "POST /v1/completions '
+              'HTTP/1.1" 200 OK')
+    lines = [warmup, ready, client] + ["x"] * 300
+    out = verdict_lines(lines, keep_last=50)
+    assert out[:3] == [warmup, ready, client]
+    lines = [warmup, ready] + [client, "x"] * 150 + ["x"] * 50
+    assert client in verdict_lines(lines, keep_last=50)[2:-50]

@@ -2589,7 +2589,13 @@ SPECULATIVE_ON = _C(
     r"|speculative_config[=:] ?['\"]?(?!None\b|null\b|\{\}|\s*$)[\w{(]", _I)
 
 # A Rank-N-is-dead report and the exit status it gives: `Exit code: -9` / `(exit code: -9)`.
-RANK_DEAD = _C(r"Rank \d+ scheduler (?:is dead|died)")
+# A process of the engine reported dead by the engine itself: SGLang's `Rank 0 scheduler is
+# dead` / `died during initialization`, and 0.5's launcher watching its subprocesses while it
+# serves (`Subprocess scheduler_0 (pid=22311) crashed with exit code -9. Triggering SIGQUIT for
+# cleanup...`, the detokenizer alike); with an exit code of -9 (SIGKILL, no traceback of its
+# own), the host's OOM killer
+RANK_DEAD = _C(r"Rank \d+ scheduler (?:is dead|died)|\bSubprocess \w+ \(pid=\d+\) crashed with "
+               r"exit code")
 EXIT_CODE_LINE = _C(r"\b[Ee]xit code:? (-?\d+)")
 
 # The weight-loading bar with its timings: `163/163 [1:09:28<00:00, 26.68s/it]`.

@@ -49,9 +49,12 @@ def verdict_lines(lines: list[str], keep_last: int = 50) -> list[str]:
     drawn in turn are not one bar, and each of their lines stays.
     """
     routine_before = len(lines) - keep_last if len(lines) > 4 * keep_last else 0
-    # the first routine line of each kind stays (a decode batch, a prefill batch, an answered
-    # call, an answered POST): the sign that requests were served, where nothing later says so
+    # the first and the last routine line of each kind stay (a decode batch, a prefill batch,
+    # an answered call, an answered POST): the sign that requests were served, where nothing
+    # later says so - the last because the first may be the engine's own warmup request
+    # (SGLang's `POST /generate` before its ready line), the clients' traffic after it
     kinds_kept: set[str] = set()
+    last_of = _last_routine(lines, routine_before)
     out: list[str] = []
     run: tuple[str, str, int] | None = None  # the bar of the run so far: description, total, count
     run_len = 0
@@ -59,7 +62,7 @@ def verdict_lines(lines: list[str], keep_last: int = 50) -> list[str]:
         if i < routine_before:
             kind = _routine_kind(line)
             if kind is not None:
-                if kind in kinds_kept:
+                if kind in kinds_kept and last_of.get(kind) != i:
                     continue
                 kinds_kept.add(kind)
         bar = _bar(line)
@@ -74,6 +77,19 @@ def verdict_lines(lines: list[str], keep_last: int = 50) -> list[str]:
             run_len = 1
         run = bar
     return out
+
+
+def _last_routine(lines: list[str], before: int) -> dict[str, int]:
+    """Where the last routine line of each kind is among ``lines[:before]`` (a walk back that
+    stops once every kind is found)."""
+    last: dict[str, int] = {}
+    for i in range(before - 1, -1, -1):
+        kind = _routine_kind(lines[i])
+        if kind is not None and kind not in last:
+            last[kind] = i
+            if len(last) == 4:
+                break
+    return last
 
 
 def _bar(line: str) -> tuple[str, str, int] | None:
