@@ -4689,3 +4689,59 @@ def test_an_sglang_subprocess_gone_with_sigkill_is_the_oom_killer(process: str) 
     assert cause_of(log, "sglang") is Cause.HOST_OOM_KILLED
     # guard: the same report of a process that exited with an error code is no OOM kill
     assert cause_of(log.replace("code -9", "code 1"), "sglang") is not Cause.HOST_OOM_KILLED
+
+
+# --- the 105th batch's kinds (real engines; a thirty-ninth helper blind to the rules) ---------
+
+@pytest.mark.parametrize("line", [
+    # bash's set -u on a variable the environment lacks (cj101)
+    "/srv/start.sh: line 8: MAX_MODEL_LEN: unbound variable",
+    # dash's words for the same
+    "/srv/start.sh: 8: MAX_MODEL_LEN: parameter not set",
+    # a settings file the script sources, not there (cj111)
+    "/srv/start.sh: line 5: /etc/sglang/serve.env: No such file or directory",
+    # GNU make refusing the Makefile holding the launch (cj119)
+    "Makefile:7: *** missing separator (did you mean TAB instead of 8 spaces?).  Stop.",
+    # taskset given CPUs the host lacks (cj107)
+    "taskset: failed to set pid 28619's affinity: Invalid argument",
+])
+def test_a_launch_script_stopping_on_its_own_error_is_the_launch_s_set_up(line: str) -> None:
+    log = "[start.sh] 2026-12-05T23:56:25Z starting the engine on port 30000\n" + line + "\n"
+    v = classify_text(log, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG)
+
+
+def test_a_script_s_shell_lines_that_are_no_error_name_nothing() -> None:
+    """guard: a script's line about a variable it set, or make's relay of a child's status,
+    is no failure of the launch's set-up."""
+    log = ("/srv/start.sh: line 8: export MAX_MODEL_LEN=4096\n"
+           "make: *** [Makefile:3: serve] Error 1\n")
+    assert classify_text(log, engine="vllm").cause is not Cause.INVALID_CONFIG
+
+
+def test_python_without_its_program_name_failing_to_find_the_engine_is_the_install() -> None:
+    """`env -i` leaves the interpreter no argv[0]: runpy's `: Error while finding module
+    specification for 'sglang.launch_server' (ModuleNotFoundError: No module named 'sglang')`
+    (cj116) is fatal as with `/usr/bin/python3:` before it."""
+    log = (": Error while finding module specification for 'sglang.launch_server' "
+           "(ModuleNotFoundError: No module named 'sglang')\n")
+    v = classify_text(log, engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.IMPORT_ERROR)
+
+
+def test_an_sglang_restarted_by_its_launcher_after_a_kill_is_the_last_run_s() -> None:
+    """A launcher restarting SGLang once it died (cj114): SGLang 0.5 dumps its arguments as
+    `server_args={...}`; the second run, serving, is the verdict's."""
+    run = ["[2026-12-06 00:02:04] server_args={'model_path': '/m', 'port': 30000}",
+           "[2026-12-06 00:02:44] Load weight begin. avail mem=20.00 GB",
+           "[2026-12-06 00:02:48] The server is fired up and ready to roll!",
+           '[2026-12-06 00:02:50] INFO:     127.0.0.1:33042 - "POST /v1/completions '
+           'HTTP/1.1" 200 OK']
+    death = ["[2026-12-06 00:02:54] Subprocess scheduler_0 (pid=30282) crashed with exit "
+             "code -9. Triggering SIGQUIT for cleanup...",
+             "2026-12-06 00:02:59,968 launcher INFO restarting sglang in 3 s (restart 1 of 1)"]
+    v = classify_text("\n".join(run + death + run), engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None)
+    # guard: without the second run, the death stands
+    v = classify_text("\n".join(run + death), engine="sglang")
+    assert v.outcome is Outcome.CRASHED

@@ -786,6 +786,21 @@ KNOWN_MISSES: dict[str, str] = {
         "server's request handler, read weight_loading (the shard bar is the last marker; a "
         "warning's file and line say where it was raised, not when: one raised as the module "
         "is imported reads alike)",
+    # the 105th batch (fresh104, launch scripts and wrappers), after its tuning
+    "cj103-vllm-cpu-032-timeout-startup.log":
+        "`timeout 30` around the launch: the engine core logs `trigger received signal=SIGTERM` "
+        "as it came up and the API server's EngineDeadError follows, with no shutdown of the "
+        "API server's own: labelled stopped, read crashed (the core stopped alone reads as a "
+        "death: _core_stopped_alone)",
+    "cj106-vllm-cpu-032-health-startup-budget.log":
+        "an entrypoint script polling /health and killing vLLM after 12 failed checks during "
+        "its startup (`vLLM not healthy after 24s, killing pid`): labelled crashed and "
+        "health_check_failed, read incomplete (a wrapper's own words; no rule reads a "
+        "script's lines)",
+    "cj115-sglang-0523-health-wrong-path.log":
+        "a supervise script probing /healthz (SGLang's is /health) and SIGTERMing the serving "
+        "engine after four failures, SGLang shutting down cleanly: labelled crashed and "
+        "health_check_failed, read ready (a stop of a ready server reads ready)",
     "ci114-sglang-0523-logreq-scheduler-stopped.log":
         "the scheduler SIGSTOPped while serving, the last request logged as received and never "
         "scheduled: labelled hung, read ready (a log cut after a request it received reads "

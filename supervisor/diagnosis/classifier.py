@@ -138,10 +138,11 @@ def classify_lines(lines: Iterable[str], *, engine: str | None = None,
 
 
 # A run of the engine starting: vLLM's API server announcing its version (to 0.10) or its
-# arguments (`non-default args: {...}`, 0.9 on), SGLang's argument dump - markers of the
-# trackers, so the scan notes them. After a death, a new run.
+# arguments (`non-default args: {...}`, 0.9 on), SGLang's argument dump (`server_args=
+# ServerArgs(...)`, 0.5's `server_args={...}`) - markers of the trackers, so the scan notes
+# them. After a death, a new run.
 _RUN_START = re.compile(r"\bvLLM API server version \S|\bnon-default args: \{"
-                        r"|(?<![\w.(])server_args=ServerArgs\(")
+                        r"|(?<![\w.(])server_args=(?:ServerArgs\(|\{)")
 
 
 def _restarted_at(msgs: list[str], scan: Scan) -> int | None:
@@ -275,6 +276,10 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
             if "args" in msg and ("server_args=" in msg or "non-default args" in msg) or \
                     "API server version" in msg:
                 scan.run_starts.append(i)  # (_restarted_at; asked of marker lines only)
+        elif tracker.phase is Phase.SERVING and "args" in msg and _RUN_START.search(msg):
+            # (a serving tracker reads no more markers: a run started after it died, by a
+            # container's restart or a launcher's retry, is seen here)
+            scan.run_starts.append(i)
         if update is not None:
             if update.progress and update.progress.get("kind") == "cuda_graph_bs":
                 scan.capture_started = True

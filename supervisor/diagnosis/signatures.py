@@ -864,9 +864,27 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # python3: Error while finding module specification for 'vllm.entrypoints.openai.api_server'
     # (ModuleNotFoundError: No module named 'vllm')` (or `python3: No module named X`) and the
     # process exits 1 - no traceback, nothing started (a container whose image lacks the engine).
+    # (the program's name can be empty: `: Error while finding module ...` from an interpreter
+    # started with no argv[0], as under `env -i`)
     + _sig(Cause.IMPORT_ERROR, 60,
-           r"^(?:\S*/)?python[\d.]*: (?:Error while finding module specification for"
+           r"^(?:(?:\S*/)?python[\d.]*)?: (?:Error while finding module specification for"
            r"|No module named )", fatal=True, implies=Phase.LAUNCH)
+    # A launch script's shell or launcher stopping on its own error before the engine runs:
+    # bash's `set -u` meeting a variable the environment lacks (`start.sh: line 8:
+    # MAX_MODEL_LEN: unbound variable`; dash: `start.sh: 8: MAX_MODEL_LEN: parameter not set`),
+    # a settings file it sources that is not there (`start.sh: line 5: /etc/sglang/serve.env:
+    # No such file or directory`), GNU make refusing the Makefile that holds the launch
+    # (`Makefile:7: *** missing separator (did you mean TAB instead of 8 spaces?).  Stop.`),
+    # taskset refusing the CPU list it was given (`taskset: failed to set pid 28619's affinity:
+    # Invalid argument`): the launch's own set-up is wrong, nothing of the engine ran.
+    + _sig(Cause.INVALID_CONFIG, 64,
+           r": line \d+: \w+: unbound variable\s*$", r"^\S+: \d+: \w+: parameter not set\s*$",
+           r": line \d+: \S+\.(?:env|conf|cfg|ini|ya?ml|json|toml|sh|rc|properties): No such "
+           r"file or directory\s*$",
+           r"\*\*\* (?:missing separator|No rule to make target|recipe commences before first "
+           r"target|missing target pattern)\b.*\bStop\.\s*$",
+           r"^taskset: failed to (?:set pid \d+'s affinity|parse CPU (?:list|mask))",
+           fatal=True, implies=Phase.LAUNCH)
     # An optional library the engine imports lazily and only needs for one feature, missing:
     # the import failed quietly (`try: import nixl ... except ImportError: X = None`) and the
     # feature's constructor refuses to run without it. vLLM: the KV connectors' workers (`NIXL
@@ -2427,7 +2445,10 @@ SIGNATURE_LITERALS = (
     "huggingface", "unrecognized model", "gated", "usage: ", "incomplete", "tokenizer file",
     "unknown quantization", "positional argument", "likely closed", "divisible",
     "does not match the quantization", "auto-fit", "only supported on",
-    "leaves no", "leave no", "not installed", "please install", "blocks: 0", "cuda support")
+    "leaves no", "leave no", "not installed", "please install", "blocks: 0", "cuda support",
+    # (a launch script's shell and make stopping on their own errors)
+    "unbound variable", "parameter not set", "missing separator", "no rule to make target",
+    "recipe commences", "missing target pattern")
 SIGNATURE_GATE = _literals(*SIGNATURE_LITERALS)
 
 # Cheap literal gates in front of the structural regexes below (case-sensitive).
