@@ -20,7 +20,15 @@ from typing import Any
 
 import anyio
 import pytest
-from runkit import command_profile, live_pids, make_profiles, running_arbiter, stop_within, wait_for
+from runkit import (
+    HTTP_SERVER,
+    command_profile,
+    live_pids,
+    make_profiles,
+    running_arbiter,
+    stop_within,
+    wait_for,
+)
 from test_run_unit import _Parts, _profile
 
 from supervisor.states import Status
@@ -32,10 +40,11 @@ SHM = Path("/dev/shm")
 
 # Maps, the way engines do: its own queue (rw, shared), a child's queue, a file made before the
 # launch, a file another process also maps, a file it only reads (a model copied there), one in
-# a folder. Then says so and serves /health. With "clean", it unlinks its own on SIGTERM.
+# a folder; then serves /health (runkit's server, which says "listening"). With "clean", it
+# unlinks its own on SIGTERM.
 SERVER = textwrap.dedent("""\
-    import http.server, mmap, os, signal, sys, time
-    port, tag, clean = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "clean"
+    import mmap, os, signal, sys
+    tag, clean = sys.argv[2], sys.argv[3] == "clean"
     SHM = "/dev/shm/"
     maps = []
 
@@ -65,20 +74,7 @@ SERVER = textwrap.dedent("""\
         os._exit(0)
 
     signal.signal(signal.SIGTERM, bye)
-
-    class Health(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200 if self.path == "/health" else 404)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.HTTPServer(("127.0.0.1", port), Health)
-    os.write(1, b"mapped\\n")
-    server.serve_forever()
-    """)
+    """) + HTTP_SERVER
 
 # Maps an existing /dev/shm file and waits: a process outside the run using the same memory.
 HOLDER = textwrap.dedent("""\
@@ -128,7 +124,7 @@ def _hold(tag: str) -> subprocess.Popen[bytes]:
 
 async def _mapped(run: Any, tag: str) -> None:
     try:
-        await wait_for(lambda: {"mapped", "child mapped"} <= set(run.pipe.tail(5)),
+        await wait_for(lambda: {"listening", "child mapped"} <= set(run.pipe.tail(5)),
                        "the server and its child to map their files")
     except AssertionError as exc:
         raise AssertionError(f"{exc}; the run is {run.status.value}, its last lines: "
@@ -255,7 +251,7 @@ async def test_a_run_stopped_before_any_watch_tick_has_its_shared_memory_removed
     async with anyio.create_task_group() as tg:
         with anyio.fail_after(10):
             await tg.start(run.supervise)
-        await wait_for(lambda: {"mapped", "child mapped"} <= set(run.pipe.tail(5)),
+        await wait_for(lambda: {"listening", "child mapped"} <= set(run.pipe.tail(5)),
                        "the server and its child to map their files")
         assert not run.shm.owned  # no tick has looked yet
         await stop_within(run, 10)
