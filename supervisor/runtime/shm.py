@@ -8,12 +8,12 @@ few crashed runs a day fills it, and the next launch fails making its queues (NC
 system error", vLLM's worker dying as it maps its ring buffer). systemd's ``RemoveIPC=`` does
 this for a user's logins; here it is done for a run.
 
-The ledger watches /dev/shm (one directory listing a tick: inode numbers come with the names)
-and, only when a new file appears, reads the run's processes' memory maps to see whether one
-of them maps it shared and writable - a queue, not a model file mapped to be read. Once nothing
-of the run is alive, a file is removed only if all of these hold: it is a plain file directly in
-/dev/shm (where shm_open and sem_open put theirs), it was not there before the launch, it is
-still the same inode, and no live process maps it.
+The ledger watches /dev/shm (one stat a tick while it is unchanged; a listing, inode numbers
+coming with the names, when it changed) and, only when a new file appears, reads the run's
+processes' memory maps to see whether one of them maps it shared and writable - a queue, not a
+model file mapped to be read. Once nothing of the run is alive, a file is removed only if all of
+these hold: it is a plain file directly in /dev/shm (where shm_open and sem_open put theirs), it
+was not there before the launch, it is still the same inode, and no live process maps it.
 """
 
 from __future__ import annotations
@@ -87,10 +87,6 @@ class ShmLedger:
             tmp.replace(self.record)
         except OSError as exc:
             log.warning("could not record the run's shared memory in %s: %s", self.record, exc)
-
-    @property
-    def active(self) -> bool:
-        return self.dev is not None
 
     def _list(self) -> dict[str, int]:
         out: dict[str, int] = {}
