@@ -406,9 +406,9 @@ KNOWN_MISSES: dict[str, str] = {
         "told apart, as xx116)",
     "ao310-vllm-0192dev-dgx-spark-nemotron-super-mtp-up-local-polls.log":
         "routes listed, then GET /v1/models from the docker bridge's 172.17.0.1: labelled "
-        "ready (the API server answering), read ready in warmup (no 'Application startup "
-        "complete'; reading any request answered after the engine's up line as phase ready "
-        "cost 870 instructions a line and fixed no labelled log)",
+        "ready (the API server answering), read serving (the poll answered after the engine's "
+        "up line shows the server ready; one from another host than loopback is read as "
+        "traffic, as load balancers' polls are in the labelled logs)",
     # the fifty-ninth batch (fresh58), as scored blind, then tuned on
     "an110-vllm-omni-0180-fishaudio-s2-pro-two-stage-orchestrator-startup-cut.log":
         "vLLM-Omni's API server resolving the weights ('Using model weights format') before "
@@ -444,9 +444,6 @@ KNOWN_MISSES: dict[str, str] = {
         "vLLM-Omni's stage client adding a request to each stage, then a stage's engine error "
         "cut: labelled serving, read launch (the stage client's 'add request:' is no request "
         "line read; reading it, the cut error after it is no longer a death)",
-    "ak302-vllm-v1-sample-tokens-prompt-logprobs-cuda-oom-flattened.log":
-        "a traceback whose line breaks were lost, through prompt logprobs: labelled serving, "
-        "read launch (no frame of the flattened line is read)",
     "ak305-vllm-v0-runpod-worker-exit-code-136-after-added-request.log":
         "RunPod's console, newest first: 'worker exited with exit code 136' above the request "
         "it was serving: labelled crashed, read ready (a platform's exit line is no death read)",
@@ -465,10 +462,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the ready line, then a remote client's access line cut before its 'HTTP/': labelled "
         "serving, read ready (a cut access line is no request read)",
     # the fifty-fourth batch (fresh53), as scored blind, then tuned on
-    "ai101-vllm-091-modal-example-glibc-232-flashinfer-sampling-so-profile.log":
-        "two excerpts of a traceback whose line breaks were lost, the frame naming "
-        "_initialize_kv_caches split across them: labelled kv_cache_alloc, read launch (no "
-        "frame of the flattened line is read)",
     "ai103-vllm-054-modal-volume-bnb-cannot-find-any-model-weights.log":
         "Modal's 'Runner failed with exception: RuntimeError(...)' pasted above the engine's "
         "first lines: labelled crashed in weight_loading, read incomplete in launch (the "

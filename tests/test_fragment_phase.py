@@ -2721,3 +2721,20 @@ def test_ctrl_c_through_two_processes_printing_at_once_is_a_stop() -> None:
     v = verdict(lines[0], *failed, *lines[1:], engine="sglang")
     assert v.outcome is Outcome.CRASHED
 
+
+
+FLATTENED = (
+    "Aug 04  00:35:11.716 | Process EngineCore_0: Traceback (most recent call last):   File "
+    '"/usr/local/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap     '
+    'self.run()   File "/usr/local/lib/python3.12/site-packages/vllm/v1/engine/core.py", line '
+    "519, in run_engine_core     engine_core = EngineCoreProc(*args, **kwargs)   File "
+    '"/usr/local/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 94, in '
+    "_initialize_kv_caches     available_gpu_memory = self.model_executor.determine_available_"
+    "memory()   RuntimeError: the profile run failed")
+
+
+def test_a_traceback_flattened_into_one_line_is_read_frame_by_frame() -> None:
+    # a log viewer's copy that lost the newlines: its frames still say what the engine was
+    # doing (sizing the KV cache), as they would on lines of their own
+    v = classify_text(FLATTENED, engine="vllm")
+    assert v.outcome is Outcome.CRASHED and v.phase is Phase.KV_CACHE_ALLOC

@@ -125,6 +125,23 @@ def test_vllm_v0_api_server_shutdown_atop_a_fragment_had_been_ready() -> None:
     assert tracker.ready
 
 
+VLLM_ROUTES = "(APIServer pid=1) INFO 05-04 23:56:38 [launcher.py:37] Available routes are:"
+DOCKER_POLL = '(APIServer pid=1) INFO:     172.17.0.1:54448 - "GET /v1/models HTTP/1.1" 200 OK'
+
+
+def test_vllm_engine_up_then_a_request_answered_is_ready_without_the_startup_line() -> None:
+    # the route list, then the docker host's poll answered: uvicorn had finished the app's
+    # startup (its `Application startup complete` cut from the paste)
+    tracker = _walk("vllm", [VLLM_UP, VLLM_ROUTES, DOCKER_POLL])
+    assert tracker.ready and tracker.phase.rank >= Phase.READY.rank
+
+
+def test_vllm_engine_up_then_a_request_refused_is_not_ready_yet() -> None:
+    tracker = _walk("vllm", [VLLM_UP, VLLM_ROUTES, DOCKER_POLL.replace("200 OK", "503 Service "
+                                                                       "Unavailable")])
+    assert tracker.phase is Phase.WARMUP
+
+
 # --- proxies' access lines -------------------------------------------------------------------
 
 LLAMA_SWAP = ('[llama-swap] 192.168.0.11 [2025-01-30 18:39:03] "POST /v1/chat/completions '

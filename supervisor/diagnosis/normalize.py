@@ -151,6 +151,12 @@ UNGLUE_MIN = _EMBEDDED_MIN  # a line no longer than this, with no tqdm rate in i
 # line still behind its `(SGLangWorker pid=38138) ` prefix): split before each prefix, so that
 # frames and the exception line are lines again.
 _RAY_EMBEDDED = _C(r" (?=\([\w.:\-]+ pid=\d+(?:, ip=[\d.]+)?\) )")
+# A bare Python traceback flattened the same way (a log viewer's copy, a web form: `Traceback
+# (most recent call last): File "a.py", line 3, in f x = g() File "b.py", ...`): split before
+# each frame, so that the frames (what the process was doing: its phase) are lines again. Each
+# frame keeps its source text after it; the exception stays with the last one.
+_FLAT_FRAME = _C(r" +(?=File \"[^\"]+\", line \d+, in \S)")
+_FLAT_FRAME_MARK = '", line '
 
 
 def unglue(line: str) -> list[str]:
@@ -167,6 +173,10 @@ def unglue(line: str) -> list[str]:
         parts = [p for p in _RAY_EMBEDDED.split(line) if p]
         if len(parts) > 2:
             return [q for p in parts for q in unglue_bars(p)]
+    if len(line) > _EMBEDDED_MIN and line.count(_FLAT_FRAME_MARK) > 1:
+        parts = _FLAT_FRAME.split(line)
+        if len(parts) > 2:
+            return [parts[0], *("  " + p for p in parts[1:])]
     return unglue_bars(line)
 
 

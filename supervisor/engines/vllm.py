@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..states import Phase
-from .base import Engine, MarkerTracker, is_traffic, parse_access
+from .base import Engine, MarkerTracker, is_launcher_call, is_traffic, parse_access
 from .literals import literal_prefilter
 from .midrun import (
     is_engine_resting,
@@ -231,6 +231,11 @@ class VLLMTracker(MarkerTracker):
             # completion failing with 500 as the engine dies), was ready; traffic then means
             # serving (`_access` below). A local read is a probe (ours too): it proves nothing.
             changed = self.mark_ready(line) is not None
+        elif not self.ready and self.started and "HTTP/" in line and _answered_ok(line):
+            # the engine up (`init engine ... took`, `Starting vLLM server on`) and a request
+            # answered 2xx: uvicorn takes requests only once the app's startup is complete, so
+            # the server was ready even where its `Application startup complete` was cut
+            changed = self.mark_ready(line) is not None
         elif not self.ready and self.markers_seen == 0 and ("API server: " in line or
                                                           "Shutting down" in line) and \
                 _API_SHUTDOWN_RE.search(line):
@@ -310,6 +315,11 @@ def _proc_tag(line: str) -> str:
     """The innermost process tag of a line (a worker's inside its engine core's), or ''."""
     tags = _PROC_TAG_RE.findall(line[:200])
     return tags[-1] if tags else ""
+
+
+def _answered_ok(line: str) -> bool:
+    access = parse_access(line)
+    return access is not None and '" 2' in line and not is_launcher_call(access[1], access[2])
 
 
 def _answered(line: str) -> bool:

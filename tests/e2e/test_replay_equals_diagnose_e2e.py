@@ -169,7 +169,6 @@ LIVE_MISSES: dict[str, str] = {
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES)
     # that the live run reads as labelled, from the replay's exit status or its silence
     # the sixtieth batch (fresh59), as scored blind
-    "ao310-vllm-0192dev-dgx-spark-nemotron-super-mtp-up-local-polls.log": _API_UP,
     "ao101-vllm-pr-2603-qwen35-122b-gptq-tp2-mamba-align-routes-cut.log": _API_UP,
     "ao102-vllm-pr-2601-dedup-sampling-params-init-engine-83s-apiserver-cut.log": _API_UP,
     "ao201-vllm-082-v1-offline-llama32-1b-workshop-notebook-init-engine-took.log": _API_UP,
