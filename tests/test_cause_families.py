@@ -4745,3 +4745,44 @@ def test_an_sglang_restarted_by_its_launcher_after_a_kill_is_the_last_run_s() ->
     # guard: without the second run, the death stands
     v = classify_text("\n".join(run + death), engine="sglang")
     assert v.outcome is Outcome.CRASHED
+
+
+# --- wrappers' health checks (the 105th batch's cj106 and cj115, tuned on this session) -------
+
+SG_SERVING = ["[2026-12-06 00:04:40] Load weight begin. avail mem=20.00 GB",
+              "[2026-12-06 00:04:47] The server is fired up and ready to roll!",
+              '[2026-12-06 00:04:50] INFO:     10.0.0.5:33042 - "POST /v1/completions HTTP/1.1" '
+              "200 OK"]
+SG_SIGTERM = ["[2026-12-06 00:05:29] SIGTERM received. signum=None frame=None. Draining requests "
+              "and shutting down...",
+              "[2026-12-06 00:05:32] INFO:     Application shutdown complete."]
+
+
+@pytest.mark.parametrize("line", [
+    "[supervise.sh] 00:05:29 liveness probe failed 4 times, killing SGLang (pid 31424)",
+    "[entrypoint] vLLM not healthy after 24s, killing pid 28305",
+    "Warning  Unhealthy  pod/sglang-0  Container sglang failed liveness probe, will be restarted",
+    "watchdog: health check failed 3 times in a row; terminating the server",
+    "run.sh: killing the server: health checks failed for 60 s",
+])
+def test_a_wrapper_killing_the_engine_for_its_health_ends_the_run(line: str) -> None:
+    """A script, supervisor or kubelet giving up on the engine's health and killing it: the run
+    ended there (crashed, health_check_failed), though the engine's own lines after it are a
+    clean shutdown on the SIGTERM it got."""
+    v = classify_text("\n".join([*SG_SERVING, line, *SG_SIGTERM]), engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == \
+        (Outcome.CRASHED, Phase.SERVING, Cause.HEALTH_CHECK_FAILED)
+
+
+@pytest.mark.parametrize("line", [
+    "[entrypoint] health check 3/12 failed",
+    "Warning  Unhealthy  pod/sglang-0  Readiness probe failed: Get \"http://10.0.0.5:30000/"
+    "health\": dial tcp 10.0.0.5:30000: connect: connection refused",
+    "[supervise.sh] killing SGLang (pid 31424): the campaign is over",
+])
+def test_a_probe_failing_without_a_kill_or_a_kill_without_a_probe_names_no_health_failure(
+        line: str) -> None:
+    """guard: probes fail while an engine loads, and a script stops its engine for its own
+    reasons: neither alone is a health check that ended the run."""
+    v = classify_text("\n".join([*SG_SERVING, line, *SG_SIGTERM]), engine="sglang")
+    assert v.cause is not Cause.HEALTH_CHECK_FAILED

@@ -785,15 +785,6 @@ KNOWN_MISSES: dict[str, str] = {
         "as it came up and the API server's EngineDeadError follows, with no shutdown of the "
         "API server's own: labelled stopped, read crashed (the core stopped alone reads as a "
         "death: _core_stopped_alone)",
-    "cj106-vllm-cpu-032-health-startup-budget.log":
-        "an entrypoint script polling /health and killing vLLM after 12 failed checks during "
-        "its startup (`vLLM not healthy after 24s, killing pid`): labelled crashed and "
-        "health_check_failed, read incomplete (a wrapper's own words; no rule reads a "
-        "script's lines)",
-    "cj115-sglang-0523-health-wrong-path.log":
-        "a supervise script probing /healthz (SGLang's is /health) and SIGTERMing the serving "
-        "engine after four failures, SGLang shutting down cleanly: labelled crashed and "
-        "health_check_failed, read ready (a stop of a ready server reads ready)",
     "ci114-sglang-0523-logreq-scheduler-stopped.log":
         "the scheduler SIGSTOPped while serving, the last request logged as received and never "
         "scheduled: labelled hung, read ready (a log cut after a request it received reads "

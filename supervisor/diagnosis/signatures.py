@@ -1120,6 +1120,21 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # `PVD vector coordinator health check failed: error sending request`): the checker may be
     # at its own startup, so no phase follows from it.
     + _sig(Cause.HEALTH_CHECK_FAILED, 35, r"Health check failed")
+    # A wrapper giving up on the engine's health and killing or restarting it: an entrypoint
+    # script's `vLLM not healthy after 24s, killing pid 28305`, a supervise loop's `liveness
+    # probe failed 4 times, killing SGLang (pid 31424)`, Kubernetes' `Container vllm failed
+    # liveness probe, will be restarted`, docker's unhealthy container restarted. The run
+    # ended there, whatever the engine said after (a clean shutdown on the SIGTERM it got): the
+    # checker's failure, the cause unless the engine's own error came first. Only with the kill
+    # or restart: a probe failing while the engine loads is routine.
+    + _sig(Cause.HEALTH_CHECK_FAILED, 36,
+           r"\b(?:health|liveness)\b[^.]{0,80}\bfail\w*\b.{0,80}\b(?:kill\w*|terminat\w*"
+           r"|restart\w*)\b",
+           r"\bfail\w* (?:its |the )?(?:health|liveness)(?:[ -]?check| probe)\b.{0,60}"
+           r"\b(?:kill\w*|restart\w*|terminat\w*)\b",
+           r"\b(?:not (?:healthy|alive)|unhealthy)\b.{0,80}\bkill\w*\b",
+           r"\bkill\w*\b.{0,80}\b(?:unhealthy|not healthy|(?:health|liveness)(?:[ -]?check"
+           r"| probe)s? fail\w*)", fatal=True)
     # The interpreter refusing its own environment before any code runs (`Fatal Python error:
     # config_init_hash_seed: PYTHONHASHSEED must be "random" or an integer in range [0;
     # 4294967295]`; CPython's config_* checks of PYTHON* variables and options)

