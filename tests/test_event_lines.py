@@ -30,3 +30,9 @@ def test_removed_shared_memory_reads_as_a_sentence() -> None:
     assert format_stored_event(ev).endswith(
         "run #3: removed 5 shared-memory file(s) it left in /dev/shm (3.0 MiB): psm_a, psm_b, "
         "sem.mp-c, psm_d and 1 more")
+
+
+def test_a_long_list_of_names_is_kept_to_the_first_few() -> None:
+    from supervisor.text import first_few
+    assert first_few(["a", "b"]) == "a, b"
+    assert first_few([f"psm_{i}" for i in range(6)]) == "psm_0, psm_1, psm_2, psm_3 and 2 more"

@@ -7,6 +7,8 @@ import re
 import time
 from typing import Any
 
+from ..text import first_few
+
 # C0/C1 controls (ESC starts OSC, alt-screen, cursor moves), DEL and the bidi overrides:
 # a server's log line or a file name must not drive the operator's terminal.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -286,7 +288,7 @@ def format_stored_event(ev: dict[str, Any], runs: dict[Any, str] | None = None) 
                 f"{os.path.dirname(files[0])}{took}")
     if kind == "shm_removed" and data.get("files"):
         files = [str(f) for f in data["files"]]
-        shown = ", ".join(files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
+        shown = first_few(files)
         size = data.get("bytes")
         mib = f" ({size / 2**20:.1f} MiB)" if isinstance(size, (int, float)) else ""
         return (f"{stamp} {who}removed {len(files)} shared-memory file(s) it left in "

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..text import first_few
+
 log = logging.getLogger(__name__)
 
 SHM_ROOT = "/dev/shm"
@@ -237,7 +239,6 @@ def _all_pids() -> list[int]:
 def describe(removed: list[Removed], root: str = SHM_ROOT) -> str:
     """One line for the checklist and the daemon's log."""
     total = sum(r.size for r in removed)
-    names = ", ".join(r.name for r in removed[:4]) + (
-        f" and {len(removed) - 4} more" if len(removed) > 4 else "")
+    names = first_few([r.name for r in removed])
     return (f"removed {len(removed)} shared-memory file(s) the run left in {root} "
             f"({total / 2**20:.1f} MiB): {names}")
