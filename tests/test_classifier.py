@@ -188,10 +188,6 @@ KNOWN_MISSES: dict[str, str] = {
         "labelled crashed in serving, read crashed in warmup (SGLang's local calls only; the "
         "log ends on the worker's OOM error line)",
     # the eighteenth batch (fresh17), after its tuning
-    "v217-sglang-2503-rl-weights-update-group-barrier-distbackenderror-srun.log":
-        "a trainer's /init_weights_update_group call failing in a barrier (model_runner."
-        "init_weights_update_group): labelled serving, read launch (a client's weight-sync call "
-        "is labelled ready in r305 and t312)",
     "v218-sglang-2505-dify-e5-mistral-embedding-request-tokenizer-typeerror.log":
         "the tail of one embedding request's tokenizer TypeError (three lines, no request "
         "frame): labelled ready in serving, read crashed at launch",

@@ -2738,3 +2738,22 @@ def test_a_traceback_flattened_into_one_line_is_read_frame_by_frame() -> None:
     # doing (sizing the KV cache), as they would on lines of their own
     v = classify_text(FLATTENED, engine="vllm")
     assert v.outcome is Outcome.CRASHED and v.phase is Phase.KV_CACHE_ALLOC
+
+
+def test_srun_label_prefixes_are_stripped_so_the_frames_are_read() -> None:
+    # `srun --label` puts the task number before every line of a multi-node SGLang run: the
+    # traceback under it (a trainer's weight-update group, which only a built engine takes) is
+    # read as it is without the label; an indented Rust backtrace's `0:` is no label
+    assert strip_wrappers('3:   File "/x/model_runner.py", line 463, in f') == \
+        '  File "/x/model_runner.py", line 463, in f'
+    assert strip_wrappers("  0: rust_begin_unwind") == "  0: rust_begin_unwind"
+    log = "\n".join(
+        "0: " + line for line in [
+            "[2025-03-05 03:55:55 TP0] Scheduler hit an exception: Traceback (most recent call "
+            "last):",
+            '  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 463, in '
+            "init_weights_update_group",
+            "    dist.barrier(group=self._model_update_group)",
+            "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:2045"])
+    v = classify_text(log, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)

@@ -109,6 +109,11 @@ _RARE_WRAPPER_FORMS: tuple[str, ...] = (
     # (Worker_TP3 pid=51793) ERROR ...`, `[RAW SERVER] `), and SGLang's rank tags without their
     # stamp (`[DP0 TP0 EP0] `); not a single level word (`[ERROR] Failed to activate ...`)
     r"\[[A-Z][A-Z0-9_]*+(?: [A-Z0-9_]++)++\] ",
+    # SLURM's `srun --label` (-l): the task number and a colon before each line of every task
+    # (`0: [2025-03-05 03:55:55 TP0] Scheduler hit an exception: ...`, `3:   File "..."`), the
+    # usual way multi-node runs are started under SLURM. Before text or a frame (a Rust
+    # backtrace's `  0: rust_begin_unwind` is indented: no wrapper starts with a space there)
+    r"\d{1,4}: (?=\S| {2,}File \")",
     # a launch script relaying a container's last lines behind its own tag and a bar, as
     # docker compose does behind the service name (`[switch]   | (APIServer pid=1)   File ...`)
     r"\[[a-z][\w.\-]{0,30}+\] {1,8}+\| ",
