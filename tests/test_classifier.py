@@ -226,7 +226,8 @@ KNOWN_MISSES: dict[str, str] = {
     # the twenty-first batch (fresh20), after its tuning
     "y307-vllm-cosmos-rl-rank1-decoder-prompt-longer-than-max-model-len.log":
         "two lines: a rank's 'decoder prompt is longer than the maximum model length': "
-        "labelled serving and unknown (also invalid_config), read launch and invalid_config",
+        "labelled serving and unknown (also invalid_config), read serving and invalid_config "
+        "(the prompt refused for the model's length, the launch's limit)",
     "y308-vllm-2604-minimax-m25-ray-4node-weights-loaded-then-execute-method-keyerror.log":
         "Ray ranks on four nodes, some past 'Model loading took', the failing one only past "
         "'Loading weights took': labelled weight_loading, read kv_cache_alloc (vLLM's ranks "

@@ -2757,3 +2757,15 @@ def test_srun_label_prefixes_are_stripped_so_the_frames_are_read() -> None:
             "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:2045"])
     v = classify_text(log, engine="sglang")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+
+
+@pytest.mark.parametrize("line", [
+    "[rank1]:ValueError: The decoder prompt (length 16476) is longer than the maximum model "
+    "length of 16384. Make sure that `max_model_len` is no smaller than the number of text "
+    "tokens plus multimodal tokens.",
+    "ValueError: Input prompt (9000 tokens) is too long and exceeds limit of 8192",
+])
+def test_vllm_refusing_a_prompt_for_the_model_s_length_was_serving(line: str) -> None:
+    # vLLM sends itself no request at startup: only a client's prompt meets this check
+    v = classify_text(line + "\n", engine="vllm")
+    assert v.phase is Phase.SERVING

@@ -2055,6 +2055,14 @@ PHASE_MESSAGES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.WEIGHT_LOADING, _C(r"There is no module or parameter named '|Following weights were "
                               r"not initialized from checkpoint|Attempted to load weight \(")),
     (Phase.SERVING, _C(r"Background loop has errored already")),
+    # vLLM refusing a request's prompt for the model's length (V1's input processor: `The
+    # decoder prompt (length 16476) is longer than the maximum model length of 16384`; V0's
+    # `Input prompt (N tokens) is too long and exceeds limit of M`; the OpenAI layer's `This
+    # model's maximum context length is N tokens`): vLLM sends itself no request at startup,
+    # so only a client's prompt (a server's or an offline LLM's) meets these checks
+    (Phase.SERVING, _C(r"\bThe decoder prompt \(length \d+\) is longer than the maximum model "
+                       r"length\b|\bInput prompt \(\d+ tokens\) is too long and exceeds limit of"
+                       r"|\bThis model's maximum context length is \d+ tokens\b")),
     # an operation refused because a graph is being captured, in the words of the device's
     # runtime (the Gaudi fork's `collective nonSFG is not supported during hpu graph
     # capturing`): raised only while a graph is captured
