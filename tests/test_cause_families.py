@@ -4786,3 +4786,39 @@ def test_a_probe_failing_without_a_kill_or_a_kill_without_a_probe_names_no_healt
     reasons: neither alone is a health check that ended the run."""
     v = classify_text("\n".join([*SG_SERVING, line, *SG_SIGTERM]), engine="sglang")
     assert v.cause is not Cause.HEALTH_CHECK_FAILED
+
+
+# --- the 107th batch's kinds (real engines; a forty-first helper blind to the rules) ---------
+
+_VLLM_ARGPARSE = "/venv/lib/python3.11/site-packages/vllm/utils/argparse_utils.py"
+
+
+@pytest.mark.parametrize(("source", "error"), [
+    # a --config file that is not there (a ConfigMap not mounted: cl103)
+    ("    with open(file_path) as config_file:",
+     "FileNotFoundError: [Errno 2] No such file or directory: '/etc/vllm/serve.yaml'"),
+    # an empty one: yaml.safe_load gives None (cl104)
+    ("    for key, value in config.items():",
+     "AttributeError: 'NoneType' object has no attribute 'items'"),
+])
+def test_an_error_reading_the_launch_s_settings_file_is_the_settings(source: str,
+                                                                      error: str) -> None:
+    log = "\n".join([
+        "Traceback (most recent call last):",
+        f'  File "{_VLLM_ARGPARSE}", line 524, in _pull_args_from_config',
+        "    config_args = self.load_config_file(file_path)",
+        f'  File "{_VLLM_ARGPARSE}", line 607, in load_config_file',
+        source, error]) + "\n"
+    v = classify_text(log, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.LAUNCH, Cause.INVALID_CONFIG)
+
+
+def test_the_same_error_outside_the_settings_reader_is_not_the_settings() -> None:
+    """guard: an AttributeError raised elsewhere at launch names no setting."""
+    log = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "/venv/lib/python3.11/site-packages/vllm/entrypoints/cli/main.py", line 70, in '
+        "main",
+        "    args.dispatch_function(args)",
+        "AttributeError: 'NoneType' object has no attribute 'items'"]) + "\n"
+    assert classify_text(log, engine="vllm").cause is not Cause.INVALID_CONFIG

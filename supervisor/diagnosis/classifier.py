@@ -1035,6 +1035,8 @@ def _raised_by_config_check(scan: Scan, i: int, msg: str) -> bool:
     if not places:
         return False
     where = places[0]
+    if S.SETTINGS_FILE_READER.search(where):
+        return True  # (any error reading the launch's own settings file is the file's)
     if S.CONFIG_FRAME.search(where):
         return S.CONFIG_REJECTION.match(msg) is not None
     if "run_batch" in where or "datasets" in where or (
