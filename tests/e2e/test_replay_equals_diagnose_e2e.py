@@ -388,6 +388,10 @@ LIVE_MISSES: dict[str, str] = {
     # the seventeenth batch (fresh16): known classifier misses, labelled crashed (the replay
     # exits; diagnose finds no death in the file)
     "u309-vllm-ms-swift-qwen2vl-regression-score-param-load-weights.log": _LABEL_LIVE,
+    # the 106th batch (fresh105, runs that stall): the engine core up, its API server stopped
+    # or its data-parallel coordinator never answering (the replay's server answers the probe)
+    "ck102-vllm-cpu-032-stop-api-kvcache.log": _API_UP,
+    "ck104-vllm-cpu-032-dp2-remote-never.log": _API_UP,
     # the 105th batch (fresh104, launch scripts and wrappers): a `timeout` around the launch
     # (labelled stopped)
     "cj103-vllm-cpu-032-timeout-startup.log": _LABEL_LIVE,
