@@ -786,6 +786,13 @@ KNOWN_MISSES: dict[str, str] = {
         "the scheduler SIGSTOPped while serving, the last request logged as received and never "
         "scheduled: labelled hung, read ready (a log cut after a request it received reads "
         "so; the live daemon's canary calls it, serving_stall)",
+    # the 109th batch (fresh108, runs that stall), as scored blind
+    "cn112-sglang-0523-chat-template-fifo.log":
+        "SGLang's launcher blocked opening a --chat-template that is a named pipe while its "
+        "scheduler goes on to `max_total_num_tokens=...` and the tree cache: labelled "
+        "kv_cache_alloc (as r212), read warmup (the scheduler's summary comes once its model "
+        "runner is built, capture included, and is labelled warmup in u314, b206, jj211, "
+        "ww217, al116 and an204)",
 }
 
 

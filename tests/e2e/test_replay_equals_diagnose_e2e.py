@@ -392,6 +392,8 @@ LIVE_MISSES: dict[str, str] = {
     # or its data-parallel coordinator never answering (the replay's server answers the probe)
     "ck102-vllm-cpu-032-stop-api-kvcache.log": _API_UP,
     "ck104-vllm-cpu-032-dp2-remote-never.log": _API_UP,
+    # the 109th batch (fresh108): the API server blocked reading a --chat-template pipe
+    "cn102-vllm-cpu-032-chat-template-fifo.log": _API_UP,
     # the 105th batch (fresh104, launch scripts and wrappers): a `timeout` around the launch
     # (labelled stopped)
     "cj103-vllm-cpu-032-timeout-startup.log": _LABEL_LIVE,
