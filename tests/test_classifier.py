@@ -224,10 +224,6 @@ KNOWN_MISSES: dict[str, str] = {
         "ready', no SGLang ready line: labelled ready, read incomplete in warmup (the HTTP "
         "server answers before the warmup request is done)",
     # the twenty-first batch (fresh20), after its tuning
-    "y307-vllm-cosmos-rl-rank1-decoder-prompt-longer-than-max-model-len.log":
-        "two lines: a rank's 'decoder prompt is longer than the maximum model length': "
-        "labelled serving and unknown (also invalid_config), read serving and invalid_config "
-        "(the prompt refused for the model's length, the launch's limit)",
     "y308-vllm-2604-minimax-m25-ray-4node-weights-loaded-then-execute-method-keyerror.log":
         "Ray ranks on four nodes, some past 'Model loading took', the failing one only past "
         "'Loading weights took': labelled weight_loading, read kv_cache_alloc (vLLM's ranks "
@@ -798,6 +794,10 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    "y307-vllm-cosmos-rl-rank1-decoder-prompt-longer-than-max-model-len.log":
+        "two lines: a rank's 'decoder prompt is longer than the maximum model length': "
+        "labelled unknown (also invalid_config), read invalid_config (the prompt refused for "
+        "the launch's --max-model-len)",
     # the 104th batch (fresh103, logging set-ups), after its tuning
     "ci117-sglang-0523-cri-wrap-max-total-tokens.log":
         "--max-total-tokens 16: SGLang's own warmup request refused (`Input length (20 tokens) "

@@ -27,15 +27,20 @@ print("go", flush=True)
 custom_all_reduce()
 """
 
+# (each pass goes through a pass manager nested a random depth deep: a compiler's stacks differ
+# from one sample to the next whatever the sampling interval and the host's load, where three
+# fixed passes of fixed lengths could be sampled three times in the same place)
 COMPILE = """
-import itertools
+import itertools, random
 def lower(n): return sum(i * i for i in range(n))
 def optimise(n): return sorted(range(n), key=lambda i: -i)[:3]
 def codegen(n): return "".join(str(i) for i in range(n))
+def run_pass(step, n, depth):
+    return run_pass(step, n, depth - 1) if depth else step(n)
 print("go", flush=True)
 for step in itertools.cycle([lower, optimise, codegen]):
     for _ in range(30):
-        step(20000)
+        run_pass(step, 20000, random.randrange(8))
 """
 
 LONG_CALL = """
