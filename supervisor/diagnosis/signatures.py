@@ -1832,7 +1832,6 @@ OFFLINE_ENGINE_CALL = _C(r"/srt/entrypoints/engine\.py:(?:async_)?(?:generate|en
 PYDANTIC_VALIDATE_FRAME = _C(r"/pydantic/main\.py:model_validate\w*$")
 FILE_ACCESS_ERROR = _C(r"(?:\w+\.)*(?:FileNotFoundError|PermissionError|IsADirectoryError"
                        r"|NotADirectoryError|OSError): \[Errno \d+\]")
-# (an IndexError: a setting's list that is empty, `architectures: []`)
 # The engines reading the settings file a launch names (`--config serve.yaml`): vLLM's
 # FlexibleArgumentParser (_pull_args_from_config -> load_config_file, in
 # vllm/utils/argparse_utils.py; vllm/utils.py before 0.11) and SGLang's merger
@@ -1841,6 +1840,7 @@ FILE_ACCESS_ERROR = _C(r"(?:\w+\.)*(?:FileNotFoundError|PermissionError|IsADirec
 # has no attribute 'items'`), whatever its type: the launch's settings, invalid_config.
 SETTINGS_FILE_READER = _C(r"/vllm/utils(?:/\w+)?\.py:(?:_pull_args_from_config|_?load_config_file)$"
                           r"|/srt/utils/server_args_config_parser\.py:")
+# (an IndexError: a setting's list that is empty, `architectures: []`)
 CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError|TypeError"
                       r"|IndexError|ZeroDivisionError|VLLMValidationError)\b")
 CONFIG_REJECTION_PRIORITY = 20
