@@ -2103,6 +2103,19 @@ def test_flashinfers_wrapper_called_with_another_releases_signature_is_flashinfe
     assert cause_of(text, "sglang") is Cause.FLASHINFER_ERROR
 
 
+def test_flashinfers_wrappers_missing_where_the_backend_builds_them_is_flashinfer_error():
+    # (the 110th batch's SGLang with --attention-backend flashinfer and no flashinfer installed)
+    text = "[2026-12-06 06:20:01] Scheduler hit an exception: " + tb(
+        (f"{SG}/layers/attention/flashinfer_backend.py", "__init__",
+         "self.prefill_wrapper_ragged = BatchPrefillWithRaggedKVCacheWrapper("),
+        error="NameError: name 'BatchPrefillWithRaggedKVCacheWrapper' is not defined")
+    assert cause_of(text, "sglang") is Cause.FLASHINFER_ERROR
+    other = "[2026-12-06 06:20:01] Scheduler hit an exception: " + tb(
+        (f"{SG}/managers/scheduler.py", "__init__", "self.init_tokenizer()"),
+        error="NameError: name 'get_tokenizer' is not defined")
+    assert cause_of(other, "sglang") is not Cause.FLASHINFER_ERROR
+
+
 def test_a_log_ending_in_a_native_backtraces_frames_is_a_death():
     lines = ["frame #7: <unknown function> + 0x289da4 (0xffff86589da4 in "
              "/usr/local/Ascend/cann-9.0.0/lib64/libhccl.so)",

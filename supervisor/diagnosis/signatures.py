@@ -808,7 +808,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # argument: 'page_size'`): the installed flashinfer is not the one the engine was built for
     + _sig(Cause.FLASHINFER_ERROR, 45,
            r"^TypeError: (?:Batch|Single)\w*With\w*Wrapper\.\w+\(\) (?:missing|got an unexpected"
-           r"|takes)", scope="error", flags=_I)
+           r"|takes)",
+           # and flashinfer's names missing where the engine's attention backend uses them: its
+           # guarded import found no flashinfer (not installed, or built for another CUDA) and
+           # the backend chosen by flag or default dies building or calling a wrapper (SGLang
+           # 0.5's flashinfer_backend.py: `NameError: name 'BatchPrefillWithRaggedKVCacheWrapper'
+           # is not defined`)
+           r"^NameError: name '(?:flashinfer\w*|(?:Batch|Single)\w*With\w*Wrapper)' is not "
+           r"defined", scope="error", flags=_I)
     + _sig(Cause.FLASHINFER_ERROR, 45,
            r"fatal error: [\w/.]+\.(?:h|cuh|hpp): No such file or directory", r"^FAILED: .*\.o\b",
            r"CUDA_HOME environment variable is not set|nvcc: not found|could not find nvcc",
