@@ -798,6 +798,13 @@ CAUSE_MISSES: dict[str, str] = {
         "two lines: a rank's 'decoder prompt is longer than the maximum model length': "
         "labelled unknown (also invalid_config), read invalid_config (the prompt refused for "
         "the launch's --max-model-len)",
+    # the 110th batch (fresh109, a GPU host's settings on a host without a GPU), as scored blind
+    "co112-sglang-0523-device-cuda-visible-minus1.log":
+        "--device cuda with CUDA_VISIBLE_DEVICES=-1 on a host with no GPU: torch's `Found no "
+        "NVIDIA driver on your system` at the scheduler's set_device - labelled invalid_config "
+        "(also gpu_fault: the launch asked for a device it had hidden), read gpu_fault (the "
+        "driver-missing family, as a container started without its GPUs says it; at138, no "
+        "device at all, is labelled unknown: three readings of one family, no rule yet)",
     # the 104th batch (fresh103, logging set-ups), after its tuning
     "ci117-sglang-0523-cri-wrap-max-total-tokens.log":
         "--max-total-tokens 16: SGLang's own warmup request refused (`Input length (20 tokens) "
