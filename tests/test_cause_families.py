@@ -2116,6 +2116,29 @@ def test_flashinfers_wrappers_missing_where_the_backend_builds_them_is_flashinfe
     assert cause_of(other, "sglang") is not Cause.FLASHINFER_ERROR
 
 
+def test_torch_refusing_an_address_or_device_the_settings_spelled_is_invalid_config():
+    # (the 114th batch's --host with a port in it, and --device CPU in capitals)
+    sched = "[2026-12-06 07:16:03] Scheduler hit an exception: "
+    port = sched + tb(
+        (f"{TORCH}/distributed/elastic/rendezvous/utils.py", "parse_rendezvous_endpoint",
+         'raise ValueError('),
+        error="ValueError: Port could not be cast to integer value as '30000:25761'")
+    assert cause_of(port, "sglang") is Cause.INVALID_CONFIG
+    device = sched + tb(
+        (f"{TORCH}/utils/backend_registration.py", "get_device_module",
+         "device = torch.device(device)"),
+        error="RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, "
+              "hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone "
+              "device type at start of device string: CPU")
+    assert cause_of(device, "sglang") is Cause.INVALID_CONFIG
+    other = sched + tb(
+        (f"{TORCH}/distributed/rendezvous.py", "_create_c10d_store",
+         "return TCPStore("),
+        error="RuntimeError: The server socket has failed to listen on any local network "
+              "address. port: 30000, useIpv6: 0, code: -98, name: EADDRINUSE")
+    assert cause_of(other, "sglang") is not Cause.INVALID_CONFIG
+
+
 def test_a_log_ending_in_a_native_backtraces_frames_is_a_death():
     lines = ["frame #7: <unknown function> + 0x289da4 (0xffff86589da4 in "
              "/usr/local/Ascend/cann-9.0.0/lib64/libhccl.so)",

@@ -798,6 +798,17 @@ CAUSE_MISSES: dict[str, str] = {
         "two lines: a rank's 'decoder prompt is longer than the maximum model length': "
         "labelled unknown (also invalid_config), read invalid_config (the prompt refused for "
         "the launch's --max-model-len)",
+    # the 114th batch (fresh113, an operator's slips at the shell), as scored blind
+    "cs115-sglang-0523-model-is-shard-file.log":
+        "--model-path naming a safetensors shard: transformers' `Repo id must be in the form` "
+        "and `the config file at '<the shard>' is not a valid JSON file` - labelled "
+        "model_not_found (also invalid_config), read invalid_config as the same fault's aw112 "
+        "(SGLang) and au104 (vLLM) are labelled: two helpers, two readings",
+    "cs120-vllm-cpu-032-positional-vs-model.log":
+        "a stray positional model and a --model naming a head_dim-16 model: the first request "
+        "dies on `Unsupported CPU attention configuration: head_dim=16 isa=2` - labelled "
+        "invalid_config (the launch served the wrong model; also unsupported_arch), read "
+        "unsupported_arch as r05, the same kernel's refusal, is labelled",
     # the 110th batch (fresh109, a GPU host's settings on a host without a GPU), as scored blind
     "co112-sglang-0523-device-cuda-visible-minus1.log":
         "--device cuda with CUDA_VISIBLE_DEVICES=-1 on a host with no GPU: torch's `Found no "

@@ -1185,7 +1185,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # finding no address on the network interface it was told to use (GLOO_SOCKET_IFNAME:
     # `[enforce fail at .../gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to find
     # address for: nosuch0`): an interface this host does not have
-    + _sig(Cause.INVALID_CONFIG, 75, r"\bUnable to find address for: \S+", scope="error")
+    + _sig(Cause.INVALID_CONFIG, 75, r"\bUnable to find address for: \S+",
+           # torch refusing an address or device the launch's settings spelled: its rendezvous
+           # parsing the host:port the engine built from --host / --dist-init-addr / MASTER_*
+           # (elastic/rendezvous/utils.py: `ValueError: Port could not be cast to integer value
+           # as '30000:25761'` for a host given with a port) and its device-string parser
+           # (`RuntimeError: Expected one of cpu, cuda, ... device type at start of device
+           # string: CPU`, `Invalid device string: 'cuda:x'`): a value no host could run
+           r"\bPort could not be cast to integer value as ",
+           r"\bdevice type at start of device string: ", r"\bInvalid device string: ",
+           scope="error")
     # Bad launch arguments: argparse refuses the command line (`launch_server.py: error:
     # unrecognized arguments: ...`, `vllm serve: error: argument --x: invalid choice`) and exits
     # 2 before any model work; its usage block alone says the same.
