@@ -2139,6 +2139,63 @@ def test_torch_refusing_an_address_or_device_the_settings_spelled_is_invalid_con
     assert cause_of(other, "sglang") is not Cause.INVALID_CONFIG
 
 
+def test_a_lora_adapter_with_a_peft_feature_the_engine_refuses_is_invalid_config():
+    # (the 112th batch's DoRA adapters, refused by vLLM's and SGLang's LoRA serving)
+    vllm = tb((f"{VL}/lora/peft_helper.py", "validate_legal",
+               'raise ValueError("vLLM does not yet support DoRA.")'),
+              error="ValueError: vLLM does not yet support DoRA.")
+    assert cause_of(vllm, "vllm") is Cause.INVALID_CONFIG
+    sglang = "[2026-12-06 06:58:01] Scheduler hit an exception: " + tb(
+        (f"{SG}/lora/lora_manager.py", "load_lora_adapter", "raise RuntimeError("),
+        error="RuntimeError: Failed to load LoRA adapter dora: Failed to load dora because LoRA "
+              "serving currently doesn't support DoRA adapters")
+    assert cause_of(sglang, "sglang") is Cause.INVALID_CONFIG
+    # (a LoRA kernel the GPU cannot run is no adapter's feature)
+    other = tb((f"{VL}/lora/punica_wrapper/punica_gpu.py", "__init__", "raise RuntimeError("),
+               error="RuntimeError: Punica kernels require compute capability 8.0 or above")
+    assert cause_of(other, "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_a_generic_error_building_the_rotary_embedding_is_the_configs_rope_block():
+    # (the 112th batch's rope block in a newer release's per-layer-type form)
+    text = tb((f"{VL}/model_executor/models/llama.py", "_init_rotary_emb",
+               "self.rotary_emb = get_rope("),
+              (f"{VL}/model_executor/layers/rotary_embedding/__init__.py", "get_rope",
+               "key = (head_size, rotary_dim, max_position, is_neox_style, rope_parameters_args"),
+              error="TypeError: unhashable type: 'dict'")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    other = tb((f"{VL}/model_executor/models/llama.py", "__init__", "self.mlp = LlamaMLP("),
+               error="TypeError: unhashable type: 'dict'")
+    assert cause_of(other, "vllm") is Cause.UNKNOWN
+
+
+def test_the_checkpoints_quantization_config_read_at_argument_resolution_is_launch():
+    # (the 112th batch's torchao config with torchao missing: vLLM's engine config resolving
+    # the checkpoint's quantization, before any engine process)
+    v = verdict("(APIServer pid=31064) INFO 12-06 06:57:13 [model.py:733] Resolved architecture: "
+                "LlamaForCausalLM",
+                "Traceback (most recent call last):",
+                f'  File "{VL}/engine/arg_utils.py", line 2838, in create_engine_config',
+                f'  File "{VL}/config/vllm.py", line 895, in _get_quantization_config',
+                f'  File "{VL}/model_executor/model_loader/weight_utils.py", line 274, in '
+                "get_quant_config",
+                f'  File "{VL}/model_executor/model_loader/weight_utils.py", line 232, in '
+                "make_checkpoint_config",
+                f'  File "{VL}/model_executor/layers/quantization/torchao.py", line 176, in '
+                "from_config",
+                "ImportError: Please install torchao>=0.10.0 via `pip install torchao>=0.10.0` "
+                "to use torchao quantization.", engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.LAUNCH)
+    # the loader reading it as it loads still dates a load
+    w = verdict("Traceback (most recent call last):",
+                f'  File "{VL}/model_executor/model_loader/default_loader.py", line 487, in '
+                "load_weights",
+                f'  File "{VL}/model_executor/model_loader/weight_utils.py", line 274, in '
+                "get_quant_config",
+                "ValueError: Cannot find the config file for awq", engine="vllm")
+    assert w.phase is Phase.WEIGHT_LOADING
+
+
 def test_a_log_ending_in_a_native_backtraces_frames_is_a_death():
     lines = ["frame #7: <unknown function> + 0x289da4 (0xffff86589da4 in "
              "/usr/local/Ascend/cann-9.0.0/lib64/libhccl.so)",

@@ -798,6 +798,13 @@ CAUSE_MISSES: dict[str, str] = {
         "two lines: a rank's 'decoder prompt is longer than the maximum model length': "
         "labelled unknown (also invalid_config), read invalid_config (the prompt refused for "
         "the launch's --max-model-len)",
+    # the 112th batch (fresh111, the model's files from another version of the tools), tuned on
+    "cq117-sglang-0523-rope-per-layer-type.log":
+        "a rope block in the per-layer-type form on a Llama: SGLang's Transformers backend dies "
+        "in its own compile check (can_enable_torch_compile reading the rope parameters: "
+        "`AttributeError: 'float' object has no attribute 'get'`) - labelled invalid_config "
+        "(also unknown), read unknown: no frame of the rope's construction, only a statement "
+        "that happens to read it (vLLM's, in get_rope, is read invalid_config)",
     # the 114th batch (fresh113, an operator's slips at the shell), as scored blind
     "cs115-sglang-0523-model-is-shard-file.log":
         "--model-path naming a safetensors shard: transformers' `Repo id must be in the form` "

@@ -1535,8 +1535,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # parse_fine_tuned_lora_name: `base_model.model.lm_head.weight is unsupported LoRA weight`
     # for PEFT's modules_to_save; lora/models.py: `While loading X, expected target modules in
     # [...] but received [...]`): the adapter or --lora-modules must change, not the host
+    # So is an adapter trained with a PEFT feature the engine's LoRA serving refuses by name
+    # (DoRA: vLLM's peft_helper `vLLM does not yet support DoRA.`, SGLang's `LoRA serving
+    # currently doesn't support DoRA adapters`): the adapter is whole, the engine has no path
     + _sig(Cause.INVALID_CONFIG, 40, r"\bis unsupported LoRA weight\b",
-           r"\bexpected target modules in \[.{0,400}\] but received\b", scope="error", flags=_I)
+           r"\bexpected target modules in \[.{0,400}\] but received\b",
+           r"\b(?:does not|doesn't)(?: yet)? support DoRA\b",
+           r"\bLoRA\b.{0,60}\b(?:currently )?(?:does not|doesn't)(?: yet)? support\b.{0,40}"
+           r"\badapters?\b", scope="error", flags=_I)
     # A value over the limit a launch setting sets (`ValueError: LoRA rank 256 is greater than
     # max_lora_rank 16.`, `... is larger than max_num_batched_tokens`): the setting, or what
     # was asked of it, must change. Below every message naming a cause of its own (the KV
@@ -1659,6 +1665,11 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
                                     r"\w*compile|/_inductor/(?!output_code\.py:|utils\.py:run$"
                                     r"|runtime/triton_heuristics\.py:run$)"), 26),
     (Cause.WARMUP_FAILED, _C(r":_execute_server_warmup$|:_wait_and_warmup$"), 24),
+    # the engines building the rotary embedding from the model's rope settings (vLLM's and
+    # SGLang's get_rope): a generic error there (`TypeError: unhashable type: 'dict'` for a
+    # rope block in a newer release's per-layer-type form) is the config's rope block, as its
+    # `Unknown RoPE scaling type` refusal is
+    (Cause.INVALID_CONFIG, _C(r"/rotary_embedding(?:/__init__)?\.py:get_rope$"), 24),
     # the HTTP server loading the certificate and key the launch named (--ssl-certfile,
     # --ssl-keyfile: uvicorn's create_ssl_context -> ssl's load_cert_chain, whose
     # FileNotFoundError names no file): the settings are wrong, not the model. So is a client's
@@ -2207,12 +2218,18 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     (Phase.WEIGHT_LOADING, _C(r":(?:load_model|load_weights|_load_weights|\w*weight_loader"
                               r"|load_weights_and_postprocess|\w*weights_iterator"
                               r"|download_weights_from_hf|process_weights_after_loading"
-                              r"|\w+_repack)$|weight_utils\.py:"
+                              r"|\w+_repack)$"
+                              # (not the checkpoint's quantization config, which vLLM's engine
+                              # config resolves at argument resolution too, config/vllm.py
+                              # _get_quantization_config: a loader's own frames date a load)
+                              r"|weight_utils\.py:(?!get_quant_config$|make_checkpoint_config$)"
                               # (not the architecture's resolution in model_loader/utils.py,
                               # which argument resolution and SGLang's expert-location setup
                               # call before any loading: under a loader, its frames date it)
                               r"|model_loader(?:/(?!utils\.py:(?:get_model_architecture"
-                              r"|resolve_transformers_arch|get_architecture_class_name)$)|\.py:)"
+                              r"|resolve_transformers_arch|get_architecture_class_name)$"
+                              r"|weight_utils\.py:(?:get_quant_config|make_checkpoint_config)$)"
+                              r"|\.py:)"
                               # building the model before its weights are read (vLLM and SGLang
                               # construct every layer in the loader): a layer's or a model's
                               # constructor, rotary tables computed at construction
