@@ -10,8 +10,10 @@ the daemon's run log holds it) to OUT_DIR/NAME.log under a `# source:` line sayi
 made. The labels (outcome, phase_at_end, cause) are written by a person reading the log, as for
 every file of the corpus: the fault induced is what the note says, not the label itself.
 
-One engine at a time (2 cores); every run's process group is killed at the end, whatever
-happened. Fast failures take 10-40 s; a scenario that serves takes 1-3 minutes.
+One engine at a time (2 cores): each scenario holds a lock on a file in the temporary folder
+while it runs, so recorders started at once (helpers sharing the machine) take turns scenario by
+scenario instead of polling for each other. Every run's process group is killed at the end,
+whatever happened. Fast failures take 10-40 s; a scenario that serves takes 1-3 minutes.
 
 The default scenarios are log_scenarios.py's table; their building blocks (broken copies of
 the tiny model, steps that act on a running server) are log_faults.py's. `--scenarios FILE`
@@ -21,6 +23,8 @@ records a table of one's own instead: a Python file defining SCENARIOS from thos
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import importlib.util
 import os
 import shutil
@@ -28,7 +32,9 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -130,6 +136,20 @@ def load_scenarios(path: Path | None) -> list[Scenario]:
     return table
 
 
+@contextlib.contextmanager
+def one_recording_at_a_time() -> Iterator[None]:
+    """Hold the machine's recording lock for one scenario (blocking while another recorder
+    holds it): two engines at once on 2 cores would slow both into faults of their own."""
+    path = Path(tempfile.gettempdir()) / "gns-record-logs.lock"
+    with open(path, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"waiting for another recorder (lock {path})", flush=True)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield  # (closing the file releases the lock, whatever happened in the scenario)
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out", type=Path, nargs="?")
@@ -151,7 +171,8 @@ def main(argv: list[str]) -> int:
     work = a.out / ".work"
     work.mkdir(exist_ok=True)
     for sc in chosen:
-        record(sc, a.out, work)
+        with one_recording_at_a_time():
+            record(sc, a.out, work)
     shutil.rmtree(work, ignore_errors=True)
     return 0
 
