@@ -577,9 +577,6 @@ KNOWN_MISSES: dict[str, str] = {
     # the forty-fourth batch (fresh43), as scored blind, then tuned on
     "xx108-vllm-ascend-0180-2605-a3-dsv4-flash-w8a8-mtp-engine-003-stats-running-1-specdec-then-hang.log":
         "busy stats, then nothing: labelled hung from the thread, read ready in serving",
-    "xx113-vllm-v1-084-2504-h20-conda-request-tail-then-enginecore-hit-exception-mm-cache-keyerror-hash.log":
-        "a request line cut at its start, then the engine core's exception: labelled serving, "
-        "read launch (the cut request line is not read as one)",
     "xx116-vllm-2607-club3090-gemma4-apiserver-engine-core-init-failed-then-container-restart-overlay-nvlink-new-start.log":
         "a run that failed, then the container restarting it: labelled incomplete (the new "
         "run), read crashed (the log's runs are not told apart)",
@@ -1756,6 +1753,19 @@ def test_vllm_request_log_at_the_start_of_a_fragment_is_serving():
                  "INFO 12-18 18:27:37 [logger.py:39] Received request cmpl-2c3d: prompt: 'hi'"])
     assert (v.engine, v.outcome, v.phase, v.cause) == ("vllm", Outcome.READY, Phase.SERVING,
                                                         None)
+
+
+def test_vllm_request_line_cut_at_its_start_is_still_a_request():
+    """A long prompt wraps vLLM's request log line and the paste keeps only its tail (`...',
+    params: SamplingParams(n=16, ...)`), then the engine core dies: it died serving."""
+    tail = ("format.<|im_end|>\\n<|im_start|>assistant\\n', params: SamplingParams(n=16, "
+            "temperature=0.7), prompt_token_ids: None, lora_request: None.")
+    died = [f"{VCORE} EngineCore hit an exception: Traceback (most recent call last):",
+            f"{VCORE}   File \"/usr/lib/python3/site-packages/cachetools/__init__.py\", line 68, "
+            "in __getitem__", f"{VCORE} KeyError: '313e0f04'"]
+    v = verdict([tail, *died])
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING)
+    assert verdict(died).phase is Phase.LAUNCH  # the request's tail is what dates it
 
 
 def test_vllm_engine_core_exiting_is_a_stop_and_a_fatal_error_is_not():

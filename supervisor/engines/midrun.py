@@ -26,6 +26,9 @@ from .base import is_launcher_call, is_loopback, is_probe, parse_access
 _BUSY_STATS = re.compile(r"\b(?:Running|Waiting|Pending): [1-9]\d* reqs"
                          r"|throughput: (?:[1-9]|0\.\d*[1-9])")
 _REQUEST_LOG = re.compile(r"\b(?:Added|Received) request \S")
+# The tail of that request line (`..., params: SamplingParams(n=16, ...), prompt_token_ids:`)
+# where a long prompt wrapped it and the paste kept only its continuation: the same request.
+_REQUEST_PARAMS = "params: SamplingParams("
 # SGLang's batch statistics: its warmup is one short request, so a prefill batch with requests
 # already running or waiting in the queue is traffic (DP-attention ranks log one line each), and
 # so is one prefilling more new tokens than the warmup's prompt has (`The capital city of
@@ -228,4 +231,5 @@ def is_offline_generate(line: str) -> bool:
 
 def is_request_log(line: str) -> bool:
     """vLLM logging a request it accepted: the API server is up and taking requests."""
-    return " request " in line and _REQUEST_LOG.search(line) is not None
+    return " request " in line and _REQUEST_LOG.search(line) is not None \
+        or _REQUEST_PARAMS in line

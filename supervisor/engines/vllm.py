@@ -43,7 +43,7 @@ _PREFILTER = literal_prefilter(
     "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "reset prefix cache",
     "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/", "Reqid: ",
     "(engine dead)", "Registering KV_Caches", "weights loaded. Memory", "redo model forwarding",
-    "successful transfers=", "Running batch",
+    "successful transfers=", "Running batch", "params: SamplingParams(",
 )
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
