@@ -2968,6 +2968,30 @@ def test_the_engine_core_stopped_alone_while_serving_is_a_death() -> None:
     assert (v.outcome, v.cause) == (Outcome.READY, None), v
 
 
+def test_the_whole_group_signalled_before_the_api_server_was_up_is_a_stop() -> None:
+    """`timeout` (or `docker stop`) signals the whole group as the engine core comes up: the
+    core logs the signal, its worker exits 0 on its own (it got the signal too), the API
+    server, still waiting for its core, only sees the core gone. A stop, not a death; the
+    same lines with the core signalled alone (its worker asked to exit) are one."""
+    core = [f"{_CORE} [core.py:402] init engine (profile, create kv cache, warmup model) took "
+            "9.81 s",
+            f"{_CORE} [core.py:1454] [shutdown] EngineCore: trigger received signal=SIGTERM"]
+    worker = (f"{_CORE} [multiproc_executor.py:315] Worker proc VllmWorker-0 died unexpectedly "
+              "(exit code: 0), shutting down executor.")
+    asked = f"{_CORE} [multiproc_executor.py:479] [shutdown] Executor: waiting for worker exit"
+    tail = [f"{_API} [core_client.py:817] [shutdown] MPClient: engine core exited unexpectedly; "
+            "starting cleanup", f"{_API} [async_llm.py:906] AsyncLLM output_handler failed.",
+            f"{_API} [async_llm.py:906] vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
+            "encountered an issue. See stack trace (above) for the root cause."]
+    v = verdict(_UP, *core, worker, *tail, engine="vllm")
+    assert v.outcome is not Outcome.CRASHED and v.cause is None, v
+    v = verdict(_UP, *core, asked, *tail, engine="vllm")
+    assert v.outcome is Outcome.CRASHED, v
+    # a worker dead of another signal after the core's: no sign the group was signalled
+    v = verdict(_UP, *core, worker.replace("code: 0", "code: -9"), *tail, engine="vllm")
+    assert v.outcome is Outcome.CRASHED, v
+
+
 def test_a_chat_templates_warmup_render_failing_is_no_warmup_failure() -> None:
     v = verdict(_UP, f"{_API} [base.py:380] Chat template warmup failed",
                 f"{_API} [base.py:380] jinja2.exceptions.TemplateSyntaxError: unexpected '}}'",

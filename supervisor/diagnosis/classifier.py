@@ -1153,12 +1153,21 @@ def _core_stopped_alone(scan: Scan, i: int, msgs: list[str]) -> None:
     received signal=SIGTERM`): the core was stopped or killed alone, not the run - a death,
     not a stop. A stop of the whole run makes the API server begin its own shutdown (`API
     server: shutdown triggered`) before the core is gone, and its client then expects the
-    exit. Asked only of the client's line."""
+    exit. So does the signal reaching the workers too (a worker gone on its own with exit code
+    0 or -15 before the core asked, `Worker proc VllmWorker-0 died unexpectedly (exit code:
+    0)`): the whole group was signalled (`timeout`, `docker stop`) while the API server was
+    still waiting for its core, before its own handler was up. Asked only of the client's
+    line."""
     stop = scan.stop_at
     if stop is None or "EngineCore" not in msgs[stop]:
         return
-    if not any("API server" in m or "shutdown triggered" in m for m in msgs[stop:i]):
+    if not any("API server" in m or "shutdown triggered" in m or
+               "died unexpectedly" in m and _WORKER_SIGNALLED.search(m) for m in msgs[stop:i]):
         scan.stop_at = None
+
+
+# a vLLM worker that exited cleanly or of SIGTERM by itself: it got the stop signal too
+_WORKER_SIGNALLED = re.compile(r"Worker proc \S+ died unexpectedly \(exit code: (?:0|-15)\)")
 
 
 def _client_closed_its_engine(scan: Scan, msgs: list[str]) -> bool:
