@@ -168,7 +168,9 @@ def main(argv: list[str]) -> int:
     if missing:
         raise SystemExit(f"no scenario named {', '.join(sorted(missing))}: see --list")
     a.out.mkdir(parents=True, exist_ok=True)
-    work = a.out / ".work"
+    # one scratch folder per invocation: two recorders writing to the same folder would
+    # otherwise share one, and the first to finish would delete the other's model copies
+    work = a.out / f".work-{os.getpid()}"
     work.mkdir(exist_ok=True)
     for sc in chosen:
         with one_recording_at_a_time():
