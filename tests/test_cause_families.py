@@ -4939,3 +4939,54 @@ def test_the_same_error_outside_the_settings_reader_is_not_the_settings() -> Non
         "    args.dispatch_function(args)",
         "AttributeError: 'NoneType' object has no attribute 'items'"]) + "\n"
     assert classify_text(log, engine="vllm").cause is not Cause.INVALID_CONFIG
+
+
+# --- the API server's own settings (the 116th and 117th batches) -----------------------------
+
+_APP = f"{VL}/entrypoints/launchers/api_server"
+
+
+def test_a_middleware_of_the_wrong_kind_is_the_setting() -> None:
+    """vLLM's --middleware given a plain function: the refusal names the setting (cu102)."""
+    log = tb((f"{_APP}/entry.py", "build_and_serve", "app = build_app(args)"),
+             (f"{VL}/entrypoints/launchers/app.py", "init_entrypoints_middleware",
+              "raise ValueError("),
+             error="ValueError: Invalid middleware tenant_mw.add_tenant_header. Must be a "
+                   "function or a class.")
+    assert cause_of(log, "vllm") is Cause.INVALID_CONFIG
+    # guard: an 'Invalid ...' line that names no kind the setting must be is no such refusal
+    log = tb((f"{_APP}/entry.py", "build_and_serve", "app = build_app(args)"),
+             error="ValueError: Invalid prompt. The prompt is empty.")
+    assert cause_of(log, "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_a_tool_server_not_there_at_startup_is_the_setting() -> None:
+    """vLLM's --tool-server naming an address where no MCP server listens: its client's
+    connection error as the app state is built (cu104)."""
+    frames = [(f"{_APP}/app_state.py", "init_app_state", "await init_tool_server(args)"),
+              (f"{VL}/entrypoints/mcp/tool_server.py", "init_tool_server",
+               "await tool_server.add_tool_server(args.tool_server)"),
+              (f"{VL}/entrypoints/mcp/tool_server.py", "add_tool_server",
+               "initialize_response, list_tools_response = await list_server_and_tools(url)"),
+              (f"{VL}/entrypoints/mcp/tool_server.py", "list_server_and_tools",
+               "async with sse_client(url=server_url) as streams, ClientSession("),
+              ("/venv/lib/python3.11/site-packages/httpx/_transports/default.py",
+               "map_httpcore_exceptions", "raise mapped_exc(message) from exc")]
+    log = tb(*frames, error="httpx.ConnectError: All connection attempts failed")
+    assert cause_of(log, "vllm") is Cause.INVALID_CONFIG
+    # guard: the same connection error under another caller names no setting
+    log = tb(frames[0], frames[-1], error="httpx.ConnectError: All connection attempts failed")
+    assert cause_of(log, "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_pooling_parameters_the_model_refuses_are_the_settings() -> None:
+    """vLLM checking the pooling parameters of its startup's dummy pooler run against the
+    model: a --pooler-config value the model cannot take (cv105)."""
+    frames = [(f"{VL}/v1/worker/gpu_model_runner.py", "_dummy_pooler_run_task",
+               "dummy_pooling_params.verify(self.model_config)"),
+              (f"{VL}/pooling_params.py", "verify", "self._set_default_parameters(model_config)"),
+              (f"{VL}/pooling_params.py", "_set_default_parameters", "raise VLLMValidationError(")]
+    error = ("vllm.exceptions.VLLMValidationError: Model '/m/llama' does not support Matryoshka "
+             "embeddings; dimensions must be unset (received dimensions=64).")
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+    assert cause_of(tb(frames[0], error=error), "vllm") is not Cause.INVALID_CONFIG

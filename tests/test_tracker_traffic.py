@@ -390,3 +390,22 @@ def test_vllm_request_log_after_startup_lines_is_up_and_serving() -> None:
     assert not tracker.ready
     tracker.feed(request)
     assert tracker.ready and tracker.phase is Phase.SERVING
+
+
+@pytest.mark.parametrize("status", ["307 Temporary Redirect", "401 Unauthorized",
+                                    "403 Forbidden", "405 Method Not Allowed"])
+def test_a_request_turned_away_before_the_engine_is_not_serving(status: str) -> None:
+    """A request the HTTP layer answered without the engine (an HTTPS redirect middleware, a
+    missing or wrong API key, a method the route lacks): the server is up, nothing served."""
+    line = f'INFO:     10.0.0.7:43052 - "POST /v1/completions HTTP/1.1" {status}'
+    tracker = _walk("vllm", [VLLM_READY, line])
+    assert tracker.ready and tracker.phase is Phase.READY
+
+
+@pytest.mark.parametrize("status", ["200 OK", "400 Bad Request", "404 Not Found",
+                                    "500 Internal Server Error"])
+def test_a_request_the_handler_took_is_serving(status: str) -> None:
+    """Answered by the API's handler (a model name it lacks, a bad request, the engine failing
+    it): the server was serving."""
+    line = f'INFO:     10.0.0.7:43052 - "POST /v1/completions HTTP/1.1" {status}'
+    assert _walk("vllm", [VLLM_READY, line]).phase is Phase.SERVING

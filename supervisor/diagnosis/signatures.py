@@ -1317,6 +1317,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # a seed outside what the generator takes (numpy's `ValueError: Seed must be between
            # 0 and 2**32 - 1`, from the engine seeding its workers with --seed)
            r"^(?:\w+\.)*ValueError: Seed must be between ",
+           # a named object the launch hands the server that is not of the kind it takes (vLLM's
+           # --middleware given a plain function: `ValueError: Invalid middleware
+           # mod.add_header. Must be a function or a class.`): the refusal names the setting
+           r"^(?:\w+\.)*(?:ValueError|TypeError): Invalid [a-z][\w -]{0,40} [\w.:\-]+\. "
+           r"Must be (?:a|an|one of)\b",
            # a process the launch expects a launcher to have started (vLLM's external_launcher
            # backend, torch.distributed's env:// init, a worker under torchrun) run without one:
            # the launcher's variables are read from the environment and are not there
@@ -1670,6 +1675,12 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # rope block in a newer release's per-layer-type form) is the config's rope block, as its
     # `Unknown RoPE scaling type` refusal is
     (Cause.INVALID_CONFIG, _C(r"/rotary_embedding(?:/__init__)?\.py:get_rope$"), 24),
+    # the API server reaching the tool servers the launch names (vLLM's --tool-server, its
+    # MCP client listing each server's tools as the app state is built): a server not
+    # there or not speaking MCP (`httpx.ConnectError: All connection attempts failed`) is the
+    # setting, whatever the client library's words
+    (Cause.INVALID_CONFIG, _C(r"/tool_server\.py:(?:init_tool_server|add_tool_server"
+                              r"|list_server_and_tools)$"), 24),
     # the HTTP server loading the certificate and key the launch named (--ssl-certfile,
     # --ssl-keyfile: uvicorn's create_ssl_context -> ssl's load_cert_chain, whose
     # FileNotFoundError names no file): the settings are wrong, not the model. So is a client's
@@ -1841,6 +1852,10 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   # an offline script, whose own settings they are (a server answers a 400)
                   r"|/vllm/sampling_params\.py:_?verify\w*$"
                   r"|/srt/sampling/sampling_params\.py:_?verify\w*$"
+                  # (and vLLM's pooling parameters checked against the model and the launch's
+                  # --pooler-config, in the startup's dummy pooler run or a script's call:
+                  # `does not support Matryoshka embeddings; dimensions must be unset`)
+                  r"|/vllm/pooling_params\.py:_?(?:verify|set_default)\w*$"
                   # SGLang's offline Engine turning its keyword arguments into ServerArgs
                   # (`server_args = self.server_args_class(**kwargs)`: `TypeError: Unexpected
                   # keyword argument 'tensor_parallel_size'`): a setting it does not have

@@ -300,7 +300,7 @@ class MarkerTracker(PhaseTracker):
         if access is None or is_launcher_call(access[1], access[2]):
             return False
         if self.ready:
-            if is_traffic(access[1], access[0], access[2]):
+            if is_traffic(access[1], access[0], access[2]) and not turned_away(line):
                 self.requests_seen += 1
                 return self._advance(Phase.SERVING)
             return False
@@ -310,6 +310,18 @@ class MarkerTracker(PhaseTracker):
             self.requests_seen += 1
             return self._advance(Phase.SERVING)
         return self._advance(Phase.WARMUP)
+
+
+def turned_away(line: str) -> bool:
+    """A request the HTTP layer answered without the engine: redirected (3xx: an HTTPS redirect
+    middleware), refused for its key (401, 403) or its method (405). The server is up; nothing
+    was served. (A 400 or a 5xx came through the handler to the engine's input processing or
+    the engine itself; a 404, a model name or route the server lacks, is labelled served in
+    seven logs of eight: a client using the API, as a person reads it.)"""
+    return _TURNED_AWAY.search(line) is not None
+
+
+_TURNED_AWAY = re.compile(r'HTTP/[\d.]+" (?:3\d\d|40[135])\b')
 
 
 def _remote_client_call(access: tuple[str, str, str], line: str) -> bool:
