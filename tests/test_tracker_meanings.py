@@ -47,6 +47,15 @@ def test_sglang_pool_report_of_a_build_before_mid_2025_is_warmup() -> None:
     assert _walk("sglang", [POOL]) is Phase.KV_CACHE_ALLOC  # a 2026 build's: before capture
 
 
+def test_sglang_cpu_builds_pool_report_is_a_2026_builds() -> None:
+    """The CPU build (0.5.23) reports the host memory left, `available_cpu_mem=`, where GPU
+    builds say `available_gpu_mem=`: the same 2026 report, before the scheduler's last steps
+    (grammar backend, tree cache), so still kv_cache_alloc (cy107, cy108, cn112)."""
+    cpu = (f"{TS} max_total_num_tokens=15582879, chunked_prefill_size=4096, max_prefill_tokens="
+           "16384, max_running_requests=4096, context_len=2048, available_cpu_mem=5.02 GB")
+    assert _walk("sglang", [cpu]) is Phase.KV_CACHE_ALLOC
+
+
 VLLM_KV = ("(EngineCore pid=127) INFO 04-15 13:41:18 [kv_cache_utils.py:1319] GPU KV cache size: "
            "1,126,400 tokens")
 VLLM_WARM = ("(Worker pid=185) INFO 04-15 13:41:24 [cpu_model_runner.py:116] Warming up model "

@@ -220,12 +220,13 @@ class SGLangTracker(MarkerTracker):
             changed = self._advance(Phase.CUDA_GRAPH_CAPTURE) or changed
         if "max_total_num_tokens=" in line and (
                 self.phase is Phase.CUDA_GRAPH_CAPTURE or
-                ("context_len=" in line and "available_gpu_mem" not in line)):
+                ("context_len=" in line and "available_" not in line)):
             # 0.4/0.5 builds capture inside the model runner's init and report the pool after
             # it: the capture is over, the HTTP server is next (warmup). Builds before mid-2025
             # (no `available_gpu_mem` in the line; 0.4.3 printed it on every rank) always did:
             # their report ends the scheduler's init. 2026 builds report it before HiCache
-            # setup and graph capture: there it stays kv_cache_alloc (MARKERS).
+            # setup and graph capture, with the memory left (`available_gpu_mem=`, the CPU
+            # build's `available_cpu_mem=`): there it stays kv_cache_alloc (MARKERS).
             changed = self._advance(Phase.WARMUP) or changed
         if "apturing batches" in line or "graph bs" in line or "%|" in line:
             changed = self._capture_progress(line) or changed
