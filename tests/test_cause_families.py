@@ -924,8 +924,6 @@ TORCH_INIT = "Unexpected error from cudaGetDeviceCount(). Did you run some cuda 
     "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please "
     "update your GPU driver by downloading and installing a new version from the URL: "
     "http://www.nvidia.com/Download/index.aspx",
-    "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
-    "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
     "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, "
     "e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available "
     "devices to be zero.",
@@ -936,6 +934,15 @@ TORCH_INIT = "Unexpected error from cudaGetDeviceCount(). Did you run some cuda 
 ])
 def test_a_cuda_runtime_that_cannot_start_on_the_driver_is_gpu_fault(error):
     assert cause_of(tb(INIT_DEVICE, error=error, prefix=CORE), "vllm") is Cause.GPU_FAULT
+
+
+def test_no_driver_found_where_the_launch_asks_for_cuda_is_the_setting():
+    """torch finding no NVIDIA driver at all: a container started without its GPUs, `--device
+    cuda` on a host with none (co112, cz108: both labelled so) - a process given no GPU, as
+    `No CUDA GPUs are available` is; not a driver that is there and failing."""
+    error = ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
+             "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
+    assert cause_of(tb(INIT_DEVICE, error=error, prefix=CORE), "vllm") is Cause.INVALID_CONFIG
 
 
 def test_vllm_v0_engine_logging_error_804_alone_is_gpu_fault():

@@ -841,13 +841,12 @@ CAUSE_MISSES: dict[str, str] = {
         "dies on `Unsupported CPU attention configuration: head_dim=16 isa=2` - labelled "
         "invalid_config (the launch served the wrong model; also unsupported_arch), read "
         "unsupported_arch as r05, the same kernel's refusal, is labelled",
-    # the 110th batch (fresh109, a GPU host's settings on a host without a GPU), as scored blind
-    "co112-sglang-0523-device-cuda-visible-minus1.log":
-        "--device cuda with CUDA_VISIBLE_DEVICES=-1 on a host with no GPU: torch's `Found no "
-        "NVIDIA driver on your system` at the scheduler's set_device - labelled invalid_config "
-        "(also gpu_fault: the launch asked for a device it had hidden), read gpu_fault (the "
-        "driver-missing family, as a container started without its GPUs says it; at138, no "
-        "device at all, is labelled unknown: three readings of one family, no rule yet)",
+    # the 121st batch (fresh120, debugging aids), as scored blind
+    "cz110-vllm-cpu-032-cpp-stacktraces-hd16.log":
+        "a head_dim-16 model served with torch's C++ stack traces on: the first request dies "
+        "on `Unsupported CPU attention configuration: head_dim=16 isa=2` - labelled "
+        "invalid_config (also unsupported_arch), read unsupported_arch as r05, the same "
+        "kernel's refusal, is labelled (cs120 is labelled as this one)",
     # the 104th batch (fresh103, logging set-ups), after its tuning
     "ci117-sglang-0523-cri-wrap-max-total-tokens.log":
         "--max-total-tokens 16: SGLang's own warmup request refused (`Input length (20 tokens) "

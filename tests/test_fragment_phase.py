@@ -2769,3 +2769,56 @@ def test_vllm_refusing_a_prompt_for_the_model_s_length_was_serving(line: str) ->
     # vLLM sends itself no request at startup: only a client's prompt meets this check
     v = classify_text(line + "\n", engine="vllm")
     assert v.phase is Phase.SERVING
+
+
+# --- faulthandler's dumps of a live process (the 121st batch's debugging aids) ---------------
+
+_SG_UP = "[2026-12-06 10:10:35] The server is fired up and ready to roll!"
+_SG_SERVED = ('[2026-12-06 10:10:35] INFO:     127.0.0.1:43472 - "POST /v1/completions HTTP/1.1" '
+              "200 OK")
+_DUMP = ["Thread 0x00007fc317fff6c0 (most recent call first):",
+         f'  File "{_SITE}/sglang/srt/utils/watchdog.py", line 120 in _watchdog_once',
+         "Current thread 0x00007fc49e433b80 (most recent call first):",
+         f'  File "{_SITE}/sglang/srt/managers/scheduler.py", line 1200 in event_loop_overlap']
+
+
+def test_a_thread_dump_the_server_served_after_is_no_death() -> None:
+    """faulthandler registered on SIGUSR1 dumps every thread, headerless, and the scheduler
+    goes on serving (cz105): the dump was a look, not a death."""
+    v = verdict(_SG_UP, _SG_SERVED, *_DUMP, _SG_SERVED, engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.READY, None), v
+    # guard: the same dump as the log's last lines is still read as a death
+    assert verdict(_SG_UP, _SG_SERVED, *_DUMP, engine="sglang").outcome is Outcome.CRASHED
+    # guard: a fatal signal's report stays one, whatever follows from other processes
+    fatal = ["Fatal Python error: Segmentation fault", "", *_DUMP]
+    assert verdict(_SG_UP, _SG_SERVED, *fatal, _SG_SERVED, engine="sglang").outcome \
+        is Outcome.CRASHED
+
+
+def test_every_dump_of_a_timer_shown_to_repeat_is_no_death() -> None:
+    """dump_traceback_later(15, repeat=True): each `Timeout (0:00:15)!` dump is a live process's,
+    the one the log ends on too, once an earlier one was followed by progress (cz109). A single
+    timer dump at the end may be exit=True's last word (cz104): still a death."""
+    timer = ["Timeout (0:00:15)!", *_DUMP]
+    v = verdict(_SG_UP, *timer, _SG_SERVED, *timer, engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.READY, None), v
+    assert verdict(_SG_UP, _SG_SERVED, *timer, engine="sglang").outcome is Outcome.CRASHED
+
+
+def test_an_operators_py_spy_dump_after_the_last_progress_is_a_stall() -> None:
+    """A server up and serving, a request's batch, then `$ py-spy dump --pid N` of its
+    processes pasted and nothing more (cz106): someone looking at why it stopped answering -
+    incomplete, not ready. The engine's own watchdog dump on a timer proves nothing (f115)."""
+    dump = ["$ py-spy dump --pid 1747", "Process 1747: python -m sglang.launch_server",
+            'Thread 1747 (idle): "MainThread"',
+            "    event_loop_overlap (sglang/srt/managers/scheduler.py:1200)",
+            "    run_scheduler_process (sglang/srt/managers/scheduler.py:3100)"]
+    batch = ("[2026-12-06 10:10:36] Decode batch, #running-req: 1, #token: 10, token usage: "
+             "0.00, cpu graph: False, gen throughput (token/s): 11.54, #queue-req: 0")
+    v = verdict(_SG_UP, _SG_SERVED, batch, *dump, engine="sglang")
+    assert (v.outcome, v.phase) == (Outcome.INCOMPLETE, Phase.SERVING), v
+    # guard: the same stacks with no operator's command (a watchdog's) leave it up
+    v = verdict(_SG_UP, _SG_SERVED, batch, *dump[1:], engine="sglang")
+    assert v.outcome is Outcome.READY, v
+    # guard: a dump followed by more traffic was only a look
+    assert verdict(_SG_UP, *dump, _SG_SERVED, engine="sglang").outcome is Outcome.READY

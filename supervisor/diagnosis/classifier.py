@@ -1118,6 +1118,10 @@ def _fatal_markers(scan: Scan, i: int, msg: str, above: str) -> list[str] | None
             if rx is S.NATIVE_TRACE_HEAD and S.NATIVE_WARNING.search(above):
                 break
             scan.fatal.append((i, consequence))
+            if rx is S.THREAD_DUMP_HEAD:
+                scan.thread_dumps.append(i)
+                if S.TIMER_DUMP_HEAD.search(above.strip()):
+                    scan.timer_dumps.append(i)
             if rx is S.SHELL_KILLED and scan.shell_killed is None:
                 scan.shell_killed = i
             # (each report that names a phase is also a marker: asked only of a marker's line)
@@ -1282,7 +1286,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
 
     if fatal_after:
         outcome = Outcome.CRASHED
-    elif ready is not None:
+    elif ready is not None and not _dumped_after_last_progress(scan, msgs, last_activity,
+                                                               stopped):
         outcome = Outcome.READY
     else:
         outcome = Outcome.INCOMPLETE
@@ -1501,13 +1506,16 @@ def _fatal(scan: Scan, last_activity: int) -> list[tuple[int, bool]]:
     with only resource_tracker's leaked-semaphore warnings when killed from outside (a harness's
     `kill -9`, a `pkill`, a job killed mid-load: seven labelled logs end so, none a crash); the
     kernel's OOM kill shows as the shell's `Killed`."""
-    fatal = set(scan.fatal)
+    live = _live_dumps(scan, last_activity)
+    fatal = set(scan.fatal) - live
     stop = _stop_traceback(scan)
     for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
         if idx > last_activity and not _of_request(scan, idx) and idx not in stop:
             fatal.add((idx, False))
     tail = [i for i, _ in scan.frames if i > last_activity and i not in scan.dump_frames]
-    if tail and not _of_request(scan, tail[0]) and tail[0] not in stop:
+    # (the frames of a live dump at the log's end are its stacks, not a traceback cut short)
+    in_live_dump = bool(tail) and any(last_activity < i < tail[0] for i, _ in live)
+    if tail and not in_live_dump and not _of_request(scan, tail[0]) and tail[0] not in stop:
         fatal.add((tail[0], False))
     if scan.exceptions and scan.exceptions[0] == (scan.first_text, False) and \
             scan.stop_at is None:
@@ -1525,6 +1533,32 @@ def _fatal(scan: Scan, last_activity: int) -> list[tuple[int, bool]]:
         if scan.stop_at is None and not fatal and printed:
             fatal.add((quiet, True))
     return sorted(fatal)
+
+
+def _dumped_after_last_progress(scan: Scan, msgs: list[str], last_activity: int,
+                                stopped: bool) -> bool:
+    """A server up, then an operator's `py-spy dump --pid N` of its processes after its last
+    progress, and nothing else: someone looking at why it stopped answering - a stall
+    (incomplete), not a server still serving. (The engine's own watchdog dumps on a timer,
+    `Pyspy dump for PID`, a look that proves nothing; a dump followed by traffic neither.)"""
+    if stopped or not scan.dump_frames or max(scan.dump_frames) < last_activity:
+        return False
+    return any(_OPERATOR_DUMP.search(m) for m in msgs[last_activity + 1:max(scan.dump_frames)])
+
+
+_OPERATOR_DUMP = re.compile(r"\bpy-spy dump\b.*--pid\b")
+
+
+def _live_dumps(scan: Scan, last_activity: int) -> set[tuple[int, bool]]:
+    """faulthandler's thread dumps that were no death: the run went on after them (a dump on
+    SIGUSR1, a debugging timer's); and every dump of a timer shown to repeat (dump_traceback_later
+    with repeat=True: one of its `Timeout (0:00:15)!` dumps was followed by progress), the
+    last one included. A fatal signal's dump is headed `Fatal Python error:`, a fatal marker of
+    its own that stays."""
+    live = {i for i in scan.thread_dumps if i < last_activity}
+    if any(i < last_activity for i in scan.timer_dumps):
+        live.update(scan.thread_dumps)
+    return {(i, False) for i in live}
 
 
 # A traceback's header, which a paste or a store may cut mid-word as the log's last line

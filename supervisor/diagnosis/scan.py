@@ -30,6 +30,8 @@ class Scan:
     hits: list[tuple[S.Signature, int]] = field(default_factory=list)
     current_thread: list[tuple[int, list[str]]] = field(default_factory=list)
     fatal_python: list[tuple[int, str]] = field(default_factory=list)
+    thread_dumps: list[int] = field(default_factory=list)  # S.THREAD_DUMP_HEAD lines
+    timer_dumps: list[int] = field(default_factory=list)   # ... of dump_traceback_later's
     rank_dead: list[int] = field(default_factory=list)
     exit_codes: list[tuple[int, int]] = field(default_factory=list)
     spec_line: int | None = None

@@ -109,8 +109,8 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # cudaErrorSystemNotReady (`system not yet initialized`: NVSwitch hosts without the fabric
     # manager), 803 cudaErrorSystemDriverMismatch, 35 cudaErrorInsufficientDriver (`CUDA driver
     # version is insufficient for CUDA runtime version`; torch's own `The NVIDIA driver on your
-    # system is too old`); no driver or no GPU visible (torch's `Found no NVIDIA driver on your
-    # system`; zero devices visible is a setting, see INVALID_CONFIG); NVML after a driver
+    # system is too old`); no GPU visible is a setting (torch's `Found no NVIDIA driver on your
+    # system`, `No CUDA GPUs are available`: see INVALID_CONFIG); NVML after a driver
     # upgrade without a reload (`Failed to initialize NVML: Driver/library version mismatch`,
     # `NVMLError_DriverNotLoaded`); HIP's `no ROCm-capable device is detected`
     # (hipErrorNoDevice). The device or its driver is unusable before any model work: the
@@ -125,7 +125,6 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"CUDA driver version is insufficient for CUDA runtime version",
            r"cudaErrorInsufficientDriver",
            r"The NVIDIA driver on your system is too old",
-           r"Found no NVIDIA driver on your system",
            r"Failed to initialize NVML: Driver/library version mismatch",
            r"NVMLError_DriverNotLoaded",
            r"CUDA unknown error - this may be due to an incorrectly set up environment",
@@ -1273,6 +1272,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # host without a usable driver says so itself (gpu_fault above); a GPU that fails
            # under a run is XID/ECC/launch failures, never this.
            r"No CUDA GPUs are available",
+           # (and torch finding no driver at all where the launch asks for CUDA: `RuntimeError:
+           # Found no NVIDIA driver on your system` - a container started without its GPUs, or
+           # `--device cuda` on a host that has none (co112, cz108); a driver that is there but
+           # broken says so in its own words, gpu_fault above)
+           r"Found no NVIDIA driver on your system",
            # (vLLM-Ascend's Ray executor on a node whose Ray resources list no NPU: `ValueError:
            # Current node has no NPU available. current_node_resource={...}` - the cluster was
            # started without the device resource the executor places its workers by)
@@ -2306,6 +2310,11 @@ NATIVE_TRACE_HEAD = _C(r"^Exception raised from \S+ at \S+ \(most recent call fi
 # backtrace under it: c10d retrying a connection prints its stack each time
 # (searched in the raw line: the glog prefix is a wrapper the messages are stripped of)
 NATIVE_WARNING = _C(r"\[W\d{4} [\d:.]+ (?:\d+ )?\w+\.(?:cpp|cc|h):\d+\] ")
+# faulthandler's dump of a thread's stack: under `Fatal Python error: <signal>` the report of
+# a death, but also printed, headerless, for a registered signal (SIGUSR1) or under `Timeout
+# (0:00:15)!` for dump_traceback_later's timer - of a live process (_fatal reads which)
+THREAD_DUMP_HEAD = _C(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):")
+TIMER_DUMP_HEAD = _C(r"^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!$")
 FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_C(r"hit an exception"), False),
     (_C(r"Received sigquit from a child|SIGQUIT received\."), True),
@@ -2329,7 +2338,7 @@ FATAL_MARKERS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # code, on its way to Python or to std::terminate
     (NATIVE_TRACE_HEAD, False),
     (_C(r"Fatal Python error:"), False),
-    (_C(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):"), False),
+    (THREAD_DUMP_HEAD, False),
     (_C(r"Capture cuda graph failed"), False),
     (CAPTURE_FAILED_ADVICE, False),
     (_C(r"EngineCore failed to start|Engine core initialization failed"
