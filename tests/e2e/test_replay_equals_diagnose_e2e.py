@@ -397,6 +397,12 @@ LIVE_MISSES: dict[str, str] = {
     # the 105th batch (fresh104, launch scripts and wrappers): a `timeout` around the launch
     # (labelled stopped)
     "cj103-vllm-cpu-032-timeout-startup.log": _LABEL_LIVE,
+    # the 118th batch (fresh117): uvicorn's bind refused, then a neighbour answering the
+    # warmup and SGLang's ready line as it shuts down (labelled crashed; the replay exits 1)
+    "cw109-sglang-0523-localhost-v6-neighbour.log": _LABEL_LIVE,
+    # the 121st batch (fresh120): an operator's py-spy dump of a server whose last request
+    # went unanswered (a stopped detokenizer), pasted after its last progress
+    "cz106-sglang-0523-pyspy-detok-stopped.log": _STALL_END,
     "u117-vllm-2510-pd-nixl-dp8-engine-id-mismatch-handshake-failed.log":
         "diagnose reads per-request NIXL handshake failures as a crash (labelled ready); live, "
         "the replay stays up with no marker and its probe unanswered: incomplete",
