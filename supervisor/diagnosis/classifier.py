@@ -1286,8 +1286,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
 
     if fatal_after:
         outcome = Outcome.CRASHED
-    elif ready is not None and not _dumped_after_last_progress(scan, msgs, last_activity,
-                                                               stopped):
+    elif ready is not None and not (scan.dump_frames and _dumped_after_last_progress(
+            scan, msgs, last_activity, stopped)):
         outcome = Outcome.READY
     else:
         outcome = Outcome.INCOMPLETE
@@ -1506,15 +1506,15 @@ def _fatal(scan: Scan, last_activity: int) -> list[tuple[int, bool]]:
     with only resource_tracker's leaked-semaphore warnings when killed from outside (a harness's
     `kill -9`, a `pkill`, a job killed mid-load: seven labelled logs end so, none a crash); the
     kernel's OOM kill shows as the shell's `Killed`."""
-    live = _live_dumps(scan, last_activity)
-    fatal = set(scan.fatal) - live
+    live = _live_dumps(scan, last_activity) if scan.thread_dumps else set()
+    fatal = set(scan.fatal) - live if live else set(scan.fatal)
     stop = _stop_traceback(scan)
     for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
         if idx > last_activity and not _of_request(scan, idx) and idx not in stop:
             fatal.add((idx, False))
     tail = [i for i, _ in scan.frames if i > last_activity and i not in scan.dump_frames]
     # (the frames of a live dump at the log's end are its stacks, not a traceback cut short)
-    in_live_dump = bool(tail) and any(last_activity < i < tail[0] for i, _ in live)
+    in_live_dump = bool(tail and live) and any(last_activity < i < tail[0] for i, _ in live)
     if tail and not in_live_dump and not _of_request(scan, tail[0]) and tail[0] not in stop:
         fatal.add((tail[0], False))
     if scan.exceptions and scan.exceptions[0] == (scan.first_text, False) and \
@@ -1541,7 +1541,7 @@ def _dumped_after_last_progress(scan: Scan, msgs: list[str], last_activity: int,
     progress, and nothing else: someone looking at why it stopped answering - a stall
     (incomplete), not a server still serving. (The engine's own watchdog dumps on a timer,
     `Pyspy dump for PID`, a look that proves nothing; a dump followed by traffic neither.)"""
-    if stopped or not scan.dump_frames or max(scan.dump_frames) < last_activity:
+    if stopped or max(scan.dump_frames) < last_activity:
         return False
     return any(_OPERATOR_DUMP.search(m) for m in msgs[last_activity + 1:max(scan.dump_frames)])
 
