@@ -4953,16 +4953,21 @@ def test_the_same_error_outside_the_settings_reader_is_not_the_settings() -> Non
 _APP = f"{VL}/entrypoints/launchers/api_server"
 
 
+_ENGINE_UP = ("(EngineCore pid=26320) INFO 12-06 09:53:30 [core.py:402] init engine (profile, "
+              "create kv cache, warmup model) took 9.51 s\n")
+
+
 def test_a_middleware_of_the_wrong_kind_is_the_setting() -> None:
-    """vLLM's --middleware given a plain function: the refusal names the setting (cu102)."""
-    log = tb((f"{_APP}/entry.py", "build_and_serve", "app = build_app(args)"),
-             (f"{VL}/entrypoints/launchers/app.py", "init_entrypoints_middleware",
+    """vLLM's --middleware given a plain function, refused as the API server builds its app
+    once the engine is up: the refusal names the setting (cu102)."""
+    log = _ENGINE_UP + tb((f"{_APP}/entry.py", "build_and_serve", "app = build_app(args)"),
+             (f"{VL}/entrypoints/serve/middleware/register.py", "init_entrypoints_middleware",
               "raise ValueError("),
              error="ValueError: Invalid middleware tenant_mw.add_tenant_header. Must be a "
                    "function or a class.")
     assert cause_of(log, "vllm") is Cause.INVALID_CONFIG
     # guard: an 'Invalid ...' line that names no kind the setting must be is no such refusal
-    log = tb((f"{_APP}/entry.py", "build_and_serve", "app = build_app(args)"),
+    log = _ENGINE_UP + tb((f"{_APP}/entry.py", "build_and_serve", "app = build_app(args)"),
              error="ValueError: Invalid prompt. The prompt is empty.")
     assert cause_of(log, "vllm") is not Cause.INVALID_CONFIG
 
