@@ -5002,3 +5002,18 @@ def test_pooling_parameters_the_model_refuses_are_the_settings() -> None:
              "embeddings; dimensions must be unset (received dimensions=64).")
     assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
     assert cause_of(tb(frames[0], error=error), "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_the_models_own_code_lacking_a_class_its_auto_map_names_is_the_checkpoint() -> None:
+    """config.json's auto_map naming a class the model's own configuration file does not
+    define: transformers imports the file and finds no such class (da106)."""
+    frames = [(f"{SG}/utils/hf_transformers/config.py", "get_config", "config = parse()"),
+              ("/venv/lib/python3.11/site-packages/transformers/dynamic_module_utils.py",
+               "get_class_in_module", "return getattr(module, class_name)")]
+    error = ("AttributeError: module 'transformers_modules.tiny.0074f147d83bd2e7."
+             "configuration_tinylm' has no attribute 'TinyLMConfigV2'. Did you mean: "
+             "'TinyLMConfig'?")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.CORRUPT_CHECKPOINT
+    # guard: an attribute missing from another module names no checkpoint
+    other = error.replace("transformers_modules.tiny.0074f147d83bd2e7.", "sglang.srt.")
+    assert cause_of(tb(*frames, error=other), "sglang") is not Cause.CORRUPT_CHECKPOINT

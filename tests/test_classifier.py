@@ -792,6 +792,16 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 122nd batch (fresh121, models that bring their own code), as scored blind
+    "da101-vllm-cpu-032-remote-config-syntax-error.log":
+        "the model's own configuration file with a syntax error: transformers parsing it for "
+        "its imports (get_imports -> ast.parse) raises `SyntaxError: expected ':'` - labelled "
+        "corrupt_checkpoint (also import_error), read unknown (a SyntaxError's frames end in "
+        "the parser, not in the model's file)",
+    "da109-sglang-0523-remote-tokenizer-vocab-absent.log":
+        "a custom tokenizer class whose vocabulary file is missing: a TypeError in its "
+        "constructor, then SGLang's `Failed to load the tokenizer` - labelled "
+        "corrupt_checkpoint (also unknown), read unknown (nothing names the missing file)",
     # the 117th batch (fresh116, a model served for a task it was not built for), as scored blind
     "cv106-vllm-cpu-032-step-tag-oov.log":
         "a STEP pooler's returned token ids past the hidden size (--pooler-config): a bare "

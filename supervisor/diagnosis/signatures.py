@@ -456,6 +456,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # missing or lacks its model type: `ValueError: Unrecognized model in /models/x.
            # Should have a `model_type` key in its config.json` - a hub id's is model_not_found)
            r"Unrecognized model in (?:/|\.{1,2}/|~/|[a-z]:\\)\S*\. Should have a `model_type` key",
+           # (and the model's own code, which transformers imports as `transformers_modules.
+           # <model>.<file>`, lacking a class its config.json's auto_map names: `AttributeError:
+           # module 'transformers_modules.m.configuration_m' has no attribute 'MConfigV2'` -
+           # the model's files disagree with each other, as a missing file of theirs does)
+           r"module 'transformers_modules\.[\w.]+' has no attribute '\w+'",
            flags=_I)
     # Kernel-reported memory faults. (CUDA 12.8+ names a kernel's faulting access to another
     # GPU's memory `Invalid access of peer GPU memory over nvlink or a hardware error`: the
