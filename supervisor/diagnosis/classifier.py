@@ -1507,7 +1507,7 @@ def _fatal(scan: Scan, last_activity: int) -> list[tuple[int, bool]]:
     `kill -9`, a `pkill`, a job killed mid-load: seven labelled logs end so, none a crash); the
     kernel's OOM kill shows as the shell's `Killed`."""
     live = _live_dumps(scan, last_activity) if scan.thread_dumps else set()
-    fatal = set(scan.fatal) - live if live else set(scan.fatal)
+    fatal = set(scan.fatal) - live
     stop = _stop_traceback(scan)
     for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
         if idx > last_activity and not _of_request(scan, idx) and idx not in stop:
