@@ -103,9 +103,13 @@ def test_vllm_serving_metrics_and_stopped_worker_is_hung_in_serving(
     assert {"running", "queued", "prompt_throughput"} <= s.keys(), s
     for t in workers:
         t.join(120)
-    series = d.ctl_json("metrics")["series"]
+    # the run must still be up, or the series below says nothing of the metrics
+    after = d.run()
+    assert after["status"] == "ready", (after["status"], after.get("cause"), after.get("evidence"))
+    metrics = d.ctl_json("metrics")
+    series = metrics["series"]
     assert any(row.get("gen_throughput", 0) > 0 and row.get("running", 0) >= 1
-               for row in series), series
+               for row in series), (series, metrics["serving"], after.get("activity"))
 
     # the worker stopped, then a request: accepted and scheduled, no token ever comes, and
     # /health still answers 200. (Stopping it mid-stream raced the stream's end on a fast
