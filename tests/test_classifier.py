@@ -632,9 +632,6 @@ KNOWN_MISSES: dict[str, str] = {
         "steps of a colocated rollout, then the log ends: labelled hung from the thread's "
         "title, read ready in serving (nothing in the log stops)",
     # the fortieth batch (fresh39), as scored blind, then tuned on
-    "tt110-vllm-windows-2605-deepseek-v4-flash-tp2-workers-make-layers-offloader-wrap-modules-traceback-cut.log":
-        "workers' tracebacks through make_layers and the offloader's wrap_modules, cut: "
-        "labelled weight_loading (the model being built), read launch (no loader frame)",
     "tt113-vllm-2511-qwen3-32b-eagle3-apiserver-serving-chat-enginedeaderror-tail-shutdown.log":
         "EngineDeadError in a chat request's handler, then shutdown: labelled serving, read "
         "ready (the engine's death is what the request met, not a request served)",
@@ -2316,3 +2313,20 @@ def test_a_model_forward_alone_dates_nothing_the_step_running_it_does(frame_list
                  *("(EngineCore_DP0 pid=9) " + line for line in frame_list),
                  "(EngineCore_DP0 pid=9) RuntimeError: Error Internal"], engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, phase), v
+
+
+@pytest.mark.parametrize("root", ["/usr/lib/python3.12/site-packages",
+                                  "D:\\vLLM\\.venv312\\Lib\\site-packages"],
+                         ids=["posix", "windows"])
+def test_a_windows_builds_frames_date_as_posix_ones(root):
+    """vLLM's Windows builds print `D:\\...\\vllm\\model_executor\\...` in their frames: the
+    frame tables' `/` paths must match them too (tt110: the model's layers being built)."""
+    sep = "\\" if "\\" in root else "/"
+    path = sep.join([root, "vllm", "model_executor", "models", "utils.py"])
+    v = verdict(["(Worker_TP0 pid=4) ERROR 05-02 04:19:47 [multiproc_executor.py:870] Traceback (most recent "
+                 "call last):",
+                 *("(Worker_TP0 pid=4) ERROR 05-02 04:19:47 [multiproc_executor.py:870] " + line
+                   for line in frames((path, "make_layers"))),
+                 "(Worker_TP0 pid=4) ERROR 05-02 04:19:47 [multiproc_executor.py:870] RuntimeError: boom"],
+                engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WEIGHT_LOADING), v

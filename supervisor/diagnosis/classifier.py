@@ -315,7 +315,10 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
         if 'File "' in msg or msg.startswith(("...", "File ")):
             fm = S.frame_match(msg)
             if fm:
-                where = f"{fm[1]}:{fm[2]}"
+                path = fm[1]
+                if "\\" in path:  # a Windows build's path: the frame tables' `/` separators
+                    path = path.replace("\\", "/")
+                where = f"{path}:{fm[2]}"
                 scan.frames.append((i, where))
                 if where[-1] == ">" and where.endswith(":<module>"):
                     scan.module_frames.append(i)
