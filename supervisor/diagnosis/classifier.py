@@ -1902,8 +1902,11 @@ def _candidates(scan: Scan, start: int, frames: list[tuple[int, str]], outcome: 
                 cut = _ends_in_cut_traceback(scan, frames, raw)
             (drafts_cut if i > last_exception and (
                 cut or hint[0] is Cause.SPECULATIVE_DECODING_ERROR) else cands).append(cand)
+    rejections = [i for i in scan.config_rejections if i >= start]
+    if rejections:
+        cands = _not_the_draft_but_its_arguments(cands, rejections, scan)
     cands.extend(_Candidate(Cause.INVALID_CONFIG, S.CONFIG_REJECTION_PRIORITY, i, Phase.LAUNCH)
-                 for i in scan.config_rejections if i >= start)
+                 for i in rejections)
     cands.extend(_Candidate(Cause.CORRUPT_CHECKPOINT, S.CHECKPOINT_MISREAD_PRIORITY, i)
                  for i in scan.checkpoint_misread if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
@@ -2023,6 +2026,22 @@ def _candidates(scan: Scan, start: int, frames: list[tuple[int, str]], outcome: 
                 and not scan.tracebacks and not frames and first_fatal is None:
             cands.append(_Candidate(Cause.PORT_IN_USE, 8, anchor))
     return cands
+
+
+def _not_the_draft_but_its_arguments(cands: list[_Candidate], rejections: list[int],
+                                     scan: Scan) -> list[_Candidate]:
+    """A refusal raised by the check of the launch's arguments is the arguments' fault, even
+    when the check is the speculative one and its words or frames name the draft (SGLang 0.5's
+    speculative_hook.py / spec_info.py handle_server_args: `--speculative-use-rejection-sampling
+    is only supported for EAGLE / EAGLE3 / NEXTN`, a bare AssertionError of a missing
+    --speculative-num-steps): nothing of speculative decoding ran. The speculative reading of
+    that traceback's own lines gives way."""
+    spans = []
+    for i in rejections:
+        head = max((t for t in scan.tracebacks if t < i), default=i)
+        spans.append((head, i))
+    return [c for c in cands if c.cause is not Cause.SPECULATIVE_DECODING_ERROR
+            or not any(lo <= c.index <= hi for lo, hi in spans)]
 
 
 def _draft_index_fault(cands: list[_Candidate]) -> list[_Candidate]:

