@@ -5001,7 +5001,9 @@ def test_pooling_parameters_the_model_refuses_are_the_settings() -> None:
     error = ("vllm.exceptions.VLLMValidationError: Model '/m/llama' does not support Matryoshka "
              "embeddings; dimensions must be unset (received dimensions=64).")
     assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
-    assert cause_of(tb(frames[0], error=error), "vllm") is not Cause.INVALID_CONFIG
+    # guard: the dummy run failing otherwise, outside the parameters' check, is not the settings
+    other = error.replace("vllm.exceptions.VLLMValidationError", "ValueError")
+    assert cause_of(tb(frames[0], error=other), "vllm") is not Cause.INVALID_CONFIG
 
 
 def test_the_models_own_code_lacking_a_class_its_auto_map_names_is_the_checkpoint() -> None:
@@ -5142,3 +5144,95 @@ def test_an_inductor_option_torch_does_not_have_is_the_setting() -> None:
     # guard: torch's other runtime errors there are not a setting's
     other = "RuntimeError: Unexpected type of output from the compiled graph"
     assert cause_of(tb(*frames, error=other, prefix=CORE), "vllm") is not Cause.INVALID_CONFIG
+
+
+# -- the 127th-130th blind batches (offline scripts, less-used endpoints, timeouts, identities)
+VLLM_UP = ("(EngineCore pid=9) INFO 12-06 14:06:15 [core.py:402] init engine (profile, create kv "
+           "cache, warmup model) took 8.91 s\n")
+OFFLINE = f"{VL}/entrypoints/common/offline.py"
+
+
+def test_an_offline_call_refused_before_the_engine_took_it_is_no_serving() -> None:
+    """vLLM's LLM.chat failing as it renders the messages (a message without a role): nothing
+    reached the engine, which is up and idle - warmup, as ca106 and df104 are labelled; a
+    call that reached the engine's run is serving."""
+    frames = [(f"{VL}/entrypoints/llm.py", "chat", "return self._run_chat("),
+              (OFFLINE, "_preprocess_chat", "self._preprocess_chat_one(m)"),
+              (f"{VL}/renderers/hf.py", "render_messages", "msg['role']")]
+    assert verdict_of(VLLM_UP + tb(*frames, error="KeyError: 'role'"), "vllm")[:2] == \
+        (Outcome.CRASHED, Phase.WARMUP)
+    # guard: the engine running the prompts
+    ran = [frames[0], (f"{VL}/entrypoints/llm.py", "_run_engine", "step_outputs = self.step()")]
+    assert verdict_of(VLLM_UP + tb(*ran, error="RuntimeError: boom"), "vllm")[:2] == \
+        (Outcome.CRASHED, Phase.SERVING)
+
+
+def test_vllms_validation_error_ending_a_run_is_the_runs_settings() -> None:
+    """`VLLMValidationError` is what a server answers with a 400: ending a run (an offline
+    script's prompt past the window), the run's own inputs or settings were refused (df102)."""
+    frames = [(f"{VL}/entrypoints/llm.py", "generate", "return self._run_completion("),
+              (f"{VL}/renderers/params.py", "_token_len_check", "raise VLLMValidationError(")]
+    error = ("vllm.exceptions.VLLMValidationError: This model's maximum context length is 256 "
+             "tokens. However, your prompt contains at least 257 input tokens.")
+    assert cause_of(VLLM_UP + tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: another exception there is no refusal of the kind
+    assert cause_of(VLLM_UP + tb(*frames, error="RuntimeError: tokenizer pool crashed"),
+                    "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_sglangs_offline_engine_call_is_serving_and_its_request_check_the_setting() -> None:
+    """SGLang's offline Engine: a script's engine.generate reached the request handler of a
+    built Engine - serving (ca114, df106) - and the tokenizer manager refusing the request
+    there is the caller's input (df109), a 400 on a server."""
+    call = (f"{SG}/entrypoints/engine.py", "generate", "return loop.run_until_complete(gen)")
+    shards = "Multi-thread loading shards: 100% Completed | 4/4 [00:00<00:00, 1172.49it/s]\n"
+    loop = tb(call, ("/usr/lib/python3.11/asyncio/base_events.py", "_check_running",
+                     "raise RuntimeError('This event loop is already running')"),
+              error="RuntimeError: This event loop is already running")
+    assert verdict_of(shards + loop, "sglang")[:2] == (Outcome.CRASHED, Phase.SERVING)
+    check_ = tb(call, (f"{SG}/managers/tokenizer_manager.py", "_validate_one_request",
+                       "raise ValueError("),
+                error="ValueError: The input (2972 tokens) is longer than the model's context "
+                      "length (2048 tokens).")
+    assert verdict_of(shards + check_, "sglang") == \
+        (Outcome.CRASHED, Phase.SERVING, Cause.INVALID_CONFIG)
+    # guard: the same words from the scheduler's own step are no caller's input
+    step = tb((f"{SG}/managers/scheduler.py", "run_batch", "self.forward(batch)"),
+              error="ValueError: The input (2972 tokens) is longer than the model's context "
+                    "length (2048 tokens).")
+    assert cause_of(shards + step, "sglang") is not Cause.INVALID_CONFIG
+
+
+def test_no_usable_temporary_folder_is_the_environment_not_the_import() -> None:
+    """Python's tempfile finding no folder it may write (TMPDIR, /tmp, ... all refused: a server
+    run as a user without one) while a library imports: the process's setting (di109)."""
+    frames = [("/venv/lib/python3.11/site-packages/dill/_dill.py", "<module>",
+               "_dill_tmp = tempfile.gettempdir()"),
+              ("/usr/lib/python3.11/tempfile.py", "_get_default_tempdir", "raise FileNotFoundError(")]
+    error = ("FileNotFoundError: [Errno 2] No usable temporary directory found in ['/tmp', "
+             "'/var/tmp', '/usr/tmp', '/srv']")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: a module missing at the same import stays the environment's import
+    assert cause_of(tb(frames[0], error="ModuleNotFoundError: No module named 'dill'"),
+                    "sglang") is Cause.IMPORT_ERROR
+
+
+def test_a_logging_errors_call_stack_names_no_cause() -> None:
+    """Python's logging reporting a record it could not write (a closed stdout): its `Call
+    stack:` is where the record was logged from - here vLLM's chat-template resolution - not an
+    error's frames (df105)."""
+    text = ("--- Logging error ---\n" + tb(
+        ("/usr/lib/python3.11/logging/__init__.py", "emit", "stream.write(msg)"),
+        error="BrokenPipeError: [Errno 32] Broken pipe") + "Call stack:\n" + "\n".join(
+        f'  File "{f}", line 10, in {fn}\n    x()' for f, fn in [
+            (f"{VL}/renderers/hf.py", "resolve_chat_template_content_format"),
+            (f"{VL}/entrypoints/openai/cli_args.py", "validate_parsed_serve_args")]) +
+        "\nMessage: 'Detected the chat template content format to be %s.'\nArguments: ('x',)\n")
+    died = tb(("/tmp/gen.py", "<module>", "print(out)"),
+              error="BrokenPipeError: [Errno 32] Broken pipe")
+    assert cause_of(text + died, "vllm") is not Cause.INVALID_CONFIG
+    # guard: the same frames in a real traceback still name the setting
+    real = tb((f"{VL}/entrypoints/openai/cli_args.py", "validate_parsed_serve_args",
+               "raise TypeError("),
+              error="TypeError: Error: --enable-auto-tool-choice requires --tool-call-parser")
+    assert cause_of(real, "vllm") is Cause.INVALID_CONFIG

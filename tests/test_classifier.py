@@ -731,10 +731,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the tail of a Triton decode-attention compile error: labelled cuda_graph_capture, read "
         "launch",
     # the ninety-sixth batch (fresh95, offline entry points run here), after its tuning
-    "ca106-vllm-cpu-032-llm-chat-no-template.log":
-        "LLM.chat refused for want of a chat template while rendering its conversation: "
-        "labelled warmup (`Rendering conversations: 0%`), read serving (a caller's request "
-        "path: the renderer under the LLM's chat)",
     "ca109-vllm-cpu-032-llm-beam-search.log":
         "LLM.beam_search served, its beams printed by the script, then a clean teardown: "
         "labelled serving, read ready (beam search logs no bar; only the script's prints "
@@ -784,6 +780,16 @@ KNOWN_MISSES: dict[str, str] = {
         "warmup answered by the neighbour on that port and SGLang's ready line as its HTTP "
         "server shuts down: labelled crashed, port_in_use; read ready (a failure before the "
         "ready line was survived, as the ready line says)",
+    # the 127th batch (fresh126, offline scripts), as scored blind
+    "df102-vllm-cpu-032-llm-prompt-too-long.log":
+        "LLM.generate of two prompts, the second past the window: the first rendered and "
+        "added (`Rendering prompts: 50% 1/2`, flushed at exit), then VLLMValidationError - "
+        "labelled warmup (nothing generated), read serving (a prompt was handed to the "
+        "engine, as the bar says)",
+    "df107-sglang-0523-engine-after-shutdown.log":
+        "SGLang's offline Engine called after its shutdown: generate blocks and the log ends "
+        "on the script's own `second pass` line - labelled serving, read weight_loading (the "
+        "offline Engine logs nothing after its shard bar; a script's print dates nothing)",
     # the 124th batch (fresh123, speculative decoding), as scored blind
     "dc112-sglang-0523-spec-standalone-draft-truncated.log":
         "a STANDALONE draft with a cut shard: the target's `Load weight end`, then the draft's "
@@ -795,6 +801,12 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 127th batch (fresh126, offline scripts), as scored blind
+    "df108-sglang-0523-engine-mem-fraction-str.log":
+        "mem_fraction_static='0.5' (a string) to sglang.Engine: the KV pool's sizing fails on "
+        "`TypeError: unsupported operand type(s) for -: 'int' and 'str'` - labelled "
+        "invalid_config, read unknown (a type error in the engine's arithmetic names no "
+        "setting; ab313's str-and-int comparison is labelled unknown)",
     # the 124th batch (fresh123, speculative decoding), as scored blind
     "dc108-vllm-cpu-032-spec-draft-hd16.log":
         "a head_dim-16 draft: the first request dies on `Unsupported CPU attention "
@@ -2342,3 +2354,39 @@ def test_a_windows_builds_frames_date_as_posix_ones(root):
                  "(Worker_TP0 pid=4) ERROR 05-02 04:19:47 [multiproc_executor.py:870] RuntimeError: boom"],
                 engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.WEIGHT_LOADING), v
+
+
+CORE_SIGINT = "(EngineCore pid=7) INFO 12-06 14:24:27 [core.py:1454] [shutdown] EngineCore: " \
+    "trigger received signal=SIGINT"
+
+
+def test_a_step_dumped_after_a_stop_signal_is_the_stops():
+    """A Ctrl-C to an offline script's group: the engine core's busy loop ends its step with
+    `RuntimeError: cancelled` and dumps it - the stop's, not a death (df110); the same dump
+    with no stop before it stays a death."""
+    bar = "Processed prompts:   2%|2         | 102/4096 [00:02<01:08, 58.32it/s]"
+    dump = ("(EngineCore pid=7) ERROR 12-06 14:24:29 [dump_input.py:72] Dumping input data for "
+            "V1 LLM engine (v0.32.0) with config: model='/m'")
+    worker = ("(EngineCore pid=7) ERROR 12-06 14:24:29 [multiproc_executor.py:315] Worker proc "
+              "VllmWorker-0 died unexpectedly (exit code: 0), shutting down executor.")
+    stopped = verdict([bar, CORE_SIGINT, worker, dump], engine="vllm")
+    assert stopped.outcome is Outcome.READY, stopped
+    died = verdict([bar, dump], engine="vllm")
+    assert died.outcome is Outcome.CRASHED, died
+
+
+def test_a_stopped_servers_wait_on_its_open_streams_is_no_stall():
+    """vLLM asked to stop with --shutdown-timeout 1: the engine killed after the drain, uvicorn
+    waiting on its streams while the stats line still counts them (dh105) - stopped, not a
+    stall; without the stop the same stats lines at the end are one."""
+    served = ['INFO:     127.0.0.1:53996 - "POST /v1/completions HTTP/1.1" 200 OK']
+    stats = ("(APIServer pid=1) INFO 12-06 14:26:59 [loggers.py:335] Engine 000: Avg prompt "
+             "throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 4 reqs, "
+             "Waiting: 0 reqs, CPU KV cache usage: 0.1%")
+    stop = ["(APIServer pid=1) INFO 12-06 14:26:43 [launcher.py:254] [shutdown] API server: "
+            "shutdown triggered", "INFO:     Shutting down",
+            "INFO:     Waiting for connections to close. (CTRL+C to force quit)"]
+    v = verdict([*served, *stop, stats, stats], engine="vllm")
+    assert v.outcome is Outcome.READY, v
+    stalled = verdict([*served, stats, stats], engine="vllm")
+    assert stalled.outcome is Outcome.INCOMPLETE, stalled

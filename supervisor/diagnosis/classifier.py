@@ -263,6 +263,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
     routes_listed = False
     worker_error = False  # a V0 worker_base ERROR line seen (_WORKER_BASE_ERROR)
     call_failures: list[int] = []  # vLLM's engine core reporting a utility call failed
+    logging_stack = False  # inside the `Call stack:` of a record logging failed to write
     for i, line in enumerate(raw):
         msg = msgs[i]
         # live tracker (phase markers, ready, serving; a log that starts mid-run is ready at
@@ -310,6 +311,18 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
 
         if not msg or msg.isspace():
             continue  # blank lines (also from \r\n split twice) end nothing
+        if logging_stack:
+            # Python's logging reporting a record it could not write (`--- Logging error ---`,
+            # the handler's own traceback, then `Call stack:` down to the log call and
+            # `Message: ...`): that stack is where a record was logged from, no error's - its
+            # frames date and name nothing (df105: a closed stdout, every record of a shutdown)
+            if msg.startswith(("Message: ", "Arguments: ")):
+                logging_stack = False
+            elif 'File "' in msg or msg[0] == " ":
+                continue
+        elif msg == "Call stack:":
+            logging_stack = True
+            continue
         if scan.first_text is None:
             scan.first_text = i
         if 'File "' in msg or msg.startswith(("...", "File ")):
@@ -878,9 +891,17 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|/multimodal_gen/runtime/entrypoints/\w+\.py:generate$"
     r"|/multimodal_gen/runtime/managers/scheduler\.py:(?:_handle_generation"
     r"|_dispatch_single_request)$"
-    # - offline vLLM: LLM.generate/chat/encode run the built engine over prompts (llm.py)
-    r"|entrypoints/llm\.py:(?:generate|chat|encode|embed|classify|score|beam_search"
-    r"|_run_engine|_validate_and_add_requests)$"
+    # - offline vLLM: LLM.generate/chat/encode running the built engine over prompts, once
+    #   they are handed to it (llm.py, 2026's entrypoints/common/offline.py: _add_request,
+    #   _run_engine); not the prompts' rendering and checks before that (offline.py's
+    #   _preprocess_* / _render_*, the renderers, the chat template): nothing reached the
+    #   engine, which is up and idle (ca106, df102, df104)
+    r"|entrypoints/llm\.py:(?:_run_engine|_validate_and_add_requests|_add_request)$"
+    r"|entrypoints/common/offline\.py:_run_engine$"
+    # - SGLang's offline Engine taking a script's call (engine.generate / encode, S.
+    #   OFFLINE_ENGINE_CALL): only an Engine whose constructor returned takes one, and the
+    #   call goes straight to its request handler (ca114, df106: labelled serving)
+    r"|/srt/entrypoints/engine\.py:(?:async_)?(?:generate|encode|score|rerank)$"
     # - SGLang's tokenizer manager handling a request (tokenizer_manager.py; the health probe's
     #   request comes through http_server.py:health_generate, not listed, and after ready), or
     #   a request's abort (a client gone, a timeout: only a request in flight is aborted)
@@ -1282,7 +1303,7 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     if not fatal_after and ready is not None:
         fatal_after = _dead_engine_shutdown(msgs, scan)
     if not fatal_after and engine == "vllm":
-        fatal_after = _failed_step_dump(raw)
+        fatal_after = _failed_step_dump(raw, scan.stop_at)
     if not fatal_after and ready is None and scan.stop_at is None:
         scan.stop_at = _ctrl_c_echo(raw)  # (a ready log stopped is ready all the same)
     stopped = scan.stop_at is not None and not fatal_after
@@ -1326,8 +1347,12 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
             tracker_phase = Phase.WARMUP
         if closed and tracker_phase.rank < Phase.READY.rank:
             tracker_phase = Phase.READY  # (its client outlived the engine's construction)
-        # (up to the interpreter's exit output, where a run killed while stalled ends)
-        stalls = _trailing_stalls(msgs if scan.exit_at is None else msgs[:scan.exit_at])
+        # (up to the interpreter's exit output, where a run killed while stalled ends; none in
+        # a run stopped on request: a stall before the stop is what the operator stopped (b304),
+        # and what its shutdown waits on after it - uvicorn holding connections to a drained
+        # engine, its stats lines still counting their requests (dh105) - is the stop's)
+        stalls = [] if stopped else _trailing_stalls(
+            msgs if scan.exit_at is None else msgs[:scan.exit_at])
         if stalls:
             # up, then only stall reports to the end: hung where the tracker was (a file cannot
             # time the silence that follows, nor say why it stalled - but SGLang's own health
@@ -1815,14 +1840,17 @@ def _offline_engine_call(frames: list[tuple[int, str]]) -> bool:
     return any(S.OFFLINE_ENGINE_CALL.search(where) for _, where in frames)
 
 
-def _failed_step_dump(raw: list[str]) -> list[tuple[int, bool]]:
+def _failed_step_dump(raw: list[str], stop: int | None) -> list[tuple[int, bool]]:
     """A line under vLLM V1's dump_input.py logger tag (`ERROR 12-09 14:04:41 [dump_input.py:79]
     ...NewRequestData(req_id=4, ...`), its header and the error cut from the paste: V1 dumps
     the scheduler output of a step only when the step raised, on its way to the engine core's
-    fatal error - a death (21 of 21 labelled logs with such lines are crashes in serving)."""
+    fatal error - a death (21 of 21 labelled logs with such lines are crashes in serving). Not
+    a dump after a stop request: a Ctrl-C or SIGTERM to the whole group ends the step it
+    interrupts (`RuntimeError: cancelled` as the core shuts down, df110) - the stop's."""
     if _DUMP_TAG not in "".join(raw):
         return []
-    return [(next(i for i, line in enumerate(raw) if _DUMP_TAG in line), False)]
+    first = next(i for i, line in enumerate(raw) if _DUMP_TAG in line)
+    return [] if stop is not None and stop < first else [(first, False)]
 
 
 _DUMP_TAG = "[dump_input.py:"

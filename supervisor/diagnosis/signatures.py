@@ -753,6 +753,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"(?:PermissionError|OSError): \[Errno (?:13|30)\] (?:Permission denied"
            r"|Read-only file system): '[^']*/(?:\.cache|\.triton|torchinductor_[^/']*"
            r"|(?:torch_compile|inductor|triton|flashinfer|kernel)_cache)/", scope="error")
+    # ... and no temporary folder the process may write (Python's tempfile trying TMPDIR,
+    # /tmp, /var/tmp, /usr/tmp and the working folder: `FileNotFoundError: [Errno 2] No usable
+    # temporary directory found in [...]`, often as a library calls gettempdir() at import):
+    # the process's environment or user, not the import that met it (di109)
+    + _sig(Cause.INVALID_CONFIG, 67, r"No usable temporary directory found in \[",
+           scope="error")
     # Triton / inductor kernel compilation. Triton's NVIDIA backend runs ptxas on the PTX it
     # generated and raises PTXASError (triton/backends/nvidia/compiler.py make_cubin:
     # `Internal Triton PTX codegen error` for ptxas' exit 255, `` `ptxas` raised SIGSEGV``,
@@ -1356,6 +1362,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # mod.add_header. Must be a function or a class.`): the refusal names the setting
            r"^(?:\w+\.)*(?:ValueError|TypeError): Invalid [a-z][\w -]{0,40} [\w.:\-]+\. "
            r"Must be (?:a|an|one of)\b",
+           # vLLM's own exception for a request's values it refuses (vllm.exceptions.
+           # VLLMValidationError: a prompt past the window, a sampling value out of range, a
+           # chat template it cannot use): a server answers it with a 400 and lives on, so where
+           # it is the error that ends a run, the run's own settings or inputs are what it
+           # refused - an offline script's, a startup's (df102; ca108, cv105, au103 likewise)
+           r"^(?:vllm\.exceptions\.)?VLLMValidationError: ",
            # torch's config modules (torch/utils/_config_module.py) patched with a key they do
            # not have (`RuntimeError: Unexpected optimization option max_autotune_gemm_backendz,
            # known options are [...]`: vLLM's --compilation-config inductor_compile_config, a
@@ -1902,6 +1914,10 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   # an offline script, whose own settings they are (a server answers a 400)
                   r"|/vllm/sampling_params\.py:_?verify\w*$"
                   r"|/srt/sampling/sampling_params\.py:_?verify\w*$"
+                  # (and SGLang's tokenizer manager checking a request against the model: `The
+                  # input (2972 tokens) is longer than the model's context length` - an offline
+                  # Engine's caller, df109; a server answers it with a 400)
+                  r"|/srt/managers/tokenizer_manager\.py:_validate_\w+$"
                   # (and vLLM's pooling parameters checked against the model and the launch's
                   # --pooler-config, in the startup's dummy pooler run or a script's call:
                   # `does not support Matryoshka embeddings; dimensions must be unset`)
