@@ -79,3 +79,22 @@ def test_a_rank_that_never_comes_times_out_the_rendezvous(tmp_path: Path) -> Non
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(5)
+
+
+def test_ranks_started_before_rank_0_still_join_at_a_fast_time_scale(tmp_path: Path) -> None:
+    """Process start skew is real time: at scale 0.01 a 20 s dist timeout is 0.2 s of engine
+    time, but the rendezvous must still wait for a rank 0 that starts a second late."""
+    port = free_port()
+    ranks = [start_rank(tmp_path, r, 3, port) for r in (1, 2)]
+    time.sleep(1.5)
+    ranks.insert(0, start_rank(tmp_path, 0, 3, port))
+    try:
+        wait_for(lambda: "fired up and ready" in ranks[0][1].read_text()
+                 and all("scheduler ready" in log.read_text() for _, log in ranks[1:]), 30,
+                 "every rank up", [log for _, log in ranks])
+        assert all(proc.poll() is None for proc, _ in ranks)
+    finally:
+        for proc, _ in ranks:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)

@@ -18,6 +18,9 @@ from supervisor.emulator import faults
 from supervisor.emulator.logfmt import emit
 
 DEFAULT_DIST_TIMEOUT = 600.0  # seconds, torch's default for NCCL process groups
+# The ranks' processes start at real speed, whatever the time scale: a rendezvous scaled down
+# to a fraction of a second fails on a busy host before the other ranks have even started.
+JOIN_FLOOR_S = 5.0
 
 
 def split_addr(addr: str) -> tuple[str, int]:
@@ -34,6 +37,7 @@ class Rendezvous:
         self.rank = rank
         self.host, self.port = split_addr(addr)
         self.timeout_s = timeout_s          # what this rank waits (time-scaled)
+        self.join_s = max(timeout_s, JOIN_FLOOR_S)  # what it waits for the others to join
         self.shown_s = shown_s or timeout_s  # what the lines say (the engine's own value)
         self.on_fatal = on_fatal
         self.peers: list[socket.socket] = []
@@ -59,7 +63,7 @@ class Rendezvous:
                            f"useIpv6: false, code: -98, name: EADDRINUSE, message: {exc}"])
         lst.listen(self.nnodes)
         self.listener = lst
-        deadline = time.monotonic() + self.timeout_s
+        deadline = time.monotonic() + self.join_s
         while len(self.peers) < self.nnodes - 1:
             lst.settimeout(max(0.01, deadline - time.monotonic()))
             try:
@@ -73,7 +77,7 @@ class Rendezvous:
             peer.sendall(b"go\n")
 
     def _connect(self) -> None:
-        deadline = time.monotonic() + self.timeout_s
+        deadline = time.monotonic() + self.join_s
         while True:
             try:
                 conn = socket.create_connection((self.host, self.port), timeout=1)
