@@ -5236,3 +5236,27 @@ def test_a_logging_errors_call_stack_names_no_cause() -> None:
                "raise TypeError("),
               error="TypeError: Error: --enable-auto-tool-choice requires --tool-call-parser")
     assert cause_of(real, "vllm") is Cause.INVALID_CONFIG
+
+
+def test_a_compiled_library_on_a_noexec_mount_is_the_hosts_setting() -> None:
+    """A kernel compiled into a cache or temporary folder mounted noexec: dlopen cannot map it
+    executable (`failed to map segment from shared object`, torch's inductor adding the noexec
+    hint, or dlopen's own `: Operation not permitted`) - where the launch put its caches, not
+    the compiler's failure (dk101)."""
+    frames = [(f"{VL}/v1/worker/cpu_model_runner.py", "warming_up_model", "self._dummy_run()"),
+              ("/venv/lib/python3.11/site-packages/torch/_inductor/cpp_builder.py", "load",
+               "raise OSError(")]
+    so = "/tmp/home/.cache/vllm/torch_compile_cache/inductor_cache/ng/cng.main.so"
+    torch_words = (f"torch._inductor.exc.InductorError: OSError: {so}: failed to map segment "
+                   "from shared object.  The most common reason this may occur is if the /tmp "
+                   "folder is mounted with noexec (e.g., by default Docker mounts tmp file "
+                   "systems as noexec).  Please remount /tmp with exec enabled")
+    assert cause_of(tb(*frames, error=torch_words), "vllm") is Cause.INVALID_CONFIG
+    dlopen_words = f"OSError: {so}: failed to map segment from shared object: Operation not permitted"
+    assert cause_of(tb(*frames, error=dlopen_words), "vllm") is Cause.INVALID_CONFIG
+    # guard: the same compile failing for want of memory is not the mount's
+    no_memory = f"OSError: {so}: failed to map segment from shared object: Cannot allocate memory"
+    assert cause_of(tb(*frames, error=no_memory), "vllm") is not Cause.INVALID_CONFIG
+    # guard: inductor's own compile error stays the compiler's
+    assert cause_of(tb(*frames, error="torch._inductor.exc.InductorError: CppCompileError: C++ "
+                       "compile error"), "vllm") is Cause.TRITON_COMPILE_ERROR

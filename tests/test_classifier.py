@@ -780,6 +780,16 @@ KNOWN_MISSES: dict[str, str] = {
         "warmup answered by the neighbour on that port and SGLang's ready line as its HTTP "
         "server shuts down: labelled crashed, port_in_use; read ready (a failure before the "
         "ready line was survived, as the ready line says)",
+    # the 133rd batch (fresh132, signals at moments of startup), as scored blind
+    "dl102-vllm-cpu-032-int-api-compile.log":
+        "a SIGINT to the API server alone, held until `init engine ... took`, then the "
+        "teardown and KeyboardInterrupt: labelled stopped in warmup, read ready in warmup, "
+        "stopped (the engine core up reads as ready, as cj103's stop there does)",
+    "dl104-vllm-cpu-032-segv-core-ready.log":
+        "the engine core segfaulted at `Application startup complete`, a completion 2 s later "
+        "answered 500: labelled crashed in ready (no work served), read serving (vLLM logs a "
+        "request only as it answers it, after the death either way: p318 and r311's requests "
+        "in flight read the same)",
     # the 127th batch (fresh126, offline scripts), as scored blind
     "df102-vllm-cpu-032-llm-prompt-too-long.log":
         "LLM.generate of two prompts, the second past the window: the first rendered and "
@@ -801,6 +811,12 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 134th batch (fresh133, LoRA adapters at runtime), as scored blind
+    "dm110-sglang-0523-paths-config-missing.log":
+        "an adapter folder without its adapter_config.json, given by --lora-paths: `Failed to "
+        "load LoRA adapter nocfg: [Errno 2] No such file or directory: '.../adapter_config."
+        "json'` - labelled corrupt_checkpoint (a file missing from a folder there), read "
+        "model_not_found (the same words as a folder that is gone: at116, dm105)",
     # the 127th batch (fresh126, offline scripts), as scored blind
     "df108-sglang-0523-engine-mem-fraction-str.log":
         "mem_fraction_static='0.5' (a string) to sglang.Engine: the KV pool's sizing fails on "
@@ -2373,6 +2389,43 @@ def test_a_step_dumped_after_a_stop_signal_is_the_stops():
     assert stopped.outcome is Outcome.READY, stopped
     died = verdict([bar, dump], engine="vllm")
     assert died.outcome is Outcome.CRASHED, died
+
+
+def test_a_ctrl_c_held_until_the_engine_was_up_is_a_stop():
+    """A SIGINT to vLLM's API server alone while its engine compiles: its event loop holds it
+    until the engine is up, then tears the engine down (`send sigterm to process EngineCore`)
+    and ends in the interrupt's traceback - CancelledError, then KeyboardInterrupt (dl102).
+    The teardown was the stop, not the server's own error; a teardown followed by a real
+    error stays a death."""
+    api = "(APIServer pid=5) INFO 12-06 16:42:52 [utils.py:628] "
+    head = ["(EngineCore pid=7) INFO 12-06 16:42:52 [core.py:402] init engine (profile, create "
+            "kv cache, warmup model) took 16.38 s",
+            api + "[shutdown] MPClient: start timeout=0s",
+            api + "[shutdown] Process manager: send sigterm to process EngineCore",
+            "(EngineCore pid=7) INFO 12-06 16:42:52 [core.py:1454] [shutdown] EngineCore: "
+            "trigger received signal=SIGTERM",
+            api + "[shutdown] MPClient: complete",
+            "Traceback (most recent call last):",
+            *frames((f"{VL}/entrypoints/launchers/api_server/entry.py",
+                     "build_async_engine_client_from_engine_args"),
+                    (f"{VL}/v1/engine/async_llm.py", "reset_mm_cache"))]
+    interrupted = [*head, "asyncio.exceptions.CancelledError", "",
+                   "During handling of the above exception, another exception occurred:", "",
+                   "Traceback (most recent call last):",
+                   *frames(("/usr/lib/python3.11/asyncio/runners.py", "run")),
+                   "KeyboardInterrupt"]
+    v = verdict(interrupted, engine="vllm")
+    assert v.outcome is not Outcome.CRASHED and v.cause is None, v
+    # guard: the teardown's traceback ending in an error of the server's own is a death
+    failed = [*head, "RuntimeError: Engine core initialization failed."]
+    v = verdict(failed, engine="vllm")
+    assert v.outcome is Outcome.CRASHED, v
+    # guard: an error before the Ctrl-C, within the teardown's traceback, stays the failure
+    v = verdict([*head, "ValueError: bad value", "", "During handling of the above exception, "
+                 "another exception occurred:", "", "Traceback (most recent call last):",
+                 *frames(("/usr/lib/python3.11/asyncio/runners.py", "run")), "KeyboardInterrupt"],
+                engine="vllm")
+    assert v.outcome is Outcome.CRASHED, v
 
 
 def test_a_stopped_servers_wait_on_its_open_streams_is_no_stall():

@@ -405,7 +405,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
             gates & _RARE_BIT and S.RARE_GATE.search(msg)
         if rare:
             if S.LIFECYCLE_GATE.search(msg):
-                _lifecycle(scan, i, msg)
+                _lifecycle(scan, i, msg, msgs)
             if S.FATAL_GATE.search(msg):
                 in_current_thread = _fatal_markers(scan, i, msg, raw[i - 1] if i else "")
                 if "died unexpectedly" in msg and scan.stop_at is None:
@@ -1238,19 +1238,30 @@ def _shapes_not_the_models(scan: Scan, i: int, msg: str) -> None:
         scan.checkpoint_misread.append(i)
 
 
-def _lifecycle(scan: Scan, i: int, msg: str) -> None:
+def _lifecycle(scan: Scan, i: int, msg: str, msgs: list[str]) -> None:
     """A requested stop, or the interpreter's exit-time output (leaked-semaphore warnings,
     ``Fatal Python error: ... at interpreter shutdown``): after these, tracebacks are shutdown
     noise, not failures. vLLM's API server stopping its engine core unasked (2026 builds:
     `[shutdown] Process manager: send sigterm to process EngineCore`, with no stop before it:
     its own error tears the engine down, and the traceback follows) makes the core's `trigger
-    received signal=SIGTERM` that teardown's echo, not a stop of the run."""
+    received signal=SIGTERM` that teardown's echo, not a stop of the run - unless the traceback
+    that follows is a Ctrl-C's: a `KeyboardInterrupt` with nothing raised since the teardown
+    but the cancelled awaits it interrupted (a SIGINT to the API server alone, held by its
+    event loop until the engine was up, dl102). Then the teardown was the stop."""
     if scan.stop_at is None and scan.own_teardown is None and "send sigterm to process" in msg:
         scan.own_teardown = i
     elif scan.stop_at is None and scan.own_teardown is None and S.STOP_REQUEST.search(msg):
         scan.stop_at = i
+    elif scan.stop_at is None and scan.own_teardown is not None and \
+            msg.startswith("KeyboardInterrupt") and \
+            all(_CANCELLED.match(msgs[k]) for k, _ in scan.exceptions if k > scan.own_teardown):
+        scan.stop_at = scan.own_teardown
     if scan.exit_at is None and S.EXIT_NOISE.search(msg):
         scan.exit_at = i - 1 if msg.startswith("Python runtime state") else i
+
+
+# what an interrupted await raises (asyncio's, in the chain a Ctrl-C's traceback ends)
+_CANCELLED = re.compile(r"(?:asyncio\.(?:exceptions\.)?)?CancelledError\s*$")
 
 
 def _check_slow_load(scan: Scan, i: int, msg: str) -> None:

@@ -759,6 +759,16 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # the process's environment or user, not the import that met it (di109)
     + _sig(Cause.INVALID_CONFIG, 67, r"No usable temporary directory found in \[",
            scope="error")
+    # ... and a compiled library the loader may not map executable: a cache or temporary
+    # folder on a file system mounted noexec (a container's /tmp, a hardened host), as dlopen
+    # says it (`failed to map segment from shared object: Operation not permitted`) or as
+    # torch's inductor re-words it (`... from shared object.  The most common reason this may
+    # occur is if the /tmp folder is mounted with noexec`): where the launch put its caches,
+    # not the compiler's fault (dk101). Lack of memory maps nothing either, in other words
+    # (`Cannot allocate memory`), and is left to the memory rules.
+    + _sig(Cause.INVALID_CONFIG, 67,
+           r"failed to map segment from shared object(?::\s*Operation not permitted"
+           r"|[^\n]{0,160}\bnoexec\b)", scope="error")
     # Triton / inductor kernel compilation. Triton's NVIDIA backend runs ptxas on the PTX it
     # generated and raises PTXASError (triton/backends/nvidia/compiler.py make_cubin:
     # `Internal Triton PTX codegen error` for ptxas' exit 255, `` `ptxas` raised SIGSEGV``,

