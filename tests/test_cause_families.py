@@ -5260,3 +5260,76 @@ def test_a_compiled_library_on_a_noexec_mount_is_the_hosts_setting() -> None:
     # guard: inductor's own compile error stays the compiler's
     assert cause_of(tb(*frames, error="torch._inductor.exc.InductorError: CppCompileError: C++ "
                        "compile error"), "vllm") is Cause.TRITON_COMPILE_ERROR
+
+
+def test_histogram_buckets_a_flag_gave_out_of_order_are_the_setting() -> None:
+    """prometheus_client refusing a histogram's buckets, built from the launch's bucket flags
+    (SGLang's --bucket-time-to-first-token 1 0.5 0.1): a setting, in the library's words
+    (dp109)."""
+    frames = [(f"{SG}/observability/metrics_collector.py", "__init__",
+               "self.histogram_time_to_first_token = Histogram("),
+              ("/venv/lib/python3.11/site-packages/prometheus_client/metrics.py",
+               "_prepare_buckets", "raise ValueError('Buckets not in sorted order')")]
+    assert cause_of(tb(*frames, error="ValueError: Buckets not in sorted order"),
+                    "sglang") is Cause.INVALID_CONFIG
+    assert cause_of(tb(*frames, error="ValueError: Must have at least two buckets"),
+                    "sglang") is Cause.INVALID_CONFIG
+    # guard: another ValueError of the same library names nothing
+    assert cause_of(tb(*frames, error="ValueError: Duplicated timeseries in CollectorRegistry"),
+                    "sglang") is not Cause.INVALID_CONFIG
+
+
+def test_a_quantization_config_class_refusing_its_values_is_the_setting() -> None:
+    """A quantization method's config class checking what it was given - SGLang's AWQ refusing
+    8 bits from the model's quantization_config as the loader reads it (dq107): a config
+    value refused on the engine's own terms."""
+    quant = f"{SG}/layers/quantization/awq/awq.py"
+    frames = [(f"{SG}/model_loader/weight_utils.py", "get_quant_config",
+               "model_config, quant_cls.from_config(hf_quant_config)"),
+              (quant, "from_config", "return cls(weight_bits, group_size, zero_point)"),
+              (quant, "__init__", "raise ValueError(")]
+    error = ("ValueError: Currently, only 4-bit weight quantization is supported for AWQ, but "
+             "got 8 bits.")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: the same class failing in a call of its own (not its check) names nothing
+    assert cause_of(tb(*frames[:2], (quant, "apply", "out = torch.matmul(x, w)"),
+                       error="RuntimeError: mat1 and mat2 shapes cannot be multiplied"),
+                    "sglang") is not Cause.INVALID_CONFIG
+
+
+def test_vllms_logging_configuration_refused_is_the_launchs_setting() -> None:
+    """vLLM configuring its logging from what the launch gave, and refusing it in its own
+    words (VLLM_CONFIGURE_LOGGING=0 with VLLM_LOGGING_CONFIG_PATH set: `RuntimeError: Logging
+    configuration is disabled, but a Python logging config file was given`, dp105)."""
+    frames = [(f"{VL}/logger.py", "configure_logging", "_configure_vllm_root_logger(config)"),
+              (f"{VL}/logger.py", "_configure_vllm_root_logger", "raise RuntimeError(")]
+    error = ("RuntimeError: Logging configuration is disabled, but a Python logging config "
+             "file was given. pylogging_config_file requires configure_logging to be enabled.")
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: a handler class the file names failing to import stays the import's
+    assert cause_of(tb(*frames[:1], ("/usr/lib/python3.11/logging/config.py", "resolve",
+                                     "found = self.importer(used)"),
+                       error="ModuleNotFoundError: No module named 'acme_logship'"),
+                    "vllm") is Cause.IMPORT_ERROR
+
+
+SG_DECODE_ARGS = ("[2026-12-06 17:48:50] server_args={'model_path': '/m', 'decode_log_interval': %s, "
+           "'tp_size': 1}")
+
+
+def test_dividing_by_a_setting_the_launch_set_to_zero_is_the_setting() -> None:
+    """`--decode-log-interval 0`: SGLang takes it and its scheduler divides by it on the first
+    decode step (`self.forward_ct_decode % self.decode_log_interval` -> `ZeroDivisionError:
+    integer modulo by zero`, dp108). The divisor is a setting of this launch at zero: the
+    setting, and the evidence names it."""
+    crash = tb((f"{SG}/managers/scheduler.py", "event_loop_overlap", "pop_and_process()"),
+               (f"{SG}/managers/scheduler_components/metrics_reporter.py",
+                "report_decode_stats",
+                "if self.forward_ct_decode % self.decode_log_interval != 0:"),
+               error="ZeroDivisionError: integer modulo by zero")
+    v = classify_text(SG_DECODE_ARGS % "0" + "\n" + crash, engine="sglang")
+    assert v.cause is Cause.INVALID_CONFIG, v
+    assert v.evidence[-1].endswith("--decode-log-interval 0"), v.evidence
+    # guard: the same division by a setting that is not zero (something else was) names none
+    assert classify_text(SG_DECODE_ARGS % "40" + "\n" + crash, engine="sglang").cause is not \
+        Cause.INVALID_CONFIG

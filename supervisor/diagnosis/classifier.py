@@ -49,6 +49,7 @@ from .normalize import (
 from .raised_where import raised_where_hits
 from .refusals import (
     ASKED_FOR_NO_PROCESSES,
+    divided_by_a_zero_setting,
     impossible_launch,
     launch_refusal,
     refusal_evidence,
@@ -1160,6 +1161,21 @@ def _fatal_markers(scan: Scan, i: int, msg: str, above: str) -> list[str] | None
     return current
 
 
+def _ready_of_another_server(msgs: list[str], scan: Scan, ready: int) -> bool:
+    """A ready line after this run's own HTTP server failed to bind (uvicorn's `[Errno 98]
+    error while attempting to bind on address ... address already in use`, then `Waiting for
+    application shutdown`): uvicorn gives up on every address once one is refused, so this
+    server never listened, and SGLang's ready line - printed once its warmup request to the
+    port returns - says that another process holding the port answered it (cw109, dn105: a
+    neighbour, an orphan of the run before)."""
+    start = max((i for i in scan.run_starts if i < ready), default=0)
+    return any(start <= i < ready and _UVICORN_BIND_FAILED.search(msgs[i])
+               for i, _ in scan.fatal)
+
+
+_UVICORN_BIND_FAILED = re.compile(r"\berror while attempting to bind on address\b", re.I)
+
+
 def _requested_core_shutdown(scan: Scan, i: int, msgs: list[str]) -> None:
     """vLLM V1's engine core logging its own requested shutdown (2026 builds, core.py:
     `Shutdown initiated (timeout=0)`, `Shutdown complete`) just before its client reports the
@@ -1290,6 +1306,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     ready = scan.ready_index
     if ready is not None and scan.api_servers_pending is not None:
         ready = None  # the engines are up; the API servers that serve them were not yet
+    if ready is not None and _ready_of_another_server(msgs, scan, ready):
+        ready = None
     last_activity = scan.activity[-1] if scan.activity else -1
     closed = scan.stop_at is None and _client_closed_its_engine(scan, msgs)
     if closed:
@@ -1442,7 +1460,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     if outcome is Outcome.CRASHED and best is None:
         # (no rule named a cause, nor said on purpose that none can be named)
         launch = settings_of(msgs, scan, settings)
-        refused = refused_setting(msgs, scan, start, launch)
+        refused = refused_setting(msgs, scan, start, launch) or \
+            divided_by_a_zero_setting(msgs, scan, start, launch)
         impossible = None if refused else impossible_launch(scan, start, launch)
         if refused is not None:
             cause, evidence = Cause.INVALID_CONFIG, refusal_evidence(raw, msgs, refused,

@@ -22,7 +22,7 @@ from ..states import Cause
 from .evidence import MAX_EVIDENCE, evidence_lines
 from .raised_where import raised_by_a_crash_handler
 from .scan import Scan
-from .settings import impossible_count, log_settings, named_setting
+from .settings import impossible_count, log_settings, named_setting, zero_divisor_setting
 
 # The evidence's last line where a setting is the cause: why, then the setting (not a line of
 # the log: the only evidence line that is not)
@@ -358,6 +358,24 @@ def refused_setting(msgs: list[str], scan: Scan, start: int,
         named = named_setting(msgs[i], settings)
         if named is not None and not raised_by_a_crash_handler(scan, msgs, i):
             return i, named
+    return None
+
+
+def divided_by_a_zero_setting(msgs: list[str], scan: Scan, start: int,
+                              settings: Mapping[str, str]) -> tuple[int, str] | None:
+    """A crash no rule names a cause for, a ZeroDivisionError whose failing statement divides
+    by a setting this launch set to zero (settings.zero_divisor_setting): the exception line
+    and the setting."""
+    if not settings:
+        return None
+    for i in (i for i, _ in scan.exceptions if i >= start):
+        if _DIVIDED_BY_ZERO.search(msgs[i]) is None:
+            continue
+        frame = _innermost_frame(scan, i)
+        if frame is not None and frame[0] + 1 < i:
+            named = zero_divisor_setting(msgs[frame[0] + 1], settings)
+            if named is not None:
+                return i, named
     return None
 
 

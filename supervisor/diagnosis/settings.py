@@ -169,6 +169,27 @@ def _table_keys(value: str) -> list[str]:
         if isinstance(parsed, dict) else []
 
 
+# (zero_divisor_setting) the last name of the operand right of `%`, `/` or `//`, and a zero
+_DIVISOR = re.compile(r"(?:%|//?)=?\s*\(?\s*(?:\w+\.)*(\w+)")
+_ZERO = re.compile(r"[+-]?0+(?:\.0*)?")
+
+
+def zero_divisor_setting(statement: str, settings: Mapping[str, str]) -> str | None:
+    """The setting of this launch, set to zero, that ``statement`` divides by - the source
+    line a ZeroDivisionError was raised at (`self.forward_ct_decode % self.decode_log_interval`
+    under `--decode-log-interval 0`) - or None. The engine took the value and divided by it
+    later: the setting's fault, not its code's."""
+    zeros = {key.replace("-", "_").lower(): key for key, value in settings.items()
+             if _ZERO.fullmatch(value.strip())}
+    if not zeros:
+        return None
+    for name in _DIVISOR.findall(statement):
+        key = zeros.get(name.lower())
+        if key is not None:
+            return _describe(key, settings[key])
+    return None
+
+
 def _describe(key: str, value: str) -> str:
     name = key if key.isupper() else "--" + key.replace("_", "-")
     return f"{name}={value}" if key.isupper() else f"{name} {value}"

@@ -759,6 +759,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # the process's environment or user, not the import that met it (di109)
     + _sig(Cause.INVALID_CONFIG, 67, r"No usable temporary directory found in \[",
            scope="error")
+    # prometheus_client refusing a histogram's buckets (metrics.py _prepare_buckets: `Buckets
+    # not in sorted order`, `Must have at least two buckets`): the engines build them from the
+    # launch's bucket flags (SGLang's --bucket-time-to-first-token, vLLM's histogram settings)
+    # - a setting, whichever engine passed it on (dp109)
+    + _sig(Cause.INVALID_CONFIG, 67,
+           r"ValueError: (?:Buckets not in sorted order|Must have at least two buckets)\s*$",
+           scope="error")
     # ... and a compiled library the loader may not map executable: a cache or temporary
     # folder on a file system mounted noexec (a container's /tmp, a hardened host), as dlopen
     # says it (`failed to map segment from shared object: Operation not permitted`) or as
@@ -1915,6 +1922,13 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   # (srt/utils/hf_transformers/config.py: `config.architectures[0]` of an empty
                   # list)
                   r"|/srt/utils/server_args_config_parser\.py:|/srt/utils/hf_transformers/config\.py:"
+                  # a quantization method's config class checking what the launch or the
+                  # model's quantization_config gave it (its constructor, from_config, its
+                  # verify_/validate_ checks, the scheme chosen from the config's parts:
+                  # `Currently, only 4-bit weight quantization is supported for AWQ, but got 8
+                  # bits.`, SGLang's copy of vLLM's check raised as the loader reads it, dq107)
+                  r"|/layers/quantization/(?:\w+/)*\w+\.py:(?:__init__|from_config"
+                  r"|verify_\w+|validate_\w+|_?get_scheme\w*)$"
                   # Transformers' checks of a model config's values (configuration_<model>.py
                   # validate_architecture, run by huggingface_hub's validated dataclasses:
                   # `num_attention_heads: 0` -> `ZeroDivisionError: integer modulo by zero`)
@@ -1960,8 +1974,13 @@ FILE_ACCESS_ERROR = _C(r"(?:\w+\.)*(?:FileNotFoundError|PermissionError|IsADirec
 # (srt/utils/server_args_config_parser.py). Any error raised there is the file's (not there,
 # empty, not a mapping, a bad value: `FileNotFoundError`, `AttributeError: 'NoneType' object
 # has no attribute 'items'`), whatever its type: the launch's settings, invalid_config.
+# So is vLLM's configuration of its logging from the file and variables the launch gave
+# (logger.py _configure_vllm_root_logger: `RuntimeError: Logging configuration is disabled,
+# but a Python logging config file was given`, `Could not load logging config. File does not
+# exist`), raised there itself - not what a handler the file names raised under it (dp105).
 SETTINGS_FILE_READER = _C(r"/vllm/utils(?:/\w+)?\.py:(?:_pull_args_from_config|_?load_config_file)$"
-                          r"|/srt/utils/server_args_config_parser\.py:")
+                          r"|/srt/utils/server_args_config_parser\.py:"
+                          r"|/vllm/logger\.py:_?configure_\w*$")
 # (an IndexError: a setting's list that is empty, `architectures: []`)
 CONFIG_REJECTION = _C(r"(?:\w+\.)*(?:ValueError|AssertionError|NotImplementedError|TypeError"
                       r"|IndexError|ZeroDivisionError|VLLMValidationError)\b")

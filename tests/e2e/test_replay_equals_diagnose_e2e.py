@@ -68,6 +68,10 @@ _REQUEST_FRAMES = ("a fragment whose only sign of life is one request's tracebac
 _DUMP_FRAMES = ("a py-spy dump of a stuck process and nothing else: diagnose dates it by the dump's "
                 "frames (the scheduler's event loop: serving, as labelled); live, the trackers do "
                 "not read frames (too many to pay for) and the silent replay is hung at launch")
+_RESTARTS = ("a log of several runs - a wrapper restarting the engine inside the one process the "
+             "daemon watches (a restart loop, a unit's Restart=): diagnose reads the last run; "
+             "live, the run's phase only moves forward and keeps what an earlier run reached "
+             "(serving), though the outcome and cause agree")
 _LABEL_LIVE = ("a classifier miss (tests/test_classifier.py KNOWN_MISSES): the replay ends the way "
                "the labelled run did (dies, or stays up and answers its probe), so live agrees "
                "with the label where the file alone does not")
@@ -399,9 +403,13 @@ LIVE_MISSES: dict[str, str] = {
     "cj103-vllm-cpu-032-timeout-startup.log": _LABEL_LIVE,
     # the 133rd batch (fresh132): a Ctrl-C held until the engine core was up, as cj103's stop
     "dl102-vllm-cpu-032-int-api-compile.log": _LABEL_LIVE,
-    # the 118th batch (fresh117): uvicorn's bind refused, then a neighbour answering the
-    # warmup and SGLang's ready line as it shuts down (labelled crashed; the replay exits 1)
-    "cw109-sglang-0523-localhost-v6-neighbour.log": _LABEL_LIVE,
+    # the 135th batch (fresh134): a restart loop inside the supervised process, several runs
+    "dn102-vllm-cpu-032-tee-orphan-holds-port.log": _RESTARTS,
+    "dn105-sglang-0523-tee-orphan-holds-port.log": _RESTARTS,
+    "dn107-sglang-0523-systemd-killed-twice.log": _RESTARTS,
+    # the 137th batch (fresh136): every record after the engine's start a logging error, the
+    # API server's own lines among them (its `Application startup complete` never printed)
+    "dp104-vllm-cpu-032-logconf-missing-field.log": _API_UP,
     # the 121st batch (fresh120): an operator's py-spy dump of a server whose last request
     # went unanswered (a stopped detokenizer), pasted after its last progress
     "cz106-sglang-0523-pyspy-detok-stopped.log": _STALL_END,
