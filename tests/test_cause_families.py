@@ -5333,3 +5333,21 @@ def test_dividing_by_a_setting_the_launch_set_to_zero_is_the_setting() -> None:
     # guard: the same division by a setting that is not zero (something else was) names none
     assert classify_text(SG_DECODE_ARGS % "40" + "\n" + crash, engine="sglang").cause is not \
         Cause.INVALID_CONFIG
+
+
+def test_sglang_missing_a_numbered_layer_is_a_checkpoint_of_more_layers() -> None:
+    """SGLang's Transformers backend loading a checkpoint that holds a layer its model lacks
+    (`ValueError: No module or parameter named 'model.layers.2' in TransformersForCausalLM.`,
+    a deeper model's weights pushed by /update_weights_from_disk, ds103): config and weights
+    disagree - corrupt_checkpoint, as vLLM's words for it are read."""
+    frames = [(f"{SG}/model_executor/model_runner.py", "update_weights_from_disk",
+               "model = model_load_weights(model, iter)"),
+              (f"{SG}/models/utils.py", "_load_module", "raise ValueError(")]
+    deeper = "ValueError: No module or parameter named 'model.layers.2' in TransformersForCausalLM."
+    assert cause_of(tb(*frames, error=deeper), "sglang") is Cause.CORRUPT_CHECKPOINT
+    # guard: no layer 0 at all - the stack was built empty, the config's own value
+    empty = "ValueError: No module or parameter named 'model.layers.0' in TransformersForCausalLM."
+    assert cause_of(tb(*frames, error=empty), "sglang") is Cause.INVALID_CONFIG
+    # guard: a module of another head stays the model not supported as configured
+    head = "ValueError: No module or parameter named 'score' in TransformersForCausalLM."
+    assert cause_of(tb(*frames, error=head), "sglang") is Cause.INVALID_CONFIG

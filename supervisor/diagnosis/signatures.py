@@ -1680,6 +1680,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"There is no module or parameter named '(?:[\w.]+\.)?(?:layers|layer|h|blocks)\.\d+"
            r"(?:\.[\w.]*)?' in \w+\. The available parameters belonging to "
            r"(?:[\w.]+\.)?(?:layers|layer|h|blocks) ", flags=_I)
+    # ... and so in SGLang's words, which list nothing (`ValueError: No module or parameter
+    # named 'model.layers.2' in TransformersForCausalLM.`, an RL trainer's update from a deeper
+    # model's checkpoint, ds103) - where the layer missing is not the first: a stack with no
+    # layer 0 was built empty, a config wrong in itself
+    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
+           r"^(?:\w+\.)*ValueError: No module or parameter named '(?:[\w.]+\.)?"
+           r"(?:layers|layer|h|blocks)\.(?!0\b)\d+(?:\.[\w.]*)?' in \w+", flags=_I)
     # ... but a stack the config builds empty (`The available parameters belonging to layers
     # (ModuleList) are: set()`): a layer count of zero or less, a value no model has - the
     # config wrong in itself, as SGLang's own check of it reads (invalid_config)
