@@ -519,9 +519,6 @@ KNOWN_MISSES: dict[str, str] = {
     "ac209-sglang-2504-offline-engine-dp2-flashinfer-cascade-jit-then-watchdog-timeout-300-batch-dump-cut.log":
         "SGLang's watchdog dumping a stuck one-request batch in an offline engine: labelled "
         "serving, read warmup (a stuck batch before any ready line is read as the warmup's)",
-    "ac211-vllm-v1-2511-ray-2node-pp2-dots-ocr-weights-download-170s-startup-cut.log":
-        "a Ray worker downloading the weights (170 s), cut: labelled weight_loading, read launch "
-        "(the download's line is not a loading marker)",
     "ac316-sglang-056post2-2512-fedora-16gb-bench-one-batch-lfm2-700m-triton-mamba-cache-warmup-benchmark-finished.log":
         "SGLang's bench_one_batch (an offline benchmark, no server): labelled ready in serving, "
         "read incomplete in warmup",

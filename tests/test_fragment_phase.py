@@ -685,6 +685,12 @@ def test_a_fragment_has_its_outcome(lines, engine, outcome) -> None:
         ("INFO 01-24 14:52:55 weight_utils.py:164] Using model weights format "
          "['*.safetensors']",),
         Phase.WEIGHT_LOADING, id="vllm-v0-weights-format-is-weight-loading"),
+    # the loader downloading the files the hub cache lacks, on a Ray worker of a V1 engine
+    pytest.param(
+        ("(EngineCore_DP0 pid=1769) (RayWorkerWrapper pid=405) INFO 11-13 06:21:04 "
+         "[weight_utils.py:441] Time spent downloading weights for rednote-hilab/dots.ocr: "
+         "170.155065 seconds",),
+        Phase.WEIGHT_LOADING, id="vllm-weights-download-time-is-weight-loading"),
     # a PD decode instance's request failures:
     # guard: a connector's own setup failing names no client's request
     pytest.param(

@@ -38,7 +38,8 @@ _PREFILTER = literal_prefilter(
     # (the forks' lines below on first letters already above: each new one costs every line)
     "API server: ", "HPU blocks", "CPU blocks", "Warmup][", "Warmup finished", "Shutting down",
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
-    "REMOTE_KVS", "model weights format", "transfer failed for request", "Encoder cache",
+    "REMOTE_KVS", "model weights format", "downloading weights", "transfer failed for request",
+    "Encoder cache",
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
     "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "reset prefix cache",
     "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/", "Reqid: ",
@@ -55,6 +56,9 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # V0 0.2-0.3's weight iterator choosing the files to read (`Using model weights format
         # ['*.safetensors']`, weight_utils.py), once the model is built
         r"|Using model weights format"
+        # (and its download of the files first, when the hub cache lacks them: `Time spent
+        # downloading weights for org/model: 170.2 seconds`, weight_utils.py, in the loader)
+        r"|Time spent downloading weights"
         # V1's attention layers choosing their backend as the model is built in the loader
         # (platforms/cuda.py: `Using TRITON_ATTN attention backend out of potential backends:
         # ['TRITON_ATTN']`, 2026 builds; not V0's `Using FlashAttention backend.`, logged by
