@@ -579,10 +579,6 @@ KNOWN_MISSES: dict[str, str] = {
     "xx308-vllm-063post1-2411-lmcache-vllm-adapter-store-chunks-serving.log":
         "LMCache 0.1's own lines storing KV chunks and nothing else: labelled ready in serving, "
         "read incomplete at launch (that plugin's lines are not read as traffic)",
-    "xx318-vllm-v1-2602-spark-vllm-docker-2node-ray-gptoss-120b-mxfp4-fastsafetensors-flashinfer-sm12x-then-cut.log":
-        "an attention backend chosen as the model is built (`Using AttentionBackendEnum.FLASHINFER "
-        "backend.`): labelled weight_loading, read launch (a new literal for the tracker's "
-        "per-line prefilter, for one wording)",
     # the forty-third batch (fresh42), as scored blind, then tuned on
     "ww108-vllm-v1-2512-kylin-conda-lora-no-adapter-found-enginecore-valueerror-then-apiserver-traceback.log":
         "a LoRA adapter loaded after the engine was built, its path wrong: labelled warmup (as "

@@ -691,6 +691,16 @@ def test_a_fragment_has_its_outcome(lines, engine, outcome) -> None:
          "[weight_utils.py:441] Time spent downloading weights for rednote-hilab/dots.ocr: "
          "170.155065 seconds",),
         Phase.WEIGHT_LOADING, id="vllm-weights-download-time-is-weight-loading"),
+    # late-2025 builds naming the attention backend as the model's layers are built
+    pytest.param(
+        ("(EngineCore_DP0 pid=1356) (RayWorkerWrapper pid=383, ip=192.168.200.12) INFO 02-04 "
+         "18:47:06 [cuda.py:345] Using AttentionBackendEnum.FLASHINFER backend.",),
+        Phase.WEIGHT_LOADING, id="vllm-attention-backend-enum-is-weight-loading"),
+    pytest.param(("INFO 11-13 06:18:13 [cuda.py:417] Using FLASH_ATTN backend.",),
+                 Phase.WEIGHT_LOADING, id="vllm-attention-backend-name-is-weight-loading"),
+    # guard: V0's words for its choice, logged by the model runner before it loads
+    pytest.param(("INFO 08-17 23:29:30 selector.py:135] Using Flash Attention backend.",),
+                 Phase.LAUNCH, id="vllm-v0-attention-backend-words-stay-launch"),
     # a PD decode instance's request failures:
     # guard: a connector's own setup failing names no client's request
     pytest.param(

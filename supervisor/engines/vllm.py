@@ -38,8 +38,8 @@ _PREFILTER = literal_prefilter(
     # (the forks' lines below on first letters already above: each new one costs every line)
     "API server: ", "HPU blocks", "CPU blocks", "Warmup][", "Warmup finished", "Shutting down",
     "Waiting for connections", "throughput: ", "different input shapes", "prompts: ",
-    "REMOTE_KVS", "model weights format", "downloading weights", "transfer failed for request",
-    "Encoder cache",
+    "REMOTE_KVS", "model weights format", " backend.", "downloading weights",
+    "transfer failed for request", "Encoder cache",
     "ASGI app", "method failed", "Connector update_state", "expired KV blocks",
     "Replaying aclgraph", "ampler warmup", "Dequeued prefill", "reset prefix cache",
     "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/", "Reqid: ",
@@ -64,6 +64,9 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # ['TRITON_ATTN']`, 2026 builds; not V0's `Using FlashAttention backend.`, logged by
         # the model runner before it loads)
         r"|Using \w+ attention backend out of potential backends"
+        # (late-2025 builds, the same choice in fewer words: `Using FLASH_ATTN backend.`,
+        # `Using AttentionBackendEnum.FLASHINFER backend.` - an enum's name, never V0's words)
+        r"|Using (?:AttentionBackendEnum\.)?[A-Z][A-Z0-9_]+ backend\.$"
         # the files being read: tpu-inference's weight_utils (`Loading weights from
         # /.../model.safetensors`), the RunAI model streamer's summary per file set
         # (`[RunAI Streamer] Overall time to stream 10.6 GiB of all files`; vLLM's

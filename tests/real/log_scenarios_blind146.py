@@ -253,4 +253,8 @@ SCENARIOS = [
     v("v-pycache-prefix-full", "PYTHONPYCACHEPREFIX a 2 MiB tmpfs filled to the last byte (every "
       "module's bytecode cache written there)", {"PYTHONPYCACHEPREFIX": at("v-pycache-prefix-full")},
       "2m", True, v_until),
+    s("s-home-full-torch-compile", "--enable-torch-compile (the CPU graph compiled by "
+      "torch.compile); HOME an empty 2 MiB tmpfs filled to the last byte (a container's small "
+      "home volume full): every cache under it", {"HOME": at("s-home-full-torch-compile")},
+      "2m", True, s_until, ["--enable-torch-compile"]),
 ]
