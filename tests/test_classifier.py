@@ -494,9 +494,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a chat request's traceback through AsyncLLM's output_handler, cut: labelled ready (one "
         "request's error), read crashed (the output handler raises into requests only when its "
         "loop died: every request in flight fails)",
-    "af305-vllm-spyre-2503-v0-mq-engine-warmup-shapes-attributeerror.log":
-        "the Spyre plugin's AttributeError in the V0 engine's constructor after its 'load "
-        "model...' line: labelled weight_loading, read launch (the plugin's line is no marker)",
     # the forty-ninth batch (fresh48), as scored blind, then tuned on
     "ad107-vllm-pr-2609-glm53-flash-eplb-before-enginecore-failed-to-start-init-kv-cut.log":
         "'EngineCore failed to start' cut in EngineCore.__init__ at a source line cut to "
@@ -564,9 +561,6 @@ KNOWN_MISSES: dict[str, str] = {
     "yy215-vllm-v1-2603-ubi-image-two-apiservers-is-sleeping-polls-wake-up-500-asgi-exception-frames-cut.log":
         "a POST /wake_up answered 500 and uvicorn's ASGI traceback cut: labelled crashed from "
         "the title, read ready in serving (a request's error)",
-    "yy313-vllm-spyre-v1-2503-pr-logging-snippet-spyre-worker-load-model-warmup-config-cut.log":
-        "the Spyre plugin's own 'load model...' line: labelled weight_loading, read launch "
-        "(that plugin's wording is not a marker)",
     # the forty-fourth batch (fresh43), as scored blind, then tuned on
     "xx108-vllm-ascend-0180-2605-a3-dsv4-flash-w8a8-mtp-engine-003-stats-running-1-specdec-then-hang.log":
         "busy stats, then nothing: labelled hung from the thread, read ready in serving",

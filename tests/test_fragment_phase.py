@@ -701,6 +701,14 @@ def test_a_fragment_has_its_outcome(lines, engine, outcome) -> None:
     # guard: V0's words for its choice, logged by the model runner before it loads
     pytest.param(("INFO 08-17 23:29:30 selector.py:135] Using Flash Attention backend.",),
                  Phase.LAUNCH, id="vllm-v0-attention-backend-words-stay-launch"),
+    # the Spyre plugin's worker starting its load_model, in its two forms
+    pytest.param(("INFO 03-17 18:51:10 [spyre_worker.py:200] load model...",),
+                 Phase.WEIGHT_LOADING, id="vllm-spyre-load-model-is-weight-loading"),
+    pytest.param(("[SpyreWorker] load model...",),
+                 Phase.WEIGHT_LOADING, id="vllm-spyre-tagged-load-model-is-weight-loading"),
+    # guard: the words inside another message
+    pytest.param(("INFO 03-17 18:51:10 [api_server.py:9] will load model... later",),
+                 Phase.LAUNCH, id="vllm-load-model-words-inside-a-message-stay-launch"),
     # a PD decode instance's request failures:
     # guard: a connector's own setup failing names no client's request
     pytest.param(

@@ -92,7 +92,10 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
         # a MoE layer being built with expert parallelism (`[EP Rank 0/16] Expert parallelism is
         # enabled. Expert placement strategy: linear. ...`, FusedMoE's constructor, vLLM and
         # vLLM-Ascend 2025-2026): the loader is constructing the model
-        r"|Expert parallelism is enabled"), Phase.WEIGHT_LOADING),
+        r"|Expert parallelism is enabled"
+        # the Spyre plugin's worker starting its load_model (`load model...`, bare or behind
+        # its own `[SpyreWorker] ` tag)
+        r"|(?:^|\] )load model\.\.\.$"), Phase.WEIGHT_LOADING),
     # the model is loaded: what follows is the profiling run that sizes the KV cache (the
     # loader's own end lines are read per rank, _weights_of_rank)
     # (tpu-inference's JAX runner: `Init model | hbm=[(1.11, 30.75)]GiB` once it is loaded;
