@@ -690,9 +690,6 @@ KNOWN_MISSES: dict[str, str] = {
         "frames: labelled crashed, read ready (the driver's frames are read as the same "
         "request's)",
     # the thirty-fourth batch (fresh33), after its tuning
-    "nn114-vllm-2606-gpustack-enginecore-add-lora-load-adapter-validate-legal-frames-cut.log":
-        "a traceback cut at the LoRA adapter's validate_legal: labelled warmup, read launch "
-        "(add_lora's frames date nothing)",
     "nn118-vllm-2605-club3090-switch-script-gemma4-31b-mtp-tp1-loading-weights-container-exit-1-apiserver-tail.log":
         "a launch script's echo of the engine's 'Loading weights' then the container's exit: "
         "labelled weight_loading, read launch (the script's own words are not read)",

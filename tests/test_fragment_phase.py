@@ -2846,3 +2846,24 @@ def test_an_operators_py_spy_dump_after_the_last_progress_is_a_stall() -> None:
     assert v.outcome is Outcome.READY, v
     # guard: a dump followed by more traffic was only a look
     assert verdict(_SG_UP, *dump, _SG_SERVED, engine="sglang").outcome is Outcome.READY
+
+
+# --- a LoRA adapter added through the engine core's add_lora ---------------------------------
+
+_LORA_ADD = (f"{_SITE}/vllm/v1/engine/core.py", "add_lora")
+_LORA_MIXIN = (f"{_SITE}/vllm/v1/worker/lora_model_runner_mixin.py", "add_lora")
+_LORA_LOAD = (f"{_SITE}/vllm/lora/worker_manager.py", "_load_adapter")
+
+
+def test_an_adapter_added_through_add_lora_was_added_before_serving() -> None:
+    # the API server's --lora-modules are added once the engine is up (nn114)
+    lines = [*frame_lines(_LORA_ADD, _LORA_MIXIN, (f"{_SITE}/vllm/lora/worker_manager.py",
+                                                   "add_adapter"), _LORA_LOAD),
+             "ValueError: base_model_name_or_path is not set in the adapter's config"]
+    assert verdict(*lines, engine="vllm").phase is Phase.WARMUP
+
+
+def test_an_adapter_loaded_without_add_lora_stays_undated() -> None:
+    # guard: _load_adapter alone runs for add_lora and for a request's step alike
+    lines = [*frame_lines(_LORA_LOAD), "ValueError: no adapter found at /lora/x"]
+    assert verdict(*lines, engine="vllm").phase is Phase.LAUNCH

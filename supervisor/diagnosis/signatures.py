@@ -2280,8 +2280,12 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     # (and SGLang's scheduler watchdog thread, started at the end of Scheduler.__init__ once
     # the model worker - weights, KV pool, graphs - is built: a stack dump that shows it has
     # the scheduler up, at least in its warmup)
+    # (and vLLM V1's model runner adding a LoRA adapter by request of the engine core's
+    # add_lora - the API server's --lora-modules, added once the engine is up and before it
+    # serves; a request's own adapter is activated in its step instead, not through add_lora)
     (Phase.WARMUP, _C(r":(?:_execute_server_warmup|_wait_and_warmup|warmup_server)$"
-                      r"|/srt/managers/scheduler\.py:watchdog_thread$")),
+                      r"|/srt/managers/scheduler\.py:watchdog_thread$"
+                      r"|/lora_model_runner_mixin\.py:add_lora$")),
     # (not torch_npu's NPUGraph.update -> update_capture_record: it rewrites a captured graph's
     # inputs before a replay, which runs in warmup and serving alike)
     # (and the custom all-reduce registering the buffers the captured graphs use, which SGLang
