@@ -12,9 +12,10 @@ in the recorder's process while the scenario runs, its requests written to
 captive portal's HTML page, or serving one repository (tiny-org/llama-tiny, the tiny model's
 files, revision main only): a hub id whose organisation is misspelt (404 RepoNotFound), a
 --revision naming a branch the mirror lacks (404 RevisionNotFound), --download-dir on a
-read-only mount (a read-only tmpfs at /tmp/blind147/ro-models), HF_HUB_ENABLE_HF_TRANSFER=1 with
-no hf_transfer installed. And huggingface.co itself, unreachable: the model by hub id with the
-hub online (SGLang), and --tokenizer a hub id while the model is a local path (vLLM).
+read-only mount (a read-only tmpfs at /tmp/blind147/ro-models, mounted when the table is loaded
+and unmounted by hand after), HF_HUB_ENABLE_HF_TRANSFER=1 with no hf_transfer installed. And
+huggingface.co itself, unreachable (it does not resolve here): --tokenizer a hub id while the
+model is a local path (vLLM).
 
 Earlier batches already had (not repeated): HF_ENDPOINT at a port nobody listens on (73rd, both
 engines), a CA bundle missing (91st), an https proxy refused (92nd), --tokenizer a hub id with
@@ -23,6 +24,35 @@ commit offline, --download-dir elsewhere (103rd), a relative model path from the
 (105th).
 
 vLLM runs with VLLM_BASE's settings; SGLang with --device cpu --model-impl transformers.
+
+Recorded 2026-12-06 in two invocations (raw1: four vLLM; raw2: one vLLM, three SGLang), taking
+turns with two other helpers' recorders; each scenario once. About 5 minutes of recording
+(297 s: vLLM 11+10+10+153+33 s, SGLang 13+12+55 s). 8 kept (final files dz101-dz108). Dropped:
+s-hub-id-no-network (the model by hub id with huggingface.co unreachable; not recorded: raw1's
+recorder was stopped, between scenarios, after v-tokenizer-hub-id-no-network had shown that a
+name that does not resolve costs about 100 s of retries, to finish within the time given; the
+73rd's mirror that is down already has SGLang's retry loop), removed from the table.
+
+What the engines did: every fault here but the read-only --download-dir ends the launch within
+seconds at its first config read, in both engines with transformers' and huggingface_hub's words
+(vLLM in create_engine_config's speculators check, SGLang in server_args.resolve_once's
+get_config). A 401 is not retried: `OSError: There was a specific connection error when trying
+to load tiny-org/llama-tiny: Client error '401 Unauthorized' ... Invalid credentials in
+Authorization header`. A mirror answering HTML fails huggingface_hub's check for the
+X-Repo-Commit header (`does not seem to be served by a Hugging Face Hub endpoint`), ending in the
+same `We couldn't connect to ... and couldn't find them in the cached files` as a mirror that is
+down. A misspelt organisation is `RepositoryNotFoundError` / `... is not a local folder and is
+not a valid model identifier`; a missing branch `RevisionNotFoundError` / `v2-instruct is not a
+valid git identifier` (SGLang asks twice: config.json, then head.pt). A host name that does not
+resolve makes vLLM retry each request five times (1-8 s back-off) inside its own two tries, about
+100 s before `We couldn't connect to 'https://huggingface.co'` (raised in the tokenizer's
+from_pretrained, before the engine core). A read-only --download-dir gets past the config (read
+through HF_HOME's cache) and fails in the worker's weight download on its lock file (`OSError:
+[Errno 30] Read-only file system: '/tmp/blind147/ro-models/...tiny-org-llama-tiny.lock'`),
+`Engine core initialization failed`. HF_HUB_ENABLE_HF_TRANSFER=1 no longer fails: huggingface_hub
+1.33 (SGLang's) only warns `The HF_HUB_ENABLE_HF_TRANSFER environment variable is deprecated as
+'hf_transfer' is not used anymore`, downloads the shards from the mirror in SGLang's loader and
+serves.
 """
 
 from __future__ import annotations
@@ -245,8 +275,6 @@ SCENARIOS = [
       ["--tokenizer", REPO]),
     v("v-download-dir-readonly", f"model by hub id ({REPO}), {ONLINE}; {M_OK}; --download-dir "
       f"{RO}, a read-only tmpfs", hub_id(REPO), "ok", ["--download-dir", str(RO)]),
-    s("s-hub-id-no-network", f"model by hub id ({REPO}), {ONLINE}, default endpoint "
-      "(huggingface.co does not resolve here)", hub_id(REPO), None),
     s("s-hub-mirror-html-portal", f"model by hub id ({REPO}), {ONLINE}; HF_ENDPOINT a local "
       "mirror answering every request 200 with a captive portal's HTML page", hub_id(REPO),
       "html"),
