@@ -2253,6 +2253,23 @@ def test_an_error_in_a_function_called_after_the_imports_is_not_import_error():
     assert cause_of(text, "vllm") is Cause.UNKNOWN
 
 
+@pytest.mark.parametrize("error", [
+    "sqlite3.OperationalError: database or disk is full",
+    "OSError: [Errno 28] No space left on device: '/cache/outlines/cache.db'",
+])
+def test_a_full_disk_under_a_modules_top_level_is_not_import_error(error):
+    # SGLang importing its outlines backend, whose top level opens Outlines' disk cache on a
+    # full disk (dy106): the host's storage, not a package that failed to import
+    text = tb((f"{SG}/constrained/base_grammar_backend.py", "create_grammar_backend",
+               "from sglang.srt.constrained.outlines_backend import OutlinesGrammarBackend"),
+              (f"{SG}/constrained/outlines_backend.py", "<module>",
+               "from sglang.srt.constrained.outlines_jump_forward import OutlinesJumpForwardMap"),
+              (f"{SG}/constrained/outlines_jump_forward.py", "<module>", "@disk_cache()"),
+              ("/x/site-packages/diskcache/core.py", "reset", "sql(statement)"),
+              error=error)
+    assert cause_of(text, "sglang") is Cause.UNKNOWN
+
+
 @pytest.mark.parametrize(("frame", "cause"), [
     ((f"{VL}/distributed/device_communicators/pynccl.py", "__init__",
       "self.comm: ncclComm_t = self.nccl.ncclCommInitRank("), Cause.NCCL_ERROR),
@@ -4712,6 +4729,9 @@ def test_a_request_through_the_offline_engine_is_served_not_warmed_up() -> None:
     "'/root/.cache/sglang/.cache/flashinfer/0.7.2/flashinfer_jit.log'",
     # a cache on a read-only file system
     "OSError: [Errno 30] Read-only file system: '/tmp/torchinductor_app/locks/x.lock'",
+    # the hub download's lock in a --download-dir on a read-only mount (dz105)
+    "OSError: [Errno 30] Read-only file system: "
+    "'/mnt/ro-models/f342476b69f4714293de4f839084b846tiny-org-llama-tiny.lock'",
 ])
 def test_a_cache_the_process_may_not_write_is_where_the_launch_put_it(error: str) -> None:
     frame = (f"{TORCH}/_inductor/codecache.py", "load", "with FileLock(lock_path, timeout=10):")
@@ -5351,3 +5371,22 @@ def test_sglang_missing_a_numbered_layer_is_a_checkpoint_of_more_layers() -> Non
     # guard: a module of another head stays the model not supported as configured
     head = "ValueError: No module or parameter named 'score' in TransformersForCausalLM."
     assert cause_of(tb(*frames, error=head), "sglang") is Cause.INVALID_CONFIG
+
+
+# --- the 147th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+_HUB = ("/x/site-packages/transformers/utils/hub.py", "cached_files",
+        'raise OSError(f"There was a specific connection error when trying to load {p}:\\n{e}")')
+
+
+def test_credentials_the_hub_refuses_are_the_launchs_token() -> None:
+    # a revoked HF_TOKEN: huggingface_hub 1.x's httpx error, then the hub's own words (dz101)
+    text = tb(_HUB, error="OSError: There was a specific connection error when trying to load "
+                          "tiny-org/llama-tiny:") + (
+        "Client error '401 Unauthorized' for url 'http://hub/tiny-org/llama-tiny/resolve/main/"
+        "config.json'\nInvalid credentials in Authorization header\n")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    # guard: a gated repository the launch has no access to is the model's
+    gated = tb(_HUB, error="OSError: You are trying to access a gated repo. 401 Client Error. "
+                           "Cannot access gated repo for url https://huggingface.co/org/m.")
+    assert cause_of(gated, "vllm") is Cause.MODEL_NOT_FOUND

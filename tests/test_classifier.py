@@ -2447,3 +2447,29 @@ def test_a_stopped_servers_wait_on_its_open_streams_is_no_stall():
     assert v.outcome is Outcome.READY, v
     stalled = verdict([*served, stats, stats], engine="vllm")
     assert stalled.outcome is Outcome.INCOMPLETE, stalled
+
+
+def test_an_error_the_server_went_on_from_before_is_not_its_death_when_it_ends_the_log():
+    """SGLang's metrics exporter failing to write each request's record to a full disk (dy107):
+    the same logged traceback after every request, the server serving between them, the log
+    ending on one - ready; a different error at the end, or the same one with no progress after
+    its first time, is still a death."""
+    ts = "[2026-12-06 20:45:00]"
+    exporter = "/x/site-packages/sglang/srt/observability/request_metrics_exporter.py"
+
+    def failed(error: str) -> list[str]:
+        return [f"{ts} Failed to write perf metrics to file: {error}",
+                "Traceback (most recent call last):",
+                *frames((exporter, "write_record"), (exporter, "write_file")), error]
+
+    full = "OSError: [Errno 28] No space left on device"
+    served = [f"{ts} Prefill batch, #new-seq: 1, #new-token: 5, #cached-token: 0, token usage: "
+              "0.00, #running-req: 0, #queue-req: 0",
+              f'{ts} INFO:     127.0.0.1:54454 - "POST /generate HTTP/1.1" 200 OK']
+    v = verdict([*READY, *served, *failed(full), *served, *failed(full)], engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.READY, Phase.SERVING, None), v
+    v = verdict([*READY, *served, *failed(full), *served,
+                 *failed("OSError: [Errno 5] Input/output error")], engine="sglang")
+    assert v.outcome is Outcome.CRASHED, v
+    v = verdict([*READY, *served, *failed(full), *failed(full)], engine="sglang")
+    assert v.outcome is Outcome.CRASHED, v

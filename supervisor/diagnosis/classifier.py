@@ -1313,7 +1313,7 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     if closed:
         scan.stop_at = scan.own_teardown
 
-    fatal = _fatal(scan, last_activity)
+    fatal = _fatal(scan, last_activity, _survived_before(scan, msgs, last_activity))
     after = ready if ready is not None else -1
     # a fragment that starts mid-run (no startup marker, traffic later on: midrun.py) was up
     # from its first line: a report of a death printed before the traffic that shows it (vLLM
@@ -1552,7 +1552,24 @@ def _last_line(raw: list[str], msgs: list[str]) -> tuple[str, ...]:
     return ()
 
 
-def _fatal(scan: Scan, last_activity: int) -> list[tuple[int, bool]]:
+def _survived_before(scan: Scan, msgs: list[str], last_activity: int) -> set[int]:
+    """The lines of the tracebacks after the last progress whose error the run already met
+    before it - the same exception line, word for word, with progress after it: an error the
+    process logs and goes on from (SGLang's metrics exporter failing to write each request's
+    record to a full disk, then serving the next request), not its death."""
+    if last_activity < 0 or not scan.exceptions or scan.exceptions[-1][0] <= last_activity:
+        return set()
+    before = {msgs[i].strip() for i, wrapper in scan.exceptions
+              if i < last_activity and not wrapper}
+    out: set[int] = set()
+    for i, wrapper in scan.exceptions:
+        if i > last_activity and not wrapper and msgs[i].strip() in before:
+            head = _traceback_of(scan, i)
+            out.update(range(i if head is None or head <= last_activity else head, i + 1))
+    return out
+
+
+def _fatal(scan: Scan, last_activity: int, survived: set[int]) -> list[tuple[int, bool]]:
     """(index, consequence) of the lines that prove a death: explicit markers, fatal signatures,
     and tracebacks / exception lines / traceback frames (a log cut inside a traceback) after
     which the log shows no more progress. After a requested stop or once the interpreter is
@@ -1568,9 +1585,11 @@ def _fatal(scan: Scan, last_activity: int) -> list[tuple[int, bool]]:
     fatal = set(scan.fatal) - live
     stop = _stop_traceback(scan)
     for idx in [*scan.tracebacks, *(i for i, _ in scan.exceptions)]:
-        if idx > last_activity and not _of_request(scan, idx) and idx not in stop:
+        if idx > last_activity and not _of_request(scan, idx) and idx not in stop \
+                and idx not in survived:
             fatal.add((idx, False))
-    tail = [i for i, _ in scan.frames if i > last_activity and i not in scan.dump_frames]
+    tail = [i for i, _ in scan.frames if i > last_activity and i not in scan.dump_frames
+            and i not in survived]
     # (the frames of a live dump at the log's end are its stacks, not a traceback cut short)
     in_live_dump = bool(tail and live) and any(last_activity < i < tail[0] for i, _ in live)
     if tail and not in_live_dump and not _of_request(scan, tail[0]) and tail[0] not in stop:
@@ -2341,7 +2360,7 @@ def _raised_on_import(scan: Scan, start: int, frames: list[tuple[int, str]],
     while k > 0 and scan.exceptions[k][0] in reports:
         k -= 1
     last = scan.exceptions[k][0]
-    if last < start:
+    if last < start or S.STORAGE_FULL.search(raw[last]):
         return []
     # from its header (a paste may cut it: then from the exception before, if any)
     header = _traceback_of(scan, last)

@@ -23,6 +23,7 @@ from .evidence import MAX_EVIDENCE, evidence_lines
 from .raised_where import raised_by_a_crash_handler
 from .scan import Scan
 from .settings import impossible_count, log_settings, named_setting, zero_divisor_setting
+from .signatures import STORAGE_FULL
 
 # The evidence's last line where a setting is the cause: why, then the setting (not a line of
 # the log: the only evidence line that is not)
@@ -49,7 +50,8 @@ def launch_refusal(msgs: list[str], scan: Scan, start: int) -> Cause | None:
     cause = next((cause for rx, cause in _MODEL_FILE_READERS if rx.search(frame[1])), None)
     if cause is Cause.CORRUPT_CHECKPOINT and _type_checked(msgs, frame[0], root):
         return Cause.INVALID_CONFIG  # (one value of the wrong type: wrong in itself)
-    if cause is None and _raised_while_importing(msgs, scan, root):
+    if cause is None and _raised_while_importing(msgs, scan, root) \
+            and not STORAGE_FULL.search(msgs[root]):
         return Cause.IMPORT_ERROR
     return cause
 

@@ -311,6 +311,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"EntryNotFoundError|Entry Not Found for url",
            # the hub refusing the download: no token / no access to a gated repository
            r"\b40[13] Client Error\b", flags=_I)
+    # ... unless the hub says the credentials sent are wrong (huggingface_hub's answer to a
+    # revoked or mistyped HF_TOKEN: `Invalid credentials in Authorization header`, older hubs'
+    # `Invalid user token`): the token the launch was given, not the model (dz101); a gated
+    # repository without a token stays above (no access to the model)
+    + _sig(Cause.INVALID_CONFIG, 87,
+           r"\bInvalid credentials in Authorization header\b|\bInvalid user token\b")
     # ... unless the path it could not take for a repository is a weight file: the launch
     # named a file where the model's folder belongs (`HFValidationError: Repo id must be in
     # the form 'repo_name' or 'namespace/repo_name': '/m/model-00001-of-00004.safetensors'`,
@@ -752,7 +758,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.INVALID_CONFIG, 67,
            r"(?:PermissionError|OSError): \[Errno (?:13|30)\] (?:Permission denied"
            r"|Read-only file system): '[^']*/(?:\.cache|\.triton|torchinductor_[^/']*"
-           r"|(?:torch_compile|inductor|triton|flashinfer|kernel)_cache)/", scope="error")
+           r"|(?:torch_compile|inductor|triton|flashinfer|kernel)_cache)/"
+           # (or a lock file the hub's download or a cache takes in the folder the launch
+           # named: --download-dir, HF_HOME on a read-only mount, dz105)
+           r"|(?:PermissionError|OSError): \[Errno (?:13|30)\] (?:Permission denied"
+           r"|Read-only file system): '[^']*\.lock'", scope="error")
     # ... and no temporary folder the process may write (Python's tempfile trying TMPDIR,
     # /tmp, /var/tmp, /usr/tmp and the working folder: `FileNotFoundError: [Errno 2] No usable
     # temporary directory found in [...]`, often as a library calls gettempdir() at import):
@@ -2154,6 +2164,11 @@ SHAPE_MISMATCH = _C(r"The size of tensor a \(\d+\) must match the size of tensor
 # base model (its hidden size or rank not this model's)
 LORA_PLACEMENT_FRAME = _C(r"/lora/layers/\w+\.py:set_lora$")
 WEIGHT_LOADER_FRAME = _C(r":\w*weight_loader\w*$|:_?load_weights?$|:_load_param$|:load_\w+_weight$")
+# A disk that is full (ENOSPC, EDQUOT; SQLite's own words, `sqlite3.OperationalError: database
+# or disk is full`), met under a module's top level (a cache opened as a library is imported:
+# Outlines' diskcache): the host's storage, not a package that failed to import
+STORAGE_FULL = _C(r"database or disk is full|No space left on device|Disk quota exceeded"
+                  r"|\[Errno (?:28|122)\]")
 HF_MODEL_TYPE_LOOKUP = _C(r"/transformers/models/auto/configuration_auto\.py:_?_?getitem_?_?$")
 HF_CONFIG_ATTRIBUTE = _C(r"/transformers/configuration_utils\.py:__getattr(?:ibute)?__$")
 CONFIG_ATTRIBUTE_MISSING = _C(r"(?:\w+\.)*AttributeError: '\w*Config' object has no attribute ")

