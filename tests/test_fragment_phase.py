@@ -2867,3 +2867,22 @@ def test_an_adapter_loaded_without_add_lora_stays_undated() -> None:
     # guard: _load_adapter alone runs for add_lora and for a request's step alike
     lines = [*frame_lines(_LORA_LOAD), "ValueError: no adapter found at /lora/x"]
     assert verdict(*lines, engine="vllm").phase is Phase.LAUNCH
+
+
+_SG_SRT = f"{_SITE}/sglang/srt"
+
+
+def test_sglang_building_its_lora_manager_at_launch_is_weight_loading() -> None:
+    # the adapters given at launch loaded and the layers wrapped, right after the base weights
+    # (w315: a MoE layer the LoRA wrapper does not know)
+    lines = [*frame_lines((f"{_SG_SRT}/model_executor/model_runner.py", "initialize"),
+                          (f"{_SG_SRT}/model_executor/model_runner.py", "init_lora_manager"),
+                          (f"{_SG_SRT}/lora/lora_manager.py", "__init__"),
+                          (f"{_SG_SRT}/lora/layers.py", "get_lora_layer")),
+             "AttributeError: 'FusedMoE' object has no attribute 'w13_weight'"]
+    assert verdict(*lines, engine="sglang").phase is Phase.WEIGHT_LOADING
+    # guard: an adapter loaded later through the manager alone dates nothing
+    later = [*frame_lines((f"{_SG_SRT}/lora/lora_manager.py", "load_lora_adapter"),
+                          (f"{_SG_SRT}/lora/lora_manager.py", "load_lora_weights")),
+             "ValueError: LoRA adapter x not found"]
+    assert verdict(*later, engine="sglang").phase is Phase.LAUNCH

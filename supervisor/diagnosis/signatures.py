@@ -2388,7 +2388,11 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               # AWS Neuron's transformers-neuronx moving a built model onto the
                               # NeuronCores (`to_neuron`: compiling it, placing its weights and
                               # its own caches), which vLLM's Neuron loader calls to load one
-                              r"|/transformers_neuronx/[\w/]+\.py:to_neuron$")),
+                              r"|/transformers_neuronx/[\w/]+\.py:to_neuron$"
+                              # SGLang's model runner loading the LoRA adapters given at launch
+                              # and wrapping the model's layers for them, right after the base
+                              # weights and before the KV pool (init_lora_manager)
+                              r"|/srt/model_executor/model_runner\.py:init_lora_manager$")),
 )
 
 # --- structure of a failure -------------------------------------------------------------------
