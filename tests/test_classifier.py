@@ -365,9 +365,6 @@ KNOWN_MISSES: dict[str, str] = {
     "ll112-vllm-ascend-2604-kv-cache-dtype-fp8-reshapecache-acl-error-enginecore-dies-output-handler-failed.log":
         "an ACL error in ReshapeCache, then the API server's 'AsyncLLM output_handler failed': "
         "labelled serving, read launch (no request or step of the engine is shown)",
-    "ll218-vllm-082-v1-h100-qwen25vl-7b-offline-graphs-captured-init-engine-line-cut.log":
-        "'Graph capturing finished' then a cut line: labelled warmup (the capture's end line), "
-        "read cuda_graph_capture (six other logs ending there are labelled capture)",
     "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
         "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
         "ready where SGLang was still in its warmup (labelled warmup)",
@@ -464,7 +461,7 @@ KNOWN_MISSES: dict[str, str] = {
     "ah208-vllm-05x-instructlab-ilab-serve-graph-capture-finished-chat-template-cut.log":
         "V0's 'Graph capturing finished', then the API server's chat-template print: labelled "
         "warmup (the engine built), read cuda_graph_capture (the capture's end line is read as "
-        "ll218's six like logs are labelled; the template print is not a marker)",
+        "the fourteen logs that end on it are labelled; the template print is not a marker)",
     "ah212-sglang-py313-1p1d-mooncake-tcp-thread-dump-watchdog-overlap-worker.log":
         "every thread's stack, the overlap worker idle in queue.get, no header: labelled hung "
         "in launch (a dump of a stalled process), read crashed in serving (a thread dump "
@@ -653,9 +650,6 @@ KNOWN_MISSES: dict[str, str] = {
         "four engines up and put to sleep, then 'Successfully reset prefix cache' before the "
         "first rollout: labelled ready in warmup, read serving (a prefix-cache reset is read as "
         "the trainer's rollout cycle)",
-    "qq303-vllm-0101-2602-mineru-demo-enginecore-kv-then-graphs-captured-cut.log":
-        "'Graph capturing finished' then the cut: labelled warmup, read cuda_graph_capture "
-        "(as ll218; six other logs ending there are labelled capture)",
     "qq315-vllm-0101-2508-pd-p2pnccl-ray-enginecore-raychanneltimeouterror-300s-teardown.log":
         "Ray's compiled-graph channel timing out after 300 s, the exception line only: labelled "
         "serving (only a step runs the compiled graph), read launch",
