@@ -341,10 +341,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a model's forward frames hard-wrapped by the paste ('line 1320, in' / "
         "'gdn_attention_core'), cut: labelled crashed, read incomplete (a wrapped frame is "
         "not read as one)",
-    "jj111-vllm-2605-club3090-qwen36-27b-dual-pcie-mm-warmup-starting-server-routes.log":
-        "vLLM's API server listing its routes, no 'Application startup complete': labelled "
-        "ready in phase ready, read ready in warmup (the README's rule: phase ready at that "
-        "line)",
     "jj205-sglang-2506-pd-decode-node2-nccl-bootstrap-socket-connect-link-local-abort.log":
         "NCCL's bootstrap connect failing and its error returns up to init.cc, no Python "
         "error: labelled crashed, read incomplete (NCCL's own lines are no death)",
