@@ -80,10 +80,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'input_scale'\" (quantized-weight post-processing), middle of the traceback missing: "
         "labelled weight_loading, read launch",
     # the seventh batch (fresh6), as scored blind; each reason says what the log shows
-    "k211-vllm-ascend-2511-release-check-ready-404.log":
-        "a release check: the API server up and one completion answered 404 (wrong model name), "
-        "labelled ready; read ready in serving (a 404 is a client using the API, as seven "
-        "other logs of the kind are labelled)",
     # the eighth batch (fresh7), as scored blind; each reason says what the log shows
     "l116-vllm-0151-swift-rollout-after-init-engine-hang.log":
         "graph capture done and vLLM's 'init engine (profile, create kv cache, warmup model) "
@@ -155,10 +151,6 @@ KNOWN_MISSES: dict[str, str] = {
         "verl's SGLang schedulers' stacks printed after a KeyboardInterrupt: labelled stopped "
         "(ready), read crashed",
     # the fifteenth batch (fresh14), after its tuning
-    "s313-vllm-ms-swift-rollout-up-collective-rpc-failed.log":
-        "vLLM up behind ms-swift's rollout server, then a trainer's local /init_communicator/ "
-        "calls and a failed collective_rpc: labelled ready, read serving (the same calls are "
-        "labelled serving in n305)",
     # the sixteenth batch (fresh15), after its tuning
     "t309-vllm-ascend-verl-rl-acl-graph-capture-stall-modelarts.log":
         "vLLM-Ascend's 'Starting to capture ACL graphs' and a capture bar at 1/7 behind verl's "
@@ -333,9 +325,6 @@ KNOWN_MISSES: dict[str, str] = {
     "ii217-sglang-diffusion-2606-autodl-z-image-turbo-runai-streamer-load-then-execute-forward-empty-cache-unspecified-launch-failure.log":
         "SGLang diffusion's scheduler handling a generation after its RunAI load: labelled "
         "serving, read weight_loading (the diffusion runtime's request path is not known)",
-    "ii317-vllm-ascend-2509-ms-swift-grpo-rollout-init-communicator-pyhccl-none-collective-rpc-failed-cut.log":
-        "ms-swift's trainer POSTing /init_communicator/ to its rollout server: labelled ready, "
-        "read serving (five other logs with these calls are labelled serving, s313 ready)",
     # the thirtieth batch (fresh29), after its tuning
     "jj115-vllm-0150-docker-2xh100nvl-qwen3-coder-next-tp2-gdn-causal-conv1d-update-frames-cut.log":
         "a model's forward frames hard-wrapped by the paste ('line 1320, in' / "
