@@ -5390,3 +5390,16 @@ def test_credentials_the_hub_refuses_are_the_launchs_token() -> None:
     gated = tb(_HUB, error="OSError: You are trying to access a gated repo. 401 Client Error. "
                            "Cannot access gated repo for url https://huggingface.co/org/m.")
     assert cause_of(gated, "vllm") is Cause.MODEL_NOT_FOUND
+
+
+# --- the 150th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_logging_without_its_own_functions_is_a_shadowed_module_not_a_log_level() -> None:
+    # a stray logging.py in the working folder, met as torch is imported (ec104)
+    text = tb((f"{VL}/__init__.py", "<module>", "import vllm.env_override  # noqa: F401"),
+              (f"{VL}/env_override.py", "<module>", "import torch"),
+              ("/x/site-packages/torch/__init__.py", "<module>", "from torch._utils import ("),
+              ("/x/site-packages/torch/_utils.py", "<module>",
+               "logger = logging.getLogger(__name__)"),
+              error="AttributeError: module 'logging' has no attribute 'getLogger'")
+    assert cause_of(text, "vllm") is Cause.IMPORT_ERROR

@@ -1443,8 +1443,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"Could not load logging config\b|Invalid logging config\b",
            # a log level by a name Python's logging lacks (VLLM_LOGGING_LEVEL=LOUD: logging's
            # `ValueError: Unknown level: 'LOUD'`; SGLang's --log-level LOUD looked up on the
-           # module: `AttributeError: module 'logging' has no attribute 'LOUD'`)
-           r"Unknown level: '|module 'logging' has no attribute '",
+           # module: `AttributeError: module 'logging' has no attribute 'LOUD'`) - not one of
+           # logging's own functions or classes missing (`'getLogger'`: a stray logging.py in the
+           # working folder shadowing the standard library's, an installation fault, ec104)
+           r"Unknown level: '|module 'logging' has no attribute '"
+           r"(?!(?:get|basic|set|add|disable|capture|shut|make)\w*'"
+           r"|\w*(?:handler|logger|formatter|filter|record|adapter)s?'|config'|root'|_)",
            # a dtype name torch does not have (`AttributeError: module 'torch' has no
            # attribute 'float7'`): argparse checks --dtype against its choices, so the name
            # comes from the model's config.json (`torch_dtype`/`dtype`) - a value wrong in
