@@ -116,10 +116,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'EngineCore failed to start.' cut before the exception: labelled weight_loading, "
         "read launch (a layer's INFO line is no loading marker)",
     # the eleventh batch (fresh10), after its tuning
-    "o208-sglang-dsv2-a100-tp8-load-weight-end-cut.log":
-        "'Load weight end' from 7 of 8 ranks, cut at the 8th: labelled weight_loading (one "
-        "rank still loading), read kv_cache_alloc (as l309/l310: the log cannot say the last "
-        "rank's line was cut rather than late)",
     "o212-sglang-multinode-scheduler-stack-broadcast-recv.log":
         "a stack dump of a live scheduler ('Thread 0x...' headers only, no fatal error), the "
         "main thread in torch.distributed broadcast under recv_requests: labelled hung, "
