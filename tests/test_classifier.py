@@ -654,9 +654,6 @@ KNOWN_MISSES: dict[str, str] = {
     "oo206-sglang-kt-kernel-2602-glm47-chat-template-then-kt-gpu-experts-layers-37-to-55-cut.log":
         "KTransformers' expert-layer lines with no SGLang loader line: labelled weight_loading, "
         "read launch (lines of a kind never seen)",
-    "oo301-sglang-2403-llava-v16-34b-tp2-bin-weights-load-weight-end-max-total-num-token-cut.log":
-        "SGLang 0.1's 'Load weight end' per rank, then max_total_num_tokens: labelled "
-        "kv_cache_alloc, read weight_loading (a rank whose end line the paste lost keeps loading)",
     "oo313-vllm-v04-2406-glm4-9b-chat-1m-ray-request-500-asgi-exception-then-driver-execute-model-frames-cut.log":
         "a request's 500 and uvicorn's ASGI traceback, then the Ray driver's execute_model "
         "frames: labelled crashed, read ready (the driver's frames are read as the same "

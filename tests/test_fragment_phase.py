@@ -2886,3 +2886,17 @@ def test_sglang_building_its_lora_manager_at_launch_is_weight_loading() -> None:
                           (f"{_SG_SRT}/lora/lora_manager.py", "load_lora_weights")),
              "ValueError: LoRA adapter x not found"]
     assert verdict(*later, engine="sglang").phase is Phase.LAUNCH
+
+
+def test_sglang_01s_own_words_for_the_load_end_and_the_pool_are_read_as_sglangs() -> None:
+    # SGLang 0.1 printed vLLM's weight_utils lines while it loaded, then its own bare rank lines
+    # (oo301): the log is SGLang's, and the pool's size is KV-cache sizing
+    from supervisor.diagnosis.classifier import detect_engine
+    lines = ["INFO 03-27 19:02:43 weight_utils.py:163] Using model weights format ['*.bin']",
+             "INFO 03-27 19:02:43 weight_utils.py:163] Using model weights format ['*.bin']",
+             "Rank 0: load weight end.", "Rank 1: load weight end.",
+             "Rank 1: max_total_num_token=52656, max_prefill_num_token=8776, context_len=4096, "
+             "model_mode=[]"]
+    assert detect_engine(lines) == "sglang"
+    assert tracker_phase(lines[-1], engine="sglang") is Phase.KV_CACHE_ALLOC
+    assert verdict(*lines).phase is Phase.KV_CACHE_ALLOC

@@ -27,7 +27,7 @@ _C = re.compile
 _PREFILTER = literal_prefilter(
     "server_args", "Init torch dist", "using nccl", "Load weight", "shards", "load weight",
     "Loading model from", "is allocated", "Memory pool end", "SWAKVPool", "raph begin",
-    "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_tokens=",
+    "raph end", "graph bs", "Capturing batches", "Registering ", "max_total_num_token",
     "Uvicorn running", "Started server process", "disaggregation warmup", "prefill warmup",
     "fired up and ready", " batch", "HTTP/", "%|", "failed for req", "retracted_reqs",
     "startup timings", "ASGI app", "fused KV buffers", "flush_cache", "cur_batch", "] precompile",
@@ -73,7 +73,7 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     # (SGLang-JAX, the TPU port: its memory pool's `_create_buffers` logs `Creating fused KV
     # buffers for 32 layers` as it allocates the pool, after its TPU memory profiling)
     (_C(r"Cache is allocated|Memory pool end|SWAKVPool mem usage"
-        r"|max_total_num_tokens=|Creating fused KV buffers for \d+ layers"), Phase.KV_CACHE_ALLOC),
+        r"|max_total_num_tokens?=|Creating fused KV buffers for \d+ layers"), Phase.KV_CACHE_ALLOC),
     # (SGLang-JAX precompiles its forward for each padded batch shape, `[EXTEND] begin to
     # precompile`, `[DECODE] precompile (bs=8, ...)`: the TPU's counterpart of graph capture)
     (_C(r"Capture\b.*?(?i:graph) (?:begin|end)|Capture cuda graph bs|Capturing batches"
