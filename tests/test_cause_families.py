@@ -5403,3 +5403,36 @@ def test_logging_without_its_own_functions_is_a_shadowed_module_not_a_log_level(
                "logger = logging.getLogger(__name__)"),
               error="AttributeError: module 'logging' has no attribute 'getLogger'")
     assert cause_of(text, "vllm") is Cause.IMPORT_ERROR
+
+
+# --- the 148th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_the_batch_invariant_mode_failing_in_its_own_ops_is_the_mode_the_launch_chose() -> None:
+    # vLLM's VLLM_BATCH_INVARIANT=1 on the CPU build: its Triton softmax kernel is a plain
+    # function there, met in the memory-profiling run's sampler (ea102)
+    text = tb((f"{VL}/v1/sample/ops/topk_topp_sampler.py", "apply_top_k_top_p_pytorch",
+               "probs_sort = logits_sort.softmax(dim=-1)"),
+              (f"{VL}/model_executor/determinism/batch_invariant.py", "softmax_batch_invariant",
+               "return softmax(input, dim=-1)"),
+              (f"{VL}/model_executor/determinism/batch_invariant.py", "softmax",
+               "_softmax_kernel[(n_rows,)]("),
+              error="TypeError: 'function' object is not subscriptable")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    # guard: the same error in a sampler with the mode off names nothing
+    plain = tb((f"{VL}/v1/sample/ops/topk_topp_sampler.py", "apply_top_k_top_p_pytorch",
+                "probs_sort = kernel[(n,)](x)"),
+               error="TypeError: 'function' object is not subscriptable")
+    assert cause_of(plain, "vllm") is Cause.UNKNOWN
+
+
+def test_an_accelerator_only_feature_on_a_host_without_one_is_the_launchs_setting() -> None:
+    # SGLang's --enable-deterministic-inference on a CPU host (ea104)
+    text = tb((f"{SG}/batch_invariant_ops/batch_invariant_ops.py", "enable_batch_invariant_mode",
+               "dispatch_key = get_dispatch_device_backend()"),
+              (f"{SG}/utils/common.py", "get_dispatch_device_backend",
+               'raise RuntimeError("No supported accelerator (CUDA/XPU) available")'),
+              error="RuntimeError: No supported accelerator (CUDA/XPU) available")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+    bare = tb((f"{SG}/utils/common.py", "get_dispatch_device_backend", "raise RuntimeError(x)"),
+              error="RuntimeError: No supported accelerator (CUDA/XPU) available")
+    assert cause_of(bare, "sglang") is Cause.INVALID_CONFIG

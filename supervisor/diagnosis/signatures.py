@@ -1348,6 +1348,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # Current node has no NPU available. current_node_resource={...}` - the cluster was
            # started without the device resource the executor places its workers by)
            r"Current node has no (?:NPU|GPU|TPU|XPU|HPU)s? available",
+           # (SGLang's device dispatch for a feature that runs on an accelerator only - its
+           # deterministic inference's batch-invariant ops - on a host without one: `RuntimeError:
+           # No supported accelerator (CUDA/XPU) available`, utils/common.py; ea104)
+           r"No supported accelerator \([\w/]+\) available",
            # devices listed by UUID (`CUDA_VISIBLE_DEVICES=GPU-64b9...`, as Kubernetes' device
            # plugin and vGPU hosts set it) where the engine parses device indices: `ValueError:
            # invalid literal for int() with base 10: 'GPU-64b90baa-...'`
@@ -1779,6 +1783,12 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # rope block in a newer release's per-layer-type form) is the config's rope block, as its
     # `Unknown RoPE scaling type` refusal is
     (Cause.INVALID_CONFIG, _C(r"/rotary_embedding(?:/__init__)?\.py:get_rope$"), 24),
+    # the batch-invariant (deterministic) ops a launch opts into (vLLM's VLLM_BATCH_INVARIANT,
+    # SGLang's --enable-deterministic-inference): a failure inside them - their Triton kernels
+    # on a build without Triton (`TypeError: 'function' object is not subscriptable` at the
+    # kernel's launch, ea102), a device they do not support - is the mode the launch chose
+    (Cause.INVALID_CONFIG, _C(r"/(?:model_executor/(?:determinism|layers)/batch_invariant"
+                              r"|srt/batch_invariant_ops/batch_invariant_ops)\.py:"), 24),
     # the API server reaching the tool servers the launch names (vLLM's --tool-server, its
     # MCP client listing each server's tools as the app state is built): a server not
     # there or not speaking MCP (`httpx.ConnectError: All connection attempts failed`) is the
