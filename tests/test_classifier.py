@@ -346,9 +346,6 @@ KNOWN_MISSES: dict[str, str] = {
     "ll112-vllm-ascend-2604-kv-cache-dtype-fp8-reshapecache-acl-error-enginecore-dies-output-handler-failed.log":
         "an ACL error in ReshapeCache, then the API server's 'AsyncLLM output_handler failed': "
         "labelled serving, read launch (no request or step of the engine is shown)",
-    "gg203-sglang-2403-mistral-7b-uvicorn-up-warmup-fill-batch-triton-allocation-assert.log":
-        "SGLang of March 2024 with uvicorn's bare lines and few of its own: read as vLLM, "
-        "ready where SGLang was still in its warmup (labelled warmup)",
     # the sixty-second batch (fresh61), as scored blind, then tuned on
     "as108-vllm-v06-mq-engine-lora-lm-head-unsupported-weight-engine-loop-dies.log":
         "V0's MQLLMEngine logging 'Error in model execution: Loading lora ... failed' and the "

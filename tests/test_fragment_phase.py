@@ -2900,3 +2900,19 @@ def test_sglang_01s_own_words_for_the_load_end_and_the_pool_are_read_as_sglangs(
     assert detect_engine(lines) == "sglang"
     assert tracker_phase(lines[-1], engine="sglang") is Phase.KV_CACHE_ALLOC
     assert verdict(*lines).phase is Phase.KV_CACHE_ALLOC
+
+
+def test_sglang_01s_server_arguments_and_batch_lines_outvote_uvicorns_bare_lines() -> None:
+    # SGLang 0.1 under uvicorn's bare lines (gg203): its own lines are few, but its own
+    from supervisor.diagnosis.classifier import detect_engine
+    lines = ["Rank 0: load weight begin.", "Rank 0: load weight end.",
+             "Rank 0: max_total_num_token=1569, max_prefill_num_token=32768, context_len=32768, ",
+             "disable_radix_cache=False, enable_flashinfer=False, disable_disk_cache=False",
+             "INFO:     Started server process [9624]", "INFO:     Waiting for application startup.",
+             "INFO:     Application startup complete.",
+             "INFO:     Uvicorn running on http://127.0.0.1:30000 (Press CTRL+C to quit)",
+             'INFO:     127.0.0.1:50064 - "GET /get_model_info HTTP/1.1" 200 OK',
+             "new fill batch. #seq: 1. #cached_token: 0. #new_token: 9. #remaining_req: 0. "
+             "#running_req: 0. tree_cache_hit_rate: 0.00%."]
+    assert detect_engine(lines) == "sglang"
+    assert verdict(*lines).phase is Phase.WARMUP

@@ -208,8 +208,11 @@ _VLLM_HEADER = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d
 _SGLANG_HINTS = literal_prefilter(*(
     "sglang", "SGLang", "sgl_kernel", "sgl-kernel", "server_args=", "hit an exception",
     "Received sigquit", "fired up and ready", "Capture cuda graph", "KV Cache is allocated",
-    # (SGLang 0.1's `Rank 0: load weight end.`, `Rank 0: max_total_num_token=52656, ...`)
+    # (SGLang 0.1's `Rank 0: load weight end.`, `Rank 0: max_total_num_token=52656, ...`, its
+    # server arguments' `disable_radix_cache=False, ...` and batch lines, `new fill batch. #seq:
+    # 1. ...`)
     "oad weight begin", "oad weight end", "Memory pool end", "max_total_num_token",
+    "disable_radix_cache=", "new fill batch. #",
     "Decode batch", "Prefill batch", "scheduler is dead"))
 # vLLM's process prefixes (V1's `(APIServer pid=N)`, `(EngineCore_DP0 pid=N)`, V0's
 # `(VllmWorkerProcess pid=N)`, its Ray workers', and those of Aphrodite, the vLLM fork): on
