@@ -576,9 +576,6 @@ KNOWN_MISSES: dict[str, str] = {
     "vv118-vllm-v05-2408-internvl2-8b-idle-stats-then-chat-request-received-never-finishes.log":
         "idle stats, then a request received: labelled hung from the reporter's words, read "
         "ready in serving (nothing in the log stops)",
-    "vv313-sglang-01x-2403-llava-demo-router-init-state-fsmcache-outlines-str-eos-token-id-attributeerror.log":
-        "SGLang 0.1's router building its FSM cache, an AttributeError: labelled kv_cache_alloc "
-        "(the order of another log of the same error), read launch (no marker before it)",
     # the forty-first batch (fresh40), as scored blind, then tuned on
     "uu104-vllm-ascend-2512-qwen3-vl-32b-enginecore-alloc-device-memory-failed-207001-output-handler-cut.log":
         "the engine core's CANN allocation failure, then the API server's 'AsyncLLM "

@@ -2916,3 +2916,15 @@ def test_sglang_01s_server_arguments_and_batch_lines_outvote_uvicorns_bare_lines
              "#running_req: 0. tree_cache_hit_rate: 0.00%."]
     assert detect_engine(lines) == "sglang"
     assert verdict(*lines).phase is Phase.WARMUP
+
+
+@pytest.mark.parametrize("where", [
+    # SGLang 0.5's scheduler building its grammar backend after its model worker (dy106)
+    (f"{_SG_SRT}/managers/scheduler.py", "init_grammar_manager"),
+    # SGLang 0.1's router building its FSM cache after the pool (vv313)
+    (f"{_SITE}/sglang/srt/constrained/fsm_cache.py", "__init__"),
+])
+def test_sglang_building_its_grammar_backend_is_past_kv_sizing(where) -> None:
+    lines = [*frame_lines((f"{_SG_SRT}/managers/scheduler.py", "__init__"), where),
+             "AttributeError: 'str' object has no attribute 'eos_token_id'"]
+    assert verdict(*lines, engine="sglang").phase is Phase.KV_CACHE_ALLOC

@@ -2346,11 +2346,17 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                               # cache just allocated with its transfer engine (vLLM V1's
                               # initialize_kv_cache -> kv_transfer register_kv_caches)
                               r"|register_kv_caches"
+                              # (SGLang's scheduler building its grammar backend once its
+                              # model worker and pools are up - init_grammar_manager ->
+                              # create_grammar_backend; 0.1's router building its FSM cache
+                              # after the pool: at least KV-cache sizing, markers date later)
+                              r"|init_grammar_manager|create_grammar_backend"
                               # (SGLang 2026: the model runner's KV-cache mixin, which sizes
                               # and builds the pools: profile_max_num_token, _init_pools)
                               r")$|(?:kv_cache_configurator|pool_configurator"
                               r"|model_runner_kv_cache_mixin)"
                               r"\.py:|memory_pool\.py:(?:__init__|_create_buffers)$"
+                              r"|/constrained/fsm_cache\.py:__init__$"
                               # vLLM V1's worker allocating the KV cache from the sized config
                               # (gpu_worker.py / worker_base.py; the executor's method of that
                               # name also runs the warmup, so only a worker's frame)
