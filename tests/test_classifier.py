@@ -148,9 +148,6 @@ KNOWN_MISSES: dict[str, str] = {
         "(ready), read crashed",
     # the fifteenth batch (fresh14), after its tuning
     # the sixteenth batch (fresh15), after its tuning
-    "t309-vllm-ascend-verl-rl-acl-graph-capture-stall-modelarts.log":
-        "vLLM-Ascend's 'Starting to capture ACL graphs' and a capture bar at 1/7 behind verl's "
-        "Ray prefixes, then silence: labelled cuda_graph_capture, read kv_cache_alloc",
     "t312-vllm-085-trl-vllm-serve-collective-rpc-nccl-unhandled-cuda.log":
         "TRL's vllm-serve: 'Invocation of collective_rpc method failed' then 'NCCL error: "
         "unhandled cuda error' with the traceback elided: labelled ready (a client's RPC "

@@ -691,6 +691,13 @@ def test_a_fragment_has_its_outcome(lines, engine, outcome) -> None:
          "[weight_utils.py:441] Time spent downloading weights for rednote-hilab/dots.ocr: "
          "170.155065 seconds",),
         Phase.WEIGHT_LOADING, id="vllm-weights-download-time-is-weight-loading"),
+    # vLLM-Ascend's ACL graph capture: its start line and its bar (t309)
+    pytest.param(("(EngineCore_DP0 pid=9) INFO 10-11 14:53:58 [model_runner_v1.py:3021] Starting "
+                  "to capture ACL graphs for cases: [8, 4, 2, 1], mode: FULL",),
+                 Phase.CUDA_GRAPH_CAPTURE, id="vllm-ascend-acl-capture-start-is-capture"),
+    pytest.param(("Capturing ACL graphs (decode, FULL):  14%|\u2588\u258d        | 1/7 [00:03<00:21,"
+                  "  3.67s/it]",),
+                 Phase.CUDA_GRAPH_CAPTURE, id="vllm-ascend-acl-capture-bar-is-capture"),
     # late-2025 builds naming the attention backend as the model's layers are built
     pytest.param(
         ("(EngineCore_DP0 pid=1356) (RayWorkerWrapper pid=383, ip=192.168.200.12) INFO 02-04 "

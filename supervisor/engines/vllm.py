@@ -32,7 +32,7 @@ _PREFILTER = literal_prefilter(
     "Memory profiling", "KV cache", "Warming up model", "GPU blocks", "Maximum concurrency",
     "Dynamo bytecode", "Expert parallelism is",
     "torch.compile", "Compiling a graph", "the graph of", "the compiled graph", "CUDA graph",
-    "CUDA Graph", "cudagraph", "CUDAGraph",
+    "CUDA Graph", "cudagraph", "CUDAGraph", "ACL graphs",
     "Graph capturing", "init engine", "Starting vLLM", "Started server process",
     "pplication startup", "Running: ", "HTTP/", "%|", "Loading drafter", "d request ",
     # (the forks' lines below on first letters already above: each new one costs every line)
@@ -132,7 +132,10 @@ _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
      Phase.KV_CACHE_ALLOC),
     # (V1's CUDAGraphWrapper at DEBUG, one line per captured shape: `Capturing a cudagraph on
     # (PIECEWISE,BatchDescriptor(num_tokens=8, uniform_decode=False))`)
+    # (vLLM-Ascend's ACL graphs: `Starting to capture ACL graphs for cases: [...]`, its bar
+    # `Capturing ACL graphs (decode, FULL):  14%|...`)
     (_C(r"(?i:capturing (?:a )?cuda ?graph)|Graph capturing (?:finished|for \d+ input tokens)"
+        r"|Capturing ACL graphs|Starting to capture ACL graphs"
         # V0 0.3-0.6's capture_model (`Capturing the model for CUDA graphs. This may lead to ...`)
         r"|Capturing the model for CUDA graphs"
         # the TPU runner's capture_model: XLA compiles the model, then sampling (and other
