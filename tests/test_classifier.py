@@ -691,10 +691,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the one_batch benchmark's prompt longer than the context, a tensor-size error in its "
         "warmup pass: labelled warmup and invalid_config, read kv_cache_alloc and unknown (the "
         "tool's own `Warmup ...` line is not read; the shape error names no setting)",
-    "ca119-sglang-0523-offline-no-dataset.log":
-        "the offline throughput benchmark's dataset file missing after its Engine came up: "
-        "labelled kv_cache_alloc, read warmup (`Engine startup timings` after the pool: the "
-        "engine's startup was over)",
     # the 104th batch (fresh103, logging set-ups), after its tuning
     "ci112-sglang-0523-warnlevel-kill-scheduler-serving.log":
         "--log-level warning hides every startup and access line; the scheduler SIGKILLed while "
@@ -713,11 +709,6 @@ KNOWN_MISSES: dict[str, str] = {
         "scheduled: labelled hung, read ready (a log cut after a request it received reads "
         "so; the live daemon's canary calls it, serving_stall)",
     # the 116th batch (fresh115, the HTTP front end's settings), as scored blind
-    "cu112-sglang-0523-log-level-http-bogus.log":
-        "--log-level-http verbose: uvicorn.Config dies in configure_logging after the engine's "
-        "startup timings, no uvicorn line: labelled kv_cache_alloc, read warmup (the startup "
-        "timings sum up a scheduler built; bx113, the same death after the same lines, is "
-        "labelled warmup)",
     # the 133rd batch (fresh132, signals at moments of startup), as scored blind
     "dl102-vllm-cpu-032-int-api-compile.log":
         "a SIGINT to the API server alone, held until `init engine ... took`, then the "
