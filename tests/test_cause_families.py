@@ -5436,3 +5436,39 @@ def test_an_accelerator_only_feature_on_a_host_without_one_is_the_launchs_settin
     bare = tb((f"{SG}/utils/common.py", "get_dispatch_device_backend", "raise RuntimeError(x)"),
               error="RuntimeError: No supported accelerator (CUDA/XPU) available")
     assert cause_of(bare, "sglang") is Cause.INVALID_CONFIG
+
+
+# --- the 151st batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+_RUN_BATCH = f"{VL}/entrypoints/launchers/run_batch.py"
+_AIOHTTP = "/x/site-packages/aiohttp/connector.py"
+_REFUSED = ("aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host "
+            "127.0.0.1:49551 ssl:default [Connect call failed ('127.0.0.1', 49551)]")
+
+
+@pytest.mark.parametrize("text", [
+    # run_batch's input given as a URL nobody serves (ed103)
+    tb((_RUN_BATCH, "run_batch", "async for line in read_file(args.input_file)"),
+       (_RUN_BATCH, "read_file", "async with session.get(path_or_url) as resp:"),
+       (_AIOHTTP, "_wrap_create_connection", "raise client_error(req.connection_key, exc)"),
+       error=_REFUSED),
+    # ... its output uploaded to one (ed105)
+    tb((_RUN_BATCH, "write_file", "await upload_data(path_or_url, output, from_file=False)"),
+       (_RUN_BATCH, "upload_data", "raise Exception("),
+       error="Exception: Failed to upload data (attempt 5). Error message: Cannot connect to "
+             "host 127.0.0.1:37243 ssl:default [Connect call failed ('127.0.0.1', 37243)]."),
+    # SGLang's benchmark reading a ShareGPT file whose turns lack `value` (ed106)
+    tb(("/x/site-packages/sglang/bench_offline_throughput.py", "throughput_test",
+        "input_requests = get_dataset(args, tokenizer)"),
+       ("/x/site-packages/sglang/benchmark/datasets/sharegpt.py", "sample_sharegpt_requests",
+        "dataset = ["), error="KeyError: 'value'"),
+])
+def test_an_offline_job_refused_the_files_its_command_named(text) -> None:
+    assert cause_of(text, "vllm" if "vllm" in text else "sglang") is Cause.INVALID_CONFIG
+
+
+def test_a_connection_refused_elsewhere_is_not_the_jobs_files() -> None:
+    # guard: the same aiohttp error in a user's own client names no job file
+    text = tb(("/home/u/client.py", "fetch_all", "await session.get(url)"),
+              (_AIOHTTP, "_wrap_create_connection", "raise client_error(k, exc)"), error=_REFUSED)
+    assert cause_of(text, "vllm") is not Cause.INVALID_CONFIG

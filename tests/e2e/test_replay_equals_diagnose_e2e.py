@@ -72,6 +72,10 @@ _RESTARTS = ("a log of several runs - a wrapper restarting the engine inside the
              "daemon watches (a restart loop, a unit's Restart=): diagnose reads the last run; "
              "live, the run's phase only moves forward and keeps what an earlier run reached "
              "(serving), though the outcome and cause agree")
+_TWO_PROCESSES = ("a wrapper's log of two processes, a benchmark client and the server it drove: "
+                  "diagnose reads the client's traceback as the run's death (crashed, a known "
+                  "miss); live, the replayed server stays up and serving to the end, as the "
+                  "server itself did (the label says it was stopped by the wrapper)")
 _LABEL_LIVE = ("a classifier miss (tests/test_classifier.py KNOWN_MISSES): the replay ends the way "
                "the labelled run did (dies, or stays up and answers its probe), so live agrees "
                "with the label where the file alone does not")
@@ -407,6 +411,8 @@ LIVE_MISSES: dict[str, str] = {
     "dn102-vllm-cpu-032-tee-orphan-holds-port.log": _RESTARTS,
     "dn105-sglang-0523-tee-orphan-holds-port.log": _RESTARTS,
     "dn107-sglang-0523-systemd-killed-twice.log": _RESTARTS,
+    # the 151st batch (fresh150): a benchmark client's death, then its server's stop
+    "ed108-sglang-0523-bench-serving-no-gpt-turns.log": _TWO_PROCESSES,
     # the 137th batch (fresh136): every record after the engine's start a logging error, the
     # API server's own lines among them (its `Application startup complete` never printed)
     "dp104-vllm-cpu-032-logconf-missing-field.log": _API_UP,
