@@ -750,6 +750,13 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 154th batch (fresh153, tokenizer settings at launch), as scored blind
+    "eg106-sglang-0523-tokenizer-path-json-only.log":
+        "--tokenizer-path a folder holding tokenizer.json but no tokenizer_config.json: SGLang "
+        "passes the folder to hf_hub_download and dies on `HFValidationError: Repo id must be in "
+        "the form ...: '/tmp/.../json-only'` - labelled corrupt_checkpoint (a file missing from a "
+        "folder that is there), read model_not_found (the same words as a path that is not "
+        "there or not a folder: cl120, cs110, cs114)",
     # (its phase is read right since session 36's frame of SGLang's LoRA manager)
     "w315-sglang-2602-miles-gpt-oss-lora-moe-init-lora-manager-fusedmoe-no-w13-weight.log":
         "'FusedMoE has no w13_weight' from init_lora_manager on a MoE-LoRA branch: labelled "
