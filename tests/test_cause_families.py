@@ -5472,3 +5472,24 @@ def test_a_connection_refused_elsewhere_is_not_the_jobs_files() -> None:
     text = tb(("/home/u/client.py", "fetch_all", "await session.get(url)"),
               (_AIOHTTP, "_wrap_create_connection", "raise client_error(k, exc)"), error=_REFUSED)
     assert cause_of(text, "vllm") is not Cause.INVALID_CONFIG
+
+
+# --- the 156th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+_MODELS = f"{VL}/entrypoints/openai/models/serving.py"
+
+
+def test_a_lora_module_the_api_server_refuses_at_startup_is_the_launchs_setting() -> None:
+    # --lora-modules tiny=... with --served-model-name tiny (ei103): refused as the API server
+    # adds its static adapters, after the engine is up - not one request's error
+    up = ("(EngineCore pid=5886) INFO 12-06 21:53:16 [core.py:402] init engine (profile, create "
+          "kv cache, warmup model) took 2.22 s\n")
+    text = up + tb((f"{VL}/entrypoints/launchers/api_server/app_state.py", "init_app_state",
+                    "await state.openai_serving_models.init_static_loras()"),
+                   (_MODELS, "init_static_loras", "raise ValueError(load_result.error.message)"),
+                   error="ValueError: The lora adapter 'tiny' conflicts with a served base model.")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    # guard: the same module's request handler failing is one request's error
+    served = up + tb((_MODELS, "load_lora_adapter", "raise ValueError(x)"),
+                     error="ValueError: The lora adapter 'tiny' conflicts with a served base model.")
+    assert verdict_of(served, "vllm")[0] is not Outcome.CRASHED

@@ -1783,6 +1783,11 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # rope block in a newer release's per-layer-type form) is the config's rope block, as its
     # `Unknown RoPE scaling type` refusal is
     (Cause.INVALID_CONFIG, _C(r"/rotary_embedding(?:/__init__)?\.py:get_rope$"), 24),
+    # the API server adding the LoRA modules its launch named (--lora-modules, init_static_loras):
+    # an adapter it refuses there (`The lora adapter 'tiny' conflicts with a served base model`,
+    # ei103) is that setting - an adapter's missing or broken files say so in words ranked above
+    (Cause.INVALID_CONFIG, _C(r"/entrypoints/openai/(?:serving_models|models/serving)\.py:"
+                              r"init_static_loras$"), 24),
     # an offline job reading or writing the files its command named: vLLM's run_batch fetching
     # its input or writing and uploading its output (-i / -o, a path or an http URL: ed103,
     # ed105); a benchmark reading its dataset file (SGLang's benchmark/datasets and bench_serving
@@ -1881,7 +1886,10 @@ RAISE_SITES: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
 REQUEST_HANDLER_FRAME = _C(r"/uvicorn/protocols/http/\w+\.py:run_asgi$"
                            r"|/(?:starlette|fastapi)/routing\.py:(?:app|handle|run_endpoint_"
                            r"function)$|/starlette/responses\.py:(?:stream_response|wrap)$"
-                           r"|/entrypoints/openai/(?:serving_\w+|\w+/serving)\.py:(?!__init__$)"
+                           # (not their constructors, nor their startup methods: the API
+                           # server's init_static_loras adding --lora-modules, ei103)
+                           r"|/entrypoints/openai/(?:serving_\w+|\w+/serving)\.py:"
+                           r"(?!__init__$|init_\w+$)"
                            r"|/srt/openai_api/adapter\.py:v1_|/srt/server\.py:openai_v1_"
                            r"|/srt/entrypoints/http_server\.py:(?:openai_)?v1_"
                            # (vLLM applying a chat request's template to its messages - the
