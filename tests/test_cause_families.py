@@ -2869,6 +2869,13 @@ def test_a_local_folder_with_no_model_type_is_a_corrupt_checkpoint() -> None:
     v = verdict("ValueError: Unrecognized model in org/some-model. Should have a `model_type` "
                 "key in its config.json", engine="sglang")
     assert v.cause is Cause.MODEL_NOT_FOUND
+    # a path to one of the model's files (`--tokenizer /m/tokenizer.json`): a flag that named a
+    # file where a folder belongs, not a folder lacking its config - the path is what is wrong
+    # (el103: vLLM logs it while retrying, then dies of the hub's `Repo id must be ...`)
+    v = verdict("ERROR 12-06 23:38:51 [repo_utils.py:124] Error parsing config for "
+                "/models/tiny/tokenizer.json: Unrecognized model in /models/tiny/tokenizer.json. "
+                "Should have a `model_type` key in its config.json.", engine="vllm")
+    assert v.cause is Cause.MODEL_NOT_FOUND
 
 
 def test_resolving_the_architecture_before_loading_is_launch() -> None:

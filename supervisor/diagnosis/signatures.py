@@ -466,8 +466,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"files? named",
            # (the same for transformers' AutoConfig on a local folder whose config.json is
            # missing or lacks its model type: `ValueError: Unrecognized model in /models/x.
-           # Should have a `model_type` key in its config.json` - a hub id's is model_not_found)
-           r"Unrecognized model in (?:/|\.{1,2}/|~/|[a-z]:\\)\S*\. Should have a `model_type` key",
+           # Should have a `model_type` key in its config.json` - a hub id's is model_not_found;
+           # so is a path to one of the model's files, `Unrecognized model in /m/tokenizer.json`:
+           # a flag that named a file where a folder belongs, not a folder lacking its config)
+           r"Unrecognized model in (?:/|\.{1,2}/|~/|[a-z]:\\)"
+           r"(?!\S*\.(?:json|safetensors|bin|pt|pth|gguf|model|txt|jinja)\. )\S*\. Should have a "
+           r"`model_type` key",
            # (and the model's own code, which transformers imports as `transformers_modules.
            # <model>.<file>`, lacking a class its config.json's auto_map names: `AttributeError:
            # module 'transformers_modules.m.configuration_m' has no attribute 'MConfigV2'` -
