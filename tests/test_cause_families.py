@@ -3493,6 +3493,30 @@ def test_a_warning_raised_as_an_error_is_the_warnings_filter_the_launch_set(fram
     assert classify_text(shown, engine="vllm").cause is not Cause.INVALID_CONFIG
 
 
+def test_a_warning_raised_in_a_worker_is_the_filter_whatever_relays_it() -> None:
+    # `-W error::FutureWarning` reaches vLLM's spawned worker, which dies of a warning every
+    # ordinary run survives; the engine core and the API server only relay its death (ek107)
+    worker = tb((f"{VL}/v1/worker/worker_base.py", "init_worker",
+                 "current_platform.register_triton_kernel_overrides()"),
+                ("/venv/lib/python3.11/site-packages/typing_extensions.py", "wrapper",
+                 "warnings.warn(msg, category=category, stacklevel=stacklevel + 1)"),
+                error="FutureWarning: `torch.distributed.reduce_op` is deprecated, please use "
+                      "`torch.distributed.ReduceOp` instead",
+                prefix="(VllmWorker-0 pid=9170) ERROR 12-06 23:53:51 [multiproc_executor.py:953] ")
+    relay = ("(EngineCore pid=9157) ERROR 12-06 23:53:52 [core.py:1510] EngineCore failed to "
+             "start.\n(EngineCore pid=9157) ERROR 12-06 23:53:52 [core.py:1510] Exception: "
+             "WorkerProc initialization failed due to an exception in a background process. See "
+             "stack trace for root cause.\n")
+    api = tb((f"{VL}/v1/engine/core_client.py", "__init__", "raise RuntimeError("),
+             error="RuntimeError: Engine core initialization failed. See root cause above. "
+                   "Failed core proc(s): {'EngineCore': 1}")
+    assert classify_text(worker + relay + api, engine="vllm").cause is Cause.INVALID_CONFIG
+    # a warning raised and then another error of its own after it: that error is the death
+    other = tb((f"{VL}/v1/worker/worker_base.py", "init_device", "torch.zeros(1)"),
+               error="ZeroDivisionError: division by zero")
+    assert classify_text(worker + other + api, engine="vllm").cause is not Cause.INVALID_CONFIG
+
+
 def test_generation_config_of_the_wrong_shape_is_a_corrupt_checkpoint() -> None:
     text = tb((f"{VL}/transformers_utils/config.py", "try_get_generation_config",
                "return GenerationConfig.from_pretrained("),

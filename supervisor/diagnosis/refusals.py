@@ -141,18 +141,29 @@ _RAISED_WARNING = re.compile(r"(?:\w+\.)*[A-Z]\w*Warning: ")
 
 
 def _warning_raised(msgs: list[str], scan: Scan, start: int) -> bool:
-    """The launch died of a warning raised as an error (`UserWarning: ...` ending the last
-    traceback, where a warning shown is `file.py:71: UserWarning: ...`): the interpreter's
-    warnings filter set to turn warnings into errors (PYTHONWARNINGS=error, `-W error`), a
-    setting of the launch, whatever code warned - the engine's own entry point or a module it
-    imports."""
+    """The launch died of a warning raised as an error (`UserWarning: ...` ending a traceback,
+    where a warning shown is `file.py:71: UserWarning: ...`): the interpreter's warnings filter
+    set to turn warnings into errors (PYTHONWARNINGS=error, `-W error`), a setting of the
+    launch, whatever code warned - the engine's own entry point, a module it imports, or a
+    worker process the filter reached (vLLM's worker dying of `FutureWarning: ...` in
+    init_worker, the engine core and the API server then relaying its death: every exception
+    after the warning only wraps it)."""
     if not scan.tracebacks or scan.tracebacks[-1] < start or not scan.frames:
         return False
-    last_frame = scan.frames[-1][0]
-    for i in range(last_frame + 1, min(last_frame + 6, len(msgs))):
+    raised = [_ending_warning(msgs, i) for i, _ in scan.frames if i >= start]
+    last = max((j for j in raised if j is not None), default=None)
+    if last is None:
+        return False
+    return all(wrapper for i, wrapper in scan.exceptions if i > last)
+
+
+def _ending_warning(msgs: list[str], frame: int) -> int | None:
+    """The line of a warning's class within a few lines under a traceback's frame (its source
+    line and carets between), if one ends the traceback there."""
+    for i in range(frame + 1, min(frame + 6, len(msgs))):
         if _RAISED_WARNING.match(msgs[i]):
-            return True
-    return False
+            return i
+    return None
 
 
 def _failed_root(msgs: list[str], scan: Scan, start: int) -> int | None:
