@@ -4376,6 +4376,21 @@ def test_a_path_that_is_not_utf8_is_the_launchs_name() -> None:
     assert cause_of(tb(tok, error=decode), "vllm") is not Cause.INVALID_CONFIG
 
 
+def test_the_ascii_codec_is_the_locale_the_launch_ran_in() -> None:
+    """LANG=C with UTF-8 mode off (em101): importing vLLM reads torch inductor's templates with
+    the ASCII codec - no compilation failed, the process's locale did."""
+    text = tb((f"{VL}/env_override.py", "<module>", "_patch_inductor_fallback_allow_list()"),
+              (f"{TORCH}/_inductor/kernel/mm_grouped.py", "<module>",
+               'load_template("triton_mm_grouped")'),
+              (f"{TORCH}/_inductor/utils.py", "load_template", "return f.read()"),
+              error="UnicodeDecodeError: 'ascii' codec can't decode byte 0xe2 in position 602: "
+                    "ordinal not in range(128)")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    # another codec failing under the same frames is a file's own bytes, not the locale
+    other = text.replace("'ascii' codec", "'utf-8' codec")
+    assert cause_of(other, "vllm") is not Cause.INVALID_CONFIG
+
+
 # --- the ninety-third batch's kinds (real engines; a twenty-seventh helper blind to the rules) -
 
 _LOG_WRITE = ["Traceback (most recent call last):",

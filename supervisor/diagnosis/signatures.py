@@ -190,6 +190,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.INVALID_CONFIG, 80,
            r"UnicodeEncodeError: '[\w-]+' codec can't encode characters? '\\ud[c-f][0-9a-f]{2}"
            r".{0,80}surrogates not allowed", scope="error", flags=_I)
+    # Python's ASCII codec failing on text it reads or writes (`UnicodeDecodeError: 'ascii'
+    # codec can't decode byte 0xe2 in position 602`): the default encoding of a process whose
+    # locale is C or POSIX with UTF-8 mode off (LANG=C, a minimal image) - the environment the
+    # launch ran in, whichever file or library met it first (torch's inductor templates at
+    # import, em101; a UTF-8 chat template, bx121). No engine or checkpoint asks for ASCII.
+    + _sig(Cause.INVALID_CONFIG, 80,
+           r"Unicode(?:De|En)codeError: 'ascii' codec can't (?:de|en)code", scope="error")
     # uvicorn refusing the address for another reason than a port in use (`ERROR:    [Errno
     # 13] error while attempting to bind on address ('127.0.0.1', 443): permission denied` -
     # a port below 1024 without the capability; errno 99, an address this host does not
