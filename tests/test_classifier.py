@@ -1888,6 +1888,31 @@ def test_metrics_scrapes_do_not_make_a_fragment_ready_and_a_warmup_error_is_warm
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.WARMUP, Cause.WARMUP_FAILED)
 
 
+def test_a_failed_poll_s_request_error_is_no_request_served():
+    """SGLang's own warm-up asks /model_info, answered 500 with uvicorn's request traceback,
+    once a second until it gives up (em104): a tail of that, starting inside one of those
+    tracebacks, is a server up in its warmup, not serving. A client's request answered 500
+    in the same way is a request served."""
+    handler = frames((f"{SG}/entrypoints/http_server.py", "custom_handler"))
+    error = ("UnicodeEncodeError: 'utf-8' codec can't encode characters in position 94-95: "
+             "surrogates not allowed")
+    asgi = [f"{MAIN} ERROR:    Exception in ASGI application", *handler, error]
+    end = [f"{MAIN} Initialization failed. warmup error: Traceback (most recent call last):",
+           *frames((f"{SG}/entrypoints/http_server.py", "_execute_server_warmup")),
+           "AssertionError: res=<Response [500]>, res.text='Internal Server Error'"]
+
+    def tail(access: str) -> list[str]:
+        # (the tail's first lines: the end of an earlier traceback of the same kind)
+        return [*handler[1:], error, f"{MAIN} INFO:     {access} HTTP/1.1\" 500 Internal Server "
+                "Error", *asgi, f"{MAIN} INFO:     {access} HTTP/1.1\" 500 Internal Server "
+                "Error", *asgi, *end]
+
+    v = verdict(tail('127.0.0.1:53908 - "GET /model_info'), engine="sglang")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.WARMUP, Cause.WARMUP_FAILED)
+    v = verdict(tail('10.0.0.7:41000 - "POST /v1/completions'), engine="sglang")
+    assert v.phase is Phase.SERVING
+
+
 def test_vllm_fragment_starting_with_answered_requests_was_up():
     """vLLM's API server starts after the engine core: a load balancer's /health poll answered
     means it was up, and in rotation (serving); a completion answered 500 as the engine dies

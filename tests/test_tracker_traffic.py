@@ -409,3 +409,16 @@ def test_a_request_the_handler_took_is_serving(status: str) -> None:
     it): the server was serving."""
     line = f'INFO:     10.0.0.7:43052 - "POST /v1/completions HTTP/1.1" {status}'
     assert _walk("vllm", [VLLM_READY, line]).phase is Phase.SERVING
+
+
+@pytest.mark.parametrize("engine", ["sglang", "vllm"])
+def test_a_local_poll_s_error_after_its_500_is_the_server_up_not_serving(engine) -> None:
+    """A fragment that starts with a local poll answered 500 and uvicorn's traceback of it
+    (SGLang's own warm-up asking /model_info, em104): up, in warmup; the same for a client's
+    request is a request served."""
+    asgi = f"{SG_TS} ERROR:    Exception in ASGI application"
+    poll = f'{SG_TS} INFO:     127.0.0.1:53908 - "GET /model_info HTTP/1.1" 500 Internal Server Error'
+    assert _walk(engine, [poll, asgi]).phase is Phase.WARMUP
+    client = (f'{SG_TS} INFO:     10.0.0.7:41000 - "POST /v1/completions HTTP/1.1" 500 Internal '
+              "Server Error")
+    assert _walk(engine, [client, asgi]).phase is Phase.SERVING

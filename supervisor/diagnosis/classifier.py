@@ -395,6 +395,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
         if request_error or ASGI_REQUEST_ERROR in msg:
             # (uvicorn's own header keeps its level, `ERROR:    Exception in ASGI application`)
             request_error = _in_request_error(msg) or ASGI_REQUEST_ERROR in msg
+            if tracker.probe_failed and ASGI_REQUEST_ERROR in msg:
+                scan.probe_errors.append(i)
         if "Traceback (most recent call last)" in msg:
             scan.tracebacks.append(i)
             if not request_error and i and _CALL_ERROR_BEFORE.search(msgs[i - 1].strip()):
@@ -491,13 +493,27 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
     scan.server_up = tracker.ready
     if tracker.ready:
         scan.api_servers_pending = None
-    if scan.ready_index is None and scan.first_marker is None and scan.frames and \
-            _request_frames(scan):
-        # a fragment whose first sign of life is a request being handled (its error's
-        # traceback): up and serving from there, as midrun.py reads traffic
-        scan.ready_index = _request_frames(scan)[0]
-        scan.final_phase = Phase.SERVING
+    if scan.ready_index is None and scan.first_marker is None and scan.frames:
+        handled = [f for f in _request_frames(scan) if not _of_a_probe(scan, f)]
+        if scan.probe_errors and scan.tracebacks:
+            # (frames above the first traceback's header are a traceback cut by the tail's
+            # start: where the whole ones are failed polls', it reads as one of them)
+            handled = [f for f in handled if f > scan.tracebacks[0]]
+        if handled:
+            # a fragment whose first sign of life is a request being handled (its error's
+            # traceback): up and serving from there, as midrun.py reads traffic
+            scan.ready_index = handled[0]
+            scan.final_phase = Phase.SERVING
     return scan
+
+
+def _of_a_probe(scan: Scan, frame: int) -> bool:
+    """The request frame is in the traceback of a local poll's error (scan.probe_errors: its
+    header just above the traceback): the poll's 500 says the server is up, not serving."""
+    if not scan.probe_errors:
+        return False
+    head = max((t for t in scan.tracebacks if t < frame), default=None)
+    return head is not None and any(0 < head - p <= 2 for p in scan.probe_errors)
 
 
 def _boxed_error(msg: str) -> bool:

@@ -45,6 +45,9 @@ class Scan:
     checkpoint_misread: list[int] = field(default_factory=list)
     self_timeouts: list[int] = field(default_factory=list)  # a request to itself timed out
     request_tracebacks: set[int] = field(default_factory=set)  # one request's, logged by uvicorn
+    # uvicorn's `Exception in ASGI application` for a local poll it has just answered 5xx (the
+    # tracker's probe_failed): SGLang's own warm-up, a readiness check - no request served
+    probe_errors: list[int] = field(default_factory=list)
     # frames of S.REQUEST_HANDLER_FRAME and of S.ENGINE_LOOP_FRAME (_request_frames: read only
     # where a verdict needs them, None until then)
     request_frames: list[int] | None = None

@@ -151,10 +151,12 @@ class PhaseTracker:
     after ready, counted by :meth:`feed`; :meth:`feed_chunk` stops looking once serving),
     ``started`` (the engine reported its initialisation finished; for SGLang the
     same as ready, for vLLM the engine core may report it before the API server is up) and
-    ``markers_seen`` (how many phase-marker lines were recognised).
+    ``markers_seen`` (how many phase-marker lines were recognised) and ``probe_failed`` (the
+    latest access line was a local poll answered 5xx).
     """
 
-    __slots__ = ("phase", "progress", "ready", "requests_seen", "started", "markers_seen")
+    __slots__ = ("phase", "progress", "ready", "requests_seen", "started", "markers_seen",
+                 "probe_failed")
 
     def __init__(self) -> None:
         self.phase: Phase = Phase.LAUNCH
@@ -163,6 +165,7 @@ class PhaseTracker:
         self.requests_seen = 0
         self.started = False
         self.markers_seen = 0
+        self.probe_failed = False
 
     def feed(self, line: str) -> PhaseUpdate | None:
         return None
@@ -286,6 +289,10 @@ class MarkerTracker(PhaseTracker):
         and serving."""
         if self.markers_seen or ASGI_REQUEST_ERROR not in line:
             return False
+        if self.probe_failed:
+            # the error of the local poll whose 500 uvicorn has just logged (SGLang's own
+            # warm-up asking /model_info, em104): the HTTP server is up, nothing was served
+            return self._advance(Phase.WARMUP)
         return self._up_and_serving(line)
 
     def _up_and_serving(self, line: str) -> bool:
@@ -299,6 +306,8 @@ class MarkerTracker(PhaseTracker):
         access = parse_access(line)
         if access is None or is_launcher_call(access[1], access[2]):
             return False
+        self.probe_failed = '" 5' in line and is_loopback(access[0]) and \
+            is_probe(access[1], access[2])
         if self.ready:
             if is_traffic(access[1], access[0], access[2]) and not turned_away(line):
                 self.requests_seen += 1
