@@ -5132,11 +5132,38 @@ def test_a_pickle_holding_more_than_tensors_is_the_checkpoint() -> None:
      Cause.INVALID_CONFIG),
     ("ValueError: No module or parameter named 'language_model' in Gemma3ForCausalLM.",
      Cause.INVALID_CONFIG),
-], ids=["empty-name", "prefix-doubled", "other-head", "other-head-sglang-words"])
+    # a LoRA adapter's tensors (PEFT's `base_model.model.` prefix, its lora_A / lora_B) in the
+    # base model's folder, loaded with every *.safetensors there (en103, en104)
+    ("ValueError: There is no module or parameter named 'base_model' in LlamaForCausalLM. The "
+     "available parameters belonging to  (LlamaForCausalLM) are: {'model.norm.weight'}",
+     Cause.CORRUPT_CHECKPOINT),
+    ("ValueError: No module or parameter named 'model.base_model' in TransformersForCausalLM.",
+     Cause.CORRUPT_CHECKPOINT),
+    ("ValueError: No module or parameter named 'model.layers.0.self_attn.q_proj.lora_A' in "
+     "TransformersForCausalLM.", Cause.CORRUPT_CHECKPOINT),
+    # (a head named like it is still another head: `base_models` is no PEFT prefix)
+    ("ValueError: There is no module or parameter named 'base_models' in Qwen2ForCausalLM",
+     Cause.INVALID_CONFIG),
+], ids=["empty-name", "prefix-doubled", "other-head", "other-head-sglang-words", "peft-prefix",
+        "peft-prefix-sglang-words", "lora-matrix", "not-peft"])
 def test_tensor_names_that_are_no_tensor_names_are_the_checkpoint(error: str,
                                                                   cause: Cause) -> None:
     frames = [(f"{VL}/model_executor/models/utils.py", "_load_module", "raise ValueError(msg)")]
     assert cause_of(tb(*frames, error=error), "vllm") is cause
+
+
+def test_full_precision_weights_under_a_quantized_checkpoint_s_config() -> None:
+    """A quantization config left beside bf16 weights: SGLang builds FP8 parameters and its
+    loader refuses to narrow the weights into them (en102)."""
+    frames = [(f"{SG}/model_loader/loader.py", "load_weights_and_postprocess",
+               "model.load_weights(weights)"),
+              (f"{SG}/layers/parameter.py", "copy_with_check", "raise ValueError(")]
+    error = ("ValueError: Downcasting not allowed: target.dtype=torch.float8_e4m3fn, "
+             "loaded_weight.dtype=torch.bfloat16")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.CORRUPT_CHECKPOINT
+    # guard: a float32 parameter given bf16 weights is no quantized checkpoint
+    plain = error.replace("float8_e4m3fn", "float32")
+    assert cause_of(tb(*frames, error=plain), "sglang") is not Cause.CORRUPT_CHECKPOINT
 
 
 def test_a_package_version_the_code_asks_for_is_the_environment() -> None:

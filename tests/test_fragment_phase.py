@@ -2935,3 +2935,27 @@ def test_sglang_building_its_grammar_backend_is_past_kv_sizing(where) -> None:
     lines = [*frame_lines((f"{_SG_SRT}/managers/scheduler.py", "__init__"), where),
              "AttributeError: 'str' object has no attribute 'eos_token_id'"]
     assert verdict(*lines, engine="sglang").phase is Phase.KV_CACHE_ALLOC
+
+
+def test_dynamo_tracing_a_graph_in_the_profiling_run_is_no_graph_capture() -> None:
+    """torch.compile's Dynamo tracing the model (convert_frame.py's fullgraph_capture, called
+    as `capture_output = convert_frame.fullgraph_capture(...)`) runs in whatever step compiles
+    first: under vLLM's profile_run it is kv_cache_alloc (en101), not a CUDA-graph capture."""
+    torch = "/venv/lib/python3.11/site-packages/torch"
+    text = "\n".join([
+        "Traceback (most recent call last):",
+        f'  File "{VL}/v1/worker/gpu_model_runner.py", line 6193, in profile_run',
+        "    hidden_states, last_hidden_states = self._dummy_run(",
+        f'  File "{VL}/v1/worker/gpu_model_runner.py", line 5843, in _dummy_run',
+        "    outputs = self.model(",
+        f'  File "{torch}/_dynamo/aot_compile.py", line 344, in aot_compile_fullgraph',
+        "    capture_output = convert_frame.fullgraph_capture(model, args, kwargs)",
+        f'  File "{torch}/_dynamo/convert_frame.py", line 1422, in fullgraph_capture',
+        "    return _fullgraph_capture_frame(",
+        f'  File "{torch}/_dynamo/convert_frame.py", line 1493, in _fullgraph_capture_frame',
+        "    raise",
+        "AttributeError: '_OpNamespace' '_C' object has no attribute 'silu_and_mul_quant'"])
+    assert verdict(text, engine="vllm").phase is Phase.KV_CACHE_ALLOC
+    # a capture function of the engine's own still dates its capture
+    capture = text.replace("in profile_run", "in capture_model")
+    assert verdict(capture, engine="vllm").phase is Phase.CUDA_GRAPH_CAPTURE

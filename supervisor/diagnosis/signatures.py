@@ -1700,6 +1700,24 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.CORRUPT_CHECKPOINT, 41,
            r"(?:There is no|^(?:\w+\.)*ValueError: No) module or parameter named "
            r"'(?:|(\w+)\.\1)' in \w+", flags=_I)
+    # ... or the name is a LoRA adapter's: PEFT saves an adapter's tensors under
+    # `base_model.model.` and names its matrices `lora_A` / `lora_B` (`There is no module or
+    # parameter named 'base_model' in LlamaForCausalLM`, SGLang's `... 'model.base_model' in
+    # TransformersForCausalLM`): an adapter's weights in the base model's folder, which both
+    # engines load with every *.safetensors where no index names the shards (en103, en104) -
+    # files in the checkpoint that are not this model's
+    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
+           r"(?:There is no|^(?:\w+\.)*ValueError: No) module or parameter named "
+           r"'(?:[\w.]+\.)?(?:base_model\b|[\w.]*\blora_(?:A|B|embedding_[AB])\b)[\w.]*' in \w+",
+           flags=_I)
+    # SGLang's weight loader refusing to narrow a checkpoint's weights into the quantized
+    # parameters its quantization config built (copy_with_check: `ValueError: Downcasting not
+    # allowed: target.dtype=torch.float8_e4m3fn, loaded_weight.dtype=torch.bfloat16`, after
+    # `Model is already quantized, loading directly`): the checkpoint says it is quantized
+    # and its weights are not - a quantization file left beside full-precision weights (en102)
+    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
+           r"Downcasting not allowed: target\.dtype=torch\.(?:float8\w*|u?int[48]\w*), "
+           r"loaded_weight\.dtype=torch\.(?:bfloat16|float16|float32|half|float)\b")
     # ... unless what the model lacks is only a numbered layer of a stack it has (`There is no
     # module or parameter named 'layers.7' in LlamaModel. The available parameters belonging
     # to layers (ModuleList) are: {'layers.1...'}`): the checkpoint holds more layers than its
@@ -2348,7 +2366,11 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
     # (and the custom all-reduce registering the buffers the captured graphs use, which SGLang
     # and vLLM do as the capture's context exits: `custom_all_reduce.py ... in
     # register_graph_buffers`)
-    (Phase.CUDA_GRAPH_CAPTURE, _C(r":(?!update_capture)\w*capture\w*$|:init_cuda_graphs?$"
+    # (not torch.compile's Dynamo tracing a graph, convert_frame.py's fullgraph_capture and
+    # _fullgraph_capture_frame: it runs in the forward of whatever step compiles first - the
+    # memory-profiling run, en101 - and dates nothing, as the compiled graph's frames do not)
+    (Phase.CUDA_GRAPH_CAPTURE, _C(r":(?!update_capture|_?fullgraph_capture)\w*capture\w*$"
+                                  r"|:init_cuda_graphs?$"
                                   r"|:init_device_graphs$|custom_all_reduce\.py:register_graph_buffers$"
                                   r"|graph_runner\.py:__init__$|cuda_graph_setup\.py:")),
     # (SGLang 2026 builds: the scheduler's init_memory_pools -> init_target_memory_pool)
