@@ -507,6 +507,10 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
     return scan
 
 
+# SGLang's processes that hold no weights and no KV cache (its launcher's names for them)
+_SMALL_PROCESS = re.compile(r"\bSubprocess (?:detokenizer|tokenizer\w*) \(pid=")
+
+
 def _of_a_probe(scan: Scan, frame: int) -> bool:
     """The request frame is in the traceback of a local poll's error (scan.probe_errors: its
     header just above the traceback): the poll's 500 says the server is up, not serving."""
@@ -2023,8 +2027,12 @@ def _candidates(scan: Scan, start: int, frames: list[tuple[int, str]], outcome: 
 
     first_fatal = next((i for i, _ in scan.fatal if i >= start), None)
     anchor = first_fatal if first_fatal is not None else start
-    # A rank that vanished with SIGKILL and left no traceback: the host's OOM killer.
-    dead = [i for i in scan.rank_dead if i >= start]
+    # A rank that vanished with SIGKILL and left no traceback: the host's OOM killer. Not
+    # SGLang's detokenizer or tokenizer process: the OOM killer takes the process holding the
+    # most memory, the scheduler with the weights and the KV pool, never those first - their
+    # SIGKILL came from elsewhere (ep104: the detokenizer killed as the thread that started it
+    # ended, some 21 GiB free)
+    dead = [i for i in scan.rank_dead if i >= start and not _SMALL_PROCESS.search(raw[i])]
     logged = {c for i, c in scan.exit_codes if i >= start}
     codes = logged | ({exit_code} if exit_code is not None else set())
     # (the dead rank's own status where the log gives it - SGLang's `Exit code: -6` under `Rank
