@@ -5572,3 +5572,35 @@ def test_a_lora_module_the_api_server_refuses_at_startup_is_the_launchs_setting(
     served = up + tb((_MODELS, "load_lora_adapter", "raise ValueError(x)"),
                      error="ValueError: The lora adapter 'tiny' conflicts with a served base model.")
     assert verdict_of(served, "vllm")[0] is not Outcome.CRASHED
+
+
+# --- the 165th batch's kinds (real engines; a hundredth helper blind to the rules) -------------
+
+@pytest.mark.parametrize("error", [
+    # vLLM's --kv-offloading-size on its CPU build (er101)
+    "Exception: CPU Offloading is currently only supported on CUDA-alike and XPU GPUs",
+    # vLLM's EPLB on a host of another kind (co107's words)
+    "ValueError: Expert parallelism load balancing is only supported on CUDA devices or ROCm "
+    "devices or XPU devices",
+])
+def test_a_feature_only_other_kinds_of_device_run_is_the_setting(error: str) -> None:
+    frames = [(f"{VL}/v1/worker/gpu_model_runner.py", "initialize_kv_cache",
+               "self.initialize_kv_cache_tensors(kv_cache_config)"),
+              (f"{VL}/v1/kv_offload/cpu.py", "__init__", "raise Exception(")]
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: a GPU too old for a kernel names its compute capability - not this rule
+    old = ("ValueError: FA2 is only supported on devices with compute capability >= 8")
+    assert cause_of(tb(*frames, error=old), "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_a_failure_inside_the_weight_offloader_the_launch_set_is_the_setting() -> None:
+    """SGLang's layer-wise offloader (--offload-group-size 2 --offload-num-in-group 1) failing
+    in its own words as it wraps the layers (er105)."""
+    frames = [(f"{SG}/model_executor/model_runner.py", "load_model",
+               "get_offloader().post_init()"),
+              (f"{SG}/utils/offloader.py", "post_init", "self.offloaders[0].start_onload()")]
+    error = "IndexError: list index out of range"
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: the same error in the loader proper names no setting
+    loader = [(f"{SG}/model_loader/loader.py", "load_model", "weights = self._get_weights()")]
+    assert cause_of(tb(*loader, error=error), "sglang") is not Cause.INVALID_CONFIG

@@ -1494,6 +1494,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # (platforms/cuda.py and rocm.py check_if_supports_dtype; the fix is --dtype half)
            r"Bfloat16 is only supported on GPUs with compute capability of at least",
            scope="error", flags=_I, implies=Phase.LAUNCH)
+    # A feature the launch turned on that the engine runs only on other kinds of device
+    # (vLLM: `CPU Offloading is currently only supported on CUDA-alike and XPU GPUs` for
+    # --kv-offloading-size, er101; `Expert parallelism load balancing is only supported on
+    # CUDA devices or ROCm devices or XPU`): the setting, on a host of another kind - not an
+    # architecture a GPU lacks, which names a compute capability or an SM (unsupported_arch)
+    + _sig(Cause.INVALID_CONFIG, 50,
+           r"\bis (?:currently )?only supported on (?:CUDA|ROCm|XPU|HPU|NPU|TPU)(?:-alike)?"
+           r"(?: (?:and|or|devices?|GPUs?|platforms?)\b|[,.]|$)",
+           scope="error", flags=_I)
     # A platform refusing the engine generation it was given: vLLM's CPU platform
     # (platforms/cpu.py get_attn_backend_cls, 0.9-0.10: `ValueError: CPU backend only supports
     # V1.`) when a setting V1 lacks (an OTLP traces endpoint, a V0-only flag, VLLM_USE_V1=0)
@@ -1832,6 +1841,13 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # kernel's launch, ea102), a device they do not support - is the mode the launch chose
     (Cause.INVALID_CONFIG, _C(r"/(?:model_executor/(?:determinism|layers)/batch_invariant"
                               r"|srt/batch_invariant_ops/batch_invariant_ops)\.py:"), 24),
+    # the layer-wise weight offloader a launch opts into (SGLang's --offload-group-size /
+    # --offload-num-in-group / --offload-mode, utils/offloader.py; vLLM's --offload-backend,
+    # model_executor/offloader/): a failure inside it as it wraps the model's layers (`IndexError:
+    # list index out of range` for a group size the layers do not fill, er105) is the
+    # offloading the launch set
+    (Cause.INVALID_CONFIG, _C(r"/srt/utils/offloader\.py:|/model_executor/offloader/\w+\.py:"),
+     24),
     # the API server reaching the tool servers the launch names (vLLM's --tool-server, its
     # MCP client listing each server's tools as the app state is built): a server not
     # there or not speaking MCP (`httpx.ConnectError: All connection attempts failed`) is the
