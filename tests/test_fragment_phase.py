@@ -2959,3 +2959,25 @@ def test_dynamo_tracing_a_graph_in_the_profiling_run_is_no_graph_capture() -> No
     # a capture function of the engine's own still dates its capture
     capture = text.replace("in profile_run", "in capture_model")
     assert verdict(capture, engine="vllm").phase is Phase.CUDA_GRAPH_CAPTURE
+
+
+def test_the_schedule_policy_s_name_checked_at_its_construction_is_startup() -> None:
+    """SGLang's scheduler building its policy at init (init_schedule_policy -> SchedulePolicy
+    __init__ -> _validate_and_adjust_policy) refusing `--schedule-policy priority` (eq108):
+    not the policy admitting a request; the phase stays the markers' (kv_cache_alloc)."""
+    sg = "/venv/lib/python3.11/site-packages/sglang/srt"
+    markers = ["[2026-12-07 00:28:20] Load weight begin. avail mem=20.9 GB",
+               "[2026-12-07 00:28:21] Load weight end. elapsed=0.03 s",
+               "[2026-12-07 00:28:29] Memory pool end. avail mem=5.76 GB"]
+
+    def dies_in(*where: tuple[str, str]) -> Phase:
+        return verdict("\n".join(markers + frame_lines(*where) + [
+            "ValueError: Unknown schedule_policy: policy='priority'"]), engine="sglang").phase
+
+    init = [(f"{sg}/managers/scheduler.py", "init_schedule_policy"),
+            (f"{sg}/managers/schedule_policy.py", "__init__"),
+            (f"{sg}/managers/schedule_policy.py", "_validate_and_adjust_policy")]
+    assert dies_in(*init) is Phase.KV_CACHE_ALLOC
+    # guard: the policy admitting a request to a prefill batch is the event loop's work - with
+    # startup markers before it and no ready line, the warmup's request
+    assert dies_in((f"{sg}/managers/schedule_policy.py", "add_one_req")) is Phase.WARMUP

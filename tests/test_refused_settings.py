@@ -74,10 +74,16 @@ def test_sglang_s_argument_dump_is_read_too() -> None:
     ("cannot honour zigzag", None),          # a value unquoted may be any word of prose
     ("frob_model is missing", None),         # a longer name is another name
     ("bad mode", None),
+    # a class named by its dotted path, refusing how the engine calls it (eq102)
+    ("TypeError: PriorityQueue.__init__() got an unexpected keyword argument 'vllm_config'",
+     "--sched-cls acme.sched.PriorityQueue"),
+    ("TypeError: PriorityQueueV2.__init__() got an unexpected keyword argument 'x'", None),
+    ("PriorityQueue is busy", None),  # the class's name as a word of prose
 ])
 def test_which_setting_a_message_names(message: str, named: str | None) -> None:
     settings = {"frob_mode": "zigzag", "FROB_LEVEL": "loud", "FROB_CACHE": "/srv/cache",
-                "loader_extra": "{'prefetch_shards': 4}"}
+                "loader_extra": "{'prefetch_shards': 4}",
+                "sched_cls": "acme.sched.PriorityQueue"}
     assert named_setting(message, settings) == named
 
 

@@ -870,10 +870,11 @@ _SERVING_WORK_FRAMES = re.compile(
     r"|worker_base\.py:(?:start_worker_execution_loop|execute_model)$"
     r"|scheduler\.py:run_batch$|schedule_batch\.py:get_model_worker_batch$"
     # (and its policy admitting a request or its chunk to a prefill batch, schedule_policy.py's
-    # PrefillAdder: add_one_req, add_first_chunk_req; not the policy's construction at init;
-    # and the result of a batch being processed: process_batch_result_prefill / _decode, in
-    # scheduler_output_processor_mixin.py and 2026's scheduler_components/)
-    r"|/schedule_policy\.py:(?!__init__$)\w+$|:process_batch_result\w*$"
+    # PrefillAdder: add_one_req, add_first_chunk_req; not the policy's construction at init,
+    # nor the check of the policy's name that construction runs, _validate_and_adjust_policy:
+    # eq108; and the result of a batch being processed: process_batch_result_prefill /
+    # _decode, in scheduler_output_processor_mixin.py and 2026's scheduler_components/)
+    r"|/schedule_policy\.py:(?!__init__$|_validate\w*$)\w+$|:process_batch_result\w*$"
     r"|(?:scheduler\.py|<call>):run_event_loop$|(?:schedule_batch|_info)\.py:merge_batch$"
     r"|ray_trainer\.py:fit$|:generate_sequences$"
     # (ms-swift's inference engines - swift/llm/infer/infer_engine/vllm_engine.py,
@@ -1984,7 +1985,7 @@ def _candidates(scan: Scan, start: int, frames: list[tuple[int, str]], outcome: 
                 engine: str, raw: list[str]) -> list[_Candidate]:
     cands = [_Candidate(sig.cause, sig.priority, i, sig.implies, True)
              for sig, i in scan.hits if i >= start and not _received_not_read(scan, sig, i)
-             and not _foreign_actor(raw, sig, i)]
+             and not _foreign_actor(raw, sig, i) and not _inspection_relayed(scan, raw, sig, i)]
     # A traceback through the speculative draft's code that the log cuts before its exception
     # line says where it failed, not why (the draft's code runs the target's kernels,
     # allocators and collectives too): the corpus labels such a log unknown, the draft in
@@ -2192,6 +2193,27 @@ def _foreign_actor(raw: list[str], sig: S.Signature, i: int) -> bool:
 _ACTOR_CLASS = re.compile(r"\bclass_name: (?:[\w.<>]+\.)?(\w+)\s*$")
 # the engines' own Ray actors: vLLM's rank workers (V0's RayWorkerWrapper, V1's RayWorkerProc)
 _ENGINE_ACTORS = frozenset(("RayWorkerWrapper", "RayWorkerProc", "RayWorkerVllm"))
+
+
+# vLLM's model registry reporting that inspecting the architecture failed (its pydantic
+# ModelConfig: `Value error, Model architectures ['X'] failed to be inspected. Please check
+# the logs for more details.`) - the inspection ran in a subprocess, whose error it logged above
+_INSPECTION_FAILED = re.compile(r"\bfailed to be inspected\b")
+
+
+def _inspection_relayed(scan: Scan, raw: list[str], sig: S.Signature, i: int) -> bool:
+    """The hit at ``i`` is the config validation error that relays vLLM's failed inspection
+    of the architecture (the next lines say so), and the inspecting subprocess's own error is
+    logged above it: that error, not a value of the launch's, is the cause (es102: an
+    out-of-tree model importing a package not installed). Where the log lacks it, or a rule
+    names no cause for it (a permission refused, di103), the validation error stands."""
+    if sig.cause is not Cause.INVALID_CONFIG or "validation error" not in raw[i]:
+        return False
+    if not any(_INSPECTION_FAILED.search(line) for line in raw[i + 1:i + 3]):
+        return False
+    raised = {k for k, wrapper in scan.exceptions if k < i and not wrapper}
+    return any(k in raised and other.cause is not Cause.INVALID_CONFIG
+               for other, k in scan.hits)
 
 
 def _received_not_read(scan: Scan, sig: S.Signature, i: int) -> bool:

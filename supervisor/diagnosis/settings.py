@@ -110,9 +110,23 @@ def named_setting(message: str, settings: Mapping[str, str]) -> str | None:
             continue
         if "_" in snake.strip("_") and _names_key(message, snake):
             return _describe(key, value)
-        if _quotes_value(message, value):
+        if _quotes_value(message, value) or _calls_its_class(message, value):
             return _describe(key, value)
     return None
+
+
+# a class given by its dotted path (`--scheduler-cls vllm.v1.core.sched.request_queue.
+# PriorityRequestQueue`, `--worker-cls pkg.mod.MyWorker`): the class's own name, last
+_DOTTED_CLASS = re.compile(r"^[A-Za-z_][\w.]*\.([A-Z]\w+)$")
+
+
+def _calls_its_class(message: str, value: str) -> bool:
+    """The error is the class the setting names refusing how the engine calls it
+    (`TypeError: PriorityRequestQueue.__init__() got an unexpected keyword argument
+    'vllm_config'`, eq102): the setting named a class that is not what the engine expects."""
+    named = _DOTTED_CLASS.match(value.strip())
+    return named is not None and re.search(
+        rf"(?<![\w.]){re.escape(named[1])}\.\w+\(\)", message) is not None
 
 
 # How many processes a launch spreads over, in each engine's keys: no launch runs with none
