@@ -729,6 +729,13 @@ KNOWN_MISSES: dict[str, str] = {
         "a script over the offline Engine (logging at error level) generated two answers, then "
         "its own JSONDecodeError on a cut line: labelled serving, read weight_loading (only the "
         "script's prints show the generation, as ca116 and ca117)",
+    # the 169th batch (fresh168, the engines' internal ports), as scored blind
+    "ev103-sglang-0523-gated-launch-port-held.log":
+        "SGLang's gated-launch control server cannot bind its port (uvicorn's `[Errno 98] error "
+        "while attempting to bind`), and the launcher goes on waiting (`Gated launch still "
+        "waiting for activation ... elapsed=130 s`): labelled hung, read crashed (the bind "
+        "error, fatal for an HTTP server; a heartbeat after it is read as alive nowhere, since "
+        "a wrapper's own waiting lines outlive the engine they wait for, y308)",
     # the 163rd batch (fresh162, engines embedded in a program), as scored blind
     "ep106-sglang-0523-engine-fork-child-generates.log":
         "a script over the offline Engine (logging at error level) generated, forked, and its "

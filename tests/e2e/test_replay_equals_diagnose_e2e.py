@@ -413,6 +413,8 @@ LIVE_MISSES: dict[str, str] = {
     "dn107-sglang-0523-systemd-killed-twice.log": _RESTARTS,
     # the 151st batch (fresh150): a benchmark client's death, then its server's stop
     "ed108-sglang-0523-bench-serving-no-gpt-turns.log": _TWO_PROCESSES,
+    # (the 169th batch: a bind error, then the launcher's own heartbeat - the replay stays up)
+    "ev103-sglang-0523-gated-launch-port-held.log": _LABEL_LIVE,
     # the 137th batch (fresh136): every record after the engine's start a logging error, the
     # API server's own lines among them (its `Application startup complete` never printed)
     "dp104-vllm-cpu-032-logconf-missing-field.log": _API_UP,
