@@ -20,10 +20,11 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory check
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
 
-# Live equals offline on every labelled log: each replayed through one real daemon ends with
-# diagnose's verdict (~50 s on 2 cores). `make test` replays one log per kind of verdict.
+# Live equals offline on every labelled log: each replayed through one real daemon per worker
+# ends with diagnose's verdict (about 21 minutes on 2 cores with 2 workers; the replays mostly
+# wait, so one worker takes twice as long). `make test` replays one log per kind of verdict.
 test-replay: $(STAMP)
-	GNS_REPLAY_ALL=1 $(PY) -m pytest -q tests/e2e/test_replay_equals_diagnose_e2e.py $(PYTEST_ARGS)
+	GNS_REPLAY_ALL=1 $(PY) -m pytest -n 2 -q tests/e2e/test_replay_equals_diagnose_e2e.py $(PYTEST_ARGS)
 
 # The real-engine tier (tests/real): real vLLM (CPU build) and real SGLang under the daemon.
 # Engine venvs and tiny models are cached in ~/.cache/gpu-node-supervisor (GNS_REAL_CACHE);
