@@ -507,10 +507,6 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
     return scan
 
 
-# SGLang's processes that hold no weights and no KV cache (its launcher's names for them)
-_SMALL_PROCESS = re.compile(r"\bSubprocess (?:detokenizer|tokenizer\w*) \(pid=")
-
-
 def _of_a_probe(scan: Scan, frame: int) -> bool:
     """The request frame is in the traceback of a local poll's error (scan.probe_errors: its
     header just above the traceback): the poll's 500 says the server is up, not serving."""
@@ -1978,6 +1974,10 @@ def _implied_phase(best: _Candidate, scan: Scan) -> Phase | None:
 # the program counter line of abseil's signal report (Ray's failure handler) in NCCL: its API
 # (`ncclAllReduce`) or its proxy thread's functions (`addProxyOpIfNeeded`, `ncclProxyProgress`)
 _NCCL_PC = re.compile(r"\bPC: @ +0x[0-9a-f]+ .*\b(?:nccl\w+|\w*Proxy\w*)\(\)")
+
+
+# SGLang's processes that hold no weights and no KV cache (its launcher's names for them)
+_SMALL_PROCESS = re.compile(r"\bSubprocess (?:detokenizer|tokenizer\w*) \(pid=")
 
 
 def _candidates(scan: Scan, start: int, frames: list[tuple[int, str]], outcome: Outcome,
