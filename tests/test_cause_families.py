@@ -2253,6 +2253,52 @@ def test_an_error_in_a_function_called_after_the_imports_is_not_import_error():
     assert cause_of(text, "vllm") is Cause.UNKNOWN
 
 
+# An import chain: the API server's first imports reaching the platform's resolution (es104),
+# SGLang's model runner importing its model registry (es107)
+_ENGINE_IMPORTS = [
+    (f"{VL}/entrypoints/openai/api_server.py", "<module>",
+     "from vllm.engine.protocol import EngineClient"),
+    (f"{VL}/engine/protocol.py", "<module>", "from vllm.config import ModelConfig"),
+    (f"{VL}/config/compilation.py", "<module>", "from vllm.platforms import current_platform"),
+]
+
+
+@pytest.mark.parametrize(("frames", "error"), [
+    (_ENGINE_IMPORTS + [
+        (f"{VL}/platforms/__init__.py", "__getattr__",
+         "platform_cls_qualname = resolve_current_platform_cls_qualname()"),
+        (f"{VL}/platforms/__init__.py", "resolve_current_platform_cls_qualname",
+         "raise RuntimeError(")],
+     "RuntimeError: Only one platform plugin can be activated, but got: ['zeta', 'acme_npu']"),
+    ([(f"{SG}/model_loader/utils.py", "get_model_architecture",
+       "from sglang.srt.models.registry import ModelRegistry"),
+      (f"{SG}/models/registry.py", "<module>",
+       "ModelRegistry.models.update(import_model_classes(external_pkg))"),
+      (f"{SG}/models/registry.py", "import_model_classes",
+       "assert entry.__name__ not in model_arch_name_to_cls, (")],
+     "AssertionError: Duplicated model implementation for AcmeLlamaForCausalLM"),
+])
+def test_an_engines_own_check_raised_during_an_import_is_invalid_config(frames, error):
+    # the import only carried the check: the engine refusing what the launch installed or
+    # named (two platform plugins, a model class exported twice), not a package failing to load
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+
+
+@pytest.mark.parametrize(("last", "error"), [
+    # guard: the same chain where a library other than the engine raised (a version skew)
+    (("/x/site-packages/transformers/utils/import_utils.py", "_get_module",
+      "raise RuntimeError("),
+     "RuntimeError: Failed to import transformers.models.auto because of the following error"),
+    # guard: the engine's own frame, but an attribute the installed code lacks (a broken
+    # install, not a check)
+    ((f"{VL}/platforms/__init__.py", "__getattr__", "return _current.cls"),
+     "AttributeError: module 'vllm.platforms' has no attribute 'cls'"),
+])
+def test_an_import_failing_outside_the_engines_checks_stays_import_error(last, error):
+    text = tb(*_ENGINE_IMPORTS, last, error=error)
+    assert cause_of(text, "vllm") is Cause.IMPORT_ERROR
+
+
 @pytest.mark.parametrize("error", [
     "sqlite3.OperationalError: database or disk is full",
     "OSError: [Errno 28] No space left on device: '/cache/outlines/cache.db'",

