@@ -5675,3 +5675,38 @@ def test_a_failed_inspection_is_the_error_its_subprocess_logged() -> None:
     refused = logged.replace("ModuleNotFoundError: No module named 'acme_fused_kernels'",
                              "PermissionError: [Errno 13] Permission denied: '/srv/x'")
     assert cause_of(refused + _INSPECT, "vllm") is Cause.INVALID_CONFIG
+
+
+# --- the 177th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+_LORA_INIT = [(f"{SG}/model_executor/model_runner.py", "init_lora_manager",
+               "self.lora_manager = LoRAManager("),
+              (f"{SG}/lora/lora_manager.py", "init_state", "self.init_lora_adapters(lora_paths)")]
+
+
+def test_a_json_error_relayed_in_a_readers_own_words_is_the_file_it_read() -> None:
+    """SGLang's LoRA manager wraps the JSONDecodeError of an adapter_config.json cut by a
+    trailing comma: `RuntimeError: Failed to load LoRA adapter ad: Expecting property name
+    enclosed in double quotes: line 23 column 1 (char 464)` (fd106)."""
+    frames = _LORA_INIT + [(f"{SG}/lora/lora_manager.py", "init_lora_adapters",
+                            "raise RuntimeError(")]
+    error = ("RuntimeError: Failed to load LoRA adapter ad: Expecting property name enclosed in "
+             "double quotes: line 23 column 1 (char 464)")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.CORRUPT_CHECKPOINT
+    # guard: the same words raised by a request's handler (a client's JSON body) name no file
+    handler = [(f"{SG}/entrypoints/http_server.py", "openai_v1_chat_completions",
+                "raise RuntimeError(")]
+    assert verdict(tb(*handler, error=error), engine="sglang").cause \
+        is not Cause.CORRUPT_CHECKPOINT
+
+
+def test_sglang_sizing_its_lora_pool_for_a_module_it_does_not_know_is_the_adapter() -> None:
+    """An adapter whose own target modules are another family's names (wq, wv) on a Llama:
+    SGLang dies sizing its LoRA memory pool (fd107), as vLLM's `expected target modules in
+    ... but received` is the adapter's."""
+    frames = _LORA_INIT + [(f"{SG}/lora/mem_pool.py", "get_lora_A_shape",
+                            "input_dim, _ = get_hidden_dim(module_name, self.base_hf_config"),
+                           (f"{SG}/lora/utils.py", "get_default_hidden_dim",
+                            'raise NotImplementedError("get_hidden_dim not implemented for "')]
+    error = "NotImplementedError: get_hidden_dim not implemented for wq"
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.CORRUPT_CHECKPOINT

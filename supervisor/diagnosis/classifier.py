@@ -434,6 +434,7 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
             raised_where_hits(scan, msgs, i, msg)
             if "JSONDecodeError" in msg or "UnicodeDecodeError" in msg or \
                     "decoding a JSON" in msg or S.JSON_SHAPE_ERROR.match(msg) or \
+                    " column " in msg and S.JSON_DECODER_WORDS.search(msg) or \
                     "[Errno 5]" in msg and S.DISK_READ_ERROR.match(msg):
                 _json_not_parsed(scan, msgs, i)
             elif "ize of tensor" in msg or "mismatch" in msg or "exceeds dimension" in msg:

@@ -359,9 +359,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # folder (`ValueError: /srv/adapters/a doesn't contain tensors`) or target modules of
     # another family (`While loading /srv/a, expected target modules in {'q_proj', ...} but
     # received ['model.layers.0.self_attn.wq', ...]`) - the adapter's checkpoint, as its config
-    # cut short is (a limit the launch set on adapters, `--max-lora-rank`, is the launch's)
+    # cut short is (a limit the launch set on adapters, `--max-lora-rank`, is the launch's);
+    # SGLang's words for the same, as it sizes its LoRA memory pool for the adapters' target
+    # modules (lora/utils.py: `NotImplementedError: get_hidden_dim not implemented for wq`: a
+    # module name of another family; its --lora-target-modules flag takes only names it knows)
     + _sig(Cause.CORRUPT_CHECKPOINT, 84, r"\bdoesn't contain tensors\b",
-           r"\bexpected target modules in \{[^}]*\} but received\b", scope="error")
+           r"\bexpected target modules in \{[^}]*\} but received\b",
+           r"\bget_hidden_dim not implemented for \w", scope="error")
     # A checkpoint with damaged or missing files: truncated safetensors (interrupted download or
     # upload), no weight files of the format asked for, missing tokenizer files. For the vLLM and
     # SGLang loaders and transformers' tokenizer loading alike.
@@ -2194,6 +2198,13 @@ GETCWD_FRAME = _C(r"^<frozen posixpath>:(?:abspath|realpath)$|/posixpath\.py:(?:
 # The disk failing under a file being read (a bad sector, a network or loop device gone)
 DISK_READ_ERROR = _C(r"(?:\w+\.)*OSError: \[Errno 5\] Input/output error")
 JSON_FRAME = _C(r"/json/(?:__init__|decoder|scanner)\.py:|^<frozen codecs>:|/codecs\.py:")
+# json's decoder's own words, relayed inside another exception by a reader that wraps it
+# (SGLang's LoRA manager: `RuntimeError: Failed to load LoRA adapter ad: Expecting property name
+# enclosed in double quotes: line 23 column 1 (char 464)`): a JSONDecodeError all the same.
+JSON_DECODER_WORDS = _C(r"\b(?:Expecting (?:value|property name enclosed in double quotes|"
+                        r"'[,:]' delimiter)|Extra data|Unterminated string starting at|"
+                        r"Invalid control character at|Invalid \\escape): line \d+ column \d+ "
+                        r"\(char \d+\)")
 # A file or setting that parsed as JSON, but into another shape than the object its reader
 # expects (a config.json holding a list, a string where a table was): the reader's first
 # mapping access fails (`AttributeError: 'list' object has no attribute 'get'`, `TypeError:
