@@ -5710,3 +5710,24 @@ def test_sglang_sizing_its_lora_pool_for_a_module_it_does_not_know_is_the_adapte
                             'raise NotImplementedError("get_hidden_dim not implemented for "')]
     error = "NotImplementedError: get_hidden_dim not implemented for wq"
     assert cause_of(tb(*frames, error=error), "sglang") is Cause.CORRUPT_CHECKPOINT
+
+
+# --- the 178th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+TF_LLAMA = "/venv/lib/python3.11/site-packages/transformers/models/llama/modeling_llama.py"
+
+
+def test_a_key_error_on_a_lookup_by_a_config_value_is_that_value() -> None:
+    """config.json's hidden_act "swiglu", an activation no table holds: the model's MLP looks it
+    up (`ACT2FN[config.hidden_act]`) and dies of a bare KeyError (fe104)."""
+    frames = [(f"{SG}/model_loader/loader.py", "_initialize_model", "return model_class("),
+              (TF_LLAMA, "__init__", "self.act_fn = ACT2FN[config.hidden_act]"),
+              ("/venv/lib/python3.11/site-packages/transformers/activations.py", "__getitem__",
+               "content = super().__getitem__(key)")]
+    assert cause_of(tb(*frames, error="KeyError: 'swiglu'"), "sglang") is Cause.INVALID_CONFIG
+    # guard: a key looked up by a name the weights gave (a checkpoint's tensor) is no setting
+    loader = [(f"{SG}/model_loader/loader.py", "load_weights_and_postprocess",
+               "model.load_weights(weights)"),
+              (f"{SG}/models/llama.py", "load_weights", "param = params_dict[name]")]
+    text = tb(*loader, error="KeyError: 'model.layers.2.mlp.up_proj.weight'")
+    assert cause_of(text, "sglang") is not Cause.INVALID_CONFIG

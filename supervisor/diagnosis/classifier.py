@@ -2015,6 +2015,7 @@ def _candidates(scan: Scan, start: int, frames: list[tuple[int, str]], outcome: 
     cands.extend(_cut_at_raise(scan, frames))
     cands.extend(_cut_at_raise_statement(scan, frames, raw))
     cands.extend(_bare_divisibility_assert(scan, start, raw))
+    cands.extend(_keyed_by_a_config_value(scan, start, raw))
     cands.extend(_raised_on_import(scan, start, frames, raw))
     cands.extend(_draft_index_fault(cands + drafts_cut if drafts_cut else cands))
     if outcome is Outcome.INCOMPLETE:
@@ -2391,6 +2392,30 @@ def _bare_divisibility_assert(scan: Scan, start: int, raw: list[str]) -> list[_C
         if above and _DIVISIBILITY_ASSERT.search(above[-1]):
             out.append(_Candidate(Cause.INVALID_CONFIG, 40, i, None, True))
     return out
+
+
+# a subscript by a value of the model's config (`ACT2FN[config.hidden_act]`,
+# `ROPE_INIT_FUNCTIONS[self.config.rope_scaling["rope_type"]]`)
+_KEYED_BY_CONFIG = re.compile(r"\[\s*(?:self\.)?\w*config\.\w+(?:\[[^\]]*\])?\s*\]")
+
+
+def _keyed_by_a_config_value(scan: Scan, start: int, raw: list[str]) -> list[_Candidate]:
+    """A bare `KeyError: 'swiglu'` whose traceback's last source lines look a key up by a
+    value of the model's config (`self.act_fn = ACT2FN[config.hidden_act]` in the model's MLP,
+    a table of activations or RoPE types): the value names nothing the engine has - a config
+    value wrong in itself (invalid_config), as an unknown RoPE type's message is (fe104)."""
+    out: list[_Candidate] = []
+    for i, wrapper in scan.exceptions:
+        if wrapper or i < start or "KeyError" not in raw[i] \
+                or not _BARE_KEY_ERROR.match(strip_wrappers(raw[i]).lstrip()):
+            continue
+        above = raw[max(i - 8, 0):i]
+        if any(_KEYED_BY_CONFIG.search(line) for line in above if 'File "' not in line):
+            out.append(_Candidate(Cause.INVALID_CONFIG, 40, i, None, True))
+    return out
+
+
+_BARE_KEY_ERROR = re.compile(r"(?:\w+\.)*KeyError: '[^']*'\s*$")
 
 
 def _raised_on_import(scan: Scan, start: int, frames: list[tuple[int, str]],
