@@ -5731,3 +5731,27 @@ def test_a_key_error_on_a_lookup_by_a_config_value_is_that_value() -> None:
               (f"{SG}/models/llama.py", "load_weights", "param = params_dict[name]")]
     text = tb(*loader, error="KeyError: 'model.layers.2.mlp.up_proj.weight'")
     assert cause_of(text, "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- the 179th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+@pytest.mark.parametrize("line", [
+    # DDP's prefix (vLLM's AutoWeightsLoader stops at the first name it lacks)
+    "ValueError: There is no module or parameter named 'module' in LlamaForCausalLM",
+    # torch.compile's, in SGLang's words (its Transformers backend puts `model.` first)
+    "ValueError: No module or parameter named 'model._orig_mod' in TransformersForCausalLM",
+    # a training run's state saved beside the weights in one pytorch_model.bin
+    "ValueError: There is no module or parameter named 'optimizer' in LlamaForCausalLM",
+    "ValueError: No module or parameter named 'model.optimizer' in TransformersForCausalLM",
+])
+def test_a_trainers_wrapper_prefix_or_state_read_as_tensors_is_the_checkpoint(line) -> None:
+    """Checkpoints as a trainer saved them (ff101-ff104): the files are not the model's
+    weights, as a state dict saved whole (`named ''`) is not."""
+    assert cause_of(line, "vllm") is Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_head_the_model_class_lacks_stays_the_setting() -> None:
+    # guard: a checkpoint saved for another head or class (a regression head's `score`) is a
+    # model the engine does not build as configured (invalid_config), as before
+    line = "ValueError: There is no module or parameter named 'score' in Qwen2ForCausalLM"
+    assert cause_of(line, "vllm") is Cause.INVALID_CONFIG

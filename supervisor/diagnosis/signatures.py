@@ -1709,10 +1709,17 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # (`... named '' in LlamaModel`, `... named 'model.model' in TransformersForCausalLM`): the
     # file's top-level keys were read as tensors - a training checkpoint saved whole
     # (`{"model": state_dict, "optimizer": ..., "epoch": ...}`) or a wrapper's state dict,
-    # not a weights file (db102, db110: corrupt_checkpoint)
+    # not a weights file (db102, db110: corrupt_checkpoint); so is a name that is a training
+    # wrapper's prefix or a training run's state: DDP's `module.`, torch.compile's `_orig_mod.`,
+    # FSDP's wrapped-module prefixes, an optimizer, scheduler or epoch saved beside the weights
+    # (`... named 'module' in LlamaForCausalLM`, SGLang's `... 'model._orig_mod' in
+    # TransformersForCausalLM`, `... 'optimizer' ...`: ff101-ff104) - files as a trainer saved
+    # them, not the model's weights
     + _sig(Cause.CORRUPT_CHECKPOINT, 41,
            r"(?:There is no|^(?:\w+\.)*ValueError: No) module or parameter named "
-           r"'(?:|(\w+)\.\1)' in \w+", flags=_I)
+           r"'(?:|(\w+)\.\1|(?:model\.)?(?:module|_orig_mod|_fsdp_wrapped_module"
+           r"|_checkpoint_wrapped_module|optimizer\w*|optim|lr_scheduler|scheduler|epoch"
+           r"|global_step|scaler|(?:model_)?state_dict)(?:\.[\w.]*)?)' in \w+", flags=_I)
     # ... or the name is a LoRA adapter's: PEFT saves an adapter's tensors under
     # `base_model.model.` and names its matrices `lora_A` / `lora_B` (`There is no module or
     # parameter named 'base_model' in LlamaForCausalLM`, SGLang's `... 'model.base_model' in
