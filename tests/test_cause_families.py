@@ -5755,3 +5755,22 @@ def test_a_head_the_model_class_lacks_stays_the_setting() -> None:
     # model the engine does not build as configured (invalid_config), as before
     line = "ValueError: There is no module or parameter named 'score' in Qwen2ForCausalLM"
     assert cause_of(line, "vllm") is Cause.INVALID_CONFIG
+
+
+# --- the 181st batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_sqlite_unable_to_open_a_caches_database_is_where_the_cache_was_put() -> None:
+    """OUTLINES_CACHE_DIR naming a regular file: SGLang imports its outlines backend, whose
+    top level opens Outlines' disk cache there (fh106) - the cache's location, not a package
+    that failed to import."""
+    frames = [(f"{SG}/constrained/base_grammar_backend.py", "create_grammar_backend",
+               "from sglang.srt.constrained.outlines_backend import OutlinesGrammarBackend"),
+              (f"{SG}/constrained/outlines_backend.py", "<module>",
+               "from sglang.srt.constrained.outlines_jump_forward import OutlinesJumpForwardMap"),
+              (f"{SG}/constrained/outlines_jump_forward.py", "<module>", "@disk_cache()"),
+              ("/x/site-packages/diskcache/core.py", "_con", "con = self._local.con = sqlite3.connect(")]
+    text = tb(*frames, error="sqlite3.OperationalError: unable to open database file")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+    # guard: the same cache on a full disk names no setting (dy106)
+    full = tb(*frames, error="sqlite3.OperationalError: database or disk is full")
+    assert cause_of(full, "sglang") is Cause.UNKNOWN

@@ -778,6 +778,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # named: --download-dir, HF_HOME on a read-only mount, dz105)
            r"|(?:PermissionError|OSError): \[Errno (?:13|30)\] (?:Permission denied"
            r"|Read-only file system): '[^']*\.lock'", scope="error")
+    # ... and SQLite unable to open a cache's database where the launch put the cache (a
+    # disk cache's folder that is a file, missing or not the user's: Outlines' diskcache under
+    # OUTLINES_CACHE_DIR, `sqlite3.OperationalError: unable to open database file`, often as
+    # the grammar backend's module is imported): the cache's location, as above (fh106)
+    + _sig(Cause.INVALID_CONFIG, 67,
+           r"^(?:\w+\.)*OperationalError: unable to open database file\s*$", scope="error")
     # ... and no temporary folder the process may write (Python's tempfile trying TMPDIR,
     # /tmp, /var/tmp, /usr/tmp and the working folder: `FileNotFoundError: [Errno 2] No usable
     # temporary directory found in [...]`, often as a library calls gettempdir() at import):
