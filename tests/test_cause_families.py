@@ -5774,3 +5774,17 @@ def test_sqlite_unable_to_open_a_caches_database_is_where_the_cache_was_put() ->
     # guard: the same cache on a full disk names no setting (dy106)
     full = tb(*frames, error="sqlite3.OperationalError: database or disk is full")
     assert cause_of(full, "sglang") is Cause.UNKNOWN
+
+
+# --- the 182nd batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+@pytest.mark.parametrize("error", [
+    "ValueError: Invalid connector type: /root/.cache/models/llama-tiny-v3",  # SGLang, fi106
+    "ValueError: Unsupported connector type: LMCacheConnectorV1",  # vLLM's KV connectors
+])
+def test_a_connector_the_engine_does_not_know_is_the_setting(error) -> None:
+    frames = [(f"{SG}/model_loader/loader.py", "load_model",
+               "with create_remote_connector(model_weights) as client:"),
+              (f"{SG}/connector/__init__.py", "create_remote_connector",
+               'raise ValueError(f"Invalid connector type: {url}")')]
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG

@@ -763,6 +763,15 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 182nd batch (fresh181, the weight loader's own options), as scored blind
+    "fi105-sglang-0523-load-format-layered.log":
+        "--load-format layered on a host with no accelerator: SGLang's Transformers backend "
+        "builds the model on the meta device and asks for the device, `RuntimeError: No "
+        "accelerator (CUDA, XPU, HPU, NPU, MUSA, MPS) or platform plugin is available.` under "
+        "the model's construction - labelled invalid_config (a load format this host cannot "
+        "honour; the default serves), read unsupported_arch (the same words under a model's "
+        "build are a model path with no implementation for this hardware, as the MoE and "
+        "encoder logs are labelled); the log names the load format only in server_args",
     # the 174th batch (fresh173, the local Hugging Face cache's layout), as scored blind
     "fa101-sglang-0523-hub-no-exist-config.log":
         "a leftover `.no_exist/<commit>/config.json` marker beside a complete snapshot, the model "

@@ -1649,8 +1649,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            scope="error")
     # vLLM's KV-connector factory not knowing the connector --kv-transfer-config names
     # (`Unsupported connector type: LMCacheConnectorV1`: V0's factory asked for a V1 connector,
-    # or a name no build has), logged above its traceback
-    + _sig(Cause.INVALID_CONFIG, 40, r"\bUnsupported connector type: \w+")
+    # or a name no build has), logged above its traceback; SGLang's remote-weights connector
+    # finding no scheme it knows in the model's location under --load-format remote
+    # (connector/__init__.py: `ValueError: Invalid connector type: /models/m`, fi106)
+    + _sig(Cause.INVALID_CONFIG, 40, r"\b(?:Unsupported|Invalid) connector type: \S")
     # The same refusal in a quantized layer's words (vLLM's linear layers, V0 and V1: `The
     # input size is not aligned with the quantized weight shape. This can be caused by too
     # large tensor parallel size.`): the tensor-parallel split of the checkpoint's groups.
