@@ -5788,3 +5788,20 @@ def test_a_connector_the_engine_does_not_know_is_the_setting(error) -> None:
               (f"{SG}/connector/__init__.py", "create_remote_connector",
                'raise ValueError(f"Invalid connector type: {url}")')]
     assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG
+
+
+# --- the 183rd batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_request_without_the_routers_bootstrap_room_is_the_deployment() -> None:
+    """SGLang's DP controller under --load-balance-method follow_bootstrap_room on a launch with
+    no PD router: its own warm-up request has no bootstrap room (fj107)."""
+    frames = [(f"{SG}/managers/data_parallel_controller.py", "event_loop",
+               "self._request_dispatcher(recv_req)"),
+              (f"{SG}/managers/data_parallel_controller.py", "follow_bootstrap_room_scheduler",
+               "assert req.bootstrap_room is not None, (")]
+    error = ("AssertionError: req.bootstrap_room should not be None. Do not send requests "
+             "directly to prefill or decode instances; send to the router instead.")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: another assertion in the same dispatcher names no setting
+    other = tb(*frames, error="AssertionError: unexpected request type")
+    assert cause_of(other, "sglang") is not Cause.INVALID_CONFIG

@@ -1647,6 +1647,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"|\bnot (?:yet )?supported (?:with|for|under) (?:TP|PP|tensor[ _-]parallel\w*"
            r"|pipeline[ _-]parallel\w*)\b",
            scope="error")
+    # A request reaching a disaggregated instance's scheduler without the bootstrap room the
+    # router gives it (SGLang's DP controller under --load-balance-method follow_bootstrap_room,
+    # a prefill or decode server: `AssertionError: req.bootstrap_room should not be None. Do not
+    # send requests directly to prefill or decode instances; send to the router instead.`): the
+    # deployment's wiring or the method the launch chose, not the engine failing (fj107)
+    + _sig(Cause.INVALID_CONFIG, 40, r"\bbootstrap_room should not be None\b",
+           r"\bDo not send requests directly to (?:the )?(?:prefill|decode)", scope="error")
     # vLLM's KV-connector factory not knowing the connector --kv-transfer-config names
     # (`Unsupported connector type: LMCacheConnectorV1`: V0's factory asked for a V1 connector,
     # or a name no build has), logged above its traceback; SGLang's remote-weights connector
