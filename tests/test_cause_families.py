@@ -1911,6 +1911,12 @@ def test_llvm_fatal_error_after_a_request_is_a_triton_compile_error_and_a_death(
     "(task, pid=34615) 2024-06-21 09:33:40.000866:  38168  ERROR ||NEURON_CC_WRAPPER||: Failed "
     "compilation with ['neuronx-cc', 'compile']",
     "        [Set][Options]OpCompileProcessor init failed![FUNC:ReportInnerError]",
+    # the dynamic loader refusing to start the interpreter (a preloaded allocator that cannot be
+    # linked: fk104, fk105)
+    "/venv/bin/python: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38' not found "
+    "(required by /opt/lib/libjemalloc.so.2)",
+    "/venv/bin/python: error while loading shared libraries: libunwind.so.1: cannot open shared "
+    "object file: No such file or directory",
 ])
 def test_a_startup_that_ends_on_an_error_line_died_of_it(last):
     head = "[2025-06-19 15:12:20] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)"

@@ -1733,7 +1733,8 @@ def _error_end(raw: list[str], msgs: list[str], scan: Scan) -> list[tuple[int, b
         panic = _rust_panic_above(msgs, last)
         return [] if panic is None else [(panic, False)]
     if not ("ERROR" in line or "rror: " in line or "ailed" in line or "FAILED" in line
-            or "CRITICAL" in line or "Crash" in line):
+            or "CRITICAL" in line or "Crash" in line or "shared libraries" in line
+            or "(required by" in line):
         return []
     if not msg.strip() or not S.ENDS_ON_ERROR.search(line) or S.NOT_AN_ERROR_END.search(line) \
             or S.BENIGN.search(msg.lower()):

@@ -2535,8 +2535,13 @@ SHELL_KILLED = _C(r"^(?:.*: line \d+: +\d+ )?Killed\b(?! process)")
 # with error`, `WARNING ... failed to automatically increase`), nor one request's failure.
 # (and a supervisor or orchestrator reporting the process's container crashed: llm-d's harness
 # `Crashed container in pod: vllm-...`, Kubernetes' `CrashLoopBackOff`)
+# (and the dynamic loader refusing to start the program, in its own words: `python: error while
+# loading shared libraries: libunwind.so.1: cannot open shared object file`, `python:
+# /lib/.../libc.so.6: version `GLIBC_2.38' not found (required by .../libjemalloc.so.2)` - a
+# preloaded or linked library that cannot be linked; nothing of the engine runs: fk104, fk105)
 ENDS_ON_ERROR = _C(r"\bERROR\b|\bCRITICAL\b|\b[Ee]rror: |\b(?:[Ff]ailed|FAILED)\b"
-                   r"|\bCrash(?:ed|LoopBackOff)\b")
+                   r"|\bCrash(?:ed|LoopBackOff)\b|\berror while loading shared libraries: "
+                   r"|: version `[^`']+' not found \(required by ")
 NOT_AN_ERROR_END = _C(r"\b(?:INFO|WARN(?:ING)?|DEBUG)\b|\[(?:info|warn(?:ing)?)\]|\bpending\b"
                       r"|\bfor request\b")
 # (or on multiprocessing's header above the traceback of a child process whose run() raised,
