@@ -34,8 +34,9 @@ def ordinal(n: int) -> str:
     tens = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
     if n < 20:
         return firsts[n]
-    if n >= 100:
-        return f"{n}th"
+    if n >= 100:  # (101st, 112th, 183rd: the teens take -th)
+        suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        return f"{n}{suffix}"
     ten, one = divmod(n, 10)
     return f"{tens[ten]}-{firsts[one]}" if one else tens[ten][:-1] + "ieth"
 
