@@ -5811,3 +5811,34 @@ def test_a_request_without_the_routers_bootstrap_room_is_the_deployment() -> Non
     # guard: another assertion in the same dispatcher names no setting
     other = tb(*frames, error="AssertionError: unexpected request type")
     assert cause_of(other, "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- the 188th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_shard_of_another_shape_than_the_config_builds_is_the_checkpoint() -> None:
+    """config.json saying 8 experts over weights that hold 4: vLLM's linear layer refuses the
+    shard in its own words (fo103)."""
+    frames = [(f"{VL}/model_executor/models/utils.py", "_load_param",
+               "weight_loader(param, weight_data)"),
+              (f"{VL}/model_executor/layers/linear.py", "weight_loader",
+               "assert param_data.shape == loaded_weight.shape, (")]
+    error = ("AssertionError: Tried to load weights of size torch.Size([4, 128])to a parameter "
+             "of size torch.Size([8, 128])")
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.CORRUPT_CHECKPOINT
+    # guard: a shape check in a forward names no file
+    step = [(f"{VL}/model_executor/layers/linear.py", "forward", "assert x.shape == y.shape")]
+    assert cause_of(tb(*step, error=error), "vllm") is not Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_top_k_over_fewer_experts_as_the_model_is_traced_is_the_config() -> None:
+    """num_experts_per_tok 6 over 4 experts: Dynamo's fake-tensor run of the router's topk fails
+    under the profiling run (fo104)."""
+    text = ("torch._dynamo.exc.TorchRuntimeError: RuntimeError when making fake tensor call\n"
+            "  Explanation: Dynamo failed to run FX node with fake tensors: call_function "
+            "<built-in method topk>(*(FakeTensor(..., size=(s72, 4)),), **{'k': 6}): got "
+            "RuntimeError('k not in range for dimension')\n")
+    assert cause_of(text, "vllm") is Cause.INVALID_CONFIG
+    # guard: eager torch's words for a request's top_logprobs over the vocabulary name no
+    # setting (ee106)
+    eager = "RuntimeError: selected index k out of range\n"
+    assert cause_of(eager, "vllm") is not Cause.INVALID_CONFIG

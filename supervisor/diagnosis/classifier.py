@@ -437,7 +437,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                     " column " in msg and S.JSON_DECODER_WORDS.search(msg) or \
                     "[Errno 5]" in msg and S.DISK_READ_ERROR.match(msg):
                 _json_not_parsed(scan, msgs, i)
-            elif "ize of tensor" in msg or "mismatch" in msg or "exceeds dimension" in msg:
+            elif "ize of tensor" in msg or "mismatch" in msg or "exceeds dimension" in msg \
+                    or "weights of size" in msg:
                 _shapes_not_the_models(scan, i, msg)
             if "Read timed out" in msg and S.SELF_REQUEST_TIMEOUT.search(msg):
                 scan.self_timeouts.append(i)

@@ -1647,6 +1647,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"|\bnot (?:yet )?supported (?:with|for|under) (?:TP|PP|tensor[ _-]parallel\w*"
            r"|pipeline[ _-]parallel\w*)\b",
            scope="error")
+    # A top-k over a dimension smaller than k as torch.compile traces the model (the meta
+    # kernel's `k not in range for dimension` under Dynamo's fake tensors, at startup): a k the
+    # model's config sets above what it selects from - a MoE router's num_experts_per_tok over
+    # num_experts (fo104). (Not eager torch's `selected index k out of range`: a request's
+    # top_logprobs over the vocabulary says it too, and a request's crash is unknown: ee106)
+    + _sig(Cause.INVALID_CONFIG, 38, r"\bk not in range for dimension\b", scope="error")
     # A request reaching a disaggregated instance's scheduler without the bootstrap room the
     # router gives it (SGLang's DP controller under --load-balance-method follow_bootstrap_room,
     # a prefill or decode server: `AssertionError: req.bootstrap_room should not be None. Do not
@@ -2265,7 +2271,11 @@ SHAPE_MISMATCH = _C(r"The size of tensor a \(\d+\) must match the size of tensor
                     r"|\bsize mismatch for \S+|\bshape mismatch\b"
                     # (torch's narrow() of a loaded tensor by the config's size: `start (0) +
                     # length (1024) exceeds dimension size (512)`)
-                    r"|\bstart \(\d+\) \+ length \(\d+\) exceeds dimension size \(\d+\)", _I)
+                    r"|\bstart \(\d+\) \+ length \(\d+\) exceeds dimension size \(\d+\)"
+                    # (vLLM's linear layers' own check of a shard: `AssertionError: Tried to load
+                    # weights of size torch.Size([4, 128])to a parameter of size
+                    # torch.Size([8, 128])` - a config's expert count over the weights', fo103)
+                    r"|\bTried to load weights of size .{0,80}?to a parameter of size\b", _I)
 # (vLLM's BasevLLMParameter methods that copy a shard in: load_column_parallel_weight,
 # load_merged_column_weight, load_qkv_weight, load_row_parallel_weight)
 # vLLM placing a LoRA adapter's tensors into the model's LoRA layers (lora/layers/*.py
