@@ -36,18 +36,18 @@ def test_redraws_of_one_bar_keep_the_first_and_the_latest_and_routine_lines_go()
         head += [capture(512 - 4 * i, i * 35 // 79), DECODE, ACCESS]
     last = [f"line {i}" for i in range(50)]
     out = verdict_lines(head + last, keep_last=50)
-    # (the first and the last routine line of each kind stay: the sign that requests were
+    # (the first two and the last routine line of each kind stay: the sign that requests were
     # served - the first may be the engine's own warmup request; the bar's redraws between
     # them collapse again)
-    assert out == [capture(512, 0), DECODE, ACCESS, capture(508, 0),
-                   capture(512 - 4 * 79, 35), DECODE, ACCESS] + last
+    assert out == [capture(512, 0), DECODE, ACCESS, capture(508, 0), DECODE, ACCESS,
+                   capture(504, 0), capture(512 - 4 * 79, 35), DECODE, ACCESS] + last
 
 
 def test_routine_lines_stay_among_the_newest_and_in_short_tails():
     lines = [DECODE, ACCESS, "x"] * 100
-    # (before the newest 50: the first and the last of each kind, 249 and 247)
-    assert verdict_lines(lines, keep_last=50) == [DECODE, ACCESS] + ["x"] * 82 + [
-        ACCESS, "x", DECODE] + lines[-50:]
+    # (before the newest 50: the first two and the last of each kind, 249 and 247)
+    assert verdict_lines(lines, keep_last=50) == [DECODE, ACCESS, "x", DECODE, ACCESS] + \
+        ["x"] * 81 + [ACCESS, "x", DECODE] + lines[-50:]
     assert verdict_lines(lines[:200], keep_last=50) == lines[:200]
     redrawn = [capture(8, i) for i in range(30)]
     assert verdict_lines(redrawn, keep_last=50) == [redrawn[0], redrawn[-1]]  # even there
@@ -146,3 +146,19 @@ def test_the_clients_traffic_after_the_engine_s_own_warmup_request_stays():
     assert out[:3] == [warmup, ready, client]
     lines = [warmup, ready] + [client, "x"] * 150 + ["x"] * 50
     assert client in verdict_lines(lines, keep_last=50)[2:-50]
+
+
+def test_a_clients_prefill_stays_where_the_later_ones_look_like_probes():
+    """SGLang's /health prefills one new token; so does a client's prompt the radix cache holds
+    all but one token of. Where every later prefill looked so (fl105: the same prompt sent
+    again and again), the first client's prefill is the only sign of traffic: it stays."""
+    prefill = "[2026-12-07 04:05:57] Prefill batch, #new-seq: 1, #new-token: {}, #cached-token: {}, "
+    warmup = prefill.format(20, 0)
+    ready = "[2026-12-07 04:05:57] The server is fired up and ready to roll!"
+    client = prefill.format(4, 0)
+    cached = prefill.format(1, 4)
+    lines = [warmup, ready, client] + [cached] * 50
+    out = verdict_lines(lines, keep_last=10)
+    assert out[:3] == [warmup, ready, client]
+    v = classify_lines(out, engine="sglang")
+    assert v.phase is classify_lines(lines, engine="sglang").phase

@@ -49,11 +49,14 @@ def verdict_lines(lines: list[str], keep_last: int = 50) -> list[str]:
     drawn in turn are not one bar, and each of their lines stays.
     """
     routine_before = len(lines) - keep_last if len(lines) > 4 * keep_last else 0
-    # the first and the last routine line of each kind stay (a decode batch, a prefill batch,
-    # an answered call, an answered POST): the sign that requests were served, where nothing
-    # later says so - the last because the first may be the engine's own warmup request
-    # (SGLang's `POST /generate` before its ready line), the clients' traffic after it
-    kinds_kept: set[str] = set()
+    # the first two and the last routine line of each kind stay (a decode batch, a prefill
+    # batch, an answered call, an answered POST): the sign that requests were served, where
+    # nothing later says so - more than the first because it may be the engine's own warmup
+    # request (SGLang's `POST /generate` before its ready line), the clients' traffic after
+    # it; the second as well as the last because the last may look like a probe (SGLang's
+    # /health prefills one new token, and so does a client's prompt the radix cache holds
+    # all but one token of: fl105, where only the first client's prefill showed more)
+    kinds_kept: dict[str, int] = {}
     last_of = _last_routine(lines, routine_before)
     out: list[str] = []
     run: tuple[str, str, int] | None = None  # the bar of the run so far: description, total, count
@@ -62,9 +65,9 @@ def verdict_lines(lines: list[str], keep_last: int = 50) -> list[str]:
         if i < routine_before:
             kind = _routine_kind(line)
             if kind is not None:
-                if kind in kinds_kept and last_of.get(kind) != i:
+                if kinds_kept.get(kind, 0) >= 2 and last_of.get(kind) != i:
                     continue
-                kinds_kept.add(kind)
+                kinds_kept[kind] = kinds_kept.get(kind, 0) + 1
         bar = _bar(line)
         if bar is not None and run is not None and bar[:2] == run[:2] and bar[2] >= run[2]:
             if run_len >= 2:
