@@ -2299,6 +2299,9 @@ def test_an_engines_own_check_raised_during_an_import_is_invalid_config(frames, 
     # install, not a check)
     ((f"{VL}/platforms/__init__.py", "__getattr__", "return _current.cls"),
      "AttributeError: module 'vllm.platforms' has no attribute 'cls'"),
+    # guard: the engine's op-library wrapper raising as its compiled library is missing
+    ((f"{VL}/_custom_ops.py", "<module>", "raise RuntimeError("),
+     "RuntimeError: Failed to load the compiled ops"),
 ])
 def test_an_import_failing_outside_the_engines_checks_stays_import_error(last, error):
     text = tb(*_ENGINE_IMPORTS, last, error=error)

@@ -2476,7 +2476,7 @@ def _engine_check(frames: list[tuple[int, str]], last: int, raw: list[str]) -> b
 
 # the engine's package, not its op-library wrappers (`vllm/_custom_ops.py`, `.../ops/...`,
 # whose RuntimeError at import is a compiled library missing: the installation)
-_ENGINE_PACKAGE = re.compile(r"(?:^|/)(?:vllm|sglang)/(?!.*(?:_C|_custom_ops|ops)\b)")
+_ENGINE_PACKAGE = re.compile(r"(?:^|/)(?:vllm|sglang)/(?!(?:[^:]*/)?(?:_C|_custom_ops|ops)\b)")
 _ENGINE_CHECK_TYPE = re.compile(r"(?:RuntimeError|AssertionError|ValueError): \S")
 
 
