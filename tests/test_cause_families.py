@@ -5845,3 +5845,27 @@ def test_a_top_k_over_fewer_experts_as_the_model_is_traced_is_the_config() -> No
     # setting (ee106)
     eager = "RuntimeError: selected index k out of range\n"
     assert cause_of(eager, "vllm") is not Cause.INVALID_CONFIG
+
+
+# --- the 197th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+@pytest.mark.parametrize("error", [
+    # transformers 4.5x+, under a hub client's TooManyRedirects (fy107)
+    "OSError: Can't load the configuration of 'corp-models/llama-tiny'. If you were trying to "
+    "load it from 'https://huggingface.co/models', make sure you don't have a local directory "
+    "with the same name. Otherwise, make sure 'corp-models/llama-tiny' is the correct path to a "
+    "directory containing a config.json file",
+    # older transformers' words for the same failure
+    "OSError: Can't load config for 'acme/llm-7b'. Make sure that: - 'acme/llm-7b' is a correct "
+    "model identifier listed on 'https://huggingface.co/models'",
+])
+def test_transformers_getting_no_config_at_all_is_the_model_not_found(error) -> None:
+    frames = [(f"{SG}/utils/hf_transformers_utils.py", "get_config",
+               "config = AutoConfig.from_pretrained("),
+              ("/x/site-packages/transformers/configuration_utils.py", "_get_config_dict",
+               "raise OSError(")]
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.MODEL_NOT_FOUND
+    # guard: a tokenizer transformers cannot load beside a config it read is the checkpoint's
+    # missing files (c057), not the model's path
+    tok = error.replace("the configuration of", "tokenizer for").replace("config for", "tokenizer for")
+    assert cause_of(tb(*frames, error=tok), "sglang") is not Cause.MODEL_NOT_FOUND

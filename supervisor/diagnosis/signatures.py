@@ -338,6 +338,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"couldn't connect to 'https://huggingface\.co'",
            r"Unrecognized model in .* Should have a `model_type` key",
            r"No supported config format found in ",
+           # transformers' own words when it could not get a config.json at all, whatever the
+           # hub client's error under it (configuration_utils.py: `OSError: Can't load the
+           # configuration of 'org/model'. ... make sure 'org/model' is the correct path to a
+           # directory containing a config.json file`; older releases: `Can't load config for`):
+           # a path or repository that gives no config - a redirect loop, a mirror's 5xx (fy107)
+           r"\bCan't load (?:the configuration of|config for) '",
            # vLLM's LoRA manager finding no adapter at the path a LoRA module names
            # (lora/worker_manager.py: `Loading lora table_qc failed: No adapter found for
            # /.../checkpoint-57`): the adapter's path is wrong
