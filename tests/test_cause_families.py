@@ -5869,3 +5869,57 @@ def test_transformers_getting_no_config_at_all_is_the_model_not_found(error) -> 
     # missing files (c057), not the model's path
     tok = error.replace("the configuration of", "tokenizer for").replace("config for", "tokenizer for")
     assert cause_of(tb(*frames, error=tok), "sglang") is not Cause.MODEL_NOT_FOUND
+
+
+# --- the 196th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+SG_NODE1_UP = (
+    "[2026-12-07 06:50:57] server_args={'model_path': '/m/llama-tiny', 'nnodes': 2, "
+    "'node_rank': 1, 'tp_size': 2, 'dist_init_addr': '127.0.0.1:58281'}\n"
+    "[2026-12-07 06:51:17 TP1] Load weight begin. avail mem=19.52 GB\n"
+    "[2026-12-07 06:51:17 TP1] Load weight end. elapsed=0.06 s, type=LlamaForCausalLM, "
+    "avail mem=19.51 GB, mem usage=0.01 GB.\n"
+    "[2026-12-07 06:51:18 TP1] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 4096\n"
+    "[2026-12-07 06:51:18 TP1] Memory pool end. avail mem=19.47 GB\n"
+    "[2026-12-07 06:51:18] Dummy health check server started in background thread at "
+    "127.0.0.1:52933\n")
+SG_BROADCAST = [
+    (f"{SG}/managers/scheduler.py", "run_scheduler_process", "scheduler.run_event_loop()"),
+    (f"{SG}/managers/scheduler.py", "event_loop_overlap", "self.ingest_requests()"),
+    (f"{SG}/utils/common.py", "broadcast_pyobj",
+     "dist.broadcast(tensor_size, src=src, group=dist_group)"),
+    (f"{TORCH}/distributed/distributed_c10d.py", "broadcast", "work.wait()")]
+GLOO_RESET = ("RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:545]"
+              " Read error [127.0.0.1]:48364: Connection reset by peer. This is typically caused "
+              "by a remote worker hanging or bugs in the application.")
+
+
+def test_a_collectives_peer_gone_on_a_launch_across_nodes_is_the_other_node() -> None:
+    """Node 1's log as node 0 is killed after both served: gloo's transport finds the
+    broadcast's peer gone (fx101, fx105; vLLM's headless node in fx102, fx104)."""
+    text = SG_NODE1_UP + "[2026-12-07 06:51:49 TP1] Scheduler hit an exception: " + \
+        tb(*SG_BROADCAST, error=GLOO_RESET)
+    assert verdict_of(text, "sglang") == (Outcome.CRASHED, Phase.SERVING,
+                                           Cause.MULTINODE_RANK_FAILURE)
+    # guard: on one node the peer is a local rank, whose own error is the root - the
+    # transport's words alone name no node (and the event loop before a ready line on node 0
+    # ran SGLang's warmup)
+    one_node = SG_NODE1_UP.replace("'nnodes': 2, 'node_rank': 1", "'nnodes': 1, 'node_rank': 0")
+    one_node = one_node.replace("Dummy health check server started in background thread at",
+                                "Uvicorn running on http://")
+    text = one_node + "[2026-12-07 06:51:49 TP0] Scheduler hit an exception: " + \
+        tb(*SG_BROADCAST, error=GLOO_RESET)
+    assert verdict_of(text, "sglang")[1:] == (Phase.WARMUP, Cause.UNKNOWN)
+
+
+def test_a_headless_vllm_nodes_collective_losing_its_peer_is_the_other_node() -> None:
+    head = ("INFO 12-07 06:52:00 [serve.py:224] Launching vLLM (v0.32.0) headless multiproc "
+            "executor, with head node address 127.0.0.1:58559\n")
+    error = ("RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]"
+             " Connection closed by peer [127.0.0.1]:19653. This is typically caused by a remote "
+             "worker crashing.")
+    frames = [(f"{VL}/distributed/device_communicators/cpu_communicator.py", "all_gather",
+               "self.dist_module.all_gather_into_tensor("),
+              (f"{TORCH}/distributed/distributed_c10d.py", "all_gather_single", "work.wait()")]
+    assert cause_of(head + tb(*frames, error=error), "vllm") is Cause.MULTINODE_RANK_FAILURE
+    assert cause_of(tb(*frames, error=error), "vllm") is not Cause.MULTINODE_RANK_FAILURE

@@ -763,6 +763,14 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 196th batch (fresh195, the non-head node's log), as scored blind
+    "fx103-sglang-0523-node1-head-stopped.log":
+        "node 0 SIGSTOPped with a generation in flight, node 1's decode all-reduce gives up: "
+        "gloo's `Timed out waiting 30000ms for recv operation to complete` - labelled "
+        "collective_hang (also multinode_rank_failure: the README keeps the nccl_ names for "
+        "NCCL's own words), read nccl_timeout (a collective past its timeout, whichever library "
+        "ran it, as Ascend's HCCL timeouts are read); the corpus has no other gloo timeout to "
+        "settle it by",
     # the 189th batch (fresh188, token ids in and out), as scored blind
     "fq102-sglang-0523-input-ids-negative.log":
         "a client's /generate input_ids holding -5: the scheduler dies in F.embedding, `IndexError: "

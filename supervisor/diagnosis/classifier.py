@@ -1439,8 +1439,13 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
         # (the engine core died under an API server still starting: nothing was served)
         framed = None if framed is Phase.SERVING else framed
         named = [p for p in named if p.rank < Phase.READY.rank]
+    # (a SGLang node of rank 1 or more never prints the ready line, node 0 alone does: its own
+    # "startup over" line says its event loop ran requests, not a warmup of its own)
+    in_loop = engine != "vllm" and not (
+        ready is None and framed is Phase.SERVING and
+        any(S.NON_HEAD_NODE_UP in line for line in raw[start:]))
     phase = _phase(tracker_phase, scan, region_frames, ready is not None, stepped, named,
-                   warmup_in_loop=engine != "vllm", framed=framed)
+                   warmup_in_loop=in_loop, framed=framed)
 
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
                         engine, raw)
@@ -2019,6 +2024,7 @@ def _candidates(scan: Scan, start: int, frames: list[tuple[int, str]], outcome: 
     cands.extend(_bare_divisibility_assert(scan, start, raw))
     cands.extend(_keyed_by_a_config_value(scan, start, raw))
     cands.extend(_raised_on_import(scan, start, frames, raw))
+    cands.extend(_peer_node_gone(scan, start, raw))
     cands.extend(_draft_index_fault(cands + drafts_cut if drafts_cut else cands))
     if outcome is Outcome.INCOMPLETE:
         if scan.slow_load is not None:
@@ -2415,6 +2421,18 @@ def _keyed_by_a_config_value(scan: Scan, start: int, raw: list[str]) -> list[_Ca
         if any(_KEYED_BY_CONFIG.search(line) for line in above if 'File "' not in line):
             out.append(_Candidate(Cause.INVALID_CONFIG, 40, i, None, True))
     return out
+
+
+def _peer_node_gone(scan: Scan, start: int, raw: list[str]) -> list[_Candidate]:
+    """Gloo's transport finding a collective's peer gone (`Connection reset by peer`) in a log
+    of a launch across nodes: another node's ranks died or left (multinode_rank_failure), as a
+    TCPStore's peer gone is read. The log's own words for nodes are looked for only once such
+    an error is there. On one node the peer is a local rank, whose own error is the root."""
+    gone = [i for i, _ in scan.exceptions if i >= start and "by peer" in raw[i]
+            and S.GLOO_PEER_GONE.search(raw[i].lower())]
+    if not gone or not any(S.NODES_SPANNED.search(line.lower()) for line in raw):
+        return []
+    return [_Candidate(Cause.MULTINODE_RANK_FAILURE, 58, gone[0], None, True)]
 
 
 _BARE_KEY_ERROR = re.compile(r"(?:\w+\.)*KeyError: '[^']*'\s*$")

@@ -2772,6 +2772,25 @@ ERRORISH = _literals(
     "error", "fail", "fatal", "exception", "abort", "critical", "cannot", "can't", "could not",
     "unable to", "not found", "denied", "refused", "errno", "timed out", "timeout", "time out")
 
+# Gloo's TCP transport finding the other end of a collective gone (torch's CPU process groups,
+# the groups SGLang and vLLM broadcast requests over: `[.../gloo/transport/tcp/pair.cc:545] Read
+# error [127.0.0.1]:48364: Connection reset by peer`, `pair.cc:553] Connection closed by peer
+# [127.0.0.1]:19653`). Where the launch spans nodes, that peer is another node's rank
+# (fx101-fx105: the head node killed or stopped, read on node 1); on one node it is a local rank
+# that died, whose own error is the root (and the corpus labels the transport's failure unknown).
+GLOO_PEER_GONE = _C(r"gloo/transport/tcp/pair\.cc:\d+\].{0,80}connection (?:reset|closed) by peer")
+# A log of a launch across nodes, in the engines' own words: SGLang's server_args (`'nnodes': 2`)
+# and the dummy health server only a node of rank 1 or more starts; vLLM's headless node
+# (`Launching vLLM ... headless multiproc executor`, `Inferred data_parallel_rank 0 from
+# node_rank 1`); a command line's `--nnodes 2`
+NODES_SPANNED = _C(r"'nnodes': (?:[2-9]|\d\d)|--nnodes[ =](?:[2-9]|\d\d)|\bnnodes=(?:[2-9]|\d\d)"
+                   r"|headless multiproc executor|dummy health check server started"
+                   r"|from node_rank [1-9]")
+# the line a SGLang node of rank 1 or more prints once its schedulers are built, in place of
+# the HTTP server node 0 starts (entrypoints/engine.py): that node's startup is over, and it
+# never prints the ready line, which node 0 alone does
+NON_HEAD_NODE_UP = "Dummy health check server started"
+
 # (the words of Ray's ActorDiedError signature above, for the classifier's check of the actor's
 # class named under it)
 ACTOR_DIED = "actor died unexpectedly before finishing this task"
