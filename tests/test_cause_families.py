@@ -5923,3 +5923,41 @@ def test_a_headless_vllm_nodes_collective_losing_its_peer_is_the_other_node() ->
               (f"{TORCH}/distributed/distributed_c10d.py", "all_gather_single", "work.wait()")]
     assert cause_of(head + tb(*frames, error=error), "vllm") is Cause.MULTINODE_RANK_FAILURE
     assert cause_of(tb(*frames, error=error), "vllm") is not Cause.MULTINODE_RANK_FAILURE
+
+
+# --- the 199th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+SPAWNING_CHILD_INTERRUPTED = (
+    "Traceback (most recent call last):\n"
+    '  File "<string>", line 1, in <module>\n'
+    '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 122, in spawn_main\n'
+    "    exitcode = _main(fd, parent_sentinel)\n"
+    '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 131, in _main\n'
+    "    prepare(preparation_data)\n"
+    f'  File "{SG}/utils/common.py", line 84, in <module>\n'
+    "    import numpy as np\n"
+    "KeyboardInterrupt\n")
+
+
+def test_a_child_interrupted_while_spawning_then_the_scheduler_failing_is_a_crash() -> None:
+    """A pids limit reached as SGLang starts its children: one child, still importing, ends in
+    KeyboardInterrupt; the scheduler dies of its own error and tells the launcher (ga107)."""
+    sched = ("[2026-12-07 07:24:17] Scheduler hit an exception: " + tb(
+        (f"{SG}/managers/scheduler.py", "run_scheduler_process",
+         "scheduler = Scheduler(server_args, port_args)"),
+        (f"{TORCH}/distributed/distributed_c10d.py", "_create_gloo_process_group",
+         "backend_class = ProcessGroupGloo("),
+        error="RuntimeError: Resource temporarily unavailable"))
+    quit_ = ("[2026-12-07 07:24:17] Received sigquit from a child process. It usually means the "
+             "child failed.\n[2026-12-07 07:24:17] kill_process_tree called: parent_pid=29565\n")
+    text = "[2026-12-07 07:24:07] server_args={'model_path': '/m'}\n" + \
+        SPAWNING_CHILD_INTERRUPTED + sched + quit_
+    assert verdict_of(text, "sglang")[0] is Outcome.CRASHED
+    # guard: a Ctrl-C of the run interrupts the launcher too (az122): a stop, whatever the
+    # children printed
+    launcher = tb(("<frozen runpy>", "_run_module_as_main", ""),
+                  (f"{SG}/entrypoints/engine.py", "_wait_for_scheduler_ready", ""),
+                  ("/usr/lib/python3.11/selectors.py", "select", ""), error="KeyboardInterrupt")
+    stopped = "[2026-12-07 07:24:07] server_args={'model_path': '/m'}\n" + \
+        SPAWNING_CHILD_INTERRUPTED + launcher
+    assert verdict_of(stopped, "sglang")[0] is not Outcome.CRASHED

@@ -421,6 +421,8 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                     _core_stopped_alone(scan, i, msgs)
                 elif "scheduler died" in msg and scan.stop_at is not None:
                     _scheduler_stopped_alone(scan, i, msgs)
+                elif scan.stop_in_spawning_child and "sigquit from a child" in msg:
+                    _child_interrupted_alone(scan, i, msgs)
         is_exc = S.is_exception_line(msg) if gates is None or gates & _EXCEPTION_BIT else False
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
@@ -1291,12 +1293,41 @@ def _lifecycle(scan: Scan, i: int, msg: str, msgs: list[str]) -> None:
         scan.own_teardown = i
     elif scan.stop_at is None and scan.own_teardown is None and S.STOP_REQUEST.search(msg):
         scan.stop_at = i
+        scan.stop_in_spawning_child = msg.startswith("KeyboardInterrupt") and \
+            _child_still_spawning(scan)
     elif scan.stop_at is None and scan.own_teardown is not None and \
             msg.startswith("KeyboardInterrupt") and \
             all(_CANCELLED.match(msgs[k]) for k, _ in scan.exceptions if k > scan.own_teardown):
         scan.stop_at = scan.own_teardown
     if scan.exit_at is None and S.EXIT_NOISE.search(msg):
         scan.exit_at = i - 1 if msg.startswith("Python runtime state") else i
+
+
+def _child_still_spawning(scan: Scan) -> bool:
+    """The traceback a KeyboardInterrupt ends is a child process still being started
+    (multiprocessing's spawn_main running the parent's imports, its frames first)."""
+    start = scan.tracebacks[-1] if scan.tracebacks else -1
+    first: list[str] = []
+    for idx, where in reversed(scan.frames):
+        if idx <= start:
+            break
+        first.append(where)
+    return any(w.endswith("multiprocessing/spawn.py:spawn_main") for w in first[-2:])
+
+
+def _child_interrupted_alone(scan: Scan, i: int, msgs: list[str]) -> None:
+    """SGLang's launcher told by a child that it failed (`Received sigquit from a child
+    process`) when the only stop the log shows is a child's interrupt while it was still
+    being spawned, and another exception was raised since: that child alone was interrupted
+    (ga107: a pids cgroup's limit broke the start, and the scheduler died of its own error
+    after it) - a failure, not a stop. A Ctrl-C of the run stops the launcher too, whose own
+    KeyboardInterrupt follows the children's (az122)."""
+    stop = scan.stop_at
+    if stop is None or any(m.startswith("KeyboardInterrupt") for m in msgs[stop + 1:i]):
+        return
+    if any(stop < k < i for k, _ in scan.exceptions):
+        scan.stop_at = None
+        scan.stop_in_spawning_child = False
 
 
 # what an interrupted await raises (asyncio's, in the chain a Ctrl-C's traceback ends)
