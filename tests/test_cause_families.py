@@ -5961,3 +5961,22 @@ def test_a_child_interrupted_while_spawning_then_the_scheduler_failing_is_a_cras
     stopped = "[2026-12-07 07:24:07] server_args={'model_path': '/m'}\n" + \
         SPAWNING_CHILD_INTERRUPTED + launcher
     assert verdict_of(stopped, "sglang")[0] is not Outcome.CRASHED
+
+
+# --- the 204th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+@pytest.mark.parametrize("error", [
+    # SGLang's FA3 backend named on a host without Ampere/Hopper (gf102)
+    "AssertionError: FlashAttention v3 Backend requires SM>=80 and SM<=90. Please use "
+    "`--attention-backend flashinfer`.",
+    "RuntimeError: this kernel requires compute capability >= 9.0",
+])
+def test_a_backend_naming_the_sms_it_needs_is_the_architecture(error) -> None:
+    frames = [(f"{SG}/model_executor/model_runner.py", "init_attention_backends",
+               "backends = build_attention_backends(model_runner=self)"),
+              (f"{SG}/layers/attention/attention_registry.py", "create_flashattention_v3_backend",
+               "assert (major == 8 and not runner.use_mla_backend) or major == 9, (")]
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.UNSUPPORTED_ARCH
+    # guard: "requires" before a word that is no SM names no architecture
+    other = "AssertionError: the page table requires smaller pages. Please use --page-size 1."
+    assert cause_of(tb(*frames, error=other), "sglang") is not Cause.UNSUPPORTED_ARCH

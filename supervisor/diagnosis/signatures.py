@@ -237,6 +237,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"requires (?:an? )?(?:SM ?\d{2,3}|sm_\d{2,3}|Hopper|Blackwell)\b(?: or \w+)?"
            r"(?: NVIDIA)? GPUs?\b",
            r"not supported (?:on|for) (?:the current|this) GPU",
+           # ... or the range of SMs it needs (SGLang's FA3 backend: `AssertionError:
+           # FlashAttention v3 Backend requires SM>=80 and SM<=90. Please use
+           # `--attention-backend flashinfer`.`, gf102): the words of an architecture
+           r"requires (?:SM|sm_?|compute capability) ?[<>]=? ?\d",
            # a kernel naming the architecture it has no implementation for (`RuntimeError:
            # Currently, block scaled fp8 gemm is not implemented for Blackwell`)
            # (two patterns, so that each has a rare literal to be gated on)
