@@ -5980,3 +5980,25 @@ def test_a_backend_naming_the_sms_it_needs_is_the_architecture(error) -> None:
     # guard: "requires" before a word that is no SM names no architecture
     other = "AssertionError: the page table requires smaller pages. Please use --page-size 1."
     assert cause_of(tb(*frames, error=other), "sglang") is not Cause.UNSUPPORTED_ARCH
+
+
+# --- the 207th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_benchmarks_dataset_not_found_is_the_runs_dataset_not_the_model() -> None:
+    """SGLang's offline throughput benchmark sampling its random prompts from ShareGPT on the
+    Hub, on a host offline: the hub client's file-not-found is the run's dataset (gj105)."""
+    error = ("huggingface_hub.errors.LocalEntryNotFoundError: Cannot find the requested files in "
+             "the disk cache and outgoing traffic has been disabled.")
+    frames = [(f"{SG}/../benchmark/offline_throughput.py", "throughput_test",
+               "input_requests = get_dataset(bench_args, tokenizer, model_id)"),
+              (f"{SG}/../benchmark/datasets/random.py", "sample_random_requests",
+               "dataset_path = download_and_cache_hf_file("),
+              ("/x/site-packages/huggingface_hub/file_download.py", "hf_hub_download",
+               "raise LocalEntryNotFoundError(")]
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: the same words while the launch fetched its model are the model not found
+    model = [(f"{SG}/utils/hf_transformers_utils.py", "get_config",
+              "config = AutoConfig.from_pretrained("),
+             ("/x/site-packages/huggingface_hub/file_download.py", "hf_hub_download",
+              "raise LocalEntryNotFoundError(")]
+    assert cause_of(tb(*model, error=error), "sglang") is Cause.MODEL_NOT_FOUND

@@ -49,6 +49,7 @@ from .normalize import (
 from .raised_where import raised_where_hits
 from .refusals import (
     ASKED_FOR_NO_PROCESSES,
+    a_benchmarks_dataset,
     divided_by_a_zero_setting,
     impossible_launch,
     launch_refusal,
@@ -1495,6 +1496,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     if best and cause is Cause.MODEL_NOT_FOUND and tokenizer_missing_from_model(msgs, scan,
                                                                              best.index):
         cause = Cause.CORRUPT_CHECKPOINT
+    elif best and cause is Cause.MODEL_NOT_FOUND and a_benchmarks_dataset(scan, best.index):
+        cause = Cause.INVALID_CONFIG
     if best and cause is Cause.CORRUPT_CHECKPOINT and weights_of_another_format(
             msgs, scan, best.index, settings_of(msgs, scan, settings)):
         cause = Cause.INVALID_CONFIG

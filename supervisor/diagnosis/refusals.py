@@ -322,6 +322,20 @@ def tokenizer_missing_from_model(msgs: list[str], scan: Scan, index: int) -> boo
                for i, where in scan.frames)
 
 
+def a_benchmarks_dataset(scan: Scan, index: int) -> bool:
+    """A file not found (line ``index``) while an engine's own benchmark fetched its dataset
+    (SGLang's `benchmark/datasets/random.py` sampling its prompts from ShareGPT on the Hub,
+    vLLM's `benchmarks/datasets.py`): the run's dataset, no model of the launch's - the
+    setting that named it, as a dataset path not there is labelled (gj105, ca119)."""
+    opened = max((t for t in scan.tracebacks if t < index), default=-1)
+    return any(opened < i < index and _BENCHMARK_DATASET.search(where)
+               for i, where in scan.frames)
+
+
+# the engines' benchmark dataset code (sglang/benchmark/datasets/*.py, vllm/benchmarks/datasets.py)
+_BENCHMARK_DATASET = re.compile(r"/benchmarks?/datasets?(?:/|\.py:)")
+
+
 # the engines' loaders finding no weight file of the format they look for (vLLM's and SGLang's
 # `Cannot find any model weights with '/m'`, vLLM's `Could not find any ... checkpoint files`)
 _NO_WEIGHTS_FOUND = re.compile(r"Cannot find any model weights|Could not find \w* ?checkpoint "
