@@ -6002,3 +6002,17 @@ def test_a_benchmarks_dataset_not_found_is_the_runs_dataset_not_the_model() -> N
              ("/x/site-packages/huggingface_hub/file_download.py", "hf_hub_download",
               "raise LocalEntryNotFoundError(")]
     assert cause_of(tb(*model, error=error), "sglang") is Cause.MODEL_NOT_FOUND
+
+
+# --- the 208th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_component_for_another_device_refusing_this_one_is_the_setting() -> None:
+    """--worker-cls naming vLLM's GPU worker on the CPU build: its init_device refuses the
+    device (gk102) - the class the launch chose."""
+    frames = [(f"{VL}/v1/worker/gpu_worker.py", "init_device",
+               'raise RuntimeError(f"Unsupported device type: {self.device_config.device}")')]
+    error = "RuntimeError: Unsupported device type: cpu"
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: a dtype the device lacks is no component's device
+    other = "RuntimeError: Unsupported dtype: torch.float8_e4m3fn"
+    assert cause_of(tb(*frames, error=other), "vllm") is not Cause.INVALID_CONFIG

@@ -1522,6 +1522,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.INVALID_CONFIG, 50,
            r"\bis (?:currently )?only supported on (?:CUDA|ROCm|XPU|HPU|NPU|TPU)(?:-alike)?"
            r"(?: (?:and|or|devices?|GPUs?|platforms?)\b|[,.]|$)",
+           # ... or a component written for another kind of device refusing this one (vLLM's
+           # GPU worker named by --worker-cls on the CPU build, init_device: `RuntimeError:
+           # Unsupported device type: cpu`, gk102): the class the launch chose
+           r"^(?:\w+\.)*(?:RuntimeError|ValueError): Unsupported device type: \w+$",
            scope="error", flags=_I)
     # A platform refusing the engine generation it was given: vLLM's CPU platform
     # (platforms/cpu.py get_attn_backend_cls, 0.9-0.10: `ValueError: CPU backend only supports
