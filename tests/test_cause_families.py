@@ -6016,3 +6016,16 @@ def test_a_component_for_another_device_refusing_this_one_is_the_setting() -> No
     # guard: a dtype the device lacks is no component's device
     other = "RuntimeError: Unsupported dtype: torch.float8_e4m3fn"
     assert cause_of(tb(*frames, error=other), "vllm") is not Cause.INVALID_CONFIG
+
+
+# --- the 209th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_rendezvous_port_out_of_range_is_the_setting() -> None:
+    """MASTER_PORT=70000 left by a launcher, read by torch's env:// rendezvous (gl102)."""
+    frames = [(f"{TORCH}/distributed/rendezvous.py", "_create_c10d_store",
+               'raise ValueError(f"port must have value from 0 to 65535 but was {port}.")')]
+    error = "ValueError: port must have value from 0 to 65535 but was 70000."
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: the port in use is port_in_use, not the setting's range
+    taken = "OSError: [Errno 98] Address already in use"
+    assert cause_of(tb(*frames, error=taken), "vllm") is Cause.PORT_IN_USE

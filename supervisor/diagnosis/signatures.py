@@ -219,6 +219,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"\[Errno 99\] Cannot assign requested address",
            r"errno: 99 - Cannot assign requested address",
            r"\bport (?:must be|out of range) 0-65535\b",
+           # (torch's rendezvous reading MASTER_PORT from the environment: `ValueError: port
+           # must have value from 0 to 65535 but was 70000.`, gl102)
+           r"\bport must have value from 0 to 65535\b",
            scope="error")
     # The GPU cannot run this build's kernels (new arch like sm_120, or an old one).
     + _sig(Cause.UNSUPPORTED_ARCH, 90,
