@@ -2790,17 +2790,17 @@ ERRORISH = _literals(
 # (fx101-fx105: the head node killed or stopped, read on node 1); on one node it is a local rank
 # that died, whose own error is the root (and the corpus labels the transport's failure unknown).
 GLOO_PEER_GONE = _C(r"gloo/transport/tcp/pair\.cc:\d+\].{0,80}connection (?:reset|closed) by peer")
+# the line a SGLang node of rank 1 or more prints once its schedulers are built, in place of
+# the HTTP server node 0 starts (entrypoints/engine.py): that node's startup is over, and it
+# never prints the ready line, which node 0 alone does
+NON_HEAD_NODE_UP = "Dummy health check server started"
 # A log of a launch across nodes, in the engines' own words: SGLang's server_args (`'nnodes': 2`)
 # and the dummy health server only a node of rank 1 or more starts; vLLM's headless node
 # (`Launching vLLM ... headless multiproc executor`, `Inferred data_parallel_rank 0 from
 # node_rank 1`); a command line's `--nnodes 2`
 NODES_SPANNED = _C(r"'nnodes': (?:[2-9]|\d\d)|--nnodes[ =](?:[2-9]|\d\d)|\bnnodes=(?:[2-9]|\d\d)"
-                   r"|headless multiproc executor|dummy health check server started"
-                   r"|from node_rank [1-9]")
-# the line a SGLang node of rank 1 or more prints once its schedulers are built, in place of
-# the HTTP server node 0 starts (entrypoints/engine.py): that node's startup is over, and it
-# never prints the ready line, which node 0 alone does
-NON_HEAD_NODE_UP = "Dummy health check server started"
+                   r"|headless multiproc executor|from node_rank [1-9]|"
+                   + re.escape(NON_HEAD_NODE_UP.lower()))
 
 # (the words of Ray's ActorDiedError signature above, for the classifier's check of the actor's
 # class named under it)
