@@ -4405,12 +4405,15 @@ _PARALLEL = "[2026-12-05 16:27:06 TP0] Init parallel begin."
 
 
 def test_a_log_cut_while_c10d_retries_is_a_startup_cut_naming_nothing() -> None:
-    """--host an address not here (bw114) or link-local (bw113): the scheduler's store client
-    retrying when the log is cut - incomplete, no cause yet (as bs118)."""
+    """--host an address not here (bw114): the scheduler's store client retrying when the log
+    is cut - incomplete, no cause yet (as bs118): a peer there may yet answer. A link-local
+    address without its scope (bw113) is another matter: c10d's `Address family for hostname
+    not supported` says no retry can reach it here - the address the launch gave (relabelled
+    invalid_config in session 40, as gq104's `::1` with IPv6 off is labelled)."""
     v = verdict(_PARALLEL, _RETRY, *_RETRY_TRACE, _RETRY, *_RETRY_TRACE, engine="sglang")
     assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.UNKNOWN), v
     gai = verdict(_PARALLEL, _GAI, _GAI, engine="sglang")
-    assert (gai.outcome, gai.cause) == (Outcome.INCOMPLETE, Cause.UNKNOWN), gai
+    assert (gai.outcome, gai.cause) == (Outcome.INCOMPLETE, Cause.INVALID_CONFIG), gai
     # once the store gives up, the rendezvous failed
     failed = tb((f"{TORCH}/distributed/rendezvous.py", "_create_c10d_store", "return TCPStore("),
                 error="torch.distributed.DistNetworkError: The client socket has timed out after "
@@ -6029,3 +6032,46 @@ def test_a_rendezvous_port_out_of_range_is_the_setting() -> None:
     # guard: the port in use is port_in_use, not the setting's range
     taken = "OSError: [Errno 98] Address already in use"
     assert cause_of(tb(*frames, error=taken), "vllm") is Cause.PORT_IN_USE
+
+
+# --- the 214th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+_INIT_PARALLEL = "[2026-12-07 10:34:40] Init parallel begin.\n"
+
+
+def _c10d_retry(target: str, host: str) -> str:
+    """c10d's store client retrying: a connect that failed, then the retry's own warning."""
+    return (f"[W1207 10:34:43.504687598 socket.cpp:764] [c10d] {target}\n"
+            f"[W1207 10:34:43.505614438 TCPStore.cpp:340] [c10d] TCP client failed to "
+            f"connect/validate to host {host}:25923 - retrying (try=0, timeout=1800000ms, "
+            f"delay=529ms): The client socket has failed to connect to any network address "
+            f"of ({host}, 25923).\n")
+
+
+def test_a_connect_out_of_local_ports_is_no_setting() -> None:
+    """Every ephemeral port reserved: the store client's connect to its own 127.0.0.1 fails with
+    EADDRNOTAVAIL (gq106) - the host had no local port to connect from, no address the launch
+    gave was wrong."""
+    failed = ("The client socket has failed to connect to 113.85.0.0:33389 (errno: 99 - Cannot "
+              "assign requested address).")
+    v = classify_text(_INIT_PARALLEL + _c10d_retry(failed, "127.0.0.1") * 3, engine="sglang")
+    assert v.cause is not Cause.INVALID_CONFIG, v
+    # guard: the store's server failing to bind the address it was given is that address
+    bind = ("The server socket has failed to bind to 10.9.9.9:25923 (errno: 99 - Cannot assign "
+            "requested address).")
+    v = classify_text(_INIT_PARALLEL + _c10d_retry(bind, "10.9.9.9") * 3, engine="sglang")
+    assert v.cause is Cause.INVALID_CONFIG, v
+
+
+def test_a_rendezvous_address_of_a_family_the_host_lacks_is_the_setting() -> None:
+    """--host ::1 with IPv6 disabled (gq104), a link-local address without its scope (bw113):
+    SGLang meets at its --host, and c10d cannot resolve it in any family the host has."""
+    lacks = ("The IPv4 network addresses of (::1, 24052) cannot be retrieved (gai error: -9 - "
+             "Address family for hostname not supported).")
+    v = classify_text(_INIT_PARALLEL + _c10d_retry(lacks, "::1") * 3, engine="sglang")
+    assert v.cause is Cause.INVALID_CONFIG, v
+    # guard: a name that does not resolve at all is no family's
+    unknown = ("The IPv4 network addresses of (node-7, 24052) cannot be retrieved (gai error: -2 - "
+               "Name or service not known).")
+    v = classify_text(_INIT_PARALLEL + _c10d_retry(unknown, "node-7") * 3, engine="sglang")
+    assert v.cause is not Cause.INVALID_CONFIG, v

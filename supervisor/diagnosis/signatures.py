@@ -208,8 +208,11 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # An address the launch gave that this host does not have (a --host or a rendezvous address
     # copied from another machine): the server's or the store's bind fails with EADDRNOTAVAIL
     # (`OSError: [Errno 99] Cannot assign requested address` under uvicorn's or vLLM's
-    # create_server_socket, c10d's `(errno: 99 - Cannot assign requested address)`). Only in
-    # Python's and c10d's words: a transfer engine's `connect: Cannot assign requested address`
+    # create_server_socket, c10d's server socket `failed to bind to ... (errno: 99 - Cannot
+    # assign requested address)`). Only in Python's and c10d's words, and only a bind's: a
+    # connect's EADDRNOTAVAIL is the host out of local ports to connect from (c10d's client
+    # socket `failed to connect to ... (errno: 99`, every ephemeral port reserved, gq106), no
+    # address the launch gave; a transfer engine's `connect: Cannot assign requested address`
     # on one request (Mooncake's TCP transport) is that request's, and the server goes on.
     # And a port no socket can have (`--port 70000`: Python's socket refusing it before any
     # bind, `OverflowError: bind(): port must be 0-65535.`, `getsockaddrarg: port must be
@@ -217,7 +220,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # `ValueError: Port out of range 0-65535`)
     + _sig(Cause.INVALID_CONFIG, 91,
            r"\[Errno 99\] Cannot assign requested address",
-           r"errno: 99 - Cannot assign requested address",
+           r"failed to bind to .{0,160}\(errno: 99 - Cannot assign requested address",
+           # (an address of a family this host has none of: `--host ::1` with IPv6 off, c10d's
+           # `gai error: -9 - Address family for hostname not supported`, gq104)
+           r"Address family for hostname not supported",
            r"\bport (?:must be|out of range) 0-65535\b",
            # (torch's rendezvous reading MASTER_PORT from the environment: `ValueError: port
            # must have value from 0 to 65535 but was 70000.`, gl102)
