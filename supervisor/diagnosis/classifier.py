@@ -1471,6 +1471,12 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
         # (the engine core died under an API server still starting: nothing was served)
         framed = None if framed is Phase.SERVING else framed
         named = [p for p in named if p.rank < Phase.READY.rank]
+    if engine == "vllm" and framed is Phase.SERVING and scan.server_up and \
+            tracker_phase.rank < Phase.SERVING.rank and _idle_busy_loop(region_frames):
+        # (the core died reading its input queue on a server that saw no request: neither its
+        # loop's frames nor its `EngineCore encountered a fatal error` say one was served)
+        framed = None
+        named = [p for p in named if p is not Phase.SERVING]
     # (a SGLang node of rank 1 or more never prints the ready line, node 0 alone does: its own
     # "startup over" line says its event loop ran requests, not a warmup of its own)
     in_loop = engine != "vllm" and not (
@@ -1980,6 +1986,22 @@ def _step_dump_lines(raw: list[str], scan: Scan, start: int) -> bool:
 
 # vLLM V1's output handler (the API server's task that reads the engine core's outputs)
 _OUTPUT_HANDLER = re.compile(r"/v1/engine/async_llm\.py:output_handler$")
+
+
+def _idle_busy_loop(frames: list[tuple[int, str]]) -> bool:
+    """vLLM V1's engine core failing in its busy loop while it read its input queue
+    (`_process_input_queue`), not in a step: a worker gone while the server sat idle comes to
+    the core as the executor's own failure message (`RuntimeError: Executor failed.`, gs102),
+    and the API server's output handler raises EngineDeadError after it. With no request in
+    the log, neither loop's frames say a request was served: the server was up, idle."""
+    serving = [w for _, w in frames if Phase.SERVING in _place_phases(w)]
+    return bool(serving) and all(_IDLE_LOOP.search(w) for w in serving) and \
+        any(w.endswith(":_process_input_queue") for _, w in frames)
+
+
+# the two loops of an idle vLLM V1 server: the engine core's busy loop, the output handler
+_IDLE_LOOP = re.compile(r"(?:/v1/engine/core\.py|<call>):run_busy_loop$"
+                        r"|/v1/engine/async_llm\.py:output_handler$")
 
 
 def _idle_output_handler(frames: list[tuple[int, str]]) -> bool:
