@@ -6079,9 +6079,9 @@ def test_a_rendezvous_address_of_a_family_the_host_lacks_is_the_setting() -> Non
 
 # --- the 216th batch's kinds (real engines; a helper blind to the rules) ----------------------
 
-_CORE = "(EngineCore pid=9) ERROR 12-07 10:45:48 [core.py:1512] "
-_API = "(APIServer pid=8) ERROR 12-07 10:45:48 [async_llm.py:906] "
-_UP = ["(EngineCore pid=9) INFO 12-07 10:45:21 [core.py:402] init engine (profile, create kv "
+_IDLE_CORE = "(EngineCore pid=9) ERROR 12-07 10:45:48 [core.py:1512] "
+_IDLE_API = "(APIServer pid=8) ERROR 12-07 10:45:48 [async_llm.py:906] "
+_IDLE_UP = ["(EngineCore pid=9) INFO 12-07 10:45:21 [core.py:402] init engine (profile, create kv "
        "cache, warmup model) took 7.26 s",
        "INFO:     Started server process [8]", "INFO:     Waiting for application startup.",
        "INFO:     Application startup complete."]
@@ -6103,10 +6103,10 @@ def _worker_gone_under_the_core() -> list[str]:
     return [
         "(EngineCore pid=9) ERROR 12-07 10:45:48 [multiproc_executor.py:315] Worker proc "
         "VllmWorker-0 died unexpectedly (exit code: -9), shutting down executor.",
-        _CORE + "EngineCore encountered a fatal error.",
-        *(_CORE + line for line in tb(*core, error="RuntimeError: Executor failed.").splitlines()),
-        _API + "AsyncLLM output_handler failed.",
-        *(_API + line for line in tb(*api, error="vllm.v1.engine.exceptions.EngineDeadError: "
+        _IDLE_CORE + "EngineCore encountered a fatal error.",
+        *(_IDLE_CORE + line for line in tb(*core, error="RuntimeError: Executor failed.").splitlines()),
+        _IDLE_API + "AsyncLLM output_handler failed.",
+        *(_IDLE_API + line for line in tb(*api, error="vllm.v1.engine.exceptions.EngineDeadError: "
                                      "EngineCore encountered an issue. See stack trace (above) "
                                      "for the root cause.").splitlines())]
 
@@ -6115,9 +6115,9 @@ def test_a_worker_gone_under_an_idle_server_is_no_request_served() -> None:
     """The OOM killer took vLLM's worker while the server sat idle after its ready line
     (gs102): the core's busy-loop frames and `EngineCore encountered a fatal error` come from
     its input queue, not a step - crashed in ready, nothing was served."""
-    v = verdict(*_UP, *_worker_gone_under_the_core(), engine="vllm")
+    v = verdict(*_IDLE_UP, *_worker_gone_under_the_core(), engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.READY), v
     # guard: with a request answered before the death, the server was serving
     served = 'INFO:     127.0.0.1:4242 - "POST /v1/completions HTTP/1.1" 200 OK'
-    v = verdict(*_UP, served, *_worker_gone_under_the_core(), engine="vllm")
+    v = verdict(*_IDLE_UP, served, *_worker_gone_under_the_core(), engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
