@@ -6121,3 +6121,34 @@ def test_a_worker_gone_under_an_idle_server_is_no_request_served() -> None:
     served = 'INFO:     127.0.0.1:4242 - "POST /v1/completions HTTP/1.1" 200 OK'
     v = verdict(*_IDLE_UP, served, *_worker_gone_under_the_core(), engine="vllm")
     assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+
+
+# --- the 218th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+_BLAS_FAILED = [
+    "OpenBLAS blas_thread_init: pthread_create failed for thread 1 of 2: Operation not permitted",
+    "OpenBLAS blas_thread_init: ensure that your address space and process count limits are big "
+    "enough (ulimit -a)",
+    "OpenBLAS blas_thread_init: RLIMIT_NPROC 96367 current, 96367 max"]
+
+
+def _interrupted_import() -> str:
+    """SGLang's import of numpy interrupted inside importlib (gu106's traceback)."""
+    return tb((f"{SG}/../__init__.py", "<module>",
+               "from sglang.srt.utils.hf_transformers_patches import apply_all"),
+              (f"{SG}/utils/common.py", "<module>", "import numpy as np"),
+              ("/x/site-packages/numpy/_core/multiarray.py", "<module>",
+               "from . import _multiarray_umath, overrides"),
+              ("<frozen importlib._bootstrap>", "_find_and_load", ""),
+              error="KeyboardInterrupt")
+
+
+def test_openblas_raising_sigint_when_it_cannot_start_threads_is_no_stop() -> None:
+    """A seccomp filter denying clone3 (gu106): OpenBLAS cannot start its threads at import,
+    says so, and raises SIGINT itself - the KeyboardInterrupt under the import is a failure of
+    the import, not a Ctrl-C."""
+    v = verdict(*_BLAS_FAILED, _interrupted_import(), engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.IMPORT_ERROR), v
+    # guard: the same interrupt with no library's words before it is a person's Ctrl-C
+    v = verdict(_interrupted_import(), engine="sglang")
+    assert v.outcome is not Outcome.CRASHED, v

@@ -1292,7 +1292,8 @@ def _lifecycle(scan: Scan, i: int, msg: str, msgs: list[str]) -> None:
     event loop until the engine was up, dl102). Then the teardown was the stop."""
     if scan.stop_at is None and scan.own_teardown is None and "send sigterm to process" in msg:
         scan.own_teardown = i
-    elif scan.stop_at is None and scan.own_teardown is None and S.STOP_REQUEST.search(msg):
+    elif scan.stop_at is None and scan.own_teardown is None and S.STOP_REQUEST.search(msg) \
+            and not _library_raised_sigint(scan, msgs, msg):
         scan.stop_at = i
         scan.stop_in_spawning_child = msg.startswith("KeyboardInterrupt") and \
             _child_still_spawning(scan)
@@ -1302,6 +1303,22 @@ def _lifecycle(scan: Scan, i: int, msg: str, msgs: list[str]) -> None:
         scan.stop_at = scan.own_teardown
     if scan.exit_at is None and S.EXIT_NOISE.search(msg):
         scan.exit_at = i - 1 if msg.startswith("Python runtime state") else i
+
+
+def _library_raised_sigint(scan: Scan, msgs: list[str], msg: str) -> bool:
+    """A KeyboardInterrupt no person sent: OpenBLAS, when it cannot start its threads at load
+    (`blas_thread_init: pthread_create failed for thread 1 of 2: Operation not permitted`: a
+    seccomp filter denying clone3, a pids limit), prints why and raises SIGINT in its own
+    process, and Python turns it into a KeyboardInterrupt wherever the import was (gu106). Its
+    lines come just before the traceback the interrupt ends: a failure, not a stop."""
+    if not msg.startswith("KeyboardInterrupt"):
+        return False
+    start = scan.tracebacks[-1] if scan.tracebacks else len(msgs)
+    return any(_BLAS_THREADS_FAILED in m for m in msgs[max(0, start - 8):start])
+
+
+# OpenBLAS's report of a thread it could not start (driver/others/blas_server.c)
+_BLAS_THREADS_FAILED = "blas_thread_init: pthread_create failed"
 
 
 def _child_still_spawning(scan: Scan) -> bool:
