@@ -6152,3 +6152,31 @@ def test_openblas_raising_sigint_when_it_cannot_start_threads_is_no_stop() -> No
     # guard: the same interrupt with no library's words before it is a person's Ctrl-C
     v = verdict(_interrupted_import(), engine="sglang")
     assert v.outcome is not Outcome.CRASHED, v
+
+
+# --- the 222nd batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def _core_input_thread_died(error: str) -> str:
+    """vLLM V1's engine core's input thread dying as it decoded a request (gy105)."""
+    return ("Exception in thread Thread-1 (process_input_sockets):\n" + tb(
+        ("/x/lib/python3.11/threading.py", "run", "self._target(*self._args, **self._kwargs)"),
+        (f"{VL}/v1/engine/core.py", "process_input_sockets",
+         "req: EngineCoreRequest = add_request_decoder.decode(data_frames)"),
+        (f"{VL}/v1/serial_utils.py", "decode", "return self.decoder.decode(bufs[0])"),
+        error=error))
+
+
+def test_a_request_field_of_the_wrong_type_in_the_engine_core_is_the_setting() -> None:
+    """generation_config.json's eos id written as text (gy105): the API server puts it into the
+    request's stop ids, and the core's decoder refuses it after the server was up - serving,
+    the model's setting (a client's fields are checked at the API, a 400)."""
+    up = ["INFO:     Application startup complete.",
+          'INFO:     127.0.0.1:55522 - "GET /v1/models HTTP/1.1" 200 OK']
+    error = "msgspec.ValidationError: Expected `int`, got `str` - at `$[3].stop_token_ids[0]`"
+    v = verdict(*up, _core_input_thread_died(error), engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == \
+        (Outcome.CRASHED, Phase.SERVING, Cause.INVALID_CONFIG), v
+    # guard: the same thread dying of its socket closed names no setting
+    closed = "zmq.error.ContextTerminated: Context was terminated"
+    v = verdict(*up, _core_input_thread_died(closed), engine="vllm")
+    assert v.cause is not Cause.INVALID_CONFIG, v

@@ -769,6 +769,14 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 222nd batch (fresh221, a fine-tune's special tokens), as scored blind
+    "gy106-sglang-0523-genconf-eos-text.log":
+        "generation_config.json's eos id written as its token's text ('</s>'), then a request "
+        "with min_new_tokens: SGLang's scheduler dies in the min-new-tokens penalizer, "
+        "`TypeError: 'str' object cannot be interpreted as an integer` - labelled invalid_config "
+        "(a model-file value wrong in itself), read unknown (a TypeError deep in a serving "
+        "scheduler names no setting: it reads as the engine's own bug would; only XGrammar's "
+        "startup line, `Cannot convert from type Array[index 1: ffi.SmallStr]`, hints at it)",
     # the 209th batch (fresh208, a launcher's distributed environment), as scored blind
     "gl104-sglang-0523-slurm-env-master-unresolved.log":
         "SGLANG_DISTRIBUTED_INIT_METHOD_OVERRIDE=env:// with a Slurm head's MASTER_ADDR that does "

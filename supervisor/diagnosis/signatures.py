@@ -197,6 +197,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # import, em101; a UTF-8 chat template, bx121). No engine or checkpoint asks for ASCII.
     + _sig(Cause.INVALID_CONFIG, 80,
            r"Unicode(?:De|En)codeError: 'ascii' codec can't (?:de|en)code", scope="error")
+    # vLLM V1's engine core refusing a request's field of the wrong type as it decodes it
+    # (`msgspec.ValidationError: Expected `int`, got `str` - at `$[3].stop_token_ids[0]``):
+    # a client's fields are checked by the API server first (a 400), so what reaches the core
+    # wrongly typed came from the server's own settings - a generation_config.json eos id
+    # written as its token's text (gy105)
+    + _sig(Cause.INVALID_CONFIG, 80,
+           r"msgspec\.ValidationError: Expected `?\w+`?, got `?\w+`?", scope="error")
     # uvicorn refusing the address for another reason than a port in use (`ERROR:    [Errno
     # 13] error while attempting to bind on address ('127.0.0.1', 443): permission denied` -
     # a port below 1024 without the capability; errno 99, an address this host does not
@@ -2403,6 +2410,11 @@ FRAME_PHASES: tuple[tuple[Phase, re.Pattern[str]], ...] = (
                        # vLLM V1's front end: AsyncLLM starts its output handler at the first
                        # request (v1/engine/async_llm.py), and generate/add_request are requests
                        r"|/v1/engine/async_llm\.py:(?:output_handler|generate|add_request)$"
+                       # V1's engine core taking a request in: its input thread decodes each
+                       # one the API server sends (add_request_decoder), once the core is up
+                       # (a value of the wrong type from the model's generation_config failing
+                       # msgspec's decoding kills that thread, gy105)
+                       r"|/v1/engine/core\.py:process_input_sockets$"
                        # the same on V1's sync LLMEngine and the engine-core clients: a request
                        # handed to the engine core (offline generate, a wrapper's infer - ms-swift
                        # rollout, RL actors); startup never adds one
