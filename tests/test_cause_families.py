@@ -6180,3 +6180,19 @@ def test_a_request_field_of_the_wrong_type_in_the_engine_core_is_the_setting() -
     closed = "zmq.error.ContextTerminated: Context was terminated"
     v = verdict(*up, _core_input_thread_died(closed), engine="vllm")
     assert v.cause is not Cause.INVALID_CONFIG, v
+
+
+# --- the 221st batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_platform_capability_an_engine_asserts_is_the_architecture() -> None:
+    """SGLang resolving a hybrid model's mamba cache on this CPU build (gx105): the assertion
+    names a capability the platform lacks, not a value of the launch."""
+    frames = [(f"{SG}/server_args.py", "resolve_once", "run_resolution_pipeline(self)"),
+              (f"{SG}/arg_groups/mamba_hook.py", "validate_mamba_extra_buffer",
+               "assert _platform_supports_mamba_cache_extra_buffer(), (")]
+    error = ("AssertionError: extra_buffer requires platform support for Mamba cache state "
+             "snapshots.")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.UNSUPPORTED_ARCH
+    # guard: the same check refusing a pair of settings is the launch's
+    pair = "AssertionError: extra_buffer requires --enable-prefix-caching to be set."
+    assert cause_of(tb(*frames, error=pair), "sglang") is Cause.INVALID_CONFIG

@@ -257,6 +257,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # FlashAttention v3 Backend requires SM>=80 and SM<=90. Please use
            # `--attention-backend flashinfer`.`, gf102): the words of an architecture
            r"requires (?:SM|sm_?|compute capability) ?[<>]=? ?\d",
+           # ... or a capability of the platform by name (SGLang's mamba cache on this CPU
+           # build: `AssertionError: extra_buffer requires platform support for Mamba cache
+           # state snapshots.`, gx105) - not a setting's value, what the device cannot do
+           r"requires (?:platform|hardware|device) support\b",
            # a kernel naming the architecture it has no implementation for (`RuntimeError:
            # Currently, block scaled fp8 gemm is not implemented for Blackwell`)
            # (two patterns, so that each has a rare literal to be gated on)
