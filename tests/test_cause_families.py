@@ -6196,3 +6196,31 @@ def test_a_platform_capability_an_engine_asserts_is_the_architecture() -> None:
     # guard: the same check refusing a pair of settings is the launch's
     pair = "AssertionError: extra_buffer requires --enable-prefix-caching to be set."
     assert cause_of(tb(*frames, error=pair), "sglang") is Cause.INVALID_CONFIG
+
+
+# --- the 224th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_package_named_to_run_is_the_command_not_a_missing_module() -> None:
+    """`python -m vllm.entrypoints.launchers.api_server` (ha104): the package is installed and
+    runpy cannot run it - the command named the wrong thing."""
+    line = ("/venv/bin/python: No module named vllm.entrypoints.launchers.api_server.__main__; "
+            "'vllm.entrypoints.launchers.api_server' is a package and cannot be directly "
+            "executed")
+    assert cause_of(line + "\n", "vllm") is Cause.INVALID_CONFIG
+    # guard: a module that is not there is the install's
+    missing = "/venv/bin/python: No module named vllm.entrypoints.api_server"
+    assert cause_of(missing + "\n", "vllm") is Cause.IMPORT_ERROR
+
+
+def test_an_engines_command_line_refusing_its_command_is_the_setting() -> None:
+    """`sglang generate` on a language model (ha105): SGLang's CLI raises a bare Exception of
+    its own - the command line it was given."""
+    top = SG.removesuffix("/srt")
+    cli = [(f"{top}/cli/main.py", "main", "generate(args, extra_argv)"),
+           (f"{top}/cli/generate.py", "generate", "raise Exception(")]
+    error = "Exception: Generate subcommand is not yet supported for model: /models/llama"
+    assert cause_of(tb(*cli, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: the same bare Exception raised deeper, in the engine's own work, is not the CLI's
+    deeper = [*cli[:1], (f"{SG}/managers/scheduler.py", "event_loop_normal",
+                         "raise Exception(")]
+    assert cause_of(tb(*deeper, error=error), "sglang") is not Cause.INVALID_CONFIG

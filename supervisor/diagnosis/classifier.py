@@ -1090,6 +1090,8 @@ def _raised_by_config_check(scan: Scan, i: int, msg: str) -> bool:
         return True  # (any error reading the launch's own settings file is the file's)
     if S.CONFIG_FRAME.search(where):
         return S.CONFIG_REJECTION.match(msg) is not None
+    if S.CLI_FRAME.search(where):
+        return S.CLI_REFUSAL.match(msg) is not None
     if "run_batch" in where or "datasets" in where or (
             len(places) > 1 and "run_batch" in places[1]):
         return _batch_files_refused(places, msg)

@@ -978,6 +978,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.IMPORT_ERROR, 60,
            r"^(?:(?:\S*/)?python[\d.]*)?: (?:Error while finding module specification for"
            r"|No module named )", fatal=True, implies=Phase.LAUNCH)
+    # ... but a module that is there and is a package runpy cannot run (`python: No module
+    # named vllm.entrypoints.launchers.api_server.__main__; 'vllm.entrypoints.launchers.
+    # api_server' is a package and cannot be directly executed`, ha104): nothing is missing,
+    # the command named the wrong thing to run - the launch's setting
+    + _sig(Cause.INVALID_CONFIG, 61, r"is a package and cannot be directly executed",
+           fatal=True, implies=Phase.LAUNCH)
     # A launch script's shell or launcher stopping on its own error before the engine runs:
     # bash's `set -u` meeting a variable the environment lacks (`start.sh: line 8:
     # MAX_MODEL_LEN: unbound variable`; dash: `start.sh: 8: MAX_MODEL_LEN: parameter not set`),
@@ -2113,6 +2119,13 @@ CONFIG_FRAME = _C(r"/vllm/config(?:/\w+)?\.py:(?!<module>)|/vllm/engine/arg_util
                   # (`server_args = self.server_args_class(**kwargs)`: `TypeError: Unexpected
                   # keyword argument 'tensor_parallel_size'`): a setting it does not have
                   r"|/srt/entrypoints/engine\.py:__init__$")
+# The engines' command-line front ends (sglang/cli/*.py: `sglang serve|generate`; vLLM's
+# entrypoints/cli/*.py: `vllm serve|bench|...`): what they raise themselves, of any type (a bare
+# `Exception: Generate subcommand is not yet supported for model: ...`, ha105), refuses the
+# command line it was given
+CLI_FRAME = _C(r"/sglang/cli/\w+\.py:|/vllm/entrypoints/cli/(?:\w+/)*\w+\.py:")
+CLI_REFUSAL = _C(r"(?:\w+\.)*(?:Exception|RuntimeError|ValueError|AssertionError"
+                 r"|NotImplementedError|TypeError|KeyError)\b")
 # vLLM's offline batch runner (entrypoints/[openai|launchers]/run_batch.py) reading the input
 # file and writing the output file its -i / -o name, and parsing each input line as a request
 BATCH_FILE_FRAME = _C(r"/run_batch\.py:(?:read_file|write_local_file|write_file|upload_data"
