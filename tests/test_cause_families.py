@@ -6224,3 +6224,23 @@ def test_an_engines_command_line_refusing_its_command_is_the_setting() -> None:
     deeper = [*cli[:1], (f"{SG}/managers/scheduler.py", "event_loop_normal",
                          "raise Exception(")]
     assert cause_of(tb(*deeper, error=error), "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- the 223rd batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_an_external_model_package_that_failed_to_import_is_the_import() -> None:
+    """SGLANG_EXTERNAL_MODEL_PACKAGE's module importing a misspelt name (gz105): SGLang's
+    registry skips it with a warning, then cannot find the architecture it would have
+    registered - the import failed, the architecture is not the launch's mistake."""
+    frames = [(f"{SG}/models/registry.py", "resolve_model_cls",
+               "return self._raise_for_unsupported(architectures)")]
+    error = ("ValueError: Cannot find model module. 'MyLlamaForCausalLM' is not a registered "
+             "model in the Transformers library (only relevant if the model is meant to be in "
+             "Transformers)")
+    skipped = ("[2026-12-07 11:44:50] Ignore import error when loading mypkg.my_llama: cannot "
+               "import name 'LlamaForCausalLMM' from 'sglang.srt.models.llama'")
+    assert cause_of(skipped + "\n" + tb(*frames, error=error), "sglang") is Cause.IMPORT_ERROR
+    # guard: SGLang's own model files skipped on this build say nothing of the model served
+    own = ("[2026-12-07 11:44:50] Ignore import error when loading sglang.srt.models.mamba: "
+           "No module named 'mamba_ssm'")
+    assert cause_of(own + "\n" + tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG

@@ -1523,6 +1523,9 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
         cause = Cause.CORRUPT_CHECKPOINT
     elif best and cause is Cause.MODEL_NOT_FOUND and a_benchmarks_dataset(scan, best.index):
         cause = Cause.INVALID_CONFIG
+    if best and cause is Cause.INVALID_CONFIG and \
+            _own_model_module_failed(msgs, msgs[best.index]):
+        cause = Cause.IMPORT_ERROR
     if best and cause is Cause.CORRUPT_CHECKPOINT and weights_of_another_format(
             msgs, scan, best.index, settings_of(msgs, scan, settings)):
         cause = Cause.INVALID_CONFIG
@@ -2005,6 +2008,24 @@ def _step_dump_lines(raw: list[str], scan: Scan, start: int) -> bool:
 
 # vLLM V1's output handler (the API server's task that reads the engine core's outputs)
 _OUTPUT_HANDLER = re.compile(r"/v1/engine/async_llm\.py:output_handler$")
+
+
+def _own_model_module_failed(msgs: list[str], root: str) -> bool:
+    """SGLang cannot find the model's architecture (`Cannot find model module. 'MyLlama...' is
+    not a registered model`) after its registry skipped a module of a package not its own
+    (`Ignore import error when loading mypkg.my_llama: cannot import name ...`: the package
+    SGLANG_EXTERNAL_MODEL_PACKAGE names, gz105): the module that would have registered it
+    failed to import - import_error, not an architecture the launch got wrong. (SGLang's own
+    model files failing to import on this build, sglang.srt.models.mamba and the like, are
+    logged in every run and say nothing of the model served.)"""
+    if not _ARCH_NOT_FOUND.search(root):
+        return False
+    return any("Ignore import error when loading" in m and _FOREIGN_MODULE_SKIPPED.search(m)
+               for m in msgs)
+
+
+_ARCH_NOT_FOUND = re.compile(r"Cannot find model module|is not a registered model")
+_FOREIGN_MODULE_SKIPPED = re.compile(r"Ignore import error when loading (?!sglang\.)[\w.]+")
 
 
 def _idle_busy_loop(frames: list[tuple[int, str]]) -> bool:
