@@ -5931,6 +5931,9 @@ def test_a_headless_vllm_nodes_collective_losing_its_peer_is_the_other_node() ->
 # --- the 199th batch's kinds (real engines; a helper blind to the rules) ----------------------
 
 SPAWNING_CHILD_INTERRUPTED = (
+    "OpenBLAS blas_thread_init: pthread_create failed for thread 1 of 2: Resource temporarily "
+    "unavailable\n"
+    "OpenBLAS blas_thread_init: RLIMIT_NPROC 96367 current, 96367 max\n"
     "Traceback (most recent call last):\n"
     '  File "<string>", line 1, in <module>\n'
     '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 122, in spawn_main\n'
@@ -5943,8 +5946,9 @@ SPAWNING_CHILD_INTERRUPTED = (
 
 
 def test_a_child_interrupted_while_spawning_then_the_scheduler_failing_is_a_crash() -> None:
-    """A pids limit reached as SGLang starts its children: one child, still importing, ends in
-    KeyboardInterrupt; the scheduler dies of its own error and tells the launcher (ga107)."""
+    """A pids limit reached as SGLang starts its children: one child, still importing, cannot
+    start OpenBLAS's threads and OpenBLAS raises SIGINT in it (a KeyboardInterrupt no person
+    sent, as gu106's); the scheduler dies of its own error and tells the launcher (ga107)."""
     sched = ("[2026-12-07 07:24:17] Scheduler hit an exception: " + tb(
         (f"{SG}/managers/scheduler.py", "run_scheduler_process",
          "scheduler = Scheduler(server_args, port_args)"),
@@ -5956,13 +5960,13 @@ def test_a_child_interrupted_while_spawning_then_the_scheduler_failing_is_a_cras
     text = "[2026-12-07 07:24:07] server_args={'model_path': '/m'}\n" + \
         SPAWNING_CHILD_INTERRUPTED + sched + quit_
     assert verdict_of(text, "sglang")[0] is Outcome.CRASHED
-    # guard: a Ctrl-C of the run interrupts the launcher too (az122): a stop, whatever the
-    # children printed
+    # guard: a Ctrl-C of the run interrupts the children (no library's words before theirs)
+    # and the launcher too (az122): a stop
     launcher = tb(("<frozen runpy>", "_run_module_as_main", ""),
                   (f"{SG}/entrypoints/engine.py", "_wait_for_scheduler_ready", ""),
                   ("/usr/lib/python3.11/selectors.py", "select", ""), error="KeyboardInterrupt")
-    stopped = "[2026-12-07 07:24:07] server_args={'model_path': '/m'}\n" + \
-        SPAWNING_CHILD_INTERRUPTED + launcher
+    child = SPAWNING_CHILD_INTERRUPTED[SPAWNING_CHILD_INTERRUPTED.index("Traceback"):]
+    stopped = "[2026-12-07 07:24:07] server_args={'model_path': '/m'}\n" + child + launcher
     assert verdict_of(stopped, "sglang")[0] is not Outcome.CRASHED
 
 

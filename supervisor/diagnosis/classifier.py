@@ -422,8 +422,6 @@ def _scan(raw: list[str], msgs: list[str], tracker: Any) -> Scan:
                     _core_stopped_alone(scan, i, msgs)
                 elif "scheduler died" in msg and scan.stop_at is not None:
                     _scheduler_stopped_alone(scan, i, msgs)
-                elif scan.stop_in_spawning_child and "sigquit from a child" in msg:
-                    _child_interrupted_alone(scan, i, msgs)
         is_exc = S.is_exception_line(msg) if gates is None or gates & _EXCEPTION_BIT else False
         if is_exc:
             scan.exceptions.append((i, bool(S.WRAPPER_EXCEPTIONS.search(msg))))
@@ -1297,8 +1295,6 @@ def _lifecycle(scan: Scan, i: int, msg: str, msgs: list[str]) -> None:
     elif scan.stop_at is None and scan.own_teardown is None and S.STOP_REQUEST.search(msg) \
             and not _library_raised_sigint(scan, msgs, msg):
         scan.stop_at = i
-        scan.stop_in_spawning_child = msg.startswith("KeyboardInterrupt") and \
-            _child_still_spawning(scan)
     elif scan.stop_at is None and scan.own_teardown is not None and \
             msg.startswith("KeyboardInterrupt") and \
             all(_CANCELLED.match(msgs[k]) for k, _ in scan.exceptions if k > scan.own_teardown):
@@ -1321,33 +1317,6 @@ def _library_raised_sigint(scan: Scan, msgs: list[str], msg: str) -> bool:
 
 # OpenBLAS's report of a thread it could not start (driver/others/blas_server.c)
 _BLAS_THREADS_FAILED = "blas_thread_init: pthread_create failed"
-
-
-def _child_still_spawning(scan: Scan) -> bool:
-    """The traceback a KeyboardInterrupt ends is a child process still being started
-    (multiprocessing's spawn_main running the parent's imports, its frames first)."""
-    start = scan.tracebacks[-1] if scan.tracebacks else -1
-    first: list[str] = []
-    for idx, where in reversed(scan.frames):
-        if idx <= start:
-            break
-        first.append(where)
-    return any(w.endswith("multiprocessing/spawn.py:spawn_main") for w in first[-2:])
-
-
-def _child_interrupted_alone(scan: Scan, i: int, msgs: list[str]) -> None:
-    """SGLang's launcher told by a child that it failed (`Received sigquit from a child
-    process`) when the only stop the log shows is a child's interrupt while it was still
-    being spawned, and another exception was raised since: that child alone was interrupted
-    (ga107: a pids cgroup's limit broke the start, and the scheduler died of its own error
-    after it) - a failure, not a stop. A Ctrl-C of the run stops the launcher too, whose own
-    KeyboardInterrupt follows the children's (az122)."""
-    stop = scan.stop_at
-    if stop is None or any(m.startswith("KeyboardInterrupt") for m in msgs[stop + 1:i]):
-        return
-    if any(stop < k < i for k, _ in scan.exceptions):
-        scan.stop_at = None
-        scan.stop_in_spawning_child = False
 
 
 # what an interrupted await raises (asyncio's, in the chain a Ctrl-C's traceback ends)
@@ -2034,8 +2003,7 @@ def _idle_busy_loop(frames: list[tuple[int, str]]) -> bool:
     the core as the executor's own failure message (`RuntimeError: Executor failed.`, gs102),
     and the API server's output handler raises EngineDeadError after it. With no request in
     the log, neither loop's frames say a request was served: the server was up, idle."""
-    serving = [w for _, w in frames if Phase.SERVING in _place_phases(w)]
-    return bool(serving) and all(_IDLE_LOOP.search(w) for w in serving) and \
+    return _serving_frames_all(frames, _IDLE_LOOP) and \
         any(w.endswith(":_process_input_queue") for _, w in frames)
 
 
@@ -2050,8 +2018,13 @@ def _idle_output_handler(frames: list[tuple[int, str]]) -> bool:
     the API server is up - a core that dies then raises EngineDeadError through it with no
     request in flight. In a log that shows the startup (its markers) and never the server up,
     neither it nor the EngineDeadError says more than the markers do."""
+    return _serving_frames_all(frames, _OUTPUT_HANDLER)
+
+
+def _serving_frames_all(frames: list[tuple[int, str]], rx: re.Pattern[str]) -> bool:
+    """The failure has frames that date serving, and every one of them is of ``rx``."""
     serving = [w for _, w in frames if Phase.SERVING in _place_phases(w)]
-    return bool(serving) and all(_OUTPUT_HANDLER.search(w) for w in serving)
+    return bool(serving) and all(rx.search(w) for w in serving)
 
 
 def _marker_before(scan: Scan, frames: list[tuple[int, str]]) -> bool:

@@ -66,7 +66,6 @@ class Scan:
     first_marker: int | None = None
     first_startup_read: int | None = None  # a startup phase read, not from an access line
     stop_at: int | None = None         # the run was asked to stop (SIGTERM, Ctrl-C, shutdown)
-    stop_in_spawning_child: bool = False  # ... by a Ctrl-C seen only in a child being spawned
     own_teardown: int | None = None    # vLLM's API server stopping its engine, unasked
     exit_at: int | None = None         # the interpreter's exit-time output began
     shell_killed: int | None = None    # the shell's `Killed` (S.SHELL_KILLED)
