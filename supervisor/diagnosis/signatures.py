@@ -1756,41 +1756,19 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"^(?:\w+\.)*(?:AssertionError|ValueError): .{0,160}?\b(?:must|should) be (?:a )?"
            r"(?:positive|non-?negative|greater than|larger than|at least)\b",
            scope="error", flags=_I)
-    # vLLM's AutoWeightsLoader meeting a checkpoint tensor under a module the model class does
-    # not have (models/utils.py: `There is no module or parameter named 'score' in
-    # Qwen2VLForConditionalGeneration`, `... 'language_model' in Gemma3ForCausalLM`): the
-    # checkpoint was saved for another head or architecture than the one its config makes
-    # vLLM build (a fine-tune's regression head, a multimodal checkpoint served with a
-    # text-only class) - a model the engine does not support as configured, not a damaged file.
-    # (vLLM V0's engine logs the message alone above its traceback: any line)
-    # (SGLang's TransformersForCausalLM words it `No module or parameter named 'x' in Y`)
-    + _sig(Cause.INVALID_CONFIG, 40, r"(?:There is no|^(?:\w+\.)*ValueError: No) module or "
+    # A checkpoint tensor the model the engine built has no parameter for (vLLM's
+    # AutoWeightsLoader, models/utils.py: `There is no module or parameter named 'score' in
+    # Qwen2VLForConditionalGeneration`, `... 'language_model' in Gemma3ForCausalLM`, `... 'module'
+    # in LlamaForCausalLM`; SGLang's TransformersForCausalLM: `No module or parameter named 'x' in
+    # Y`): the weights and the model disagree, whatever made the names differ - a head or an
+    # architecture other than the one the config makes the engine build (a fine-tune's regression
+    # head, a multimodal save under a text-only class), a trainer's prefixes or state saved whole
+    # (DDP's `module.`, `_orig_mod.`, an optimizer: ff101-ff104, db102), a PEFT adapter's tensors
+    # in the base's folder (en103), more layers than the config builds (bk104), a model class
+    # renaming its own parameters (gz101). (vLLM V0's engine logs the message alone above its
+    # traceback: any line)
+    + _sig(Cause.CORRUPT_CHECKPOINT, 41, r"(?:There is no|^(?:\w+\.)*ValueError: No) module or "
            r"parameter named '", flags=_I)
-    # ... unless the name is no tensor name at all: empty, or the model's own prefix doubled
-    # (`... named '' in LlamaModel`, `... named 'model.model' in TransformersForCausalLM`): the
-    # file's top-level keys were read as tensors - a training checkpoint saved whole
-    # (`{"model": state_dict, "optimizer": ..., "epoch": ...}`) or a wrapper's state dict,
-    # not a weights file (db102, db110: corrupt_checkpoint); so is a name that is a training
-    # wrapper's prefix or a training run's state: DDP's `module.`, torch.compile's `_orig_mod.`,
-    # FSDP's wrapped-module prefixes, an optimizer, scheduler or epoch saved beside the weights
-    # (`... named 'module' in LlamaForCausalLM`, SGLang's `... 'model._orig_mod' in
-    # TransformersForCausalLM`, `... 'optimizer' ...`: ff101-ff104) - files as a trainer saved
-    # them, not the model's weights
-    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
-           r"(?:There is no|^(?:\w+\.)*ValueError: No) module or parameter named "
-           r"'(?:|(\w+)\.\1|(?:model\.)?(?:module|_orig_mod|_fsdp_wrapped_module"
-           r"|_checkpoint_wrapped_module|optimizer\w*|optim|lr_scheduler|scheduler|epoch"
-           r"|global_step|scaler|(?:model_)?state_dict)(?:\.[\w.]*)?)' in \w+", flags=_I)
-    # ... or the name is a LoRA adapter's: PEFT saves an adapter's tensors under
-    # `base_model.model.` and names its matrices `lora_A` / `lora_B` (`There is no module or
-    # parameter named 'base_model' in LlamaForCausalLM`, SGLang's `... 'model.base_model' in
-    # TransformersForCausalLM`): an adapter's weights in the base model's folder, which both
-    # engines load with every *.safetensors where no index names the shards (en103, en104) -
-    # files in the checkpoint that are not this model's
-    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
-           r"(?:There is no|^(?:\w+\.)*ValueError: No) module or parameter named "
-           r"'(?:[\w.]+\.)?(?:base_model\b|[\w.]*\blora_(?:A|B|embedding_[AB])\b)[\w.]*' in \w+",
-           flags=_I)
     # SGLang's weight loader refusing to narrow a checkpoint's weights into the quantized
     # parameters its quantization config built (copy_with_check: `ValueError: Downcasting not
     # allowed: target.dtype=torch.float8_e4m3fn, loaded_weight.dtype=torch.bfloat16`, after
@@ -1799,29 +1777,21 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.CORRUPT_CHECKPOINT, 41,
            r"Downcasting not allowed: target\.dtype=torch\.(?:float8\w*|u?int[48]\w*), "
            r"loaded_weight\.dtype=torch\.(?:bfloat16|float16|float32|half|float)\b")
-    # ... unless what the model lacks is only a numbered layer of a stack it has (`There is no
-    # module or parameter named 'layers.7' in LlamaModel. The available parameters belonging
-    # to layers (ModuleList) are: {'layers.1...'}`): the checkpoint holds more layers than its
-    # config.json builds - config and weights disagree (corrupt_checkpoint, as the corpus
-    # labels a layer count that is not the weights')
-    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
-           r"There is no module or parameter named '(?:[\w.]+\.)?(?:layers|layer|h|blocks)\.\d+"
-           r"(?:\.[\w.]*)?' in \w+\. The available parameters belonging to "
-           r"(?:[\w.]+\.)?(?:layers|layer|h|blocks) ", flags=_I)
-    # ... and so in SGLang's words, which list nothing (`ValueError: No module or parameter
-    # named 'model.layers.2' in TransformersForCausalLM.`, an RL trainer's update from a deeper
-    # model's checkpoint, ds103) - where the layer missing is not the first: a stack with no
-    # layer 0 was built empty, a config wrong in itself
-    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
-           r"^(?:\w+\.)*ValueError: No module or parameter named '(?:[\w.]+\.)?"
-           r"(?:layers|layer|h|blocks)\.(?!0\b)\d+(?:\.[\w.]*)?' in \w+", flags=_I)
-    # ... but a stack the config builds empty (`The available parameters belonging to layers
-    # (ModuleList) are: set()`): a layer count of zero or less, a value no model has - the
-    # config wrong in itself, as SGLang's own check of it reads (invalid_config)
+    # Not a disagreement but the config wrong in itself: a stack the config builds empty (`...
+    # no module or parameter named 'layers.0' ... The available parameters belonging to layers
+    # (ModuleList) are: set()`), a layer count of zero or less, a value no model has, as
+    # SGLang's own check of it reads (invalid_config)
     + _sig(Cause.INVALID_CONFIG, 42,
            r"There is no module or parameter named '(?:[\w.]+\.)?(?:layers|layer|h|blocks)\.\d+"
            r"(?:\.[\w.]*)?' in \w+\. The available parameters belonging to "
            r"(?:[\w.]+\.)?(?:layers|layer|h|blocks) \(\w+\) are: (?:set\(\)|\{\})", flags=_I)
+    # ... and so in SGLang's words, which list nothing: a stack missing its first layer whole
+    # (`No module or parameter named 'model.layers.0' in TransformersForCausalLM`, not a
+    # parameter inside it) was built empty; a later layer missing (`'model.layers.2'`, an RL trainer's update from a deeper
+    # model's checkpoint, ds103) is more layers in the weights than the config builds
+    + _sig(Cause.INVALID_CONFIG, 42,
+           r"^(?:\w+\.)*ValueError: No module or parameter named '(?:[\w.]+\.)?"
+           r"(?:layers|layer|h|blocks)\.0' in \w+", flags=_I)
     # A check that tells the user which setting to change: an AssertionError / ValueError /
     # NotImplementedError whose message says to set, unset, use or pass a flag or an engine
     # variable (`AssertionError: 3-read Mamba conv transfer requires DS conv state layout. Set
