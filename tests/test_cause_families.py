@@ -6284,3 +6284,41 @@ def test_a_layer_stack_the_config_builds_empty_is_the_setting() -> None:
     # guard: a later layer missing is more layers in the weights than the config builds
     deeper = sglang.replace("layers.0", "layers.2")
     assert cause_of(deeper + "\n", "sglang") is Cause.CORRUPT_CHECKPOINT
+
+
+# --- the 226th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+_NAN_ARGS = ("[2026-12-07 13:43:07] server_args={'model_path': '/m', 'mem_fraction_static': %s, "
+             "'tp_size': 1, 'watchdog_timeout': 300}")
+_NAN_CRASH = tb((f"{SG}/managers/scheduler.py", "run_scheduler_process",
+                 "scheduler = Scheduler(server_args, port_args)"),
+                (f"{SG}/model_executor/model_runner.py", "init_memory_pool",
+                 "self.max_total_num_tokens = int(rest_memory * (1 << 30) // cell_size)"),
+                error="ValueError: cannot convert float NaN to integer")
+
+
+def test_arithmetic_meeting_a_setting_given_as_nan_is_the_setting() -> None:
+    """`--mem-fraction-static nan` (hc105): float() takes it, argparse passes it on, and the
+    scheduler dies sizing its KV pool - the setting, named in the evidence. SGLang's dump
+    writes the value as a bare `nan`, which must not lose the dump's other settings."""
+    v = classify_text(_NAN_ARGS % "nan" + "\n" + _NAN_CRASH, engine="sglang")
+    assert v.cause is Cause.INVALID_CONFIG, v
+    assert v.evidence[-1].endswith("--mem-fraction-static nan"), v.evidence
+    # guard: the same error with every setting finite names none (a NaN the model computed)
+    assert classify_text(_NAN_ARGS % "0.8" + "\n" + _NAN_CRASH, engine="sglang").cause \
+        is Cause.UNKNOWN
+    # guard: a NaN setting beside an error that is no arithmetic on it names none either
+    other = _NAN_CRASH.replace("ValueError: cannot convert float NaN to integer",
+                               "KeyError: 'layers'")
+    assert classify_text(_NAN_ARGS % "nan" + "\n" + other, engine="sglang").cause \
+        is not Cause.INVALID_CONFIG
+
+
+def test_a_dump_holding_a_bare_infinity_keeps_its_settings() -> None:
+    from supervisor.diagnosis.settings import log_settings
+    dump = _NAN_ARGS % "-inf"
+    assert log_settings([dump]) == {"model_path": "/m", "mem_fraction_static": "-inf",
+                                    "tp_size": "1", "watchdog_timeout": "300"}
+    assert log_settings(["server_args=ServerArgs(model_path='/m', watchdog_timeout=inf, "
+                         "tp_size=2)"]) == \
+        {"model_path": "/m", "watchdog_timeout": "inf", "tp_size": "2"}

@@ -53,6 +53,7 @@ from .refusals import (
     divided_by_a_zero_setting,
     impossible_launch,
     launch_refusal,
+    met_a_non_finite_setting,
     refusal_evidence,
     refused_building_the_model,
     refused_setting,
@@ -1520,7 +1521,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
         # (no rule named a cause, nor said on purpose that none can be named)
         launch = settings_of(msgs, scan, settings)
         refused = refused_setting(msgs, scan, start, launch) or \
-            divided_by_a_zero_setting(msgs, scan, start, launch)
+            divided_by_a_zero_setting(msgs, scan, start, launch) or \
+            met_a_non_finite_setting(msgs, scan, start, launch)
         impossible = None if refused else impossible_launch(scan, start, launch)
         if refused is not None:
             cause, evidence = Cause.INVALID_CONFIG, refusal_evidence(raw, msgs, refused,

@@ -22,7 +22,13 @@ from ..states import Cause
 from .evidence import MAX_EVIDENCE, evidence_lines
 from .raised_where import raised_by_a_crash_handler
 from .scan import Scan
-from .settings import impossible_count, log_settings, named_setting, zero_divisor_setting
+from .settings import (
+    impossible_count,
+    log_settings,
+    named_setting,
+    non_finite_setting,
+    zero_divisor_setting,
+)
 from .signatures import STORAGE_FULL
 
 # The evidence's last line where a setting is the cause: why, then the setting (not a line of
@@ -406,6 +412,21 @@ def divided_by_a_zero_setting(msgs: list[str], scan: Scan, start: int,
     return None
 
 
+def met_a_non_finite_setting(msgs: list[str], scan: Scan, start: int,
+                             settings: Mapping[str, str]) -> tuple[int, str] | None:
+    """A crash no rule names a cause for, whose exception is arithmetic meeting NaN or
+    infinity (`ValueError: cannot convert float NaN to integer` as SGLang sizes its KV pool
+    from `--mem-fraction-static nan`) in a launch that set a value so
+    (settings.non_finite_setting): the exception line and the setting."""
+    named = non_finite_setting(settings) if settings else None
+    if named is None:
+        return None
+    for i in (i for i, _ in scan.exceptions if i >= start):
+        if _NON_FINITE_MET.search(msgs[i]) is not None:
+            return i, named
+    return None
+
+
 def impossible_launch(scan: Scan, start: int,
                       settings: Mapping[str, str]) -> tuple[int, str] | None:
     """A crash no rule names a cause for, in a launch asked to run on no processes (`--tp-size
@@ -436,6 +457,9 @@ def refusal_evidence(raw: list[str], msgs: list[str], refused: tuple[int, str],
 _LAUNCHER_RELAY = re.compile(r"\bscheduler died during initialization\b")
 # (_raised_by_setup_code) the exceptions of a check, and the engines' code that runs them
 _DIVIDED_BY_ZERO = re.compile(r"ZeroDivisionError\b")
+# (met_a_non_finite_setting) Python's words for arithmetic on NaN or infinity
+_NON_FINITE_MET = re.compile(r"cannot convert float (?:NaN|infinity) to integer"
+                             r"|\bOverflowError\b.{0,120}\b(?:inf|infinity|out of range)\b")
 _SETUP_CHECK = re.compile(r"(?:\w+\.)*(?:ValueError|AssertionError|TypeError|KeyError"
                           r"|NotImplementedError)\b")
 _ENGINE_SETUP_FRAME = re.compile(r"/(?:vllm|sglang|sglang_router)/")

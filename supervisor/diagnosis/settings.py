@@ -57,7 +57,13 @@ def log_settings(msgs: Iterable[str]) -> dict[str, str]:
     return {}
 
 
+# a float the repr writes as a bare name (`'mem_fraction_static': nan`, `timeout=inf`), which
+# literal_eval cannot read: quoted, so that one such value does not lose the whole dump
+_BARE_FLOAT = re.compile(r"(?<=[:=])(\s*)(-?(?:nan|inf))(?=\s*[,})])")
+
+
 def _literal_dict(text: str) -> dict[str, str]:
+    text = _BARE_FLOAT.sub(r"\1'\2'", text)
     try:
         parsed = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -71,6 +77,7 @@ def _keywords(text: str) -> dict[str, str]:
     """ServerArgs(model_path='m', tp_size=2, ...)'s keywords whose values are literals (a
     dataclass's repr: an enum's or an object's repr is skipped, not guessed)."""
     text = _OBJECT_REPR.sub("None", text)  # (`<LoadFormat.AUTO: 'auto'>` is no Python)
+    text = _BARE_FLOAT.sub(r"\1'\2'", text)
     try:
         call = ast.parse(f"f({text})", mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -201,6 +208,20 @@ def zero_divisor_setting(statement: str, settings: Mapping[str, str]) -> str | N
         key = zeros.get(name.lower())
         if key is not None:
             return _describe(key, settings[key])
+    return None
+
+
+# (non_finite_setting) a value no count, size, fraction or time can take
+_NON_FINITE = re.compile(r"\s*[+-]?(?:nan|inf(?:inity)?)\s*", re.I)
+
+
+def non_finite_setting(settings: Mapping[str, str]) -> str | None:
+    """A setting of this launch given as NaN or infinity (`--mem-fraction-static nan`,
+    `--watchdog-timeout inf`), which Python's float() takes and argparse passes on, or None.
+    The engine fails later, where arithmetic first meets the value."""
+    for key, value in settings.items():
+        if _NON_FINITE.fullmatch(value):
+            return _describe(key, value.strip())
     return None
 
 

@@ -1787,8 +1787,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"(?:[\w.]+\.)?(?:layers|layer|h|blocks) \(\w+\) are: (?:set\(\)|\{\})", flags=_I)
     # ... and so in SGLang's words, which list nothing: a stack missing its first layer whole
     # (`No module or parameter named 'model.layers.0' in TransformersForCausalLM`, not a
-    # parameter inside it) was built empty; a later layer missing (`'model.layers.2'`, an RL trainer's update from a deeper
-    # model's checkpoint, ds103) is more layers in the weights than the config builds
+    # parameter inside it) was built empty; a later layer missing (`'model.layers.2'`, an RL
+    # trainer's update from a deeper model's checkpoint, ds103) is more layers in the weights
+    # than the config builds
     + _sig(Cause.INVALID_CONFIG, 42,
            r"^(?:\w+\.)*ValueError: No module or parameter named '(?:[\w.]+\.)?"
            r"(?:layers|layer|h|blocks)\.0' in \w+", flags=_I)
