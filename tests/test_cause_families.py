@@ -4408,8 +4408,9 @@ _PARALLEL = "[2026-12-05 16:27:06 TP0] Init parallel begin."
 
 
 def test_a_log_cut_while_c10d_retries_is_a_startup_cut_naming_nothing() -> None:
-    """--host an address not here (bw114): the scheduler's store client retrying when the log
-    is cut - incomplete, no cause yet (as bs118): a peer there may yet answer. A link-local
+    """The scheduler's store client retrying an address when the log is cut, with nothing to
+    say the launch is of one node - incomplete, no cause yet (as bs118): a peer there may yet
+    answer (a one-node launch's own address: the next test). A link-local
     address without its scope (bw113) is another matter: c10d's `Address family for hostname
     not supported` says no retry can reach it here - the address the launch gave (relabelled
     invalid_config in session 40, as gq104's `::1` with IPv6 off is labelled)."""
@@ -4423,6 +4424,31 @@ def test_a_log_cut_while_c10d_retries_is_a_startup_cut_naming_nothing() -> None:
                       "1800000ms while trying to connect to (10.99.99.99, 24888).")
     end = verdict(_PARALLEL, _RETRY, *_RETRY_TRACE, failed, engine="sglang")
     assert (end.outcome, end.cause) == (Outcome.CRASHED, Cause.MULTINODE_RANK_FAILURE), end
+
+
+_ONE_NODE_ARGS = ("[2026-12-07 13:53:40] server_args={'model_path': '/m', 'host': '%s', "
+                  "'port': 30000, 'nnodes': %d, 'dist_init_addr': None}")
+
+
+def test_a_one_node_launch_still_retrying_an_address_not_its_own_is_the_address() -> None:
+    """`--host 10.0.3.17`, the node's address where the pod's was meant (hd107; bw114 the
+    same, relabelled in session 41): SGLang meets at its --host, and a one-node launch has no
+    peer there to wait for - the setting, named in the evidence, as its crash reads."""
+    host = _RETRY.replace("10.99.99.99", "10.0.3.17")
+    v = verdict(_ONE_NODE_ARGS % ("10.0.3.17", 1), _PARALLEL, host, *_RETRY_TRACE, host,
+                *_RETRY_TRACE, engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.INVALID_CONFIG), v
+    assert v.evidence == (host, "a launch of one node meeting at an address not this host's: "
+                                "--host 10.0.3.17"), v.evidence
+    # guard: a launch of two nodes may yet meet its peer there
+    two = verdict(_ONE_NODE_ARGS % ("10.0.3.17", 2), _PARALLEL, host, *_RETRY_TRACE,
+                  engine="sglang")
+    assert two.cause is Cause.UNKNOWN, two
+    # guard: retrying loopback (no local port free, lo down: gq106, bs118) names no setting
+    loop = _RETRY.replace("10.99.99.99", "127.0.0.1")
+    local = verdict(_ONE_NODE_ARGS % ("127.0.0.1", 1), _PARALLEL, loop, *_RETRY_TRACE,
+                    engine="sglang")
+    assert local.cause is Cause.UNKNOWN, local
 
 
 def test_a_path_that_is_not_utf8_is_the_launchs_name() -> None:

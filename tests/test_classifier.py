@@ -1269,8 +1269,9 @@ def test_evidence_folds_retries_and_skips_the_cpp_backtrace():
     """c10d's store client retries five times, each try with its timestamp, try number and delay,
     each followed by c10's C++ backtrace: the evidence shows the try that timed out and the
     exception that ended the launch, a backtrace's lines only after every message (where room
-    is left). (The retries are warnings, no failure yet: since the 92nd batch none is evidence -
-    a log cut while they go on names no cause, bw114.)"""
+    is left). (The retries are warnings, no failure yet: since the 92nd batch none is evidence
+    of a crash - a log cut while they go on names no cause, unless the launch is of one node
+    meeting at an address not its own, bw114.)"""
     path = CORPUS / "fresh70" / "bb114-sglang-0523-dist-addr-unreachable.log"
     v = classify_file(path)
     retries = [e for e in v.evidence if "- retrying (try=" in e]

@@ -49,6 +49,7 @@ from .normalize import (
 from .raised_where import raised_where_hits
 from .refusals import (
     ASKED_FOR_NO_PROCESSES,
+    MEETS_ELSEWHERE,
     a_benchmarks_dataset,
     divided_by_a_zero_setting,
     impossible_launch,
@@ -58,6 +59,7 @@ from .refusals import (
     refused_building_the_model,
     refused_setting,
     settings_of,
+    stuck_meeting_elsewhere,
     tokenizer_missing_from_model,
     unreachable_own_rendezvous,
     weights_of_another_format,
@@ -1517,6 +1519,13 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
         _last_line(raw, msgs)
     if meet_at:
         cause = Cause.INVALID_CONFIG  # (the evidence's connect failures name the address)
+    stuck = stuck_meeting_elsewhere(msgs, scan, start) \
+        if outcome is Outcome.INCOMPLETE and cause is Cause.UNKNOWN else None
+    if stuck is not None:
+        # the same launch not yet given up: its rendezvous still retrying that address
+        # (the last try and the address: the frames under the tries say nothing more)
+        cause, evidence = Cause.INVALID_CONFIG, refusal_evidence(raw, msgs, stuck, (),
+                                                                 MEETS_ELSEWHERE)
     if outcome is Outcome.CRASHED and best is None:
         # (no rule named a cause, nor said on purpose that none can be named)
         launch = settings_of(msgs, scan, settings)

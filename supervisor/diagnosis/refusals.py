@@ -35,7 +35,8 @@ from .signatures import STORAGE_FULL
 # the log: the only evidence line that is not)
 NAMES_A_SETTING = "it names a setting of this launch"
 ASKED_FOR_NO_PROCESSES = "the launch asked for no processes"
-EXPLANATIONS = (NAMES_A_SETTING, ASKED_FOR_NO_PROCESSES)
+MEETS_ELSEWHERE = "a launch of one node meeting at an address not this host's"
+EXPLANATIONS = (NAMES_A_SETTING, ASKED_FOR_NO_PROCESSES, MEETS_ELSEWHERE)
 
 
 def launch_refusal(msgs: list[str], scan: Scan, start: int) -> Cause | None:
@@ -297,6 +298,39 @@ def unreachable_own_rendezvous(msgs: list[str], scan: Scan, index: int) -> str |
         meet = _MEET_AT.search(msgs[i])
         if meet and _ONE_NODE.search(msgs[i]) and not meet[1].startswith(_LOCAL_ADDRESS):
             return meet[1]
+    return None
+
+
+# c10d's store client retrying a rendezvous (`[c10d] TCP client failed to connect/validate to
+# host 10.0.3.17:29690 - retrying (try=3, ...)`): the host it is trying
+_RETRYING_HOST = re.compile(r"failed to connect(?:/validate)? to host \[?([^\s\]]+?)\]?:\d+"
+                            r" - retrying")
+# the address a SGLang launch serves at, which it also meets at where no dist_init_addr is set
+_LAUNCH_HOST = re.compile(r"""['"]host['"]\s*:\s*['"]([^'"]+)['"]|\bhost=['"]([^'"]+)['"]""")
+
+
+def stuck_meeting_elsewhere(msgs: list[str], scan: Scan,
+                            start: int) -> tuple[int, str] | None:
+    """An unfinished launch of one node whose rendezvous is still retrying an address that is
+    not this host's (returned): the launch's --host or dist_init_addr copied from another
+    machine (hd107: the node's address where the pod's was meant). Nothing else can answer
+    for a one-node launch, so the retries will run out on the address, as its crash does
+    (unreachable_own_rendezvous); a loopback address retrying (no local port, lo down) names
+    no setting. The last retry line, and the setting."""
+    retries = ((i, _RETRYING_HOST.search(msgs[i])) for i in range(len(msgs) - 1, start - 1, -1))
+    last, found = next(((i, m) for i, m in retries if m), (None, None))
+    if last is None or found is None or found[1].startswith(_LOCAL_ADDRESS):
+        return None
+    tried = found[1]
+    for i in scan.run_starts:
+        if not _ONE_NODE.search(msgs[i]):
+            continue
+        meet = _MEET_AT.search(msgs[i])
+        host = _LAUNCH_HOST.search(msgs[i])
+        if meet and meet[1].rsplit(":", 1)[0].strip("[]") == tried:
+            return last, f"--dist-init-addr {meet[1]}"
+        if host and tried in (host[1], host[2]):
+            return last, f"--host {tried}"
     return None
 
 
