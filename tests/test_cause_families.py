@@ -6348,3 +6348,29 @@ def test_a_dump_holding_a_bare_infinity_keeps_its_settings() -> None:
     assert log_settings(["server_args=ServerArgs(model_path='/m', watchdog_timeout=inf, "
                          "tp_size=2)"]) == \
         {"model_path": "/m", "watchdog_timeout": "inf", "tp_size": "2"}
+
+
+# --- the 229th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_hierarchical_cache_with_no_host_memory_left_is_the_kv_cache() -> None:
+    """SGLang's HiCache auto-sizing finding nothing left after its reserve (hf106), in the
+    words of a check that names flags to set: the KV tier does not fit, as dd104's sizing."""
+    frames = [(f"{SG}/mem_cache/hicache_auto_size.py", "auto_size_hicache", "raise ValueError(")]
+    error = ("ValueError: No host memory is left for HiCache after the 10 GiB reserve; set "
+             "--hicache-ratio or --hicache-size explicitly.")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.KV_CACHE_OOM
+    # guard: another check of the same module naming its flags stays the setting
+    other = "ValueError: --hicache-ratio must be at least 1; set --hicache-size instead."
+    assert cause_of(tb(*frames, error=other), "sglang") is not Cause.KV_CACHE_OOM
+
+
+def test_a_gpu_only_path_meeting_the_cpu_builds_cuda_stand_ins_is_the_setting() -> None:
+    """SimpleCPUOffloadConnector on vLLM's CPU build (hf104): it asks the CPU runner's stand-in
+    for a CUDA stream for a CUDA attribute - the feature the setting turned on needs a GPU."""
+    frames = [(f"{VL}/distributed/kv_transfer/kv_connector/v1/simple_cpu_offload_connector.py",
+               "register_kv_caches", "lo, hi = torch.cuda.Stream.priority_range()")]
+    error = "AttributeError: type object '_StreamPlaceholder' has no attribute 'priority_range'"
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: an attribute missing from another class names nothing
+    plain = "AttributeError: type object 'StreamPool' has no attribute 'priority_range'"
+    assert cause_of(tb(*frames, error=plain), "vllm") is not Cause.INVALID_CONFIG

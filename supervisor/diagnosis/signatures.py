@@ -706,9 +706,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # enough host memory available. Requesting 8.02 GB but only have -5.31 GB free. Please
     # reduce the size of the hierarchical cache.`): the KV cache's second tier does not fit
     # the memory it is kept in - the pool sizing's own refusal (dd104)
+    # (and its auto-sizing, hicache_auto_size.py, finding nothing left once its reserve is
+    # kept: `ValueError: No host memory is left for HiCache after the 10 GiB reserve; set
+    # --hicache-ratio or --hicache-size explicitly.`, hf106 - the tier that does not fit, above
+    # the check that names flags to set)
     + _sig(Cause.KV_CACHE_OOM, 80,
            r"Not enough host memory available\. Requesting [\d.]+ ?[KMGT]i?B",
-           r"reduce the size of the hierarchical cache", flags=_I,
+           r"reduce the size of the hierarchical cache",
+           r"No host memory (?:is )?left for (?:HiCache|the hierarchical cache)\b", flags=_I,
            implies=Phase.KV_CACHE_ALLOC)
     # CUDA allocator OOM (weights, activations, graph capture).
     + _sig(Cause.CUDA_OOM, 70,
@@ -1552,6 +1557,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # GPU worker named by --worker-cls on the CPU build, init_device: `RuntimeError:
            # Unsupported device type: cpu`, gk102): the class the launch chose
            r"^(?:\w+\.)*(?:RuntimeError|ValueError): Unsupported device type: \w+$",
+           # ... or a GPU-only path reaching the CPU build's stand-ins for CUDA's streams and
+           # events (vLLM's cpu_model_runner / worker/cpu/shm.py `_StreamPlaceholder`,
+           # `_EventPlaceholder`, which have none of CUDA's attributes: `AttributeError: type
+           # object '_StreamPlaceholder' has no attribute 'priority_range'` as
+           # SimpleCPUOffloadConnector registers its KV caches, hf104) - the feature a setting
+           # turned on runs only where those are real
+           r"AttributeError: (?:type object|'\w+' object) '_?(?:Stream|Event)Placeholder' "
+           r"has no attribute",
            scope="error", flags=_I)
     # A platform refusing the engine generation it was given: vLLM's CPU platform
     # (platforms/cpu.py get_attn_backend_cls, 0.9-0.10: `ValueError: CPU backend only supports
