@@ -317,7 +317,8 @@ def stuck_meeting_elsewhere(msgs: list[str], scan: Scan,
     for a one-node launch, so the retries will run out on the address, as its crash does
     (unreachable_own_rendezvous); a loopback address retrying (no local port, lo down) names
     no setting. The last retry line, and the setting."""
-    retries = ((i, _RETRYING_HOST.search(msgs[i])) for i in range(len(msgs) - 1, start - 1, -1))
+    retries = ((i, _RETRYING_HOST.search(msgs[i])) for i in range(len(msgs) - 1, start - 1, -1)
+               if "- retrying" in msgs[i])  # (a word's test first: most logs have no retry)
     last, found = next(((i, m) for i, m in retries if m), (None, None))
     if last is None or found is None or found[1].startswith(_LOCAL_ADDRESS):
         return None
