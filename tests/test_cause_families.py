@@ -6374,3 +6374,25 @@ def test_a_gpu_only_path_meeting_the_cpu_builds_cuda_stand_ins_is_the_setting() 
     # guard: an attribute missing from another class names nothing
     plain = "AttributeError: type object 'StreamPool' has no attribute 'priority_range'"
     assert cause_of(tb(*frames, error=plain), "vllm") is not Cause.INVALID_CONFIG
+
+
+# --- the 233rd batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+@pytest.mark.parametrize("engine, loader", [
+    ("vllm", f"{VL}/model_executor/model_loader/weight_utils.py"),
+    ("sglang", f"{SG}/model_loader/weight_utils.py"),
+])
+def test_a_checkpoint_tensor_of_another_shape_than_its_parameter_is_the_checkpoint(
+        engine, loader) -> None:
+    """GPT-2's n_positions edited below its 512-row position table (hj103): the engines'
+    default_weight_loader asserts the shapes agree - weights and config disagree."""
+    frames = [(loader, "default_weight_loader", "assert param.size() == loaded_weight.size(), (")]
+    error = ("AssertionError: Attempted to load weight (torch.Size([512, 128])) into parameter "
+             "(torch.Size([128, 128]))")
+    assert cause_of(tb(*frames, error=error), engine) is Cause.CORRUPT_CHECKPOINT
+    # guard: the dtype warning of the same loader (a cast it makes and goes on) names nothing
+    warning = ("WARNING 12-06 17:01:42 [utils.py:333] Attempted to load weight "
+               "embed_tokens.weight with dtype torch.bfloat16 into parameter with dtype "
+               "torch.float16\n")
+    assert cause_of(warning + tb(*frames, error="AssertionError"), engine) \
+        is not Cause.CORRUPT_CHECKPOINT

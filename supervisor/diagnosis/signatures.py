@@ -1782,6 +1782,14 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # traceback: any line)
     + _sig(Cause.CORRUPT_CHECKPOINT, 41, r"(?:There is no|^(?:\w+\.)*ValueError: No) module or "
            r"parameter named '", flags=_I)
+    # The engines' default_weight_loader finding a checkpoint tensor of another shape than the
+    # parameter the config built (vLLM's and SGLang's weight_utils: `AssertionError: Attempted
+    # to load weight (torch.Size([512, 128])) into parameter (torch.Size([128, 128]))`, GPT-2's
+    # n_positions edited below its position table, hj103; a fork's tensor split for another
+    # tensor-parallel layout, g111): the weights and the model built from the config disagree
+    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
+           r"Attempted to load weight \(torch\.Size\(\[[\d, ]*\]\)\) into parameter "
+           r"\(torch\.Size\(", flags=_I)
     # SGLang's weight loader refusing to narrow a checkpoint's weights into the quantized
     # parameters its quantization config built (copy_with_check: `ValueError: Downcasting not
     # allowed: target.dtype=torch.float8_e4m3fn, loaded_weight.dtype=torch.bfloat16`, after
@@ -2344,8 +2352,7 @@ WARMUP_CONTAINER = _C(r":compile_or_warm_up_model$")
 #   (models/utils.py, `There is no module or parameter named 'x' in Y`), DefaultModelLoader's
 #   check after loading (`Following weights were not initialized from checkpoint`),
 #   default_weight_loader's shape check (`Attempted to load weight (torch.Size(..)) into
-#   parameter`): weight loading (a mapping or shape problem, not necessarily a damaged file, so
-#   no cause);
+#   parameter`): weight loading (the causes are the weights' disagreement with the model, above);
 # - vLLM V0's AsyncLLMEngine refusing a request once its engine loop died (`AsyncEngineDeadError:
 #   Background loop has errored already`): only a request gets it, so serving.
 # Errors the CUDA runtime or torch raise only while a stream is capturing a graph, in an
