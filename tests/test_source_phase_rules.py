@@ -87,15 +87,16 @@ def test_vllm_auto_fit_of_max_model_len_without_memory_is_kv_cache_oom():
 # --- messages: the weight loaders refusing a tensor (weight_loading) ------------------------
 
 @pytest.mark.parametrize("error, cause", [
-    # a checkpoint tensor under a module the model class lacks: saved for another head or
-    # architecture than the config makes vLLM build (both such labelled logs: invalid_config)
+    # a checkpoint tensor under a module the model class lacks: the weights and the model the
+    # config builds disagree (the corpus README's rule since round 2, session 41)
     ("ValueError: There is no module or parameter named 'lm_head.weight_scale' in "
-     "Qwen2ForCausalLM", Cause.INVALID_CONFIG),
+     "Qwen2ForCausalLM", Cause.CORRUPT_CHECKPOINT),
     # tensors the model needs are missing from the checkpoint: an incomplete checkpoint
     ("ValueError: Following weights were not initialized from checkpoint: "
      "{'model.layers.0.mlp.gate_up_proj.weight'}", Cause.CORRUPT_CHECKPOINT),
+    # a tensor of another shape than its parameter: the same disagreement (session 41, hj103)
     ("AssertionError: Attempted to load weight (torch.Size([151936, 4096])) into parameter "
-     "(torch.Size([152064, 4096]))", Cause.UNKNOWN),
+     "(torch.Size([152064, 4096]))", Cause.CORRUPT_CHECKPOINT),
 ])
 def test_a_weight_loader_refusing_a_tensor_is_weight_loading(error, cause):
     text = tb((f"{VL}/v1/worker/worker_base.py", "execute_method",
