@@ -6396,3 +6396,19 @@ def test_a_checkpoint_tensor_of_another_shape_than_its_parameter_is_the_checkpoi
                "torch.float16\n")
     assert cause_of(warning + tb(*frames, error="AssertionError"), engine) \
         is not Cause.CORRUPT_CHECKPOINT
+
+
+# --- the 237th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+@pytest.mark.parametrize("words", ["Read-only file system", "Not a directory"])
+def test_an_ipc_folder_no_socket_can_be_made_in_is_the_setting(words) -> None:
+    """VLLM_RPC_BASE_PATH on a read-only mount, or naming a stale socket file (hn103, hn102):
+    ZMQ's bind of the API server's ipc:// socket fails in the filesystem's words."""
+    frames = [(f"{VL}/utils/network_utils.py", "make_zmq_socket", "socket.bind(path)"),
+              ("zmq/backend/cython/_zmq.py", "zmq.backend.cython._zmq._check_rc",
+               "raise ZMQError(errno)")]
+    error = f"zmq.error.ZMQError: {words} (addr='ipc:///mnt/ro/8cc976d5-2563-4588')"
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: the same bind on a full filesystem names no setting (hn101, as dy101)
+    full = "zmq.error.ZMQError: No space left on device (addr='ipc:///mnt/x/9dbfec67')"
+    assert cause_of(tb(*frames, error=full), "vllm") is Cause.UNKNOWN
