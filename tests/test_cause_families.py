@@ -6412,3 +6412,17 @@ def test_an_ipc_folder_no_socket_can_be_made_in_is_the_setting(words) -> None:
     # guard: the same bind on a full filesystem names no setting (hn101, as dy101)
     full = "zmq.error.ZMQError: No space left on device (addr='ipc:///mnt/x/9dbfec67')"
     assert cause_of(tb(*frames, error=full), "vllm") is Cause.UNKNOWN
+
+
+# --- the 240th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_range_check_written_with_a_comparison_is_the_setting() -> None:
+    """`--weight-loader-prefetch-num-threads 0` (hq108): SGLang's loader checks the count in
+    a comparison's symbols, `must be >= 1`, as others write `must be positive`."""
+    frames = [(f"{SG}/model_loader/weight_utils.py", "_prefetch_all_checkpoints",
+               'raise ValueError("weight loader prefetch num_threads must be >= 1")')]
+    error = "ValueError: weight loader prefetch num_threads must be >= 1"
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: a comparison that is no range check of a value names nothing
+    other = "ValueError: expected the shards to be >> the ranks"
+    assert cause_of(tb(*frames, error=other), "sglang") is not Cause.INVALID_CONFIG

@@ -1770,11 +1770,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            fatal=True)
     # A check of a value's range (`AssertionError: timeout must be positive` for SGLang's
     # --dist-timeout -5, `base_gpu_id must be non-negative`, pydantic's `... must be greater than
-    # or equal to ...`): a number the launch was given that no run can take. Below every message
-    # naming a cause of its own (a KV pool sized to nothing says so in its own words first).
+    # or equal to ...`, SGLang's `weight loader prefetch num_threads must be >= 1`, hq108): a
+    # number the launch was given that no run can take. Below every message naming a cause of
+    # its own (a KV pool sized to nothing says so in its own words first).
     + _sig(Cause.INVALID_CONFIG, 37,
            r"^(?:\w+\.)*(?:AssertionError|ValueError): .{0,160}?\b(?:must|should) be (?:a )?"
-           r"(?:positive|non-?negative|greater than|larger than|at least)\b",
+           r"(?:(?:positive|non-?negative|greater than|larger than|at least)\b|>=? ?-?\d)",
            scope="error", flags=_I)
     # A checkpoint tensor the model the engine built has no parameter for (vLLM's
     # AutoWeightsLoader, models/utils.py: `There is no module or parameter named 'score' in
