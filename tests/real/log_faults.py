@@ -39,6 +39,13 @@ class Ctx:
     def text(self) -> str:
         return self.log.read_text(errors="replace")
 
+    def output(self) -> str:
+        """The engine's output: the log less the recorder's header, which holds the scenario's
+        own words and may quote the very line an act waits for (the 225th batch's acts fired at
+        launch so)."""
+        text = self.text()
+        return text.partition("\n\n")[2] if text.startswith("# source:") else text
+
     def wait_for(self, needle: str, timeout: float = STARTUP_S) -> bool:
         return self.wait_any([needle], timeout) is not None
 
@@ -47,12 +54,12 @@ class Ctx:
         ended without any)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            text = self.text()
+            text = self.output()
             found = next((n for n in needles if n in text), None)
             if found is not None:
                 return found
             if self.proc is not None and self.proc.poll() is not None:
-                text = self.text()
+                text = self.output()
                 return next((n for n in needles if n in text), None)
             time.sleep(0.3)
         return None
