@@ -285,6 +285,8 @@ _CONNECT_FAILED = re.compile(r"failed to connect|timed out after .{0,80}connect"
 _ONE_NODE = re.compile(r"""\bnnodes['"]?\s*[=:]\s*1\b""")
 _MEET_AT = re.compile(r"""\bdist_init_addr['"]?\s*[=:]\s*['"]([^'"]+)['"]""")
 _LOCAL_ADDRESS = ("127.", "localhost", "[::1]", "::1", "0.0.0.0")
+# the address a SGLang launch serves at, which it also meets at where no dist_init_addr is set
+_LAUNCH_HOST = re.compile(r"""['"]host['"]\s*:\s*['"]([^'"]+)['"]|\bhost=['"]([^'"]+)['"]""")
 
 
 def unreachable_own_rendezvous(msgs: list[str], scan: Scan, index: int) -> str | None:
@@ -294,19 +296,30 @@ def unreachable_own_rendezvous(msgs: list[str], scan: Scan, index: int) -> str |
     command line reused on one node)."""
     if not _CONNECT_FAILED.search(msgs[index]):
         return None
-    for i in scan.run_starts:
+    return next((address for setting, address, _ in _one_node_meeting_points(msgs, scan)
+                 if setting == "dist_init_addr" and not address.startswith(_LOCAL_ADDRESS)),
+                None)
+
+
+def _one_node_meeting_points(msgs: list[str], scan: Scan) -> list[tuple[str, str, str]]:
+    """Where a launch of one node meets its own rendezvous, from its settings dump: its
+    dist_init_addr, and its --host (which SGLang meets at where no dist_init_addr is set), each
+    as (setting, address, host part)."""
+    points = []
+    for i in (i for i in scan.run_starts if _ONE_NODE.search(msgs[i])):
         meet = _MEET_AT.search(msgs[i])
-        if meet and _ONE_NODE.search(msgs[i]) and not meet[1].startswith(_LOCAL_ADDRESS):
-            return meet[1]
-    return None
+        if meet:
+            points.append(("dist_init_addr", meet[1], meet[1].rsplit(":", 1)[0].strip("[]")))
+        host = _LAUNCH_HOST.search(msgs[i])
+        if host:
+            points.append(("host", host[1] or host[2], host[1] or host[2]))
+    return points
 
 
 # c10d's store client retrying a rendezvous (`[c10d] TCP client failed to connect/validate to
 # host 10.0.3.17:29690 - retrying (try=3, ...)`): the host it is trying
 _RETRYING_HOST = re.compile(r"failed to connect(?:/validate)? to host \[?([^\s\]]+?)\]?:\d+"
                             r" - retrying")
-# the address a SGLang launch serves at, which it also meets at where no dist_init_addr is set
-_LAUNCH_HOST = re.compile(r"""['"]host['"]\s*:\s*['"]([^'"]+)['"]|\bhost=['"]([^'"]+)['"]""")
 
 
 def stuck_meeting_elsewhere(msgs: list[str], scan: Scan,
@@ -322,17 +335,9 @@ def stuck_meeting_elsewhere(msgs: list[str], scan: Scan,
     last, found = next(((i, m) for i, m in retries if m), (None, None))
     if last is None or found is None or found[1].startswith(_LOCAL_ADDRESS):
         return None
-    tried = found[1]
-    for i in scan.run_starts:
-        if not _ONE_NODE.search(msgs[i]):
-            continue
-        meet = _MEET_AT.search(msgs[i])
-        host = _LAUNCH_HOST.search(msgs[i])
-        if meet and meet[1].rsplit(":", 1)[0].strip("[]") == tried:
-            return last, f"--dist-init-addr {meet[1]}"
-        if host and tried in (host[1], host[2]):
-            return last, f"--host {tried}"
-    return None
+    return next(((last, f"--{setting.replace('_', '-')} {address}")
+                 for setting, address, host in _one_node_meeting_points(msgs, scan)
+                 if host == found[1]), None)
 
 
 # the hub refusing a local path as a repository id (huggingface_hub's validate_repo_id: `Repo
@@ -453,7 +458,7 @@ def met_a_non_finite_setting(msgs: list[str], scan: Scan, start: int,
     infinity (`ValueError: cannot convert float NaN to integer` as SGLang sizes its KV pool
     from `--mem-fraction-static nan`) in a launch that set a value so
     (settings.non_finite_setting): the exception line and the setting."""
-    named = non_finite_setting(settings) if settings else None
+    named = non_finite_setting(settings)
     if named is None:
         return None
     for i in (i for i, _ in scan.exceptions if i >= start):
