@@ -17,7 +17,7 @@ import anyio
 from ..profiles import ResolvedProfile
 from ..runtime import stacks
 from ..runtime.process import TreeSample
-from ..states import Cause, Phase, Status
+from ..states import Cause, Outcome, Phase, Status
 from .activity import ActivityTracker
 from .health import ProbeResult, probe
 from .serving import ServingWatch
@@ -191,11 +191,20 @@ class RunWatch:
             head = (f"no output for {quiet:.0f} s in phase {run.phase.value} and no CPU, disk "
                     f"or GPU activity for {run.activity.still_for(now_m):.0f} s "
                     f"(silence = {silence:g} s)")
+        if verdict.outcome == Outcome.CRASHED:
+            # The engine printed its fatal error and its processes did not exit after it (a
+            # slow teardown, or a parent that missed its child's death): the run crashed;
+            # the silence after the error is how it was noticed, not what happened.
+            head = (f"the log ends in a fatal error and its processes had not exited "
+                    f"{quiet:.0f} s later (silence = {silence:g} s)")
         tail = run.log_evidence(3)
         shown = {line.removeprefix("last line: ") for line in tail}
         evidence = [head, *activity_evidence(run.activity), *tail,
                     *(e for e in verdict.evidence if e[:300] not in shown)]
         evidence += await self._stack_evidence()
+        if verdict.outcome == Outcome.CRASHED:
+            await run.fail(Status.CRASHED, verdict.cause or Cause.UNKNOWN, evidence)
+            return True
         cause = verdict.cause
         if cause in (None, Cause.UNKNOWN) and stuck is not None and self.collective:
             cause = Cause.COLLECTIVE_HANG

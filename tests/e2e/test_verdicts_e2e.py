@@ -291,3 +291,37 @@ def test_diagnose_reads_the_settings_it_is_given_as_the_daemon_reads_its_profile
     bad = diagnose("--set", "zigzag")
     assert bad.returncode == 2 and "expected KEY=VALUE" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+# An engine that prints its fatal error and then does not exit: its parent missed the child's
+# death (SGLang's sigquit lost), or its teardown is slow. A child keeps the tree alive too.
+_CRASHED_BUT_ALIVE = """\
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+print("INFO Capture cuda graph begin. This can take up to several minutes.", flush=True)
+print('''Traceback (most recent call last):
+  File "/opt/engine/model_runner.py", line 1200, in capture
+    self.graph_runner = CudaGraphRunner(self)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total \
+capacity of 79.11 GiB of which 1.06 GiB is free.''', flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_fatal_error_whose_processes_do_not_exit_is_a_crash_not_a_hang(
+        workdir: Path, make_daemon) -> None:
+    script = workdir / "crash_alive.py"
+    script.write_text(_CRASHED_BUT_ALIVE)
+    write_profile(workdir, "lingers", (
+        f'engine = "vllm"\n\n[launch]\ncommand = ["{{python}}", "{script}"]\n'
+        f'model = "test/model"\nhost = "127.0.0.1"\nport = {free_port()}\n\n'
+        f"[timeouts]\nsilence = {SILENCE}\nstop_grace = 1\n"))
+    d = make_daemon()
+    res = d.ctl("switch", "lingers", "--wait", "--timeout", "60", "--json")
+    assert res.returncode == 1, res.stdout + res.stderr
+    v = json.loads(res.stdout)["verdict"]
+    assert (v["status"], v["cause"]) == ("crashed", "cuda_oom"), v
+    assert v["evidence"][0].startswith("the log ends in a fatal error and its processes had "
+                                       "not exited"), v["evidence"]
+    assert any("CUDA out of memory" in e for e in v["evidence"]), v["evidence"]
+    wait_until(lambda: d.run_processes() == {}, 20, "the lingering tree killed")
