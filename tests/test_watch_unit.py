@@ -15,7 +15,7 @@ import pytest
 
 from supervisor.profiles import ProfileSet, ResolvedProfile
 from supervisor.runtime.process import TreeSample
-from supervisor.states import Cause, Phase, Status
+from supervisor.states import Cause, Outcome, Phase, Status
 from supervisor.watchdogs.activity import ActivityTracker
 from supervisor.watchdogs.watch import RunWatch
 
@@ -38,6 +38,7 @@ class _Verdict:
     cause: Cause | None = None
     evidence: list[str] = field(default_factory=lambda: ["classifier: nothing known"])
     phase: Phase = Phase.LAUNCH
+    outcome: Outcome = Outcome.INCOMPLETE
 
 
 @dataclass
@@ -56,6 +57,7 @@ class FakeRun:
     samples: int = 0
     failed: list[tuple[Status, Cause, list[str]]] = field(default_factory=list)
     stacks_dumped: int = 0
+    verdict: _Verdict = field(default_factory=_Verdict)  # what the log reads as
 
     @property
     def done_watching(self) -> bool:
@@ -86,7 +88,7 @@ class FakeRun:
         return ["last line: Load weight begin"][:n]
 
     async def classify(self) -> Any:
-        return _Verdict()
+        return self.verdict
 
     async def dump_stacks(self) -> list[str]:
         self.stacks_dumped += 1
@@ -144,6 +146,19 @@ async def test_silence_with_no_sign_of_work_is_a_hang(tmp_path: Path) -> None:
     assert re.match(r"no output for \d+ s in phase launch and no CPU, disk or GPU activity",
                     evidence[0])
     assert "last line: Load weight begin" in evidence and run.stacks_dumped == 1
+
+
+async def test_silence_after_a_fatal_error_is_a_crash_with_its_cause(tmp_path: Path) -> None:
+    # The log ends in the engine's fatal error; its processes stay, silent and idle.
+    run = FakeRun(_profile(tmp_path, "launch = 600\nsilence = 0.4\n"),
+                  verdict=_Verdict(cause=Cause.CUDA_OOM, outcome=Outcome.CRASHED,
+                                   evidence=["torch.OutOfMemoryError: CUDA out of memory."]))
+    await _watch(run)
+    ((status, cause, evidence),) = run.failed
+    assert (status, cause) == (Status.CRASHED, Cause.CUDA_OOM)
+    assert evidence[0].startswith("the log ends in a fatal error and its processes had not "
+                                  "exited")
+    assert "torch.OutOfMemoryError: CUDA out of memory." in evidence
 
 
 async def test_silence_while_the_cpu_works_is_not_a_hang(tmp_path: Path) -> None:
