@@ -177,7 +177,29 @@ class Campaigns:
             if nxt is None and not result["ok"] and stops:
                 self._finish("failed", f"stopped on failure: {exp.name} ({result['why']})")
                 return
+        if plan.finish == "best":
+            await self._serve_best(plan, state)
         self._finish("completed", "the plan has run to its end")
+
+    async def _serve_best(self, plan: Plan, state: dict[str, Any]) -> None:
+        """End on the best measured configuration, not on whatever ran last: an experiment
+        that missed its criterion (or fell back) is not what a campaign should leave."""
+        name, profile, changes, run_id = best_step(plan, state)
+        serving = state.get("serving") or {}
+        label = "the baseline" if name is None else f"experiment {name}"
+        if serving.get("run_id") is not None and serving.get("run_id") == run_id:
+            state["finish"] = {"experiment": name, "run_id": run_id, "relaunched": False}
+            self._note(f"left serving {label} (run #{run_id}), the best measured")
+            return
+        self._note(f"relaunching {label} ({profile}), the best measured: what ran last "
+                   f"(run #{serving.get('run_id')}) is not it")
+        outcome = await self._launch(profile, changes, f"campaign {plan.name}: serving the "
+                                                       f"best, {label}")
+        state["finish"] = {"experiment": name, "run_id": outcome["run_id"], "relaunched": True,
+                           "ok": outcome["ok"]}
+        state["serving"] = self._serving()
+        if not outcome["ok"]:
+            self._note(f"{label} did not come up again: {_verdict_text(outcome)}")
 
     async def _experiment(self, plan: Plan, exp: Experiment) -> dict[str, Any]:
         with anyio.move_on_after(exp.timeout if exp.timeout is not None else math.inf) as scope:
@@ -361,6 +383,23 @@ def _group_of(outcome: dict[str, Any]) -> dict[str, Any]:
     """A group step's record: {group: {group, attempt, status, ranks, verdict}} (the verdict
     with its root rank, cause and consequences); nothing for a step on this node alone."""
     return {"group": outcome["group"]} if outcome.get("group") else {}
+
+
+def best_step(plan: Plan, state: dict[str, Any],
+              ) -> tuple[str | None, str, tuple[str, ...] | None, int | None]:
+    """(experiment name or None for the baseline, profile, changes, run id) of the best
+    measured step: the passing experiment with the highest rate, else the baseline."""
+    passed = [e for e in state["experiments"]
+              if e["ok"] and (e["benchmark"] or {}).get("tokens_per_s") is not None]
+    if not passed:
+        return None, plan.baseline, None, state["baseline"].get("run_id")
+    best = max(passed, key=lambda e: e["benchmark"]["tokens_per_s"])
+    return best["name"], best["profile"], tuple(best["changes"] or ()), best["run_id"]
+
+
+def _verdict_text(outcome: dict[str, Any]) -> str:
+    v = outcome.get("verdict") or {}
+    return f"{v.get('status', 'failed')} in {v.get('phase')} ({v.get('cause') or 'no cause'})"
 
 
 def baseline_entry(plan: Plan, outcome: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,8 @@ baseline_max_age = 600              # re-measure the baseline before an experime
                                     # older (default 1800 s); also re-measured when an
                                     # experiment ran under other GPU clocks / throttling
 stop = "end"                        # end | first_failure | first_success
+finish = "best"                     # best: end serving the passing experiment with the best
+                                    # rate (else the baseline); last: leave the last one
 
 [[experiments]]                     # tried from the first, then as the branches say
 name = "fewchan_fusion"
@@ -39,7 +41,8 @@ from supervisor.profiles.files import read_profile_bytes
 CAMPAIGNS_DIR = "campaigns"
 STOP = "stop"
 STOP_WHEN = ("end", "first_failure", "first_success")
-TOP_KEYS = ("description", "baseline", "time_budget", "baseline_max_age", "stop",
+FINISH = ("best", "last")
+TOP_KEYS = ("description", "baseline", "time_budget", "baseline_max_age", "stop", "finish",
             "experiments")
 EXPERIMENT_KEYS = ("name", "profile", "changes", "success", "on_success", "on_failure",
                    "timeout", "description")
@@ -89,6 +92,7 @@ class Plan:
     description: str = ""
     by_name: dict[str, Experiment] = field(default_factory=dict, compare=False)
     baseline_max_age: float = 1800.0
+    finish: str = "best"
 
     def next_after(self, exp: Experiment, ok: bool) -> tuple[str | None, str]:
         """The experiment that follows ``exp`` (None: the campaign ends) and why."""
@@ -108,7 +112,7 @@ class Plan:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "source": self.source, "baseline": self.baseline,
                 "time_budget": self.time_budget, "stop": self.stop,
-                "baseline_max_age": self.baseline_max_age,
+                "baseline_max_age": self.baseline_max_age, "finish": self.finish,
                 "description": self.description,
                 "experiments": [e.to_dict() for e in self.experiments]}
 
@@ -159,6 +163,9 @@ def _plan(name: str, source: str, data: dict[str, Any], profiles: ProfileSet) ->
     stop = data.get("stop", "end")
     if stop not in STOP_WHEN:
         raise fail("stop", f"must be one of {', '.join(STOP_WHEN)}, got {stop!r}")
+    finish = data.get("finish", "best")
+    if finish not in FINISH:
+        raise fail("finish", f"must be one of {', '.join(FINISH)}, got {finish!r}")
     raw = data.get("experiments")
     if not isinstance(raw, list) or not raw or not all(isinstance(e, dict) for e in raw):
         raise fail("experiments", "must be a non-empty array of tables ([[experiments]])")
@@ -179,7 +186,7 @@ def _plan(name: str, source: str, data: dict[str, Any], profiles: ProfileSet) ->
     if not isinstance(description, str):
         raise fail("description", "must be a string")
     return Plan(name, source, baseline, experiments, budget, stop, description, by_name,
-                max_age)
+                max_age, finish)
 
 
 def _experiment(prefix: str, table: dict[str, Any], profiles: ProfileSet, fail: Any

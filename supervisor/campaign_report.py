@@ -35,7 +35,8 @@ def markdown(state: dict[str, Any]) -> str:
         lines.append(_row(i, row))
     if not state.get("experiments"):
         lines.append("| | (no experiment ran) | | | | | | | | |")
-    lines += ["", f"Serving at the end: {_serving(state.get('serving'))}", "", _how_read(state)]
+    lines += ["", f"Serving at the end: {_serving(state.get('serving'))}"
+              f"{_why_serving(state.get('finish'))}", "", _how_read(state)]
     log = state.get("log") or []
     if log:
         lines += ["", "## Log", "", *[f"- {entry}" for entry in log[-40:]]]
@@ -127,6 +128,18 @@ def _serving(serving: dict[str, Any] | None) -> str:
     changes = ", ".join(serving.get("changes") or [])
     return f"{serving['profile']}" + (f" + {changes}" if changes else "") + \
         f" (run #{serving.get('run_id')})"
+
+
+def _why_serving(finish: dict[str, Any] | None) -> str:
+    """Why that configuration (plan key finish = "best"): the best measured step."""
+    if not finish:
+        return ""
+    what = f"experiment {finish['experiment']}" if finish.get("experiment") else "the baseline"
+    if not finish.get("relaunched"):
+        return f", {what}: the best measured, left serving"
+    if finish.get("ok"):
+        return f", {what}: the best measured, launched again after the last experiment"
+    return f"; {what}, the best measured, was launched again and did not come up"
 
 
 def _num(value: Any) -> str:

@@ -56,7 +56,15 @@ def test_the_demo_campaign_runs_the_seeds_plan_with_its_branches(workdir: Path,
     for row in rows.values():
         assert {"name", "profile", "changes", "verdict", "culprits", "benchmark",
                 "branch"} <= set(row)
-    assert r["serving"]["profile"] == "demo-eagle3-fewchan"
+    # EAGLE-3 ran last but missed its criterion: the campaign ends on the best that passed
+    assert (r["serving"]["profile"], r["serving"]["changes"]) == (
+        "demo-fewchan-fusion", ["nccl_fewchan"]), r["serving"]
+    assert r["finish"] == {"experiment": "nccl_alone", "run_id": r["serving"]["run_id"],
+                           "relaunched": True, "ok": True}, r["finish"]
+    assert r["serving"]["run_id"] > eagle["run_id"]
+    assert any("relaunching experiment nccl_alone" in line for line in r["log"]), r["log"]
+    assert "Serving at the end: demo-fewchan-fusion + nccl_fewchan" in r["report"]
+    assert d.run()["status"] == "ready" and d.run()["profile"] == "demo-fewchan-fusion"
     md = Path(r["files"]["markdown"]).read_text()
     assert md == r["report"] and "| 1 | fewchan_fusion |" in md
     assert json.loads(Path(r["files"]["json"]).read_text())["status"] == "completed"
