@@ -166,6 +166,18 @@ def test_a_proxied_request_from_another_host_after_ready_is_serving() -> None:
     assert _walk("vllm", [VLLM_UP, VLLM_READY, NGINX]).phase is Phase.SERVING
 
 
+# uvicorn's access line as it writes it to a terminal (hs103: a launch from an SSH shell)
+COLOURED = ('\x1b[32mINFO\x1b[0m:     127.0.0.1:54518 - "\x1b[1mPOST /v1/completions HTTP/1.1'
+            '\x1b[0m" \x1b[32m200 OK\x1b[0m')
+
+
+def test_a_coloured_access_line_is_a_request_served() -> None:
+    assert parse_access(COLOURED) == ("127.0.0.1", "POST", "/v1/completions")
+    assert _walk("vllm", [VLLM_UP, VLLM_READY, COLOURED]).phase is Phase.SERVING
+    # guard: colour codes around a line that is no access line do not make one
+    assert parse_access("\x1b[32mINFO\x1b[0m: loaded \x1b[1m\"a\"\x1b[0m 200") is None
+
+
 # --- fork startup lines ----------------------------------------------------------------------
 
 HPU_BLOCKS = "INFO 08-26 07:31:00 habana_executor.py:85] # HPU blocks: 2048, # CPU blocks: 256"

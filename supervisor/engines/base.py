@@ -52,9 +52,16 @@ _ACCESS_TAIL = re.compile(r' - "([A-Z]+) (\S+) HTTP/[\d.]+" (\d{3})')
 _CLF_ACCESS = re.compile(r'(\S+)(?: \S+ \S+)? \[[^\]]*\] "([A-Z]+) (\S+) HTTP/[\d.]+" \d{3}\b')
 
 
+# uvicorn colours its access line when it writes to a terminal (a launch from a shell, a
+# paste from one): `"\x1b[1mPOST /v1/completions HTTP/1.1\x1b[0m" \x1b[32m200 OK\x1b[0m`.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
 def parse_access(line: str) -> tuple[str, str, str] | None:
     """(client host, method, path) of a uvicorn access line, anywhere in the line, or of a
     proxy's access line in Common Log Format."""
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
     j = line.find(' - "')
     if j <= 0:
         if '] "' not in line:
