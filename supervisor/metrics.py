@@ -294,6 +294,14 @@ def _serving_families(run: dict[str, Any] | None, gauge: Any) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             fam.add_metric(labels, float(value))
         yield fam
+    answers = srv.get("answers") or {}
+    fam = gauge(PREFIX + "serving_answers", "Requests the current run answered since ready, "
+                "by status class, from its access lines (health probes left out)",
+                labels=["engine", "profile", "status_class"])
+    for cls, n in sorted(answers.items()):
+        if isinstance(n, int):
+            fam.add_metric([*labels, cls], float(n))
+    yield fam
     canary = srv.get("canary") or {}
     for name, doc, key in _CANARY_GAUGES:
         fam = gauge(PREFIX + name, doc, labels=["engine", "profile"])

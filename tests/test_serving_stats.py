@@ -152,3 +152,31 @@ def test_describe_and_served_model_name() -> None:
     assert served_model(P()) == "/models/tiny"
     P.args = (("served_model_name", "tiny"),)
     assert served_model(P()) == "tiny"
+
+
+def _access(path: str, code: int, phrase: str, method: str = "POST") -> str:
+    return f'INFO:     127.0.0.1:50{code} - "{method} {path} HTTP/1.1" {code} {phrase}\n'
+
+
+def test_answers_are_counted_in_every_chunk_and_the_probes_left_out() -> None:
+    """A server that refuses every request logs no batch line (hu102, a bad default sampling
+    setting): the access lines' status classes are then the only sign."""
+    st = ServingStats("vllm", probe_path="/health")
+    assert st.latest() is None
+    chunk = (_access("/v1/completions", 400, "Bad Request") * 3 +
+             _access("/health", 200, "OK", "GET") * 2 + _access("/health", 503,
+                                                               "Service Unavailable", "GET"))
+    st.feed_chunk(chunk.encode())
+    st.feed_chunk(chunk.encode())  # inside the scan throttle: still counted
+    latest = st.latest()
+    assert latest is not None
+    assert latest["answers"] == {"2xx": 0, "4xx": 6, "5xx": 0}
+    assert latest["last_refused"].endswith('"POST /v1/completions HTTP/1.1" 400 Bad Request')
+    st.feed_chunk((_access("/v1/chat/completions", 200, "OK") +
+                   _access("/v1/chat/completions", 500, "Internal Server Error") +
+                   _access("/v1/models", 200, "OK", "GET")).encode())
+    assert st.latest()["answers"] == {"2xx": 2, "4xx": 6, "5xx": 1}
+    assert "/v1/chat/completions HTTP/1.1\" 500" in st.latest()["last_refused"]
+    # guard: a stats line that quotes nothing like an access line counts nothing
+    st.feed_chunk(b'INFO 12-07 [loggers.py:1] Avg prompt throughput: 1.0 tokens/s, "x" 400\n')
+    assert st.latest()["answers"] == {"2xx": 2, "4xx": 6, "5xx": 1}

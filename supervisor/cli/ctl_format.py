@@ -368,7 +368,22 @@ def serving_line(srv: dict[str, Any]) -> str:
              if isinstance(srv.get(key), (int, float))]
     progress = srv.get("last_progress")
     parts.append(f"last progress {_ago(progress)} ago" if progress else "no progress yet")
+    answered = answers_text(srv.get("answers"))
+    if answered:
+        parts.append(answered)
     return ", ".join(parts)
+
+
+def answers_text(answers: Any) -> str | None:
+    """``answers 120 ok, 35 refused (4xx), 2 failed (5xx)``; None before any request."""
+    if not isinstance(answers, dict) or not any(answers.values()):
+        return None
+    out = [f"answers {answers.get('2xx', 0)} ok"]
+    if answers.get("4xx"):
+        out.append(f"{answers['4xx']} refused (4xx)")
+    if answers.get("5xx"):
+        out.append(f"{answers['5xx']} failed (5xx)")
+    return ", ".join(out)
 
 
 def format_metrics(r: dict[str, Any]) -> str:
@@ -383,6 +398,8 @@ def format_metrics(r: dict[str, Any]) -> str:
     out = [head, f"now:  {serving_line(srv)}"]
     for sign in srv.get("hang_signs") or []:
         out.append(f"engine warning: {sign}")
+    if srv.get("last_refused"):
+        out.append(f"last refused: {srv['last_refused']}")
     canary = srv.get("canary")
     if canary:
         out.append(f"canary: {canary.get('request')} -> {canary.get('answer')} "

@@ -37,6 +37,13 @@ ROW_EVERY_S = 1.0        # the series' resolution: the watch loop ticks faster t
 SCAN_GAP = 0.2           # seconds between two chunks looked at
 _SIGNS_KEPT = 3
 
+# Answers, from uvicorn's access lines (`"POST /v1/completions HTTP/1.1" 400 Bad Request`):
+# counted in every chunk, not only the ones scanned, with bytes.count (no line split). A
+# server that refuses every request (a bad default in the model's generation config) logs no
+# batch line at all; these counts are then the only sign.
+_VERSIONS = (b'HTTP/1.1" ', b'HTTP/1.0" ')
+ANSWER_CLASSES = ("2xx", "4xx", "5xx")
+
 # --- SGLang ---------------------------------------------------------------------------------
 _SG_KV = re.compile(r"(#running-req|#queue-req|#token|#new-seq|#new-token|#cached-token"
                     r"|#retracted-req|token usage|accept len|accept rate|cache hit rate"
@@ -164,8 +171,14 @@ class ServingStats:
     tick from the watch loop and appends a row when new values arrived since the last one.
     """
 
-    def __init__(self, engine: str, size: int = SERIES_LEN) -> None:
+    def __init__(self, engine: str, size: int = SERIES_LEN, probe_path: str | None = None,
+                 ) -> None:
         self.engine = engine
+        # the daemon's own health probes are not requests anyone sent
+        self._probe = f"GET {probe_path} ".encode() if probe_path else None
+        self.answers = dict.fromkeys(ANSWER_CLASSES, 0)
+        self.last_refused: str | None = None       # the newest 4xx/5xx access line
+        self._answers_news = False
         self._markers, self._signs = _ENGINES[engine]
         self.averaged = engine in _AVERAGED        # its lines' rates span the last interval
         self.values: dict[str, float] = {}
@@ -184,12 +197,14 @@ class ServingStats:
         self._pending: bytes | None = None
 
     @classmethod
-    def for_engine(cls, engine: str) -> ServingStats | None:
+    def for_engine(cls, engine: str, probe_path: str | None = None) -> ServingStats | None:
         """Stats for an engine that logs them; None for one that does not (``command``)."""
-        return cls(engine) if engine in _ENGINES else None
+        return cls(engine, probe_path=probe_path) if engine in _ENGINES else None
 
     # -- the log pipeline ---------------------------------------------------------------------
     def feed_chunk(self, chunk: bytes) -> None:
+        if b'HTTP/1.' in chunk:
+            self._count_answers(chunk)
         now = time.monotonic()
         if now - self._scanned_m < SCAN_GAP:
             self._pending = chunk  # the newest one is looked at by the next tick at the latest
@@ -220,6 +235,29 @@ class ServingStats:
             j = chunk.rfind(sign)
             if j >= 0:
                 self.signs = (self.signs + [_line_at(chunk, j)[:300]])[-_SIGNS_KEPT:]
+
+    def _count_answers(self, chunk: bytes) -> None:
+        refused = -1
+        for version in _VERSIONS:
+            for digit, key in zip(b"245", ANSWER_CLASSES):
+                needle = version + bytes((digit,))
+                n = chunk.count(needle)
+                if not n:
+                    continue
+                if self._probe is not None and self._probe in chunk:
+                    n -= chunk.count(self._probe + b"HTTP/1.1\" " + bytes((digit,))) + \
+                        chunk.count(self._probe + b"HTTP/1.0\" " + bytes((digit,)))
+                self.answers[key] += n
+                self._answers_news = self._answers_news or n > 0
+                if key != "2xx" and n > 0:
+                    refused = max(refused, _newest_not_probe(chunk, needle, self._probe))
+        if refused >= 0:
+            self.last_refused = _line_at(chunk, refused)[:300]
+
+    def take_answers_news(self) -> bool:
+        """True once after requests were answered (the run's snapshot should say so)."""
+        news, self._answers_news = self._answers_news, False
+        return news
 
     def progressed(self) -> None:
         """Tokens moved (a batch line, a stats line with throughput, our canary's answer)."""
@@ -276,15 +314,17 @@ class ServingStats:
 
     def latest(self) -> dict[str, Any] | None:
         """``status.run.serving``: the newest values and the counters; None before any."""
+        refused = self.answers["4xx"] + self.answers["5xx"]
         if self.updated is None and not self.signs and self.canary is None \
-                and self.scraped is None:
+                and self.scraped is None and not refused:
             return None
         out: dict[str, Any] = {k: _num(self.values[k]) for k in FIELDS if k in self.values}
         source = "log+metrics" if self.scraped is not None else "log"
         out.update(engine=self.engine, source=source, updated=self.updated,
                    last_progress=self.progress_wall, last_line=self.last_line,
                    hang_signs=list(self.signs), samples=len(self.series),
-                   canary=self.canary, scraped=self.scraped, scrape_error=self.scrape_error)
+                   canary=self.canary, scraped=self.scraped, scrape_error=self.scrape_error,
+                   answers=dict(self.answers), last_refused=self.last_refused)
         return out
 
     def observed(self, t0: float, t1: float) -> dict[str, Any] | None:
@@ -311,6 +351,17 @@ class ServingStats:
                     d[k] = _num(v)
             out.append(d)
         return out
+
+
+def _newest_not_probe(chunk: bytes, needle: bytes, probe: bytes | None) -> int:
+    """Where the newest access line with ``needle`` that is not a health probe is; -1 if
+    none is."""
+    end = len(chunk)
+    while (j := chunk.rfind(needle, 0, end)) >= 0:
+        if probe is None or probe not in _line_at(chunk, j).encode():
+            return j
+        end = j
+    return -1
 
 
 def _num(v: float) -> float | int:

@@ -101,7 +101,8 @@ class Run:
         self.reason = reason
         self.engine = get_engine(profile.engine)
         self.tracker = self.engine.new_tracker()
-        self.serving = ServingStats.for_engine(self.engine.name)  # metrics after ready
+        self.serving = ServingStats.for_engine(  # metrics after ready
+            self.engine.name, probe_path=profile.health.path)
         self.clock = PhaseClock(self.store, run_id)
         self.status = Status.STARTING
         self.progress: dict[str, Any] | None = None

@@ -90,7 +90,8 @@ class ServingWatch:
             self.since = now
         await self._scrape(stats, now)
         a = self.run.activity
-        if stats.sample(time.time(), a.gpu_util, a.gpu_power_frac):
+        # (no short-circuit: both flags are read, and cleared, every tick)
+        if stats.sample(time.time(), a.gpu_util, a.gpu_power_frac) | stats.take_answers_news():
             self.run.publish()
         if stats.load > 0:
             self.run.serving_seen()

@@ -149,3 +149,39 @@ def test_slow_prefill_that_progresses_is_not_a_stall(workdir: Path, make_daemon)
     run = d.run()
     assert (run["status"], run["phase"]) == ("ready", "serving"), run["evidence"]
     assert run["serving"]["running"] >= 1 and run["serving"]["last_progress"] > time.time() - 5
+
+
+def _post(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("POST", path, body=b"{}", headers={"Content-Type": "application/json"})
+        res = conn.getresponse()
+        res.read()
+        return res.status
+    finally:
+        conn.close()
+
+
+def test_refused_requests_are_counted_where_no_batch_line_shows_them(workdir: Path,
+                                                                     make_daemon) -> None:
+    """Requests the server refuses run no batch: only the access lines show them. The
+    daemon's own health probes are not counted."""
+    pytest.importorskip("prometheus_client")
+    port = _profile(workdir, "refuses")
+    mport = free_port()
+    d = make_daemon(config=write_config(workdir, f"[metrics]\nmetrics_port = {mport}\n"))
+    d.ctl("switch", "refuses", "--wait", "--timeout", "60", check=True)
+    assert all(_post(port, "/v1/no-such-route") == 404 for _ in range(3))
+    run = d.wait_run(lambda r: ((r["serving"] or {}).get("answers") or {}).get("4xx") == 3,
+                     15, "three refused requests in status.run.serving.answers")
+    s = run["serving"]
+    assert s["answers"] == {"2xx": 0, "4xx": 3, "5xx": 0}, s["answers"]
+    assert '"POST /v1/no-such-route HTTP/1.1" 404' in s["last_refused"]
+    human = d.ctl("metrics", check=True).stdout
+    assert "answers 0 ok, 3 refused (4xx)" in human, human
+    assert 'last refused: ' in human and "/v1/no-such-route" in human
+    assert _value(_scrape(mport), "gns_serving_answers", engine="sglang", profile="refuses",
+                  status_class="4xx") == 3
+    _complete(port, 8, 30)
+    run = d.wait_run(lambda r: r["serving"]["answers"]["2xx"] == 1, 15, "the good request")
+    assert run["serving"]["answers"]["4xx"] == 3

@@ -304,6 +304,19 @@ def test_the_serving_panel_reads_the_real_trackers_output() -> None:
     text = "\n".join(plain(ln) for ln in serving_lines(stats.latest(), stats.rows(), [], 100))
     assert "179 gen" in text and "3 running · 2 queued" in text and "25% used" in text
     assert "2.17 tokens/step · 54%" in text
+    assert "answers" not in text   # no access line yet
+    no_reprs(text)
+
+
+def test_the_serving_panel_shows_refused_requests_when_no_batch_line_came() -> None:
+    from supervisor.engines.serving_stats import ServingStats
+
+    stats = ServingStats("vllm", probe_path="/health")
+    stats.feed_chunk(b'INFO:     127.0.0.1:4242 - "POST /v1/chat/completions HTTP/1.1" 400 '
+                     b'Bad Request\n' * 4)
+    text = "\n".join(plain(ln) for ln in serving_lines(stats.latest(), stats.rows(), [], 100))
+    assert "answers 0 ok · 4 4xx · 0 5xx" in text
+    assert 'last: INFO:     127.0.0.1:4242 - "POST /v1/chat/completions HTTP/1.1" 400' in text
     no_reprs(text)
 
 

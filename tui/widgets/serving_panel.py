@@ -117,6 +117,20 @@ def serving_lines(serving: Any, rows: list[dict[str, Any]], gpus: list[Any],
             shown.append(f" · {rate:.0%}", "dim")
         lines.append(row("accept", [(column(rows, "accept_len"), None)], shown, width))
 
+    answers = now.get("answers")
+    if isinstance(answers, dict) and any(answers.values()):
+        refused = (answers.get("4xx") or 0) + (answers.get("5xx") or 0)
+        shown = Text(no_wrap=True, overflow="ellipsis")
+        shown.append("answers ", "dim")
+        shown.append(f"{answers.get('2xx') or 0} ok")
+        if refused:
+            shown.append(f" · {answers.get('4xx') or 0} 4xx · {answers.get('5xx') or 0} 5xx",
+                         "bold yellow" if not answers.get("2xx") else "yellow")
+        lines.append(shown)
+        last = now.get("last_refused")
+        if refused and isinstance(last, str):
+            lines.append(Text(f"  last: {last}", "dim", no_wrap=True, overflow="ellipsis"))
+
     gl = gpu_line(gpus, width)
     if gl is not None:
         lines.append(gl)
