@@ -195,7 +195,10 @@ def campaign_done() -> dict[str, Any]:
          "branch": {"taken": "on_success", "next": None, "why": "the plan has run to its end"},
          "run_id": 12})
     state.update(status="completed", current=None, ended=T0 + 900,
-                 note="the plan has run to its end", report=CAMPAIGN_REPORT)
+                 note="the plan has run to its end", report=CAMPAIGN_REPORT,
+                 serving={"profile": "demo-fused", "changes": ["nccl_fewchan"], "run_id": 13},
+                 finish={"experiment": "nccl_only", "run_id": 13, "relaunched": True,
+                         "ok": True})
     return state
 
 

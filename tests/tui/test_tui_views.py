@@ -187,6 +187,9 @@ async def test_campaign_screen_shows_the_report_when_done_and_is_in_the_palette(
         await wait_for(lambda: md.display and md.source.startswith("# Campaign seed"), pilot,
                        what="the report")
         assert "completed" in screen_text(app, "#campaign-head")
+        results = " ".join(screen_text(app, "#campaign-results").split())
+        assert ("serving now: demo-fused + nccl_fewchan (experiment nccl_only, the best "
+                "measured, launched again)") in results, results
         tree = screen_text(app, "#campaign-plan")
         assert "✔ eagle3  demo-eagle3 + nccl_fewchan  ready · 61 tok/s · 0.74× baseline" in tree
         assert "on success → end  ← taken (the plan has run to its end)" in tree

@@ -197,6 +197,16 @@ def serving_text(state: dict[str, Any]) -> Text:
         out.append(_setup(s.get("profile"), s.get("changes")), "green")
     else:
         out.append("nothing", "dim")
+    finish = fmt.as_dict(state.get("finish"))
+    if finish:  # the campaign chose it at its end (plan key finish = "best")
+        what = f"experiment {finish['experiment']}" if finish.get("experiment") else \
+            "the baseline"
+        how = "launched again" if finish.get("relaunched") else "left serving"
+        if finish.get("relaunched") and finish.get("ok") is False:
+            out.append(f"  ({what}, the best measured, was launched again and did not come "
+                       "up)", "bold red")
+        else:
+            out.append(f"  ({what}, the best measured, {how})", "dim")
     return out
 
 
