@@ -6426,3 +6426,36 @@ def test_a_range_check_written_with_a_comparison_is_the_setting() -> None:
     # guard: a comparison that is no range check of a value names nothing
     other = "ValueError: expected the shards to be >> the ranks"
     assert cause_of(tb(*frames, error=other), "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- the 247th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_loader_assertion_quoting_the_checkpoint_tensors_shape_is_the_checkpoint() -> None:
+    """config.json's vocab_size edited above the embedding's rows (hx106): SGLang's
+    VocabParallelEmbedding asserts in an f-string's `name=value` words."""
+    frames = [(f"{SG}/model_loader/loader.py", "load_weights_and_postprocess",
+               "model.load_weights(weights)"),
+              (f"{SG}/layers/vocab_parallel_embedding.py", "weight_loader",
+               "assert loaded_weight.shape[output_dim] == self.org_vocab_size, (")]
+    error = ("AssertionError: self.org_vocab_size=1024 self.use_presharded_weights=False "
+             "loaded_weight.shape[output_dim]=512")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.CORRUPT_CHECKPOINT
+    # guard: the same check's bare assertion says nothing of shapes (av108, p116)
+    assert cause_of(tb(*frames, error="AssertionError"), "sglang") is not \
+        Cause.CORRUPT_CHECKPOINT
+    # guard: a loader's assertion on the tensor's dtype is no shape disagreement
+    dtype = "AssertionError: loaded_weight.dtype=torch.float8_e4m3fn is not supported here"
+    assert cause_of(tb(*frames, error=dtype), "sglang") is not Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_default_dtype_that_is_no_floating_type_is_the_setting() -> None:
+    """config.json's torch_dtype "int8" (hx105): torch refuses it as the default dtype the
+    loader sets while it builds the model."""
+    frames = [(f"{SG}/model_loader/utils.py", "set_default_torch_dtype",
+               "torch.set_default_dtype(dtype)"),
+              (f"{TORCH}/__init__.py", "set_default_dtype", "_C._set_default_dtype(d)")]
+    error = "TypeError: only floating-point types are supported as the default type"
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: another TypeError of the same function names no setting
+    other = "TypeError: set_default_dtype(): argument 'd' must be torch.dtype, not str"
+    assert cause_of(tb(*frames, error=other), "sglang") is not Cause.INVALID_CONFIG

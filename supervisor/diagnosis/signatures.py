@@ -1764,6 +1764,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.INVALID_CONFIG, 38,
            r"^(?:\w+\.)*(?:AssertionError|ValueError|NotImplementedError): .{0,200}?\brequires\b",
            scope="error", flags=_I)
+    # torch refusing a model dtype that is not a floating type as the default one the loader
+    # sets while it builds the model (`TypeError: only floating-point types are supported as
+    # the default type`, SGLang's and vLLM's set_default_torch_dtype): the dtype the launch or
+    # the model's config.json chose (`torch_dtype: "int8"`, hx105) cannot hold weights
+    + _sig(Cause.INVALID_CONFIG, 45,
+           r"\bonly floating-point types are supported as the default type\b", scope="error")
     # The interpreter refusing one of its own variables as it starts (`Fatal Python error:
     # preconfig_init_allocator: PYTHONMALLOC: unknown allocator`): the launch's environment
     + _sig(Cause.INVALID_CONFIG, 60, r"^Fatal Python error: \w+: PYTHON[A-Z]+: ", flags=_I,
@@ -1798,6 +1804,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.CORRUPT_CHECKPOINT, 41,
            r"Attempted to load weight \(torch\.Size\(\[[\d, ]*\]\)\) into parameter "
            r"\(torch\.Size\(", flags=_I)
+    # A weight loader's assertion that quotes the checkpoint tensor's shape against the size
+    # the config built (SGLang's VocabParallelEmbedding: `AssertionError: self.org_vocab_size=
+    # 1024 self.use_presharded_weights=False loaded_weight.shape[output_dim]=512`, a config's
+    # vocab_size edited above the embedding's rows, hx106): the same disagreement in the words
+    # of an f-string's `name=value`. (A bare `AssertionError` from the same check says nothing
+    # of shapes: unknown, as av108 and p116 are labelled.)
+    + _sig(Cause.CORRUPT_CHECKPOINT, 41,
+           r"^(?:\w+\.)*AssertionError: .{0,300}\bloaded_weight\.(?:shape\b|size\(\))",
+           scope="error")
     # SGLang's weight loader refusing to narrow a checkpoint's weights into the quantized
     # parameters its quantization config built (copy_with_check: `ValueError: Downcasting not
     # allowed: target.dtype=torch.float8_e4m3fn, loaded_weight.dtype=torch.bfloat16`, after
