@@ -6459,3 +6459,33 @@ def test_a_default_dtype_that_is_no_floating_type_is_the_setting() -> None:
     # guard: another TypeError of the same function names no setting
     other = "TypeError: set_default_dtype(): argument 'd' must be torch.dtype, not str"
     assert cause_of(tb(*frames, error=other), "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- the 251st batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+LORA_INIT = (f"{SG}/lora/lora_manager.py", "init_lora_adapters", "raise RuntimeError(")
+
+
+def test_a_check_naming_the_only_values_a_field_may_take_is_the_setting() -> None:
+    """adapter_config.json's target_modules as a regex string (ib105): SGLang's LoRA manager
+    says which strings it takes."""
+    error = ("RuntimeError: Failed to load LoRA adapter ad: Only 'all' or 'all-linear' can be "
+             "used as the string for target module")
+    assert cause_of(tb(LORA_INIT, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: the same wrapper over a file the adapter lacks stays what the file says
+    missing = ("RuntimeError: Failed to load LoRA adapter ad: only one file can be read at a "
+               "time: [Errno 2] No such file or directory: '/x/adapter_config.json'")
+    assert cause_of(tb(LORA_INIT, error=missing), "sglang") is not Cause.INVALID_CONFIG
+    # guard: "only" in other words is no list of allowed values
+    other = "RuntimeError: only the first shard was written before the disk filled"
+    assert cause_of(tb(LORA_INIT, error=other), "sglang") is not Cause.INVALID_CONFIG
+
+
+def test_a_name_the_launch_gave_twice_is_the_setting() -> None:
+    """`--lora-paths ad=A ad=B` (ib107): SGLang's LoRA registry refuses the second `ad`."""
+    frames = [(f"{SG}/lora/lora_registry.py", "_register_adapter", "raise ValueError(")]
+    error = "ValueError: LoRA with name ad already exists. Loaded LoRAs: odict_keys(['ad'])"
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: a file that exists is no name given twice
+    exists = "FileExistsError: [Errno 17] File exists: '/tmp/ad'"
+    assert cause_of(tb(*frames, error=exists), "sglang") is not Cause.INVALID_CONFIG

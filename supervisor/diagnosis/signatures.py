@@ -1743,6 +1743,23 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"\b(?:does not|doesn't)(?: yet)? support DoRA\b",
            r"\bLoRA\b.{0,60}\b(?:currently )?(?:does not|doesn't)(?: yet)? support\b.{0,40}"
            r"\badapters?\b", scope="error", flags=_I)
+    # A name the launch gave twice where each must be unique (SGLang's LoRA registry for
+    # `--lora-paths ad=A ad=B`: `ValueError: LoRA with name ad already exists. Loaded LoRAs:
+    # ...`, ib107): the setting lists a name twice. (Not a file that exists: FileExistsError
+    # says `File exists`.)
+    + _sig(Cause.INVALID_CONFIG, 40,
+           r"^(?:\w+\.)*(?:ValueError|AssertionError|KeyError|RuntimeError): .{0,80}\b(?:with "
+           r"(?:the )?name|named) '?[\w./-]+'? (?:already exists|is already (?:registered|"
+           r"taken|in use))", scope="error", flags=_I)
+    # A check stating the only values a setting or a file's field may take (SGLang's LoRA
+    # adapter check: `Failed to load LoRA adapter ad: Only 'all' or 'all-linear' can be used as
+    # the string for target module`, a regex string in adapter_config.json's target_modules,
+    # ib105): the value given is none of them.
+    + _sig(Cause.INVALID_CONFIG, 38,
+           r"^(?:\w+\.)*(?:ValueError|AssertionError|RuntimeError|TypeError): .{0,160}?\bonly "
+           r"(?:'[^']{1,40}'|\"[^\"]{1,40}\"|[\w-]+)(?:(?:,| or| and|, or) (?:'[^']{1,40}'|\"[^\"]"
+           r"{1,40}\"|[\w-]+)){0,6} (?:can|may) be (?:used|given|set|passed|specified)\b",
+           scope="error", flags=_I)
     # A value over the limit a launch setting sets (`ValueError: LoRA rank 256 is greater than
     # max_lora_rank 16.`, `... is larger than max_num_batched_tokens`): the setting, or what
     # was asked of it, must change. Below every message naming a cause of its own (the KV
