@@ -170,7 +170,9 @@ async def attach(stream: ByteStream, *, hello_timeout: float = 10.0) -> AsyncIte
             tg.cancel_scope.cancel()
             with anyio.CancelScope(shield=True):
                 await stream.aclose()
-    client.close_events()
+            # here, not after the block: a body cancelled from outside (a TUI worker replaced
+            # or the app quitting) leaves through the task group's exit, skipping what follows
+            client.close_events()
     if error is not None:
         raise error
 

@@ -180,8 +180,10 @@ def test_refused_requests_are_counted_where_no_batch_line_shows_them(workdir: Pa
     human = d.ctl("metrics", check=True).stdout
     assert "answers 0 ok, 3 refused (4xx)" in human, human
     assert 'last refused: ' in human and "/v1/no-such-route" in human
-    assert _value(_scrape(mport), "gns_serving_answers", engine="sglang", profile="refuses",
-                  status_class="4xx") == 3
+    # /metrics shows the run as last published (the watch loop's next tick, under a second)
+    wait_until(lambda: _value(_scrape(mport), "gns_serving_answers", engine="sglang",
+                              profile="refuses", status_class="4xx") == 3, 15,
+               "three refused requests in gns_serving_answers")
     _complete(port, 8, 30)
     run = d.wait_run(lambda r: r["serving"]["answers"]["2xx"] == 1, 15, "the good request")
     assert run["serving"]["answers"]["4xx"] == 3
