@@ -6489,3 +6489,20 @@ def test_a_name_the_launch_gave_twice_is_the_setting() -> None:
     # guard: a file that exists is no name given twice
     exists = "FileExistsError: [Errno 17] File exists: '/tmp/ad'"
     assert cause_of(tb(*frames, error=exists), "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- the 256th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_class_a_flag_names_that_its_module_lacks_is_code_not_installed() -> None:
+    """`--scheduler-cls vllm.v1.core.sched.scheduler.FairScheduler` (ig103): the module
+    imports, the lookup by name finds no such class."""
+    frames = [(f"{VL}/config/scheduler.py", "get_scheduler_cls",
+               "return resolve_obj_by_qualname(self.scheduler_cls)"),
+              (f"{VL}/utils/import_utils.py", "resolve_obj_by_qualname",
+               "return getattr(module, obj_name)")]
+    error = ("AttributeError: module 'vllm.v1.core.sched.scheduler' has no attribute "
+             "'FairScheduler'")
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.IMPORT_ERROR
+    # guard: the same words from the engine's own attribute access name no flag
+    own = [(f"{VL}/v1/engine/core.py", "__init__", "self.scheduler = sched.FairScheduler(")]
+    assert cause_of(tb(*own, error=error), "vllm") is not Cause.IMPORT_ERROR

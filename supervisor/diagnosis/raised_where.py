@@ -120,6 +120,12 @@ def standard_stream_gone(scan: Scan, msgs: list[str], i: int) -> bool:
     return S.STANDARD_STREAM_USE.search(_source_above(msgs, i)) is not None
 
 
+def resolved_by_name(scan: Scan, msgs: list[str], i: int) -> bool:
+    """The AttributeError was raised looking an object up by its dotted name (one of the two
+    innermost frames): the name a flag gave is not in its module."""
+    return any(S.NAME_RESOLVER_FRAME.search(where) for where in _frames_of(scan, msgs, i)[:2])
+
+
 def raised_building_the_model(scan: Scan, msgs: list[str], i: int) -> bool:
     """A frame of the traceback that line ``i`` ends builds or loads the model (its module,
     the engine's model loader)."""
@@ -139,6 +145,7 @@ RAISED_WHERE: tuple[tuple[S.Signature, tuple[str, ...], Check], ...] = (
     (S.ENVIRONMENT_VALUE_REFUSED, ("Error: ",), environment_value_refused),
     (S.STANDARD_STREAM_GONE, ("NoneType",), standard_stream_gone),
     (S.DEVICE_MISSING_FOR_MODEL, ("No accelerator",), raised_building_the_model),
+    (S.NAMED_OBJECT_MISSING, ("has no attribute",), resolved_by_name),
 )
 
 

@@ -2265,6 +2265,17 @@ PROGRAM_MISSING = Signature(Cause.IMPORT_ERROR,
                             _C(lower_pattern(r"^FileNotFoundError: \[Errno 2\] No such file or "
                                              r"directory: '")), 58, "error")
 EXEC_FRAME = _C(r"/subprocess\.py:_execute_child$")
+# A class or function a flag names by its dotted path (vLLM's `--scheduler-cls`, `--worker-cls`
+# resolved by resolve_obj_by_qualname; uvicorn's import_from_string) whose module imports but
+# holds no such name (`AttributeError: module 'vllm.v1.core.sched.scheduler' has no attribute
+# 'FairScheduler'`, ig103): code the flag names that is not installed, import_error as the
+# README's `No module named` case, read where the lookup by name raised it (the same words from
+# an engine's own attribute access name no flag).
+NAMED_OBJECT_MISSING = Signature(Cause.IMPORT_ERROR,
+                                 _C(lower_pattern(r"^(?:\w+\.)*AttributeError: module '[\w.]+' "
+                                                  r"has no attribute '\w+'")), 58, "error")
+NAME_RESOLVER_FRAME = _C(r":(?:resolve_obj_by_qualname|import_from_string|import_string"
+                         r"|resolve_qualname|load_object|locate)$")
 # The working directory removed under the process (a deploy replacing the folder it ran in):
 # `FileNotFoundError: [Errno 2] No such file or directory`, no path, from os.getcwd() under
 # posixpath's abspath as any relative path is resolved - at import or later. No cause the enum
