@@ -124,10 +124,10 @@ LIVE_MISSES: dict[str, str] = {
         "an NCCL watchdog timeout after serving, no exit shown: diagnose reads the watchdog as "
         "fatal (crashed, nccl_timeout; a known classifier miss, labelled hung); live, the "
         "replayed process stays up and its run stays ready and serving",
-    "i403-vllm-llama32-vision-tp4-first-allreduce-watchdog.log":
-        "NCCL watchdog timeouts of the first collective, no exit shown: diagnose reads the "
-        "watchdog as fatal (crashed; a known classifier miss, labelled hung); live, the "
-        "replayed process stays up, silent, and the daemon calls it hung (incomplete)",
+    # (i403, NCCL watchdog timeouts of the first collective and no exit shown, was listed
+    # here: live, the replayed process stays up, silent, and the daemon called it hung. Since
+    # session 42 a run whose log ends in a fatal error is crashed when its silence passes,
+    # whatever its processes do, and live equals diagnose: crashed, nccl_timeout)
     # the sixth batch (fresh5)
     "j212-vllm-073-v1-int8-graphs-then-api-routes.log": _API_UP,
     # the eighth batch (fresh7): labelled hung (live: silent after vLLM's engine-up line, hung in
