@@ -238,18 +238,20 @@ class ServingStats:
 
     def _count_answers(self, chunk: bytes) -> None:
         refused = -1
+        probe = self._probe if self._probe is not None and self._probe in chunk else None
         for version in _VERSIONS:
             for digit, key in zip(b"245", ANSWER_CLASSES):
                 needle = version + bytes((digit,))
                 n = chunk.count(needle)
                 if not n:
                     continue
-                if self._probe is not None and self._probe in chunk:
-                    n -= chunk.count(self._probe + b"HTTP/1.1\" " + bytes((digit,))) + \
-                        chunk.count(self._probe + b"HTTP/1.0\" " + bytes((digit,)))
+                if probe is not None:  # the probe's own lines of this version and class
+                    n -= chunk.count(probe + needle)
+                if n <= 0:
+                    continue
                 self.answers[key] += n
-                self._answers_news = self._answers_news or n > 0
-                if key != "2xx" and n > 0:
+                self._answers_news = True
+                if key != "2xx":
                     refused = max(refused, _newest_not_probe(chunk, needle, self._probe))
         if refused >= 0:
             self.last_refused = _line_at(chunk, refused)[:300]
