@@ -38,10 +38,13 @@ SCAN_GAP = 0.2           # seconds between two chunks looked at
 _SIGNS_KEPT = 3
 
 # Answers, from uvicorn's access lines (`"POST /v1/completions HTTP/1.1" 400 Bad Request`):
-# counted in every chunk, not only the ones scanned, with bytes.count (no line split). A
-# server that refuses every request (a bad default in the model's generation config) logs no
-# batch line at all; these counts are then the only sign.
+# counted in every chunk, not only the ones scanned, with one regex pass that keeps only each
+# status's first digit (no line split; a third cheaper than a bytes.count per version and class,
+# bench/serving_answers.py). A server that refuses every request (a bad default in the model's
+# generation config) logs no batch line at all; these counts are then the only sign.
 _VERSIONS = (b'HTTP/1.1" ', b'HTTP/1.0" ')
+_ANSWER = rb'HTTP/1\.[01]" ([245])'
+_ANSWER_RE = re.compile(_ANSWER)
 ANSWER_CLASSES = ("2xx", "4xx", "5xx")
 
 # --- SGLang ---------------------------------------------------------------------------------
@@ -176,6 +179,7 @@ class ServingStats:
         self.engine = engine
         # the daemon's own health probes are not requests anyone sent
         self._probe = f"GET {probe_path} ".encode() if probe_path else None
+        self._probe_re = re.compile(re.escape(self._probe) + _ANSWER) if self._probe else None
         self.answers = dict.fromkeys(ANSWER_CLASSES, 0)
         self.last_refused: str | None = None       # the newest 4xx/5xx access line
         self._answers_news = False
@@ -237,21 +241,22 @@ class ServingStats:
                 self.signs = (self.signs + [_line_at(chunk, j)[:300]])[-_SIGNS_KEPT:]
 
     def _count_answers(self, chunk: bytes) -> None:
+        digits = b"".join(_ANSWER_RE.findall(chunk))  # b"2224..": one byte an access line
+        if not digits:
+            return
+        probes = b""  # the daemon's own health probes' lines: not requests anyone sent
+        if self._probe_re is not None and self._probe in chunk:
+            probes = b"".join(self._probe_re.findall(chunk))
         refused = -1
-        probe = self._probe if self._probe is not None and self._probe in chunk else None
-        for version in _VERSIONS:
-            for digit, key in zip(b"245", ANSWER_CLASSES):
-                needle = version + bytes((digit,))
-                n = chunk.count(needle)
-                if not n:
-                    continue
-                if probe is not None:  # the probe's own lines of this version and class
-                    n -= chunk.count(probe + needle)
-                if n <= 0:
-                    continue
-                self.answers[key] += n
-                self._answers_news = True
-                if key != "2xx":
+        for digit, key in zip(b"245", ANSWER_CLASSES):
+            n = digits.count(digit) - probes.count(digit)
+            if n <= 0:
+                continue
+            self.answers[key] += n
+            self._answers_news = True
+            if key != "2xx":
+                for version in _VERSIONS:
+                    needle = version + bytes((digit,))
                     refused = max(refused, _newest_not_probe(chunk, needle, self._probe))
         if refused >= 0:
             self.last_refused = _line_at(chunk, refused)[:300]
