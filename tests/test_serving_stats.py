@@ -90,9 +90,14 @@ def test_a_stats_line_without_throughput_is_no_progress_and_hang_warnings_are_si
     assert not fed("sglang", "Health check failed. Server couldn't get a response").signs
 
 
-def test_latest_is_none_before_any_stats_line_and_load_can_be_forgotten() -> None:
+def test_latest_is_none_before_any_line_and_load_can_be_forgotten() -> None:
+    assert fed("sglang", "[2025-01-01 00:00:00] Load weight end.").latest() is None
+    # an answered request is news (an engine run with --disable-log-stats prints nothing else),
+    # but no load: an access line says nothing of what runs now
     s = fed("sglang", '127.0.0.1:5 - "POST /generate HTTP/1.1" 200 OK')
-    assert s.latest() is None and s.load == 0
+    latest = s.latest()
+    assert latest is not None and latest["answers"]["2xx"] == 1 and s.load == 0
+    assert "running" not in latest and latest["updated"] is None
     s = fed("sglang", SG_DECODE_SPEC)
     latest = s.latest()
     assert latest is not None and latest["running"] == 1 and latest["engine"] == "sglang"
@@ -175,8 +180,47 @@ def test_answers_are_counted_in_every_chunk_and_the_probes_left_out() -> None:
     st.feed_chunk((_access("/v1/chat/completions", 200, "OK") +
                    _access("/v1/chat/completions", 500, "Internal Server Error") +
                    _access("/v1/models", 200, "OK", "GET")).encode())
-    assert st.latest()["answers"] == {"2xx": 2, "4xx": 6, "5xx": 1}
+    assert st.latest()["answers"] == {"2xx": 1, "4xx": 6, "5xx": 1}
     assert "/v1/chat/completions HTTP/1.1\" 500" in st.latest()["last_refused"]
     # guard: a stats line that quotes nothing like an access line counts nothing
     st.feed_chunk(b'INFO 12-07 [loggers.py:1] Avg prompt throughput: 1.0 tokens/s, "x" 400\n')
-    assert st.latest()["answers"] == {"2xx": 2, "4xx": 6, "5xx": 1}
+    assert st.latest()["answers"] == {"2xx": 1, "4xx": 6, "5xx": 1}
+
+
+def test_polls_are_not_answers_whoever_sends_them() -> None:
+    """A gateway polling the model list, the daemon's SGLang canary and /metrics scrapes are
+    not requests: a server refusing every completion must not read "ok" because it answers
+    polls. A POST to the same routes, or a GET of an API route, still counts."""
+    st = ServingStats("sglang", probe_path="/ping")
+    polls = (_access("/v1/models", 200, "OK", "GET") + _access("/health_generate", 200, "OK", "GET")
+             + _access("/metrics", 200, "OK", "GET") + _access("/ping", 200, "OK", "HEAD")
+             + _access("/health?verbose=1", 503, "Service Unavailable", "GET")
+             + _access("/v1/models/", 200, "OK", "GET"))
+    st.feed_chunk((polls + _access("/generate", 400, "Bad Request")).encode())
+    assert st.latest()["answers"] == {"2xx": 0, "4xx": 1, "5xx": 0}
+    assert st.latest()["last_refused"].endswith('"POST /generate HTTP/1.1" 400 Bad Request')
+    # guard: what only starts like a poll's route is a request
+    st.feed_chunk((_access("/v1/models_extra", 200, "OK", "GET")
+                   + _access("/health", 404, "Not Found")
+                   + _access("/metricsx", 500, "Internal Server Error", "GET")).encode())
+    assert st.latest()["answers"] == {"2xx": 1, "4xx": 2, "5xx": 1}
+    # a poll's refusal is not the newest refused request
+    st.feed_chunk((_access("/v1/models", 401, "Unauthorized", "GET")).encode())
+    assert st.latest()["answers"] == {"2xx": 1, "4xx": 2, "5xx": 1}
+    assert "/metricsx" in st.latest()["last_refused"]
+
+
+def test_a_poll_cut_by_the_pipe_after_its_opening_quote_is_still_a_poll() -> None:
+    """The pipe hands the daemon reads, not lines: the read after one that ended in a poll's
+    opening quote starts with `GET /health ...`; it is still no answer."""
+    st = ServingStats("vllm", probe_path="/health")
+    line = _access("/health", 200, "OK", "GET").encode()
+    cut = line.index(b'"') + 1
+    st.feed_chunk(line[:cut])
+    st.feed_chunk(line[cut:] + _access("/v1/completions", 200, "OK").encode())
+    assert st.latest()["answers"] == {"2xx": 1, "4xx": 0, "5xx": 0}
+    # guard: a request cut the same way is counted
+    line = _access("/v1/completions", 200, "OK").encode()
+    st.feed_chunk(line[:cut])
+    st.feed_chunk(line[cut:])
+    assert st.latest()["answers"] == {"2xx": 2, "4xx": 0, "5xx": 0}

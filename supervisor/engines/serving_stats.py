@@ -28,6 +28,8 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .base import PROBE_PATHS
+
 # The values a sample carries, in this order (series rows are tuples: (t, *values)).
 FIELDS = ("gen_throughput", "prompt_throughput", "running", "queued", "token_usage",
           "tokens", "cache_hit_rate", "accept_len", "accept_rate", "retracted", "gpu_util",
@@ -177,9 +179,9 @@ class ServingStats:
     def __init__(self, engine: str, size: int = SERIES_LEN, probe_path: str | None = None,
                  ) -> None:
         self.engine = engine
-        # the daemon's own health probes are not requests anyone sent
-        self._probe = f"GET {probe_path} ".encode() if probe_path else None
-        self._probe_re = re.compile(re.escape(self._probe) + _ANSWER) if self._probe else None
+        # polls of health, metrics and model-list routes are not requests anyone sent: the
+        # daemon's own health probe, its SGLang canary and /metrics scrapes, a balancer's checks
+        self._polls_re, self._poll_re = _poll_patterns(probe_path)
         self.answers = dict.fromkeys(ANSWER_CLASSES, 0)
         self.last_refused: str | None = None       # the newest 4xx/5xx access line
         self._answers_news = False
@@ -244,9 +246,9 @@ class ServingStats:
         digits = b"".join(_ANSWER_RE.findall(chunk))  # b"2224..": one byte an access line
         if not digits:
             return
-        probes = b""  # the daemon's own health probes' lines: not requests anyone sent
-        if self._probe_re is not None and self._probe in chunk:
-            probes = b"".join(self._probe_re.findall(chunk))
+        probes = b"".join(self._polls_re.findall(chunk))
+        if chunk[:1] in (b"G", b"H") and (head := self._poll_re.match(chunk)):
+            probes += head.group(1)
         refused = -1
         for digit, key in zip(b"245", ANSWER_CLASSES):
             n = digits.count(digit) - probes.count(digit)
@@ -257,7 +259,7 @@ class ServingStats:
             if key != "2xx":
                 for version in _VERSIONS:
                     needle = version + bytes((digit,))
-                    refused = max(refused, _newest_not_probe(chunk, needle, self._probe))
+                    refused = max(refused, _newest_not_probe(chunk, needle, self._poll_re))
         if refused >= 0:
             self.last_refused = _line_at(chunk, refused)[:300]
 
@@ -321,9 +323,9 @@ class ServingStats:
 
     def latest(self) -> dict[str, Any] | None:
         """``status.run.serving``: the newest values and the counters; None before any."""
-        refused = self.answers["4xx"] + self.answers["5xx"]
+        # (answers alone are news: an engine run with --disable-log-stats prints no stats line)
         if self.updated is None and not self.signs and self.canary is None \
-                and self.scraped is None and not refused:
+                and self.scraped is None and not any(self.answers.values()):
             return None
         out: dict[str, Any] = {k: _num(self.values[k]) for k in FIELDS if k in self.values}
         source = "log+metrics" if self.scraped is not None else "log"
@@ -360,12 +362,23 @@ class ServingStats:
         return out
 
 
-def _newest_not_probe(chunk: bytes, needle: bytes, probe: bytes | None) -> int:
-    """Where the newest access line with ``needle`` that is not a health probe is; -1 if
-    none is."""
+def _poll_patterns(health_path: str | None) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """The access line of a poll (``engines.base.is_probe``: a GET or HEAD of a health,
+    metrics or model-list route, or of the profile's own health path) with its status's first
+    digit: led by the request's opening quote, for ``findall`` over a read (a literal first
+    byte keeps the search fast: without it the regex tries every G and H, three times the
+    cost), and without it, for a read that starts just after that quote and for one line."""
+    paths = PROBE_PATHS | ({health_path.rstrip("/")} if health_path else set())
+    alt = b"|".join(re.escape(p.encode()) for p in sorted(paths, key=len, reverse=True))
+    bare = rb'(?:GET|HEAD) (?:' + alt + rb')/?(?:\?[^ "]*)? ' + _ANSWER
+    return re.compile(b'"' + bare), re.compile(bare)
+
+
+def _newest_not_probe(chunk: bytes, needle: bytes, probe: re.Pattern[bytes]) -> int:
+    """Where the newest access line with ``needle`` that is not a poll is; -1 if none is."""
     end = len(chunk)
     while (j := chunk.rfind(needle, 0, end)) >= 0:
-        if probe is None or probe not in _line_at(chunk, j).encode():
+        if not probe.search(_line_at(chunk, j).encode()):
             return j
         end = j
     return -1
