@@ -28,7 +28,7 @@ from tui.app import SupervisorApp
 from tui.connection import Target
 from tui.screens.campaign import CampaignScreen, plan_tree
 from tui.screens.group import GroupScreen, group_view
-from tui.widgets.serving_panel import ServingPanel, serving_lines
+from tui.widgets.serving_panel import ServingPanel, serving_lines, serving_title
 
 pytestmark = pytest.mark.anyio
 REPR_BITS = ("None", "null", "{", "[", "'", "nan")
@@ -81,6 +81,23 @@ async def test_serving_panel_shows_sparklines_and_values_now() -> None:
         state.push("run", run)
         await wait_for(lambda: len(panel.rows) == 31, pilot, what="one more row")
         assert "1,234 gen" in serving_text(app)
+
+
+async def test_serving_panel_says_how_old_its_figures_are_once_the_engine_went_quiet() -> None:
+    """SGLang prints nothing when it goes idle: "9 running" and 793 tok/s stay on screen after
+    the requests ended, so the panel says how old the newest figures are."""
+    status = serving_status()
+    status["run"]["serving"]["updated"] = frozen_clock() - 44
+    async with attached(FakeState(status)) as (state, app, pilot):
+        panel = await serving_filled(app, pilot)
+        assert panel.border_title == "serving · sglang from its log, newest figures 44s old"
+        # guard: a newer stats line, or a /metrics scrape, makes them current again
+        state.push("run", state.status["run"] | {"serving": state.status["run"]["serving"] | {
+            "scraped": frozen_clock() - 2, "source": "log+metrics"}})
+        await wait_for(lambda: panel.border_title == "serving · sglang from its log+metrics",
+                       pilot, what="a current title")
+    assert serving_title({"engine": "vllm", "source": "log", "answers": {"2xx": 3}}, 0.0) == \
+        "serving · vllm from its log, no stats line yet"
 
 
 async def test_serving_panel_says_busy_at_low_power_and_shows_hang_signs() -> None:

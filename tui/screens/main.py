@@ -66,7 +66,7 @@ class MainScreen(Screen[None]):
             yield ChecklistPanel(id="checklist").data_bind(MainScreen.items)
         yield GpuPanel(id="gpus").data_bind(MainScreen.gpus)
         yield ServingPanel(id="serving").data_bind(MainScreen.run, MainScreen.gpus,
-                                                   MainScreen.serving_fill)
+                                                   MainScreen.serving_fill, MainScreen.now)
         with Vertical(id="lower"):
             yield LogPanel(max_lines=self._log_max_lines, flush_interval=self._log_flush_s,
                            id="logpanel")

@@ -23,6 +23,7 @@ HISTORY = 600          # rows kept (the daemon samples at most once a second)
 LABEL = 10             # width of the label column
 SPIN_UTIL = 90.0       # utilisation at or above this with ...
 SPIN_POWER = 0.3       # ... less than this share of the power limit reads "busy, low power"
+STALE_S = 15.0         # older figures are flagged: vLLM logs stats every 10 s while busy
 
 
 def column(rows: list[dict[str, Any]], key: str) -> list[float]:
@@ -142,6 +143,22 @@ def serving_lines(serving: Any, rows: list[dict[str, Any]], gpus: list[Any],
     return lines
 
 
+def serving_title(serving: dict[str, Any], now: float) -> str:
+    """``serving · sglang from its log``, and how old the newest stats line is once that is
+    more than a stats interval: SGLang prints nothing when it goes idle, so "1 running" and
+    the last throughput stay on screen long after the request ended."""
+    engine = fmt.text(serving.get("engine"), "")
+    source = fmt.text(serving.get("source"), "")
+    title = "serving" + (f" · {engine}" if engine else "") + (
+        f" from its {source}" if source else "")
+    times = [t for t in (fmt.num(serving.get(k)) for k in ("updated", "scraped")) if t]
+    if times and now - max(times) >= STALE_S:
+        title += f", newest figures {fmt.fmt_duration(now - max(times))} old"
+    elif not times and serving:
+        title += ", no stats line yet"
+    return title
+
+
 class ServingPanel(Static):
     """Hidden until the run reports serving metrics; keeps their recent series."""
 
@@ -161,6 +178,7 @@ class ServingPanel(Static):
     gpus: reactive[list[Any]] = reactive(list, layout=True)
     # (run id, rows) from the ``metrics`` command: the first fill of the series
     serving_fill: reactive[tuple[Any, list[Any]] | None] = reactive(None)
+    now: reactive[float] = reactive(0.0)  # wall clock, from the app's tick
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -200,10 +218,13 @@ class ServingPanel(Static):
         last = fmt.num(self.rows[-1].get("t")) if self.rows else None
         if t is not None and (last is None or t > last):
             self.rows.append({"t": t, **serving})
-        engine = fmt.text(serving.get("engine"), "")
-        source = fmt.text(serving.get("source"), "")
-        self.border_title = "serving" + (f" · {engine}" if engine else "") + (
-            f" from its {source}" if source else "")
+        self._set_title()
+
+    def watch_now(self, now: float) -> None:
+        self._set_title()
+
+    def _set_title(self) -> None:
+        self.border_title = serving_title(self.serving, self.now)
 
     def render(self) -> Group:
         width = self.size.width or 76
