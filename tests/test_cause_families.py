@@ -6506,3 +6506,41 @@ def test_a_class_a_flag_names_that_its_module_lacks_is_code_not_installed() -> N
     # guard: the same words from the engine's own attribute access name no flag
     own = [(f"{VL}/v1/engine/core.py", "__init__", "self.scheduler = sched.FairScheduler(")]
     assert cause_of(tb(*own, error=error), "vllm") is not Cause.IMPORT_ERROR
+
+
+# --- the 262nd batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+_VLLM_DP_ARGS = ("(APIServer pid=2403) INFO 12-07 20:24:51 [api_utils.py:286] non-default args: "
+                 "{'host': '127.0.0.1', 'port': 35181, 'model': '/m', 'data_parallel_size': 2, "
+                 "'data_parallel_address': '%s'%s}")
+_DP_COORDINATOR = ("(APIServer pid=2403) INFO 12-07 20:24:58 [coordinator.py:68] Started DP "
+                   "Coordinator process (PID: 2440)")
+
+
+def test_a_one_node_data_parallel_launch_meeting_at_another_hosts_address_is_the_address() -> None:
+    """`--data-parallel-size 2 --data-parallel-address 192.0.2.10` on one host (im102): every
+    rank is local, so no other node will answer at the head node's address a cluster recipe
+    gave - the setting, as SGLang's dist_init_addr on one node reads (hd107)."""
+    retry = _RETRY.replace("10.99.99.99:24888", "192.0.2.10:46879")
+    lines = (_VLLM_DP_ARGS % ("192.0.2.10", ""), _DP_COORDINATOR, retry, *_RETRY_TRACE, retry,
+             *_RETRY_TRACE)
+    v = verdict(*lines, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.INVALID_CONFIG), v
+    assert v.evidence[-1] == ("a launch of one node meeting at an address not this host's: "
+                              "--data-parallel-address 192.0.2.10"), v.evidence
+    # once the store gives up, the same setting (the crash it would have come to)
+    failed = tb((f"{TORCH}/distributed/rendezvous.py", "_create_c10d_store", "return TCPStore("),
+                error="torch.distributed.DistNetworkError: The client socket has timed out after "
+                      "300000ms while trying to connect to (192.0.2.10, 46879).")
+    end = verdict(*lines[:4], failed, engine="vllm")
+    assert (end.outcome, end.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), end
+    # guard: a head node with ranks elsewhere (--data-parallel-size-local 1) may meet its peer
+    head = (_VLLM_DP_ARGS % ("192.0.2.10", ", 'data_parallel_size_local': 1"),) + lines[1:]
+    assert verdict(*head, engine="vllm").cause is Cause.UNKNOWN
+    headless = (_VLLM_DP_ARGS % ("192.0.2.10", ", 'headless': True"),) + lines[1:4]
+    assert verdict(*headless, failed, engine="vllm").cause is Cause.MULTINODE_RANK_FAILURE
+    # guard: its own loopback retrying names no setting
+    loop = retry.replace("192.0.2.10", "127.0.0.1")
+    local = verdict(_VLLM_DP_ARGS % ("127.0.0.1", ""), _DP_COORDINATOR, loop, *_RETRY_TRACE,
+                    engine="vllm")
+    assert local.cause is Cause.UNKNOWN, local

@@ -297,14 +297,16 @@ def unreachable_own_rendezvous(msgs: list[str], scan: Scan, index: int) -> str |
     if not _CONNECT_FAILED.search(msgs[index]):
         return None
     return next((address for setting, address, _ in _one_node_meeting_points(msgs, scan)
-                 if setting == "dist_init_addr" and not address.startswith(_LOCAL_ADDRESS)),
+                 if setting in ("dist_init_addr", "data_parallel_address")
+                 and not address.startswith(_LOCAL_ADDRESS)),
                 None)
 
 
 def _one_node_meeting_points(msgs: list[str], scan: Scan) -> list[tuple[str, str, str]]:
-    """Where a launch of one node meets its own rendezvous, from its settings dump: its
-    dist_init_addr, and its --host (which SGLang meets at where no dist_init_addr is set), each
-    as (setting, address, host part)."""
+    """Where a launch of one node meets its own rendezvous, from its settings dump: SGLang's
+    dist_init_addr, and its --host (which it meets at where no dist_init_addr is set); vLLM's
+    data_parallel_address where every data-parallel rank is local (im102) - each as (setting,
+    address, host part)."""
     points = []
     for i in (i for i in scan.run_starts if _ONE_NODE.search(msgs[i])):
         meet = _MEET_AT.search(msgs[i])
@@ -313,7 +315,25 @@ def _one_node_meeting_points(msgs: list[str], scan: Scan) -> list[tuple[str, str
         host = _LAUNCH_HOST.search(msgs[i])
         if host:
             points.append(("host", host[1] or host[2], host[1] or host[2]))
+    if not points:
+        points = _vllm_local_data_parallel_address(msgs, scan)
     return points
+
+
+# vLLM settings that say some data-parallel ranks run on another node (a head node's
+# --data-parallel-size-local, a worker node's --headless / --data-parallel-start-rank)
+_DP_ACROSS_NODES = ("data_parallel_size_local", "headless", "data_parallel_start_rank",
+                    "data_parallel_rank", "nnodes", "node_rank")
+
+
+def _vllm_local_data_parallel_address(msgs: list[str], scan: Scan) -> list[tuple[str, str, str]]:
+    """vLLM's --data-parallel-address in a launch whose data-parallel ranks are all its own:
+    the ranks meet there, and no other node will."""
+    settings = log_settings(msgs[i] for i in scan.run_starts)
+    address = settings.get("data_parallel_address")
+    if not isinstance(address, str) or any(k in settings for k in _DP_ACROSS_NODES):
+        return []
+    return [("data_parallel_address", address, address.strip("[]"))]
 
 
 # c10d's store client retrying a rendezvous (`[c10d] TCP client failed to connect/validate to
