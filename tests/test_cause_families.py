@@ -6544,3 +6544,32 @@ def test_a_one_node_data_parallel_launch_meeting_at_another_hosts_address_is_the
     local = verdict(_VLLM_DP_ARGS % ("127.0.0.1", ""), _DP_COORDINATOR, loop, *_RETRY_TRACE,
                     engine="vllm")
     assert local.cause is Cause.UNKNOWN, local
+
+
+# --- the 260th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+_INDUCTOR_STACK = [
+    "Current thread 0x00007f9d4e6e37c0 (most recent call first):",
+    f'  File "{TORCH}/_inductor/codecache.py", line 1969 in cache_hit_post_compile',
+    f'  File "{VL}/compilation/decorators.py", line 305 in _try_load_aot_compiled_fn',
+    f'  File "{VL}/v1/worker/gpu_model_runner.py", line 6193 in profile_run']
+_CORE_STACK = [
+    "Current thread 0x00007fe5191f87c0 (most recent call first):",
+    f'  File "{VL}/v1/engine/core.py", line 247 in _initialize_kv_caches']
+
+
+def test_an_abort_sent_to_the_process_group_names_no_cause_from_where_each_process_was() -> None:
+    """`timeout -s ABRT` on a CI job's process group (ik103): every process dumps `Fatal Python
+    error: Aborted` at once; the worker happened to be loading inductor's cache - no
+    compilation failed."""
+    together = verdict("Fatal Python error: Fatal Python error: AbortedAborted", "",
+                       *_INDUCTOR_STACK, "", "Fatal Python error: Aborted", "", *_CORE_STACK,
+                       engine="vllm")
+    assert (together.outcome, together.cause) == (Outcome.CRASHED, Cause.UNKNOWN), together
+    # guard: one process aborting under the compiler is read by its frames, as before
+    alone = verdict("Fatal Python error: Aborted", "", *_INDUCTOR_STACK, engine="vllm")
+    assert alone.cause is Cause.TRITON_COMPILE_ERROR, alone
+    # guard: another fatal signal among the reports is no abort sent from outside
+    segv = verdict("Fatal Python error: Segmentation fault", "", *_INDUCTOR_STACK, "",
+                   "Fatal Python error: Aborted", "", *_CORE_STACK, engine="vllm")
+    assert segv.cause is Cause.TRITON_COMPILE_ERROR, segv

@@ -2082,8 +2082,9 @@ def _candidates(scan: Scan, start: int, frames: list[tuple[int, str]], outcome: 
     drafts_cut: list[_Candidate] = []
     last_exception = scan.exceptions[-1][0] if scan.exceptions else -1
     cut: bool | None = None  # the log ends in a traceback cut before its exception (asked once)
+    sent = _aborted_together(scan, raw)
     for i, where in _run_frames(frames):
-        if i in scan.dump_frames:
+        if i in scan.dump_frames or (sent is not None and i > sent):
             continue
         hint = _frame_hint(where)  # kept per place for the process (ranks repeat places)
         if hint is not None:
@@ -2319,6 +2320,33 @@ def _received_not_read(scan: Scan, sig: S.Signature, i: int) -> bool:
         if not where.startswith("<call>:"):
             return _RECEIVING_FRAME.search(where) is not None
     return False
+
+
+# faulthandler's report of a signal (`Fatal Python error: Aborted`); the fatal signals it names
+_FAULT_REPORT = "Fatal Python error: "
+_FAULT_SIGNALS = ("Aborted", "Segmentation fault", "Bus error", "Floating point exception",
+                  "Illegal instruction")
+
+
+def _aborted_together(scan: Scan, raw: list[str]) -> int | None:
+    """The first line of faulthandler's reports of SIGABRT from two processes or more at once
+    (their dumps interleave: `Fatal Python error: Fatal Python error: AbortedAborted`), with no
+    other fatal signal: an abort sent to the process group from outside (a CI job's `timeout -s
+    ABRT`, `kill -ABRT -PGID` for core files: ik103). Each stack under it is where a process
+    happened to be, not what failed, so its frames name no cause. (One process aborting dumps
+    once; a native abort's own message, `terminate called`, is read by its signature.) The
+    reports are counted from the run's start (a restarted run's dumps are its own)."""
+    if not scan.thread_dumps:
+        return None
+    start = max((i for i in scan.run_starts if i < scan.thread_dumps[0]), default=0)
+    first = next((i for i in range(start, len(raw)) if _FAULT_REPORT in raw[i]), None)
+    if first is None:
+        return None
+    tail = "\n".join(raw[first:])
+    if tail.count(_FAULT_REPORT) < 2 or "Aborted" not in tail or any(
+            name in tail for name in _FAULT_SIGNALS[1:]):
+        return None
+    return first
 
 
 def _frame_hint(where: str) -> tuple[Cause, int] | None:
