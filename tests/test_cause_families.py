@@ -6573,3 +6573,53 @@ def test_an_abort_sent_to_the_process_group_names_no_cause_from_where_each_proce
     segv = verdict("Fatal Python error: Segmentation fault", "", *_INDUCTOR_STACK, "",
                    "Fatal Python error: Aborted", "", *_CORE_STACK, engine="vllm")
     assert segv.cause is Cause.TRITON_COMPILE_ERROR, segv
+
+
+# --- the 263rd batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def _core_killed_at_ready() -> list[str]:
+    """vLLM V1's engine core killed by a signal while the server sat idle (in104, dl104): no word
+    of its own, the API server's MPClient warning and its output handler's EngineDeadError."""
+    api = [(f"{VL}/v1/engine/async_llm.py", "output_handler",
+            "outputs = await engine_core.get_output_async()"),
+           (f"{VL}/v1/engine/core_client.py", "get_output_async",
+            "raise self._format_exception(outputs) from None")]
+    return [
+        _IDLE_API + "[shutdown] MPClient: engine core exited unexpectedly; starting cleanup",
+        _IDLE_API + "AsyncLLM output_handler failed.",
+        *(_IDLE_API + line for line in tb(*api, error="vllm.v1.engine.exceptions.EngineDeadError: "
+                                     "EngineCore encountered an issue. See stack trace (above) "
+                                     "for the root cause.").splitlines())]
+
+
+_FAILED_AFTER = 'INFO:     127.0.0.1:4243 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error'
+
+
+def test_requests_failed_after_the_engine_died_at_ready_are_no_request_served() -> None:
+    """SIGUSR2 to vLLM's engine core at its ready line (in104; dl104 the same with SIGSEGV): the
+    output handler raises EngineDeadError with no request in flight, and the completions sent
+    after get 500 - crashed in ready, nothing was served."""
+    v = verdict(*_IDLE_UP, *_core_killed_at_ready(), _FAILED_AFTER, _FAILED_AFTER,
+                engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.READY), v
+    # guard: a request answered before the death was served
+    served = 'INFO:     127.0.0.1:4242 - "POST /v1/completions HTTP/1.1" 200 OK'
+    v = verdict(*_IDLE_UP, served, *_core_killed_at_ready(), _FAILED_AFTER, engine="vllm")
+    assert (v.outcome, v.phase) == (Outcome.CRASHED, Phase.SERVING), v
+    # guard: a fragment cut below its startup may have served before the cut (gc101)
+    v = verdict(*_core_killed_at_ready(), _FAILED_AFTER, engine="vllm")
+    assert v.phase is Phase.SERVING, v
+
+
+def test_the_live_tracker_counts_no_request_failed_after_the_engine_died() -> None:
+    """The daemon's own phase, line by line (live equals offline): a 500 after the API server
+    said its engine core died is no traffic; a 500 before it is."""
+    from supervisor.engines.vllm import VLLMTracker
+    dead = VLLMTracker()
+    for line in (*_IDLE_UP, *_core_killed_at_ready(), _FAILED_AFTER):
+        dead.feed(line)
+    assert dead.phase is Phase.READY, dead.phase
+    alive = VLLMTracker()
+    for line in (*_IDLE_UP, _FAILED_AFTER):
+        alive.feed(line)
+    assert alive.phase is Phase.SERVING, alive.phase

