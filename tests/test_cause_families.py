@@ -6623,3 +6623,33 @@ def test_the_live_tracker_counts_no_request_failed_after_the_engine_died() -> No
     for line in (*_IDLE_UP, _FAILED_AFTER):
         alive.feed(line)
     assert alive.phase is Phase.SERVING, alive.phase
+
+
+# --- the 264th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_working_directory_the_process_may_not_enter_is_the_launchs_folder() -> None:
+    """vLLM run as a service user from a folder it may not enter (io102): the engine core that
+    multiprocessing spawns dies entering its parent's working directory."""
+    spawn = "/py/lib/python3.11/multiprocessing/spawn.py"
+    frames = [(spawn, "spawn_main", "exitcode = _main(fd, parent_sentinel)"),
+              (spawn, "_main", "prepare(preparation_data)"),
+              (spawn, "prepare", "os.chdir(data['dir'])")]
+    error = "PermissionError: [Errno 13] Permission denied: '/srv/admin'"
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: the same words from opening a file name no working directory
+    opened = frames[:2] + [(spawn, "prepare", "open(data['path'])")]
+    assert cause_of(tb(*opened, error=error), "vllm") is not Cause.INVALID_CONFIG
+
+
+def test_the_hubs_own_words_for_a_cache_folder_it_may_not_use_are_the_setting() -> None:
+    """HF_HOME a folder only root may read (io106): Transformers' hub wraps the PermissionError
+    and says to check the cache directory's permissions."""
+    hub = [(f"{SG}/configs/model_config.py", "load_pointer_head", "cached_file("),
+           ("/x/site-packages/transformers/utils/hub.py", "cached_files", "raise OSError(")]
+    error = ("OSError: PermissionError at /srv/hf/token when downloading org/tiny. Check cache "
+             "directory permissions. Common causes: 1) another user is downloading the same "
+             "model (please wait); 2) a previous download was canceled")
+    assert cause_of(tb(*hub, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: the hub failing a download for another reason names no setting
+    other = "OSError: We couldn't connect to 'https://huggingface.co' to load the files"
+    assert cause_of(tb(*hub, error=other), "sglang") is not Cause.INVALID_CONFIG

@@ -85,6 +85,12 @@ def _frames_of(scan: Scan, msgs: list[str], i: int) -> list[str]:
     return out
 
 
+def entered_where_it_cannot(scan: Scan, msgs: list[str], i: int) -> bool:
+    """The PermissionError was raised by a chdir (its source line just above it): the process
+    may not enter the folder it was to work in."""
+    return S.CHDIR_STATEMENT.search(_source_above(msgs, i)) is not None
+
+
 def working_directory_gone(scan: Scan, msgs: list[str], i: int) -> bool:
     """The path-less FileNotFoundError came from posixpath resolving a relative path against a
     working directory that is gone (os.getcwd() in abspath)."""
@@ -141,6 +147,7 @@ RAISED_WHERE: tuple[tuple[S.Signature, tuple[str, ...], Check], ...] = (
     (S.UNBINDABLE_ADDRESS, ("Errno", "integer"), bound_where_it_cannot),
     (S.FOLDER_NOT_MADE, ("Errno",), folder_not_made),
     (S.WORKING_DIRECTORY_GONE, ("Errno 2",), working_directory_gone),
+    (S.WORKING_DIRECTORY_REFUSED, ("Errno 13",), entered_where_it_cannot),
     (S.PROGRAM_MISSING, ("Errno 2",), program_not_found),
     (S.ENVIRONMENT_VALUE_REFUSED, ("Error: ",), environment_value_refused),
     (S.STANDARD_STREAM_GONE, ("NoneType",), standard_stream_gone),

@@ -812,7 +812,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # (or a lock file the hub's download or a cache takes in the folder the launch
            # named: --download-dir, HF_HOME on a read-only mount, dz105)
            r"|(?:PermissionError|OSError): \[Errno (?:13|30)\] (?:Permission denied"
-           r"|Read-only file system): '[^']*\.lock'", scope="error")
+           r"|Read-only file system): '[^']*\.lock'"
+           # (or Transformers' hub saying so in its own words, whatever file it met: `OSError:
+           # PermissionError at /hf/token when downloading org/m. Check cache directory
+           # permissions.` - HF_HOME a folder the service's user may not read, io106)
+           r"|PermissionError at \S+ when downloading \S+\. Check cache directory permissions",
+           scope="error")
     # ... and SQLite unable to open a cache's database where the launch put the cache (a
     # disk cache's folder that is a file, missing or not the user's: Outlines' diskcache under
     # OUTLINES_CACHE_DIR, `sqlite3.OperationalError: unable to open database file`, often as
@@ -2283,6 +2288,15 @@ NAME_RESOLVER_FRAME = _C(r":(?:resolve_obj_by_qualname|import_from_string|import
 WORKING_DIRECTORY_GONE = Signature(Cause.UNKNOWN,
                                    _C(lower_pattern(r"^FileNotFoundError: \[Errno 2\] No such "
                                                     r"file or directory$")), 58, "error")
+# A working directory the process may not enter: a child of multiprocessing's spawn entering
+# its parent's folder (spawn.py prepare's `os.chdir(data['dir'])`: the launch run from a folder
+# the service's user cannot enter, io102), a script changing into a folder a setting named.
+# The launch's folder or its user, as a cache folder not the user's is (invalid_config). Read by
+# the classifier where the statement above the error is the chdir.
+WORKING_DIRECTORY_REFUSED = Signature(Cause.INVALID_CONFIG,
+                                      _C(lower_pattern(r"^PermissionError: \[Errno 13\] ")),
+                                      58, "error")
+CHDIR_STATEMENT = _C(r"\bchdir\(")
 # A device that the model's own code asks for and the host does not have, while the engine
 # itself runs on another (SGLang on `--device cpu` building a Transformers-backend mixture of
 # experts or encoder whose init calls get_device: `RuntimeError: No accelerator (CUDA, XPU, HPU,
