@@ -6653,3 +6653,29 @@ def test_the_hubs_own_words_for_a_cache_folder_it_may_not_use_are_the_setting() 
     # guard: the hub failing a download for another reason names no setting
     other = "OSError: We couldn't connect to 'https://huggingface.co' to load the files"
     assert cause_of(tb(*hub, error=other), "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- the 269th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+_PASSED_OVER = ("(EngineCore pid=9) ERROR 12-07 21:14:29 [repo_utils.py:126] Error parsing config "
+                "for /srv/tok: Unrecognized model in /srv/tok. Should have a `model_type` key in "
+                "its config.json.")
+_INDEX_PAST = ["terminate called after throwing an instance of 'std::runtime_error'",
+               "  what():  kernel, /x/inductor_cache/am/c.main.cpp:31, index out of bounds: "
+               "0 <= tmp3 < 512L",
+               "(EngineCore pid=9) ERROR 12-07 21:14:33 [multiproc_executor.py:315] Worker proc "
+               "VllmWorker-0 died unexpectedly (exit code: -6), shutting down executor."]
+
+
+def test_an_error_the_startup_passed_over_does_not_outrank_the_death_after_it() -> None:
+    """`--tokenizer` a folder with no config.json (it103): the engine logs that it could not
+    read the folder's config, passes over it and comes up; the first request's token ids run
+    past the embedding - the death is the index, not the config read at startup."""
+    up = [_IDLE_UP[0], _PASSED_OVER, *_IDLE_UP[1:]]
+    v = verdict(*up, *_INDEX_PAST, engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.ILLEGAL_MEMORY_ACCESS), v
+    # guard: a death after it that names nothing leaves the startup's error the only hint
+    silent = ["(EngineCore pid=9) ERROR 12-07 21:14:33 [multiproc_executor.py:315] Worker proc "
+              "VllmWorker-0 died unexpectedly (exit code: -6), shutting down executor."]
+    v = verdict(*up, *silent, engine="vllm")
+    assert v.cause is Cause.CORRUPT_CHECKPOINT, v

@@ -1484,6 +1484,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     cands = _candidates(scan, start, region_frames, outcome, phase, exit_code, ready is not None,
                         engine, raw)
     cands += _engine_iteration_timeout(scan, msgs, start)
+    if outcome is Outcome.CRASHED and ready is not None:
+        cands = _after_ready_if_any(cands, _server_up_line(msgs, ready))
     best = max(cands, key=lambda c: (c.priority, -c.index), default=None)
     cause = best.cause if best else Cause.UNKNOWN
 
@@ -1955,6 +1957,26 @@ def _phase(tracker_phase: Phase, scan: Scan, frames: list[tuple[int, str]],
         # which any long run prints) says the HTTP server was up, not that startup was going on
         fp = Phase.WARMUP
     return fp if fp.rank > tracker_phase.rank else tracker_phase
+
+
+# the HTTP server's own "up" lines: uvicorn's (vLLM's API server, SGLang's) and SGLang's
+_SERVER_UP = ("Application startup complete", "fired up and ready to roll")
+
+
+def _server_up_line(msgs: list[str], ready: int) -> int:
+    """The first line from ``ready`` on where the HTTP server says it is up (vLLM's engine
+    core reports itself up first, its API server then builds the tokenizer and the routes);
+    ``ready`` where none is."""
+    return next((i for i in range(ready, len(msgs))
+                 if any(word in msgs[i] for word in _SERVER_UP)), ready)
+
+
+def _after_ready_if_any(cands: list[_Candidate], ready: int) -> list[_Candidate]:
+    """A run that came up and then died: the errors its startup logged and passed over (a
+    tokenizer folder's config read and given up on, it103) did not stop it then, and a cause
+    read after the ready line outranks them; where none is, they stand."""
+    after = [c for c in cands if c.index > ready]
+    return after or cands
 
 
 def _offline_engine_call(frames: list[tuple[int, str]]) -> bool:
