@@ -6679,3 +6679,32 @@ def test_an_error_the_startup_passed_over_does_not_outrank_the_death_after_it() 
               "VllmWorker-0 died unexpectedly (exit code: -6), shutting down executor."]
     v = verdict(*up, *silent, engine="vllm")
     assert v.cause is Cause.CORRUPT_CHECKPOINT, v
+
+
+# --- the 267th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_tensors_the_checkpoint_does_not_hold_are_the_checkpoint() -> None:
+    """A sharded-state checkpoint with one part file lost (ir101): vLLM's loader names the keys
+    the loaded state lacks; torch's strict state_dict load says the same."""
+    frames = [(f"{VL}/model_executor/model_loader/sharded_state_loader.py", "load_weights",
+               'raise ValueError(f"Missing keys {tuple(state_dict)} in loaded state!")')]
+    error = ("ValueError: Missing keys ('model.layers.0.self_attn.qkv_proj.weight', "
+             "'model.norm.weight') in loaded state!")
+    assert cause_of(tb(*frames, error=error), "vllm") is Cause.CORRUPT_CHECKPOINT
+    torch_words = ('RuntimeError: Error(s) in loading state_dict for LlamaForCausalLM:\n\t'
+                   'Missing key(s) in state_dict: "lm_head.weight".')
+    assert cause_of(tb(*frames, error=torch_words), "vllm") is Cause.CORRUPT_CHECKPOINT
+    # guard: a missing key of a request or a config names no checkpoint
+    other = "KeyError: 'Missing key temperature in the request'"
+    assert cause_of(tb(*frames, error=other), "vllm") is not Cause.CORRUPT_CHECKPOINT
+
+
+def test_a_gguf_file_naming_no_tokenizer_is_a_checkpoint_without_one() -> None:
+    """A GGUF written without tokenizer metadata, served with no tokenizer folder (ir105)."""
+    frames = [(f"{SG}/managers/tokenizer_manager.py", "__init__", "self.tokenizer = get_tokenizer(")]
+    error = ("ValueError: Cannot build a tokenizer from a GGUF file stating tokenizer None. "
+             "Supported: ['gemma4', 'gpt2', 'llama', 't5'].")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.CORRUPT_CHECKPOINT
+    # guard: the other words a tokenizer build fails in stay what they say
+    other = "ValueError: Tokenizer class LlamaTokenizerX does not exist or is not imported."
+    assert cause_of(tb(*frames, error=other), "sglang") is not Cause.CORRUPT_CHECKPOINT

@@ -416,6 +416,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # file(s) missing from /m (incomplete download?): [...]` - shards absent, or named
            # by another split than the files on disk)
            r"\.index\.json references \d+ shard file\(s\) missing",
+           # (tensors the model needs that the checkpoint's files do not hold: vLLM's
+           # sharded-state loader, `ValueError: Missing keys ('model.norm.weight', ...) in
+           # loaded state!` - a part file lost, ir101; torch's strict load_state_dict,
+           # `Error(s) in loading state_dict for M:` over `Missing key(s) in state_dict: ...`,
+           # keys missing, unexpected or of another size: the weights and the model disagree)
+           r"Missing keys \(.{0,2000}\) in loaded state", r"Missing key\(s\) in state_dict: ",
+           r"Error\(s\) in loading state_dict for \w",
            flags=_I, implies=Phase.WEIGHT_LOADING)
     + _sig(Cause.CORRUPT_CHECKPOINT, 85,
            r"Can't load tokenizer for",
@@ -426,6 +433,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # that ships a sentencepiece model instead (`also`: import_error); the corpus's runs
            # with the tokenizer files removed or emptied say the same words
            r"Couldn't instantiate the backend tokenizer from one of",
+           # (a GGUF file whose metadata names no tokenizer to build, when no tokenizer folder
+           # is given beside it: SGLang's `ValueError: Cannot build a tokenizer from a GGUF file
+           # stating tokenizer None` - the file lacks what a whole checkpoint has, ir105)
+           r"Cannot build a tokenizer from a GGUF file",
            # the same for a multimodal model's processor files (transformers'
            # `OSError: Can't load image processor for 'org/model'`: no preprocessor_config.json)
            r"Can't load (?:image |video )?(?:processor|feature extractor) for",
