@@ -6708,3 +6708,31 @@ def test_a_gguf_file_naming_no_tokenizer_is_a_checkpoint_without_one() -> None:
     # guard: the other words a tokenizer build fails in stay what they say
     other = "ValueError: Tokenizer class LlamaTokenizerX does not exist or is not imported."
     assert cause_of(tb(*frames, error=other), "sglang") is not Cause.CORRUPT_CHECKPOINT
+
+
+# --- the 271st batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_transformers_failing_to_compute_the_rope_block_is_the_config() -> None:
+    """`--json-model-override-args` with a rope factor as a string (iv106) and longrope's factor
+    lists of another length than the head's (iv107): Transformers fails computing the rope
+    parameters as SGLang's Transformers backend builds the model."""
+    tf = "/x/site-packages/transformers"
+    build = [(f"{SG}/model_loader/loader.py", "_initialize_model", "model = model_class(**kwargs)"),
+             (f"{SG}/models/transformers.py", "__init__",
+              "self.model: PreTrainedModel = AutoModel.from_config("),
+             (f"{tf}/modeling_utils.py", "_from_config", "model = cls(config, **kwargs)"),
+             (f"{tf}/models/llama/modeling_llama.py", "__init__",
+              "self.rotary_emb = LlamaRotaryEmbedding(config=config)"),
+             (f"{tf}/models/llama/modeling_llama.py", "__init__",
+              "inv_freq, self.attention_scaling = rope_init_fn(self.config)")]
+    linear = build + [(f"{tf}/modeling_rope_utils.py",
+                       "_compute_linear_scaling_rope_parameters", "inv_freq /= factor")]
+    error = "TypeError: unsupported operand type(s) for /=: 'Tensor' and 'str'"
+    assert cause_of(tb(*linear, error=error), "sglang") is Cause.INVALID_CONFIG
+    longrope = build + [(f"{tf}/modeling_rope_utils.py",
+                         "_compute_longrope_parameters", "inv_freq = 1.0 / (ext_factors * base**x)")]
+    error = ("RuntimeError: The size of tensor a (48) must match the size of tensor b (32) at "
+             "non-singleton dimension 0")
+    assert cause_of(tb(*longrope, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: the same error in the model's own layers names no rope block
+    assert cause_of(tb(*build, error=error), "sglang") is not Cause.INVALID_CONFIG

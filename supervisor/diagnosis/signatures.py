@@ -1941,6 +1941,13 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
     # rope block in a newer release's per-layer-type form) is the config's rope block, as its
     # `Unknown RoPE scaling type` refusal is
     (Cause.INVALID_CONFIG, _C(r"/rotary_embedding(?:/__init__)?\.py:get_rope$"), 24),
+    # ... and Transformers computing the rope block's parameters as it builds the model (SGLang's
+    # Transformers backend, any engine building a Transformers model: modeling_rope_utils.py's
+    # `_compute_linear_scaling_rope_parameters`, `_compute_longrope_parameters`): a factor given
+    # as a string (`unsupported operand type(s) for /=: 'Tensor' and 'str'`, iv106), longrope's
+    # factor lists of another length than the head's (`The size of tensor a (48) must match`,
+    # iv107) are the rope block
+    (Cause.INVALID_CONFIG, _C(r"/modeling_rope_utils\.py:_compute_\w*rope_parameters$"), 24),
     # the API server adding the LoRA modules its launch named (--lora-modules, init_static_loras):
     # an adapter it refuses there (`The lora adapter 'tiny' conflicts with a served base model`,
     # ei103) is that setting - an adapter's missing or broken files say so in words ranked above
