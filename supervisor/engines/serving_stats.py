@@ -40,10 +40,11 @@ SCAN_GAP = 0.2           # seconds between two chunks looked at
 _SIGNS_KEPT = 3
 
 # Answers, from uvicorn's access lines (`"POST /v1/completions HTTP/1.1" 400 Bad Request`):
-# counted in every chunk, not only the ones scanned, with one regex pass that keeps only each
-# status's first digit (no line split; a third cheaper than a bytes.count per version and class,
-# bench/serving_answers.py). A server that refuses every request (a bad default in the model's
-# generation config) logs no batch line at all; these counts are then the only sign.
+# counted in every chunk, not only the ones scanned, with two regex passes (no line split): one
+# keeps each access line's status digit, one finds the polls' lines to take off (cost in
+# bench/serving_answers.py and docs/performance.md). A server that refuses every request (a bad
+# default in the model's generation config) logs no batch line at all; these counts are then
+# the only sign.
 _VERSIONS = (b'HTTP/1.1" ', b'HTTP/1.0" ')
 _ANSWER = rb'HTTP/1\.[01]" ([245])'
 _ANSWER_RE = re.compile(_ANSWER)
