@@ -297,7 +297,7 @@ def _serving_families(run: dict[str, Any] | None, gauge: Any) -> Any:
     answers = srv.get("answers") or {}
     fam = gauge(PREFIX + "serving_answers", "Requests the current run answered since ready, "
                 "by status class, from its access lines (polls of health, metrics and "
-                "model-list routes left out)",
+                "model-list routes and the daemon's own canaries left out)",
                 labels=["engine", "profile", "status_class"])
     for cls, n in sorted(answers.items()):
         if isinstance(n, int):

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from supervisor.engines import serving_stats
+from supervisor.engines.base import CANARY_QUERY
 from supervisor.engines.serving_stats import Ring, ServingStats
 from supervisor.watchdogs.serving import describe, served_model
 
@@ -224,3 +225,26 @@ def test_a_poll_cut_by_the_pipe_after_its_opening_quote_is_still_a_poll() -> Non
     st.feed_chunk(line[:cut])
     st.feed_chunk(line[cut:])
     assert st.latest()["answers"] == {"2xx": 2, "4xx": 0, "5xx": 0}
+
+
+def test_the_daemons_own_vllm_canary_is_no_answer() -> None:
+    """vLLM's canary is a real completion (max_tokens 1); its query string says it is the
+    daemon's, so a server answering only the canary does not read as answering clients."""
+    st = ServingStats("vllm", probe_path="/health")
+    canary = f"/v1/completions?{CANARY_QUERY}"
+    st.feed_chunk((_access(canary, 200, "OK") * 3 + _access(canary, 500, "Internal Server Error")
+                   + _access("/v1/completions", 400, "Bad Request")).encode())
+    assert st.latest()["answers"] == {"2xx": 0, "4xx": 1, "5xx": 0}
+    assert st.latest()["last_refused"].endswith('"POST /v1/completions HTTP/1.1" 400 Bad Request')
+    # cut by the pipe just after its opening quote: still the canary's
+    line = _access(canary, 200, "OK").encode()
+    cut = line.index(b'"') + 1
+    st.feed_chunk(line[:cut])
+    st.feed_chunk(line[cut:])
+    assert st.latest()["answers"] == {"2xx": 0, "4xx": 1, "5xx": 0}
+    # guard: a client's query, or the word elsewhere in the path, is a client's request
+    st.feed_chunk((_access("/v1/completions?user=gns=canary1", 200, "OK")
+                   + _access("/v1/completions?x=1", 200, "OK")
+                   + _access("/gns=canary", 200, "OK")).encode())
+    assert st.latest()["answers"] == {"2xx": 3, "4xx": 1, "5xx": 0}
+

@@ -102,6 +102,11 @@ PROBE_PATHS = frozenset({
     "/version", "/favicon.ico"})
 
 
+# The daemon's own vLLM canary (watchdogs/serving.py) asks for one token with this query: its
+# access line then says whose it is (uvicorn logs the query string), so the answers counted
+# from the log are the clients' alone. The engines ignore a query they do not know.
+CANARY_QUERY = "gns=canary"
+
 # Of those, the health checks: SGLang answers them 503 until its warmup is over.
 HEALTH_PATHS = frozenset({"/health", "/health_generate"})
 

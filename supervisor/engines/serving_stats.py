@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .base import PROBE_PATHS
+from .base import CANARY_QUERY, PROBE_PATHS
 
 # The values a sample carries, in this order (series rows are tuples: (t, *values)).
 FIELDS = ("gen_throughput", "prompt_throughput", "running", "queued", "token_usage",
@@ -248,7 +248,7 @@ class ServingStats:
         if not digits:
             return
         probes = b"".join(self._polls_re.findall(chunk))
-        if chunk[:1] in (b"G", b"H") and (head := self._poll_re.match(chunk)):
+        if chunk[:1] in (b"G", b"H", b"P") and (head := self._poll_re.match(chunk)):
             probes += head.group(1)
         refused = -1
         for digit, key in zip(b"245", ANSWER_CLASSES):
@@ -365,13 +365,15 @@ class ServingStats:
 
 def _poll_patterns(health_path: str | None) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
     """The access line of a poll (``engines.base.is_probe``: a GET or HEAD of a health,
-    metrics or model-list route, or of the profile's own health path) with its status's first
-    digit: led by the request's opening quote, for ``findall`` over a read (a literal first
-    byte keeps the search fast: without it the regex tries every G and H, three times the
-    cost), and without it, for a read that starts just after that quote and for one line."""
+    metrics or model-list route, or of the profile's own health path; or the daemon's own vLLM
+    canary, a POST with ``CANARY_QUERY``) with its status's first digit: led by the request's
+    opening quote, for ``findall`` over a read (a literal first byte keeps the search fast:
+    without it the regex tries every G and H, three times the cost), and without it, for a
+    read that starts just after that quote and for one line."""
     paths = PROBE_PATHS | ({health_path.rstrip("/")} if health_path else set())
     alt = b"|".join(re.escape(p.encode()) for p in sorted(paths, key=len, reverse=True))
-    bare = rb'(?:GET|HEAD) (?:' + alt + rb')/?(?:\?[^ "]*)? ' + _ANSWER
+    canary = rb'POST [^ "?]*\?(?:[^ "]*&)?' + re.escape(CANARY_QUERY.encode()) + rb'(?:&[^ "]*)?'
+    bare = rb'(?:(?:GET|HEAD) (?:' + alt + rb')/?(?:\?[^ "]*)?|' + canary + rb') ' + _ANSWER
     return re.compile(b'"' + bare), re.compile(bare)
 
 

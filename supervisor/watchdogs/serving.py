@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 import anyio
 
+from ..engines.base import CANARY_QUERY
 from ..engines.engine_metrics import Scraper
 from ..engines.serving_stats import ServingStats
 from ..profiles import ResolvedProfile
@@ -241,7 +242,8 @@ class ServingWatch:
         if self.run.engine_name == "vllm":
             body = {"model": served_model(p), "prompt": "Hello", "max_tokens": 1}
             return (self.canary_request(),
-                    await post(p.host, p.port, "/v1/completions", body, timeout))
+                    await post(p.host, p.port, f"/v1/completions?{CANARY_QUERY}", body,
+                               timeout))
         return self.canary_request(), await probe(p.host, p.port, "/health_generate", timeout)
 
     def _quiet_line(self, stats: ServingStats, quiet: float, window: float) -> str:

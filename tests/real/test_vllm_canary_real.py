@@ -34,12 +34,14 @@ def test_vllm_metrics_scraped_and_idle_stopped_worker_caught_by_canaries(
     seen: list[dict] = []
 
     enough = threading.Event()
+    answered: list[int] = []
 
     def load() -> None:  # until the scraped values are seen (a short load can fall between)
         while not enough.is_set():
             conn, resp = _request(port, tiny_model, 200)
             resp.read()
             conn.close()
+            answered.append(resp.status)
     workers = [threading.Thread(target=load, daemon=True) for _ in range(3)]
     for t in workers:
         t.start()
@@ -67,6 +69,12 @@ def test_vllm_metrics_scraped_and_idle_stopped_worker_caught_by_canaries(
     assert (c["request"], c["ok"], c["failures"]) == (
         "POST /v1/completions (max_tokens 1)", True, 0), c
     assert run["status"] == "ready"
+    # the answers are the clients' alone: the canaries (real completions too) are left out
+    assert answered and set(answered) == {200}, answered
+    run = d.wait_run(lambda r: r["serving"]["answers"]["2xx"] >= len(answered), 30,
+                     "the clients' answers counted")
+    assert run["serving"]["answers"] == {"2xx": len(answered), "4xx": 0, "5xx": 0}, \
+        (run["serving"]["answers"], len(answered), run["serving"]["canary"])
 
     # idle, then the model process stopped: no request in flight, no stats line shows one
     titles = _titles(d.run()["pid"])
