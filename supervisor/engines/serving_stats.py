@@ -49,6 +49,11 @@ _VERSIONS = (b'HTTP/1.1" ', b'HTTP/1.0" ')
 _ANSWER = rb'HTTP/1\.[01]" ([245])'
 _ANSWER_RE = re.compile(_ANSWER)
 ANSWER_CLASSES = ("2xx", "4xx", "5xx")
+# The daemon's own vLLM canary (a real completion, engines.base.CANARY_QUERY): looked for only
+# in a read that holds its query, so client floods pay one memchr-speed `in` for it.
+_CANARY = CANARY_QUERY.encode()
+_CANARY_RE = re.compile(rb'POST [^ "?]*\?(?:[^ "]*&)?' + re.escape(_CANARY) + rb'(?:&[^ "]*)? '
+                        + _ANSWER)
 
 # --- SGLang ---------------------------------------------------------------------------------
 _SG_KV = re.compile(r"(#running-req|#queue-req|#token|#new-seq|#new-token|#cached-token"
@@ -248,8 +253,10 @@ class ServingStats:
         if not digits:
             return
         probes = b"".join(self._polls_re.findall(chunk))
-        if chunk[:1] in (b"G", b"H", b"P") and (head := self._poll_re.match(chunk)):
+        if chunk[:1] in (b"G", b"H") and (head := self._poll_re.match(chunk)):
             probes += head.group(1)
+        if _CANARY in chunk:
+            probes += b"".join(_CANARY_RE.findall(chunk))
         refused = -1
         for digit, key in zip(b"245", ANSWER_CLASSES):
             n = digits.count(digit) - probes.count(digit)
@@ -260,9 +267,12 @@ class ServingStats:
             if key != "2xx":
                 for version in _VERSIONS:
                     needle = version + bytes((digit,))
-                    refused = max(refused, _newest_not_probe(chunk, needle, self._poll_re))
+                    refused = max(refused, _newest_not_probe(chunk, needle, self._is_poll))
         if refused >= 0:
             self.last_refused = _line_at(chunk, refused)[:300]
+
+    def _is_poll(self, line: bytes) -> bool:
+        return bool(self._poll_re.search(line) or (_CANARY in line and _CANARY_RE.search(line)))
 
     def take_answers_news(self) -> bool:
         """True once after requests were answered (the run's snapshot should say so)."""
@@ -365,23 +375,21 @@ class ServingStats:
 
 def _poll_patterns(health_path: str | None) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
     """The access line of a poll (``engines.base.is_probe``: a GET or HEAD of a health,
-    metrics or model-list route, or of the profile's own health path; or the daemon's own vLLM
-    canary, a POST with ``CANARY_QUERY``) with its status's first digit: led by the request's
-    opening quote, for ``findall`` over a read (a literal first byte keeps the search fast:
-    without it the regex tries every G and H, three times the cost), and without it, for a
-    read that starts just after that quote and for one line."""
+    metrics or model-list route, or of the profile's own health path) with its status's first
+    digit: led by the request's opening quote, for ``findall`` over a read (a literal first
+    byte keeps the search fast: without it the regex tries every G and H, three times the
+    cost), and without it, for a read that starts just after that quote and for one line."""
     paths = PROBE_PATHS | ({health_path.rstrip("/")} if health_path else set())
     alt = b"|".join(re.escape(p.encode()) for p in sorted(paths, key=len, reverse=True))
-    canary = rb'POST [^ "?]*\?(?:[^ "]*&)?' + re.escape(CANARY_QUERY.encode()) + rb'(?:&[^ "]*)?'
-    bare = rb'(?:(?:GET|HEAD) (?:' + alt + rb')/?(?:\?[^ "]*)?|' + canary + rb') ' + _ANSWER
+    bare = rb'(?:GET|HEAD) (?:' + alt + rb')/?(?:\?[^ "]*)? ' + _ANSWER
     return re.compile(b'"' + bare), re.compile(bare)
 
 
-def _newest_not_probe(chunk: bytes, needle: bytes, probe: re.Pattern[bytes]) -> int:
+def _newest_not_probe(chunk: bytes, needle: bytes, is_poll: Callable[[bytes], bool]) -> int:
     """Where the newest access line with ``needle`` that is not a poll is; -1 if none is."""
     end = len(chunk)
     while (j := chunk.rfind(needle, 0, end)) >= 0:
-        if not probe.search(_line_at(chunk, j).encode()):
+        if not is_poll(_line_at(chunk, j).encode()):
             return j
         end = j
     return -1
