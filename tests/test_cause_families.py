@@ -6736,3 +6736,38 @@ def test_transformers_failing_to_compute_the_rope_block_is_the_config() -> None:
     assert cause_of(tb(*longrope, error=error), "sglang") is Cause.INVALID_CONFIG
     # guard: the same error in the model's own layers names no rope block
     assert cause_of(tb(*build, error=error), "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- kinds no batch has shown yet: torch.load reading a weight file ---------------------------
+
+def test_an_error_torch_load_raises_reading_a_weight_file_is_the_checkpoint() -> None:
+    """vLLM's `pt` loader (and any `.bin` checkpoint) reads each file with torch.load: an empty
+    file (a bare `EOFError`), bytes that are no pickle (`KeyError: 101`), a legacy file cut
+    short (`unexpected EOF, expected 1000 more bytes`) - torch's words as it really raises
+    them, none naming a checkpoint - are the checkpoint's bytes."""
+    read = [(f"{VL}/model_executor/model_loader/weight_utils.py", "pt_weights_iterator",
+             'state = torch.load(bin_file, map_location="cpu", weights_only=True)'),
+            (f"{TORCH}/serialization.py", "load", "return _legacy_load(")]
+    unpickle = read + [(f"{TORCH}/serialization.py", "_legacy_load",
+                        "magic_number = pickle_module.load(f, **pickle_load_args)"),
+                       (f"{TORCH}/_weights_only_unpickler.py", "load",
+                        "return Unpickler(file, encoding=encoding).load()"),
+                       (f"{TORCH}/_weights_only_unpickler.py", "load", "raise EOFError")]
+    assert cause_of(tb(*unpickle, error="EOFError"), "vllm") is Cause.CORRUPT_CHECKPOINT
+    memo = unpickle[:-1] + [(f"{TORCH}/_weights_only_unpickler.py", "load",
+                             "self.append(self.memo[idx])")]
+    assert cause_of(tb(*memo, error="KeyError: 101"), "vllm") is Cause.CORRUPT_CHECKPOINT
+    cut = read + [(f"{TORCH}/serialization.py", "_legacy_load",
+                   "typed_storage._untyped_storage._set_from_file(")]
+    error = "RuntimeError: unexpected EOF, expected 1000 more bytes. The file might be corrupted."
+    assert cause_of(tb(*cut, error=error), "vllm") is Cause.CORRUPT_CHECKPOINT
+    assert cause_of(error + "\n", "vllm") is Cause.CORRUPT_CHECKPOINT  # words alone
+    # guard: the setting torch.load refuses says so in its own words (db101: a file saved on a
+    # CUDA device, read on a host without one)
+    refused = ("RuntimeError: Attempting to deserialize object on a CUDA device but "
+               "torch.cuda.is_available() is False. If you are running on a CPU-only machine, "
+               "please use torch.load with map_location=torch.device('cpu') to map your "
+               "storages to the CPU.")
+    assert cause_of(tb(*cut, error=refused), "vllm") is not Cause.CORRUPT_CHECKPOINT
+    # guard: the same errors away from torch.load name no checkpoint
+    assert cause_of(tb(*read[:1], error="KeyError: 101"), "vllm") is not Cause.CORRUPT_CHECKPOINT

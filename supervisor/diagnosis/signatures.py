@@ -457,6 +457,9 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     + _sig(Cause.CORRUPT_CHECKPOINT, 87,
            r"\.incomplete'", r"Consistency check failed: file should be of size \d+",
            r"UnpicklingError: invalid load key",
+           # torch.load reading a legacy (pre-zip) checkpoint cut short: `RuntimeError:
+           # unexpected EOF, expected 1000 more bytes. The file might be corrupted.`
+           r"unexpected EOF, expected \d+ more bytes",
            # one shard of a sharded checkpoint gone as the loader opens it (`No such file or
            # directory: '.../model-00003-of-00004.safetensors'`: a link to a pruned cache blob,
            # a copy cut short): the model's folder and index were found, the checkpoint is not
@@ -1936,6 +1939,12 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
                                     r"\w*compile|/_inductor/(?!output_code\.py:|utils\.py:run$"
                                     r"|runtime/triton_heuristics\.py:run$)"), 26),
     (Cause.WARMUP_FAILED, _C(r":_execute_server_warmup$|:_wait_and_warmup$"), 24),
+    # torch.load reading a file (the engines' `pt` loaders, a `.bin` checkpoint's shards): an
+    # error raised while it unpickles names the file's bytes, whatever its words (`EOFError: Ran
+    # out of input` for an empty file, `KeyError: 101` or `Memo value not found` for bytes that
+    # are no pickle). Below every hint of its own rank: the settings torch.load refuses say so
+    # in words (a CUDA-saved file on a host without CUDA, weights_only's refusals).
+    (Cause.CORRUPT_CHECKPOINT, _C(r"/torch/(?:serialization|_weights_only_unpickler)\.py:"), 20),
     # the engines building the rotary embedding from the model's rope settings (vLLM's and
     # SGLang's get_rope): a generic error there (`TypeError: unhashable type: 'dict'` for a
     # rope block in a newer release's per-layer-type form) is the config's rope block, as its
