@@ -193,8 +193,9 @@ class Campaigns:
             return
         self._note(f"relaunching {label} ({profile}), the best measured: what ran last "
                    f"(run #{serving.get('run_id')}) is not it")
+        # (measured already: its benchmark is not run again on the server left serving)
         outcome = await self._launch(profile, changes, f"campaign {plan.name}: serving the "
-                                                       f"best, {label}")
+                                                       f"best, {label}", benchmark=False)
         state["finish"] = {"experiment": name, "run_id": outcome["run_id"], "relaunched": True,
                            "ok": outcome["ok"]}
         state["serving"] = self._serving()
@@ -251,13 +252,13 @@ class Campaigns:
                    f"{_measured(old.get('benchmark') or {})}: {entry['drift']['text']}")
 
     async def _launch(self, profile: str, changes: tuple[str, ...] | None, reason: str,
-                      ) -> dict[str, Any]:
+                      benchmark: bool = True) -> dict[str, Any]:
         """Launch one step with the launcher its profile needs (this node, or every rank of
         a launch group), wait until it settles and its benchmark is in."""
         if self._last is not None:  # an operator may have switched between two steps
             self._last.check()
         launcher = self._last = choose(self.arbiter, self.cluster, profile, self._launchers)
-        outcome = await launcher.launch(profile, changes, reason)
+        outcome = await launcher.launch(profile, changes, reason, benchmark)
         self._record(outcome)
         return outcome
 

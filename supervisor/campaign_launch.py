@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import anyio
 
-from .runtime.arbiter import Arbiter, ArbiterError
+from .runtime.arbiter import Arbiter, ArbiterError, without_benchmark
 from .runtime.requests import Request
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,7 @@ class Preempted(Exception):
 
 class Launcher(Protocol):
     async def launch(self, profile: str, changes: tuple[str, ...] | None, reason: str,
-                     ) -> dict[str, Any]: ...
+                     benchmark: bool = True) -> dict[str, Any]: ...
 
     def check(self) -> None:
         """Raise Preempted when the last launch was replaced since (between two steps)."""
@@ -71,9 +71,10 @@ class LocalLauncher:
         self.last: Request | None = None
 
     async def launch(self, profile: str, changes: tuple[str, ...] | None, reason: str,
-                     ) -> dict[str, Any]:
+                     benchmark: bool = True) -> dict[str, Any]:
         req = self.last = await self.arbiter.switch(
-            profile, reason=reason, changes=list(changes) if changes is not None else None)
+            profile, reason=reason, changes=list(changes) if changes is not None else None,
+            benchmark=benchmark)
         await req.done.wait()
         self.check()
         run = self.arbiter.current
@@ -133,9 +134,9 @@ class GroupLauncher:
         self.attempt: int | None = None   # the group attempt our last launch settled on
 
     async def launch(self, profile: str, changes: tuple[str, ...] | None, reason: str,
-                     ) -> dict[str, Any]:
+                     benchmark: bool = True) -> dict[str, Any]:
         want = list(changes) if changes is not None else None
-        resolved = self.arbiter.resolve(profile, changes=want)
+        resolved = without_benchmark(self.arbiter.resolve(profile, changes=want), benchmark)
         assert resolved.group is not None
         self.group, self.attempt = resolved.group.name, None
         before = (self.cluster.desired(self.group) or {}).get("attempt", 0)
@@ -146,7 +147,8 @@ class GroupLauncher:
                 async def settle() -> None:
                     try:
                         box["result"] = await self.cluster.switch(
-                            profile, resolved, True, None, changes=want, request=request)
+                            profile, resolved, True, None, changes=want, request=request,
+                            benchmark=benchmark)
                     except ArbiterError as exc:
                         if exc.code != "conflict":
                             raise

@@ -214,15 +214,18 @@ def profile_warning(d: Daemon, name: str) -> str | None:
 
 @command("switch", mutating=True, waits=True)
 async def switch(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
-    """{"cmd": "switch", "args": {"profile": NAME, "wait": bool, "timeout": s}}"""
+    """{"cmd": "switch", "args": {"profile": NAME, "wait": bool, "timeout": s,
+    "benchmark": bool}}: ``benchmark`` false leaves the profile's [benchmark] out of this
+    launch."""
     name = _arg(args, "profile", str)
     wait = _arg(args, "wait", bool, False)
     timeout = _arg(args, "timeout", (int, float), None)
+    benchmark = _arg(args, "benchmark", bool, True)
     warning = profile_warning(d, name)
-    group = await _group_switch(d, name, wait, timeout)
+    group = await _group_switch(d, name, wait, timeout, benchmark)
     if group is not None:
         return {**group, "warning": warning}
-    req = await d.arbiter.switch(name, reason="switch requested")
+    req = await d.arbiter.switch(name, reason="switch requested", benchmark=benchmark)
     if not wait:
         return {"request": req.id, "profile": name, "run_id": _run_id(d), "warning": warning}
     return {**await _wait_settled(d, req, timeout), "warning": warning}
@@ -466,7 +469,7 @@ async def metrics(d: Daemon, conn: Connection, args: dict[str, Any]) -> Any:
 
 # -- launch groups and probes (supervisor/cluster) ----------------------------------------------
 async def _group_switch(d: Daemon, name: str, wait: bool, timeout: float | None,
-                        ) -> dict[str, Any] | None:
+                        benchmark: bool = True) -> dict[str, Any] | None:
     """A profile with [group] launches on every node of the group, through etcd; None for a
     profile of this node alone."""
     profile = d.arbiter.resolve(name)
@@ -477,7 +480,8 @@ async def _group_switch(d: Daemon, name: str, wait: bool, timeout: float | None,
                                  f"{', '.join(profile.group.nodes)}) but this daemon has no "
                                  "[cluster] etcd in its config; add it (docs/multi-node.md); "
                                  "nothing was started")
-    result: dict[str, Any] = await d.cluster.switch(name, profile, wait, timeout)
+    result: dict[str, Any] = await d.cluster.switch(name, profile, wait, timeout,
+                                                    benchmark=benchmark)
     return result
 
 

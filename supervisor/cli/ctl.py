@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("profile")
     s.add_argument("--wait", action="store_true", help="block until the daemon settles")
     s.add_argument("--timeout", type=float, default=None, help="seconds to wait at most")
+    s.add_argument("--no-benchmark", action="store_true",
+                   help="leave the profile's [benchmark] out of this launch")
     s = add("start", "start PROFILE (default: the last one)")
     s.add_argument("profile", nargs="?")
     s.add_argument("--wait", action="store_true")
@@ -322,6 +324,8 @@ async def cmd_switch(client: Any, args: argparse.Namespace) -> int:
     kwargs: dict[str, Any] = {"profile": args.profile}
     if args.wait:
         kwargs.update(wait=True, timeout=args.timeout)
+    if getattr(args, "no_benchmark", False):
+        kwargs["benchmark"] = False
     cmd = "switch" if args.command == "switch" else "start"
     if cmd == "start" and not args.profile:
         kwargs.pop("profile")

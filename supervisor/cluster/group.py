@@ -31,7 +31,7 @@ import anyio
 from ..config import Config
 from ..events import Hub
 from ..profiles.model import ResolvedProfile
-from ..runtime.arbiter import Arbiter, ArbiterError
+from ..runtime.arbiter import Arbiter, ArbiterError, without_benchmark
 from .etcd import Etcd, EtcdError, Event
 from .parked import where_parked
 from .ranks import rank_profile
@@ -339,6 +339,7 @@ class ClusterService:
                 return
             mine = rank_profile(profile, self.arbiter.profiles.resolve, act.rank, desired["addr"],
                                 self.address, changes)
+            mine = without_benchmark(mine, desired.get("benchmark", True) is not False)
             await self.arbiter.switch_to(mine, reason=act.reason)
         except ArbiterError as exc:
             self._refuse(act, "invalid_config", f"node {self.node} cannot launch "
@@ -454,7 +455,7 @@ class ClusterService:
     # -- requests -----------------------------------------------------------------------
     async def switch(self, name: str, profile: ResolvedProfile, wait: bool,
                      timeout: float | None, changes: list[str] | None = None,
-                     request: str | None = None) -> dict[str, Any]:
+                     request: str | None = None, benchmark: bool = True) -> dict[str, Any]:
         """Launch ``name`` on every rank (``profile`` resolved with ``changes``, the subset a
         campaign's experiment names; None: all of the profile's). ``request`` tags every
         attempt this launch makes (its isolation's too), so the one who asked can tell them
@@ -467,7 +468,7 @@ class ClusterService:
                                "([cluster] node): switch it from one of its nodes")
         try:
             desired = await self._publish(name, profile, changes,
-                                          request or secrets.token_hex(6))
+                                          request or secrets.token_hex(6), benchmark)
         except EtcdError as exc:
             raise ArbiterError("unavailable", f"cannot launch group {group.name}: etcd "
                                f"unreachable ({exc}); nothing was started") from None
@@ -507,7 +508,7 @@ class ClusterService:
 
     async def _publish(self, name: str, profile: ResolvedProfile,
                        changes: list[str] | None = None,
-                       request: str | None = None) -> dict[str, Any]:
+                       request: str | None = None, benchmark: bool = True) -> dict[str, Any]:
         group = profile.group
         assert group is not None
         kvs, _ = await self.etcd.get_prefix(self._key("members") + "/")
@@ -524,7 +525,9 @@ class ClusterService:
         desired = {"profile": name, "hash": profile.hash, "attempt": attempt,
                    "nodes": list(group.nodes), "addr": members[group.nodes[0]]["address"],
                    "action": "run", "requested_by": self.node, "ts": time.time(),
-                   "changes": changes, "request": request}
+                   "changes": changes, "request": request,
+                   # (absent unless left out: a desired record of an older daemon reads the same)
+                   **({} if benchmark else {"benchmark": False})}
         await self.etcd.put(key, json.dumps(desired))
         return desired
 

@@ -7,6 +7,7 @@ launches a second server while one is alive, and answers ``status``.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import secrets
@@ -237,10 +238,12 @@ class Arbiter:
         return box["value"]  # type: ignore[no-any-return]
 
     async def switch(self, name: str, *, reason: str = "switch",
-                     changes: list[str] | None = None) -> Request:
+                     changes: list[str] | None = None, benchmark: bool = True) -> Request:
         """Stop whatever runs (and any fallback in progress), then start ``name`` (with all its
-        changes, or the subset ``changes``: a campaign's experiment)."""
-        resolved = self.resolve(name, changes=changes)
+        changes, or the subset ``changes``: a campaign's experiment). ``benchmark=False``
+        leaves the profile's [benchmark] out of this launch (a campaign serving its best,
+        already measured; ``switch --no-benchmark``)."""
+        resolved = without_benchmark(self.resolve(name, changes=changes), benchmark)
         return await self._detached(self._switch, name, resolved, reason)
 
     async def switch_to(self, resolved: ResolvedProfile, *, reason: str) -> Request:
@@ -630,3 +633,11 @@ def _first_leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
+
+
+def without_benchmark(profile: ResolvedProfile, benchmark: bool) -> ResolvedProfile:
+    """The profile as launched: its [benchmark] kept, or left out when the caller asked for
+    no benchmark (the launch's identity, its hash, does not change)."""
+    if benchmark or profile.benchmark is None:
+        return profile
+    return dataclasses.replace(profile, benchmark=None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,32 @@ def test_brief_names_verdict_last_good_and_open_items(workdir: Path, make_daemon
     assert "## Suggested next steps" in md and "mem-fraction-static" in md
     as_json = d.ctl_json("brief")
     assert as_json["markdown"].startswith("# Handoff")
+
+
+def test_switch_no_benchmark_leaves_the_profiles_benchmark_out_of_that_launch(
+        workdir: Path, make_daemon) -> None:
+    """`switch --no-benchmark` serves without the profile's [benchmark] (a server already
+    measured, put back to serve); a plain switch of the same profile measures again."""
+    write_profile(workdir, "base", emulator_profile(
+        "base", port=free_port(), env={"SGLANG_EMULATOR_TOKENS_PER_S": "200"}, extra=CHAT))
+    d = make_daemon()
+    d.ctl("switch", "base", "--wait", "--timeout", "60", check=True)
+    measured = d.wait_run(lambda r: r.get("benchmark") is not None, 30, "the benchmark")
+    took = measured["benchmark"]["duration_s"]
+    res = d.ctl("switch", "base", "--no-benchmark", "--wait", "--timeout", "60", "--json",
+                check=True)
+    run_id = json.loads(res.stdout)["run"]["id"]
+    assert run_id != measured["id"]
+    # as long as a benchmark took and more: none came for this run
+    time.sleep(max(3.0, 3 * took))
+    run = d.run()
+    assert (run["id"], run["status"], run["benchmark"]) == (run_id, "ready", None), run
+    assert not [e for e in d.events(run_id) if e["kind"] == "benchmark"]
+    # guard: the same profile switched plainly is measured again
+    d.ctl("switch", "base", "--wait", "--timeout", "60", check=True)
+    again = d.wait_run(lambda r: r.get("benchmark") is not None, 30, "the benchmark again")
+    assert again["id"] > run_id
+    # a malformed flag is refused, and changes nothing
+    with pytest.raises(AssertionError, match="benchmark"):
+        d.request("switch", profile="base", benchmark="no")
+    assert d.run()["id"] == again["id"]

@@ -62,6 +62,9 @@ def test_the_demo_campaign_runs_the_seeds_plan_with_its_branches(workdir: Path,
     assert r["finish"] == {"experiment": "nccl_alone", "run_id": r["serving"]["run_id"],
                            "relaunched": True, "ok": True}, r["finish"]
     assert r["serving"]["run_id"] > eagle["run_id"]
+    # measured already: the relaunch serves without running its benchmark again
+    assert d.run()["id"] == r["serving"]["run_id"] and d.run()["benchmark"] is None
+    assert not [e for e in d.events(r["serving"]["run_id"]) if e["kind"] == "benchmark"]
     assert any("relaunching experiment nccl_alone" in line for line in r["log"]), r["log"]
     assert "Serving at the end: demo-fewchan-fusion + nccl_fewchan" in r["report"]
     assert d.run()["status"] == "ready" and d.run()["profile"] == "demo-fewchan-fusion"

@@ -5,6 +5,7 @@ ranks through etcd, a step's outcome is the group's, its benchmark is rank 0's."
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -122,6 +123,18 @@ def test_a_campaign_on_a_group_profile_runs_every_step_on_every_rank(
         runs = d.ctl_json("history")["runs"]
         seen = [(x["profile"], list(x.get("changes") or [])) for x in runs]
         assert seen == [("gbase", []), ("gexp", ["bad_env"]), ("gexp", ["good_env"])], seen
+
+    # a group switched with --no-benchmark: every rank launches, rank 0 measures nothing
+    res = d1.ctl("switch", "gbase", "--no-benchmark", "--wait", "--timeout", "120", "--json",
+                 timeout=150)
+    assert res.returncode == 0, res.stdout + res.stderr
+    for d in group.daemons:
+        d.wait_run(lambda r: r["profile"] == "gbase" and r["status"] == "ready", 60,
+                   "the group's rank ready")
+    time.sleep(max(3.0, 3 * base["benchmark"]["duration_s"]))
+    rank0 = d0.run()
+    assert (rank0["profile"], rank0["benchmark"]) == ("gbase", None), rank0
+    assert not [e for e in d0.events(rank0["id"]) if e["kind"] == "benchmark"]
 
 
 def stuck_on_every_rank(group: CampaignGroup) -> None:
