@@ -6771,3 +6771,21 @@ def test_an_error_torch_load_raises_reading_a_weight_file_is_the_checkpoint() ->
     assert cause_of(tb(*cut, error=refused), "vllm") is not Cause.CORRUPT_CHECKPOINT
     # guard: the same errors away from torch.load name no checkpoint
     assert cause_of(tb(*read[:1], error="KeyError: 101"), "vllm") is not Cause.CORRUPT_CHECKPOINT
+
+
+# --- the 275th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_the_model_registry_refusing_what_a_plugin_registers_is_the_setting() -> None:
+    """A general plugin registering an architecture with a dotted class path (iz102): vLLM's
+    registry refuses the value in a bare traceback while building its argument parser."""
+    plugin = [(f"{VL}/engine/arg_utils.py", "add_cli_args", "load_general_plugins()"),
+              (f"{VL}/plugins/__init__.py", "load_general_plugins", "func()"),
+              ("/opt/acme/acme_vllm_models/__init__.py", "register",
+               'ModelRegistry.register_model("AcmeLlamaV1ForCausalLM",')]
+    refused = plugin + [(f"{VL}/model_executor/models/registry.py", "register_model",
+                         "raise ValueError(msg)")]
+    error = "ValueError: Expected a string in the format `<module>:<class>`"
+    assert cause_of(tb(*refused, error=error), "vllm") is Cause.INVALID_CONFIG
+    # guard: the plugin failing in its own code, before any registry call, is not the setting
+    own = "RuntimeError: acme-vllm-plugin: licence check failed"
+    assert cause_of(tb(*plugin, error=own), "vllm") is not Cause.INVALID_CONFIG

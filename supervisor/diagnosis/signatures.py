@@ -1939,6 +1939,11 @@ FRAME_HINTS: tuple[tuple[Cause, re.Pattern[str], int], ...] = (
                                     r"\w*compile|/_inductor/(?!output_code\.py:|utils\.py:run$"
                                     r"|runtime/triton_heuristics\.py:run$)"), 26),
     (Cause.WARMUP_FAILED, _C(r":_execute_server_warmup$|:_wait_and_warmup$"), 24),
+    # vLLM's model registry refusing what a plugin or a program registers (ModelRegistry.
+    # register_model: `Expected a string in the format `<module>:<class>`` for a dotted class
+    # path, iz102): the value given to the engine, not the plugin's own code failing in its
+    # own words (es101, a general plugin raising in register(): no registry frame)
+    (Cause.INVALID_CONFIG, _C(r"/model_executor/models/registry\.py:register_model$"), 24),
     # torch.load reading a file (the engines' `pt` loaders, a `.bin` checkpoint's shards): an
     # error raised while it unpickles names the file's bytes, whatever its words (`EOFError: Ran
     # out of input` for an empty file, `KeyError: 101` or `Memo value not found` for bytes that
