@@ -6789,3 +6789,26 @@ def test_the_model_registry_refusing_what_a_plugin_registers_is_the_setting() ->
     # guard: the plugin failing in its own code, before any registry call, is not the setting
     own = "RuntimeError: acme-vllm-plugin: licence check failed"
     assert cause_of(tb(*plugin, error=own), "vllm") is not Cause.INVALID_CONFIG
+
+
+# --- the 273rd batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_lazy_library_module_without_the_name_asked_for_is_the_installed_library() -> None:
+    """Transformers' lazy module lacking a config class (ix101: a copy on PYTHONPATH cut short;
+    the same words from a release older than the class): vLLM logs `Error parsing config` and
+    dies in AutoConfig. The library installed, not the model's config."""
+    tf = "/x/site-packages/transformers"
+    frames = [(f"{VL}/transformers_utils/config.py", "get_config",
+               "config = AutoConfig.from_pretrained("),
+              (f"{tf}/models/auto/configuration_auto.py", "__getitem__",
+               "return getattr(self._extra_content.get(key) or transformers, value)"),
+              (f"{tf}/utils/import_utils.py", "__getattr__",
+               'raise AttributeError(f"module {self.__name__} has no attribute {name}")')]
+    lines = ["ERROR 12-07 23:40:40 [repo_utils.py:124] Error parsing config for /m: module "
+             "transformers has no attribute LlamaConfig"]
+    error = "AttributeError: module transformers has no attribute LlamaConfig"
+    assert cause_of("\n".join(lines) + "\n" + tb(*frames, error=error), "vllm") \
+        is Cause.IMPORT_ERROR
+    # guard: Python's own words for a name a setting gave (quoted) stay that setting's
+    quoted = "AttributeError: module 'torch' has no attribute 'bf16'"
+    assert cause_of(tb(*frames[:1], error=quoted), "vllm") is not Cause.IMPORT_ERROR

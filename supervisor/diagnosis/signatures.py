@@ -975,6 +975,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # object has no attribute 'rms_norm'`, vLLM's _C / _C_ascend, sgl_kernel); vLLM only
            # warns when it fails to import its _C (below, BENIGN), so this is where it shows
            r"'_OpNamespace' '\w+' object has no attribute",
+           # a lazily imported library without the name it was asked for: Python's own message
+           # quotes the module (`module 'torch' has no attribute 'bf16'`, a name a setting gave);
+           # a lazy module's __getattr__ does not (Transformers' _LazyModule: `module
+           # transformers has no attribute LlamaConfig`, ix101 - a copy cut short, or a release
+           # older than the class the engine names): the installed library, not the model
+           r"^(?:\w+\.)*attributeerror: module [a-z_][\w.]* has no attribute \w+$",
            # the same op library missing, in the words of the package that needed it, where a
            # wrapper relays the ImportError without its name (vLLM's vllm_flash_attn/__init__.py
            # `vllm.vllm_flash_attn requires the CUDA flash attention extensions (_vllm_fa2_C or
