@@ -6400,10 +6400,12 @@ def test_a_checkpoint_tensor_of_another_shape_than_its_parameter_is_the_checkpoi
 
 # --- the 237th batch's kinds (real engines; a helper blind to the rules) ----------------------
 
-@pytest.mark.parametrize("words", ["Read-only file system", "Not a directory"])
+@pytest.mark.parametrize("words", ["Read-only file system", "Not a directory",
+                                   "Operation not permitted"])
 def test_an_ipc_folder_no_socket_can_be_made_in_is_the_setting(words) -> None:
-    """VLLM_RPC_BASE_PATH on a read-only mount, or naming a stale socket file (hn103, hn102):
-    ZMQ's bind of the API server's ipc:// socket fails in the filesystem's words."""
+    """VLLM_RPC_BASE_PATH on a read-only mount, naming a stale socket file, or an immutable
+    folder (hn103, hn102, ja101 of the 276th batch): ZMQ's bind of the API server's ipc://
+    socket fails in the filesystem's words."""
     frames = [(f"{VL}/utils/network_utils.py", "make_zmq_socket", "socket.bind(path)"),
               ("zmq/backend/cython/_zmq.py", "zmq.backend.cython._zmq._check_rc",
                "raise ZMQError(errno)")]

@@ -1479,10 +1479,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            # ... or the folder a setting names for the engine's IPC sockets (VLLM_RPC_BASE_PATH,
            # TMPDIR) that no socket can be made in: ZMQ's bind of an `ipc://` address failing in
            # the filesystem's words (`zmq.error.ZMQError: Read-only file system
-           # (addr='ipc:///mnt/ro/...')`, `Not a directory`, `Permission denied`: hn102, hn103) -
-           # not a full disk (`No space left on device`), which names no setting
+           # (addr='ipc:///mnt/ro/...')`, `Not a directory`, `Permission denied`: hn102, hn103;
+           # `Operation not permitted` for a folder made immutable, chattr +i, which root may
+           # not write either: ja101) - not a full disk (`No space left on device`), which
+           # names no setting
            r"ZMQError: (?:Not a directory|Read-only file system|Permission denied"
-           r"|No such file or directory) \(addr='ipc://",
+           r"|Operation not permitted|No such file or directory) \(addr='ipc://",
            # a seed outside what the generator takes (numpy's `ValueError: Seed must be between
            # 0 and 2**32 - 1`, from the engine seeding its workers with --seed)
            r"^(?:\w+\.)*ValueError: Seed must be between ",
