@@ -6814,3 +6814,20 @@ def test_a_lazy_library_module_without_the_name_asked_for_is_the_installed_libra
     # guard: Python's own words for a name a setting gave (quoted) stay that setting's
     quoted = "AttributeError: module 'torch' has no attribute 'bf16'"
     assert cause_of(tb(*frames[:1], error=quoted), "vllm") is not Cause.IMPORT_ERROR
+
+
+# --- the 278th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_preloaded_allocator_aborting_on_its_own_setting_is_invalid_config() -> None:
+    """jemalloc preloaded with MALLOC_CONF holding a value it refuses and abort_conf (jc101):
+    its two lines are the whole log; the process is aborted before the engine prints."""
+    v = verdict("<jemalloc>: Invalid conf value: dirty_decay_ms:10s",
+                "<jemalloc>: Abort (abort_conf:true) on invalid conf value (see above).",
+                engine="vllm")
+    assert (v.outcome, v.cause) == (Outcome.CRASHED, Cause.INVALID_CONFIG), v
+    # guard: without abort_conf it only warns, and the engine runs on (jc104)
+    v = verdict("<jemalloc>: Invalid conf pair: background_threads:true",
+                "INFO 12-07 23:50:01 [api_server.py:1] vLLM API server version 0.32.0",
+                engine="vllm")
+    assert v.outcome is not Outcome.CRASHED, v
+

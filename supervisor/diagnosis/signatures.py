@@ -1818,6 +1818,12 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # preconfig_init_allocator: PYTHONMALLOC: unknown allocator`): the launch's environment
     + _sig(Cause.INVALID_CONFIG, 60, r"^Fatal Python error: \w+: PYTHON[A-Z]+: ", flags=_I,
            fatal=True)
+    # ... and a preloaded allocator refusing its own (jemalloc's MALLOC_CONF with abort_conf:
+    # `<jemalloc>: Abort (abort_conf:true) on invalid conf value (see above).`, SIGABRT before
+    # the engine prints a line: jc101). Without abort_conf jemalloc only warns (`Invalid conf
+    # pair`) and the engine runs on (jc104): no death of its own.
+    + _sig(Cause.INVALID_CONFIG, 60, r"^<jemalloc>: Abort \(abort_conf:true\) on invalid conf",
+           fatal=True)
     # A check of a value's range (`AssertionError: timeout must be positive` for SGLang's
     # --dist-timeout -5, `base_gpu_id must be non-negative`, pydantic's `... must be greater than
     # or equal to ...`, SGLang's `weight loader prefetch num_threads must be >= 1`, hq108): a
