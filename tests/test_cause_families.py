@@ -3513,6 +3513,18 @@ def test_host_memory_refused_to_the_kv_cache_is_the_pool_s_size() -> None:
     other = tb((f"{VL}/model_executor/model_loader/default_loader.py", "load_weights",
                 "param.copy_(w)"), error=error)
     assert cause_of(other, "vllm") is Cause.HOST_OOM_KILLED
+    # SGLang's KV pool making its buffers in host memory (jb105, the 277th batch: `ulimit -v`)
+    pool = tb((f"{SG}/mem_cache/memory_pool.py", "__init__", "self._create_buffers()"),
+              (f"{SG}/mem_cache/memory_pool.py", "_create_buffers",
+               "self._create_buffers_normal()"),
+              (f"{SG}/mem_cache/memory_pool.py", "_create_buffers_normal",
+               "self.k_buffer = [self._zeros(shape) for _ in range(n)]"),
+              (f"{SG}/mem_cache/memory_pool.py", "_zeros", "return torch.zeros(shape)"),
+              error=error)
+    assert cause_of(pool, "sglang") is Cause.KV_CACHE_OOM
+    other = tb((f"{SG}/model_loader/loader.py", "load_weights_and_postprocess",
+                "model.load_weights(weights)"), error=error)
+    assert cause_of(other, "sglang") is Cause.HOST_OOM_KILLED
 
 
 def test_a_bad_alloc_abort_alone_is_host_memory() -> None:
@@ -6831,3 +6843,27 @@ def test_a_preloaded_allocator_aborting_on_its_own_setting_is_invalid_config() -
                 engine="vllm")
     assert v.outcome is not Outcome.CRASHED, v
 
+
+
+# --- the 277th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_out_of_descriptors_under_a_generous_launch_limit_is_no_setting() -> None:
+    """The worker's open-files limit cut from outside at load (jb103, prlimit): vLLM's warning
+    shows the launch had 20000; the worker dies in its message-queue setup. Not the launch's
+    setting; the same death under a launch given 64 (ax117) is."""
+    def log(limit: int) -> str:
+        warning = (f"(APIServer pid=1) WARNING 12-07 23:59:24 [system_utils.py:255] Found ulimit "
+                   f"of {limit} and failed to automatically increase with error current limit "
+                   "exceeds maximum limit. This can cause fd limit errors like `OSError: [Errno "
+                   "24] Too many open files`. Consider increasing with ulimit -n\n")
+        frames = [(f"{VL}/v1/executor/multiproc_executor.py", "_init_message_queues",
+                   "self.worker_response_mq = MessageQueue.create_from_handle("),
+                  ("/usr/lib/python3.12/multiprocessing/shared_memory.py", "__init__",
+                   "self._fd = _posixshmem.shm_open(")]
+        return warning + tb(*frames, error="OSError: [Errno 24] Too many open files")
+    assert cause_of(log(20000), "vllm") is Cause.UNKNOWN
+    assert cause_of(log(64), "vllm") is Cause.INVALID_CONFIG
+    # guard: with no warning (SGLang, a fragment), the service's limit, as before
+    frames = [(f"{SG}/managers/scheduler.py", "__init__", "self.recv = ctx.socket(")]
+    text = tb(*frames, error="zmq.error.ZMQError: Too many open files")
+    assert cause_of(text, "sglang") is Cause.INVALID_CONFIG

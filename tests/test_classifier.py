@@ -780,6 +780,13 @@ CAUSE_MISSES: dict[str, str] = {
         "--load-format npcache on a bf16 .bin: numpy cannot hold bfloat16, `TypeError: Got "
         "unsupported ScalarType BFloat16` at np.save in SGLang's npcache iterator - labelled "
         "invalid_config (also unknown), read unknown (torch's words name no setting; one log)",
+    # the 277th batch (fresh276, process and thread limits)
+    "jb106-sglang-0523-nofile-scheduler-at-load.log":
+        "the scheduler's open-files limit cut from outside at load (prlimit): SGLang's glob of "
+        "the weight files comes back empty and it raises `Cannot find any model weights`, and "
+        "only its error handler's `OSError: [Errno 24] Too many open files` after shows why - "
+        "labelled unknown (the descriptor limit), read corrupt_checkpoint (the first error's "
+        "own words, which ten labelled logs of missing weights share)",
     # the 233rd batch (fresh232, model families the engines treat in their own ways), as scored
     # blind
     "hj106-sglang-0523-phi3-llama-tensor-names.log":

@@ -1505,6 +1505,9 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     if best and cause is Cause.INVALID_CONFIG and \
             _own_model_module_failed(msgs, msgs[best.index]):
         cause = Cause.IMPORT_ERROR
+    if best and cause is Cause.INVALID_CONFIG and \
+            _out_of_descriptors_under_a_generous_limit(msgs, msgs[best.index]):
+        cause = Cause.UNKNOWN
     if best and cause is Cause.CORRUPT_CHECKPOINT and weights_of_another_format(
             msgs, scan, best.index, settings_of(msgs, scan, settings)):
         cause = Cause.INVALID_CONFIG
@@ -1553,10 +1556,35 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     return Verdict(engine, outcome, phase, cause, evidence)
 
 
+# A process out of file descriptors (`OSError: [Errno 24] Too many open files`), and vLLM's
+# start-up warning of the open-files limit the launch gave it (`Found ulimit of 64 and failed to
+# automatically increase`): below this, the launch's own setting.
+_OUT_OF_DESCRIPTORS = re.compile(r"^(?:\w+\.)*(?:OSError|ZMQError): (?:\[Errno 24\] )?"
+                                 r"Too many open files")
+_FOUND_ULIMIT = re.compile(r"\bFound ulimit of (\d+) and failed to automatically increase")
+_LOW_NOFILE = 1024
+
+
+def _out_of_descriptors_under_a_generous_limit(msgs: list[str], line: str) -> bool:
+    """The engine ran out of file descriptors though its launch's limit, as vLLM warned of it,
+    is a generous one (20000 where vLLM asks for 65536): the limit was cut under one of its
+    processes from outside (prlimit), or descriptors leaked - no setting of the launch's
+    (jb103). A launch given 64 (ax117) is its setting; with no warning, the service's limit
+    (LimitNOFILE) is the likeliest, as before."""
+    if not _OUT_OF_DESCRIPTORS.search(line):
+        return False
+    found = next((m for m in map(_FOUND_ULIMIT.search, msgs) if m), None)
+    return found is not None and int(found.group(1)) >= _LOW_NOFILE
+
+
 # vLLM's allocation of the KV cache's tensors (V1's worker utils allocate_kv_cache and the
 # model runner's initialize_kv_cache_tensors, V0's CacheEngine._allocate_kv_cache)
 _KV_ALLOCATION = re.compile(r":(?:allocate_kv_cache|_allocate_kv_cache\w*"
-                            r"|initialize_kv_cache_tensors)$")
+                            r"|initialize_kv_cache_tensors)$"
+                            # ... and SGLang's KV pool making its buffers (memory_pool.py's
+                            # _create_buffers, 0.5.x; a CPU host keeps them in host memory:
+                            # jb105, under `ulimit -v`)
+                            r"|/mem_cache/memory_pool\.py:_create_buffers\w*$")
 
 
 # Reports of a server that is up but stuck. A log whose lines after its last progress are only
