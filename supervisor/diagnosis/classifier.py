@@ -2550,18 +2550,32 @@ def _cut_at_raise_statement(scan: Scan, frames: list[tuple[int, str]],
 _DIVISIBILITY_ASSERT = re.compile(r"\bassert [^#]*\S %\s*\S[^#]*==\s*0\b")
 
 
+# the weight loaders' own shape checks of a checkpoint tensor (vLLM's and SGLang's name for it
+# is `loaded_weight`): `assert param_data.shape == loaded_weight.shape`, `assert
+# loaded_weight.shape[output_dim] == self.org_vocab_size`
+_SHAPE_ASSERT = re.compile(r"\bassert\b[^#]*\bloaded_weight\.(?:shape\b|size\(|numel\()")
+
+
 def _bare_divisibility_assert(scan: Scan, start: int, raw: list[str]) -> list[_Candidate]:
-    """A bare `AssertionError` (no message) raised by an assert statement of divisibility, its
-    source line just above: a size the parallel layout must divide and does not - the same
-    family as the checks that say `not divisible by` (S.SIGNATURES, invalid_config)."""
+    """A bare `AssertionError` (no message) raised by an assert statement, its source line
+    just above, read by what it checks: divisibility is a size the parallel layout must divide
+    and does not - the same family as the checks that say `not divisible by` (S.SIGNATURES,
+    invalid_config); a loader's shape check of the tensor it read is a checkpoint tensor of
+    another shape than the model the config built, as the loaders' worded check (`Attempted to
+    load weight (...) into parameter (...)`) is: corrupt_checkpoint (ir102, jd105; p116, av108
+    relabelled so)."""
     out: list[_Candidate] = []
     for i, wrapper in scan.exceptions:
         if wrapper or "AssertionError" not in raw[i] or i < start \
                 or not raw[i].rstrip().endswith("AssertionError"):
             continue
-        above = [raw[j] for j in range(max(i - 3, 0), i) if raw[j].strip(" ^~\t")]
+        # (Python 3.11's carets under the statement, behind a rank's prefix too)
+        above = [raw[j] for j in range(max(i - 3, 0), i)
+                 if strip_wrappers(raw[j]).strip(" ^~\t")]
         if above and _DIVISIBILITY_ASSERT.search(above[-1]):
             out.append(_Candidate(Cause.INVALID_CONFIG, 40, i, None, True))
+        elif above and _SHAPE_ASSERT.search(above[-1]):
+            out.append(_Candidate(Cause.CORRUPT_CHECKPOINT, 40, i, None, True))
     return out
 
 

@@ -1858,8 +1858,8 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # the config built (SGLang's VocabParallelEmbedding: `AssertionError: self.org_vocab_size=
     # 1024 self.use_presharded_weights=False loaded_weight.shape[output_dim]=512`, a config's
     # vocab_size edited above the embedding's rows, hx106): the same disagreement in the words
-    # of an f-string's `name=value`. (A bare `AssertionError` from the same check says nothing
-    # of shapes: unknown, as av108 and p116 are labelled.)
+    # of an f-string's `name=value`. (A bare `AssertionError` from the same check is read by
+    # its statement above it: classifier._bare_divisibility_assert.)
     + _sig(Cause.CORRUPT_CHECKPOINT, 41,
            r"^(?:\w+\.)*AssertionError: .{0,300}\bloaded_weight\.(?:shape\b|size\(\))",
            scope="error")
