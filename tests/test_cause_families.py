@@ -6881,3 +6881,29 @@ def test_out_of_descriptors_under_a_generous_launch_limit_is_no_setting() -> Non
     frames = [(f"{SG}/managers/scheduler.py", "__init__", "self.recv = ctx.socket(")]
     text = tb(*frames, error="zmq.error.ZMQError: Too many open files")
     assert cause_of(text, "sglang") is Cause.INVALID_CONFIG
+
+
+# --- the 283rd batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_threads_death_the_server_outlived_is_no_crash() -> None:
+    """SGLang's warm-up thread killed by an API key with a byte-order mark it could not encode
+    (jh107): Python prints `Exception in thread ...` and the thread's traceback; the server then
+    answers requests (401, 500) and its health probe (503). Never ready, not dead."""
+    up = ["[2026-12-08 00:38:16] INFO:     Uvicorn running on http://127.0.0.1:50673",
+          "Exception in thread Thread-1 (_wait_and_warmup):"]
+    frames = [(f"{SG}/entrypoints/http_server.py", "_wait_and_warmup",
+               "if not _execute_server_warmup(server_args):"),
+              ("/usr/lib/python3.11/http/client.py", "putheader",
+               "values[i] = one_value.encode('latin-1')")]
+    error = ("UnicodeEncodeError: 'latin-1' codec can't encode character '\\ufeff' in position 7: "
+             "ordinal not in range(256)")
+    after = ['[2026-12-08 00:39:47] INFO:     127.0.0.1:55978 - "GET /v1/models HTTP/1.1" 401 '
+             'Unauthorized',
+             '[2026-12-08 00:39:47] INFO:     127.0.0.1:56000 - "GET /health HTTP/1.1" 503 '
+             'Service Unavailable']
+    text = "\n".join(up) + "\n" + tb(*frames, error=error)
+    v = classify_text(text + "\n".join(after) + "\n", engine="sglang")
+    assert (v.outcome, v.cause) == (Outcome.INCOMPLETE, Cause.WARMUP_FAILED), v
+    # guard: the same thread's death with nothing after it is the run's end, as before
+    v = classify_text(text, engine="sglang")
+    assert v.outcome is Outcome.CRASHED, v

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engines import get_engine
-from ..engines.base import ASGI_REQUEST_ERROR
+from ..engines.base import ASGI_REQUEST_ERROR, parse_access
 from ..engines.literals import holds_any, literal_prefilter
 from ..states import Cause, Outcome, Phase
 from . import signatures as S
@@ -1359,7 +1359,8 @@ def _decide(raw: list[str], msgs: list[str], scan: Scan, engine: str,
     if closed:
         scan.stop_at = scan.own_teardown
 
-    fatal = _fatal(scan, last_activity, _survived_before(scan, msgs, last_activity))
+    fatal = _fatal(scan, last_activity, _survived_before(scan, msgs, last_activity)
+                   | _thread_deaths_outlived(scan, msgs))
     after = ready if ready is not None else -1
     # a fragment that starts mid-run (no startup marker, traffic later on: midrun.py) was up
     # from its first line: a report of a death printed before the traffic that shows it (vLLM
@@ -1671,6 +1672,27 @@ def _survived_before(scan: Scan, msgs: list[str], last_activity: int) -> set[int
         if i > last_activity and not wrapper and msgs[i].strip() in before:
             head = _traceback_of(scan, i)
             out.update(range(i if head is None or head <= last_activity else head, i + 1))
+    return out
+
+
+_THREAD_DIED = "Exception in thread "
+
+
+def _thread_deaths_outlived(scan: Scan, msgs: list[str]) -> set[int]:
+    """The lines of a traceback Python printed for one thread's uncaught exception (`Exception
+    in thread Thread-1 (_wait_and_warmup):` above it) where the server answered HTTP requests
+    after its error line: the thread died, the process did not (jh107: SGLang's warm-up thread
+    killed by an API key it could not encode; its server then answered 401, 500 and the
+    health probe's 503). A thread's death the process did not outlive is read as before."""
+    out: set[int] = set()
+    for t in scan.tracebacks:
+        if t == 0 or not msgs[t - 1].lstrip().startswith(_THREAD_DIED):
+            continue
+        end = next((i for i, _ in scan.exceptions if i > t), None)
+        if end is None:
+            continue
+        if any("HTTP/1." in m and parse_access(m) for m in msgs[end + 1:]):
+            out.update(range(t - 1, end + 1))
     return out
 
 
