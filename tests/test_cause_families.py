@@ -517,17 +517,28 @@ HUB = "/root/.cache/huggingface/hub/models--org--m"
 @pytest.mark.parametrize("error", [
     f"FileNotFoundError: [Errno 2] No such file or directory: '{HUB}/blobs/853ac1edd51009c46ce28e"
     "457a389ef69206b27e3b9734a43ae0644e766553ac.incomplete'",
-    "OSError: Consistency check failed: file should be of size 4986322256 but has size "
-    "1730150400 (model-00002-of-00004.safetensors).",
     "_pickle.UnpicklingError: invalid load key, 'v'.",
 ])
 def test_a_download_cut_short_is_a_corrupt_checkpoint(error):
-    """huggingface_hub's partial `.incomplete` file or its size check; an LFS pointer pickle."""
+    """huggingface_hub's partial `.incomplete` file left where the checkpoint is read; an LFS
+    pointer pickle."""
     text = tb((f"{VL}/model_executor/model_loader/weight_utils.py", "download_weights_from_hf",
                "hf_folder = snapshot_download("), error=error)
     v = classify_text(text, engine="vllm")
     assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.WEIGHT_LOADING,
                                              Cause.CORRUPT_CHECKPOINT)
+
+
+def test_a_transfer_failing_the_hubs_own_size_check_is_the_transfer() -> None:
+    """A mirror declaring half the file's size (jj101, the 285th batch): huggingface_hub's check
+    of the transfer it just made fails - the network's or the mirror's failure, unknown, as a
+    transfer cut short is labelled (fy101, fy105); not the checkpoint."""
+    error = ("OSError: Consistency check failed: file should be of size 4986322256 but has size "
+             "1730150400 (model-00002-of-00004.safetensors).")
+    text = tb((f"{VL}/model_executor/model_loader/weight_utils.py", "download_weights_from_hf",
+               "hf_folder = snapshot_download("), error=error)
+    v = classify_text(text, engine="vllm")
+    assert (v.outcome, v.phase, v.cause) == (Outcome.CRASHED, Phase.WEIGHT_LOADING, Cause.UNKNOWN)
 
 
 VLLM_SHARDS = "Loading safetensors checkpoint shards:  29% Completed | 2/7 [00:05<00:14,  2.96s/it]\n"
@@ -6907,3 +6918,23 @@ def test_a_threads_death_the_server_outlived_is_no_crash() -> None:
     # guard: the same thread's death with nothing after it is the run's end, as before
     v = classify_text(text, engine="sglang")
     assert v.outcome is Outcome.CRASHED, v
+
+
+# --- the 285th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_an_environment_value_refused_by_the_converter_its_reader_called_is_the_setting() -> None:
+    """HF_HUB_DOWNLOAD_TIMEOUT=0.5 (jj107): huggingface_hub's constants read the variable into
+    `_as_int(...)`, whose `int(value)` refuses it as SGLang imports - the variable's value."""
+    hub = "/x/site-packages/huggingface_hub"
+    read = [(f"{hub}/utils/tqdm.py", "<module>",
+             "from ..constants import HF_HUB_DISABLE_PROGRESS_BARS"),
+            (f"{hub}/constants.py", "<module>",
+             'HF_HUB_DOWNLOAD_TIMEOUT: int = _as_int(os.environ.get("HF_HUB_DOWNLOAD_TIMEOUT")) '
+             "or DEFAULT_DOWNLOAD_TIMEOUT"),
+            (f"{hub}/constants.py", "_as_int", "return int(value)")]
+    error = "ValueError: invalid literal for int() with base 10: '0.5'"
+    assert cause_of(tb(*read, error=error), "sglang") is Cause.INVALID_CONFIG
+    # guard: a converter whose caller reads no variable names no setting
+    other = [*read[:1], (f"{hub}/constants.py", "<module>", "LIMIT: int = _as_int(DEFAULT)"),
+             read[2]]
+    assert cause_of(tb(*other, error=error), "sglang") is not Cause.INVALID_CONFIG

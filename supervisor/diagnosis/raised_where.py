@@ -109,14 +109,21 @@ def program_not_found(scan: Scan, msgs: list[str], i: int) -> bool:
 
 def environment_value_refused(scan: Scan, msgs: list[str], i: int) -> bool:
     """The ValueError / TypeError was raised by the statement that reads an environment
-    variable (its innermost frame's source line): the variable's value refused."""
-    frame = next((idx for idx, w in reversed(scan.frames)
-                  if idx < i and not w.startswith("<call>:")), None)
-    if frame is None or i - frame > _SOURCE_REACH:
+    variable (its innermost frame's source line), or by a converter that statement called
+    (the frame above's source line: huggingface_hub's `_as_int(os.environ.get(
+    "HF_HUB_DOWNLOAD_TIMEOUT"))` refusing `0.5` in `int(value)`, jj107): the variable's value
+    refused."""
+    frames = [idx for idx, w in reversed(scan.frames)
+              if idx < i and not w.startswith("<call>:")][:2]
+    if not frames or i - frames[0] > _SOURCE_REACH:
         return False
-    source = next((m for m in msgs[frame + 1:i] if m.strip(" ^~")), "")
-    if S.ENVIRONMENT_READ.search(source) is not None:
-        return True
+    if len(frames) == 2 and frames[0] - frames[1] > _SOURCE_REACH:
+        frames = frames[:1]  # (the caller's frame is the one listed just above, or none)
+    ends = [i, frames[0]]
+    for frame, end in zip(frames, ends):
+        source = next((m for m in msgs[frame + 1:end] if m.strip(" ^~")), "")
+        if S.ENVIRONMENT_READ.search(source) is not None:
+            return True
     return any(S.ENVIRONMENT_PARSER_FRAME.search(w) for w in _frames_of(scan, msgs, i))
 
 

@@ -449,13 +449,15 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # A download that never completed, read as the checkpoint: huggingface_hub writes a file
     # as `blobs/<sha>.incomplete` (or `<name>.incomplete` under a local_dir's download cache)
     # and renames it once whole, so a path ending `.incomplete` in an error (`FileNotFoundError:
-    # ... blobs/853a...553ac.incomplete`) is a download cut short; the hub's own check of a
-    # finished file (`Consistency check failed: file should be of size X but has size Y`,
-    # file_download.py) says the same. A pickle checkpoint that is not a pickle (`invalid load
-    # key, 'v'`: a git-lfs pointer file cloned in place of the weights). Raised while fetching or
-    # reading the weights; above model_not_found (86), whose missing-file pattern it resembles.
+    # ... blobs/853a...553ac.incomplete`) is a download cut short, left where the checkpoint
+    # is read. A pickle checkpoint that is not a pickle (`invalid load key, 'v'`: a git-lfs
+    # pointer file cloned in place of the weights). Raised while fetching or reading the
+    # weights; above model_not_found (86), whose missing-file pattern it resembles.
+    # (The hub's own check of the transfer it just made, `Consistency check failed: file
+    # should be of size X but has size Y`, is the transfer's failure, as a cut transfer is:
+    # below, unknown.)
     + _sig(Cause.CORRUPT_CHECKPOINT, 87,
-           r"\.incomplete'", r"Consistency check failed: file should be of size \d+",
+           r"\.incomplete'",
            r"UnpicklingError: invalid load key",
            # torch.load reading a legacy (pre-zip) checkpoint cut short: `RuntimeError:
            # unexpected EOF, expected 1000 more bytes. The file might be corrupted.`
@@ -808,6 +810,13 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # device`, also inside inductor's InductorError as the compile writes its cache): no cause
     # of the enum is a full disk (one labelled log in 3,290), yet it is not the compiler's
     # failure - ranked over triton_compile_error, the error line leads the evidence
+    # A transfer from the hub or a mirror that failed its own size check as the launch fetched
+    # the weights (huggingface_hub's file_download.py: `Consistency check failed: file should
+    # be of size 919408 but has size 459704`, a mirror's Content-Length of half the file, jj101):
+    # the network's or the mirror's failure, as a transfer cut short is (fy101, fy105) - no
+    # cause of the enum, and not the checkpoint, which is whole where it is served from
+    + _sig(Cause.UNKNOWN, 87, r"Consistency check failed: file should be of size \d+",
+           scope="error")
     + _sig(Cause.UNKNOWN, 67, r"\[Errno 28\] No space left on device",
            # ... and so is the compile refused a file by the process's limit (`InductorError:
            # OSError: [Errno 24] Too many open files`, RLIMIT_NOFILE cut under the worker): the
