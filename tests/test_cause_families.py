@@ -6938,3 +6938,18 @@ def test_an_environment_value_refused_by_the_converter_its_reader_called_is_the_
     other = [*read[:1], (f"{hub}/constants.py", "<module>", "LIMIT: int = _as_int(DEFAULT)"),
              read[2]]
     assert cause_of(tb(*other, error=error), "sglang") is not Cause.INVALID_CONFIG
+
+
+# --- the 289th batch's kinds (real engines; a helper blind to the rules) ----------------------
+
+def test_a_backend_refusing_every_gpu_but_a_list_of_architectures_is_unsupported_arch() -> None:
+    """A B200 recipe's `--prefill-attention-backend trtllm_mha` on this host (jn105): SGLang
+    names the architectures the backend needs as a list, as it names one elsewhere."""
+    frames = [(f"{SG}/server_args.py", "_handle_attention_backend_compatibility",
+               "raise ValueError(")]
+    error = ("ValueError: TRTLLM MHA backend for prefill requires Hopper (SM90), Blackwell "
+             "(SM100), or SM120 GPUs. Please use a different prefill backend.")
+    assert cause_of(tb(*frames, error=error), "sglang") is Cause.UNSUPPORTED_ARCH
+    # guard: a requirement that only starts with an architecture names a setting
+    other = "ValueError: this kernel requires SM90 and a page size of 64 on all GPUs"
+    assert cause_of(tb(*frames, error=other), "sglang") is not Cause.UNSUPPORTED_ARCH

@@ -249,8 +249,10 @@ SIGNATURES: tuple[Signature, ...] = tuple(
            r"only supports? (?:Ampere|Hopper|Blackwell|sm_?\d+|compute capability)"
            r"(?: GPUs?)?(?: or newer)?",
            # (a feature refusing the GPU it was asked of: SGLang's `FlashInfer allreduce fusion
-           # requires SM90 or SM10X NVIDIA GPUs.`)
-           r"requires (?:an? )?(?:SM ?\d{2,3}|sm_\d{2,3}|Hopper|Blackwell)\b(?: or \w+)?"
+           # requires SM90 or SM10X NVIDIA GPUs.`; a list of them, `TRTLLM MHA backend for
+           # prefill requires Hopper (SM90), Blackwell (SM100), or SM120 GPUs`, jn105)
+           r"requires (?:an? )?(?:SM ?\d{2,3}|sm_\d{2,3}|Hopper|Blackwell)\b"
+           r"(?:,? (?:or |and )?(?:\(\w+\)|SM ?\d{2,3}\w?|sm_\d{2,3}|Hopper|Blackwell|\w+X))*"
            r"(?: NVIDIA)? GPUs?\b",
            r"not supported (?:on|for) (?:the current|this) GPU",
            # ... or the range of SMs it needs (SGLang's FA3 backend: `AssertionError:
