@@ -93,19 +93,21 @@ async def _show_profile(call: Call, args: dict[str, Any]) -> Answer:
 
 async def _switch(call: Call, args: dict[str, Any]) -> Answer:
     profile = args["profile"]
+    # (sent only when false: a daemon of an older release knows no such argument)
+    extra = {} if args.get("benchmark", True) else {"benchmark": False}
     if not args.get("wait", True):
-        res = await call.link.request("switch", profile=profile)
+        res = await call.link.request("switch", profile=profile, **extra)
         run = f" (run {res['run_id']})" if res.get("run_id") is not None else ""
         return Answer(_warned(f"started {res['profile']}{run}", res), res)
     timeout = args.get("timeout", SWITCH_TIMEOUT_S)
     async with call.link.connect() as client:
         await client.request("subscribe", topics=PROGRESS_TOPICS)
-        res = await _settled(client, call, profile, timeout)
+        res = await _settled(client, call, profile, timeout, extra)
     return Answer(_warned(format_wait(res), res), res)
 
 
 async def _settled(client: DaemonClient, call: Call, profile: str, timeout: float,
-                   ) -> dict[str, Any]:
+                   extra: dict[str, Any]) -> dict[str, Any]:
     """switch --wait, reporting each phase change, verdict and fallback step meanwhile."""
     outcome: list[Any] = []
     async with anyio.create_task_group() as tg:
@@ -113,7 +115,7 @@ async def _settled(client: DaemonClient, call: Call, profile: str, timeout: floa
         try:
             with anyio.fail_after(timeout + ANSWER_GRACE_S):
                 outcome.append(await client.request("switch", profile=profile, wait=True,
-                                                    timeout=timeout))
+                                                    timeout=timeout, **extra))
         except (DaemonError, ConnectionLost, TimeoutError) as exc:
             outcome.append(exc)  # out of the task group as itself, not in an ExceptionGroup
         tg.cancel_scope.cancel()
@@ -308,7 +310,10 @@ TOOLS = [
                            "description": "return only once the request is decided"},
                   "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 86400,
                               "default": SWITCH_TIMEOUT_S,
-                              "description": "seconds to wait at most (with wait)"}},
+                              "description": "seconds to wait at most (with wait)"},
+                  "benchmark": {"type": "boolean", "default": True,
+                                "description": "false: leave the profile's [benchmark] out "
+                                               "of this launch"}},
                  ("profile",)),
          _switch, mutating=True, read_only=False),
     Tool("stop", "Stop the server",

@@ -105,7 +105,7 @@ async def test_tools_and_resources(workdir: Path, make_daemon) -> None:
             assert t.annotations.read_only_hint is (t.name not in MUTATING | {"checklist"})
         switch = tools["switch"].input_schema
         assert switch["required"] == ["profile"]
-        assert set(switch["properties"]) == {"profile", "wait", "timeout"}
+        assert set(switch["properties"]) == {"profile", "wait", "timeout", "benchmark"}
         assert tools["diagnose"].input_schema["required"] == ["path"]
 
         resources = {str(r.uri): r for r in (await client.list_resources()).resources}
@@ -342,3 +342,27 @@ async def test_campaign_run_waits_for_the_report_with_progress(workdir: Path,
         assert [v for v, _ in progress] == sorted(v for v, _ in progress)
         err, again, st2 = await call(client, "campaign_status")
         assert not err and again == text and st2["report"] == st["report"]
+
+
+async def test_switch_without_benchmark_leaves_it_out_of_that_launch(workdir: Path,
+                                                                     make_daemon) -> None:
+    """An agent putting a measured profile back to serve: `benchmark: false` reaches the
+    daemon, which runs none; the same call without it measures."""
+    bench = '\n[benchmark]\nkind = "chat"\nmax_tokens = 48\n'
+    write_profile(workdir, "base", emulator_profile("base", port=free_port(), extra=bench))
+    d = make_daemon()
+    async with mcp_session(d.sock) as client:
+        err, text, st = await call(client, "switch", {"profile": "base", "timeout": 60})
+        assert not err and st["ok"], text
+        measured = d.wait_run(lambda r: r.get("benchmark") is not None, 30, "the benchmark")
+        err, text, st = await call(client, "switch", {"profile": "base", "timeout": 60,
+                                                      "benchmark": False})
+        assert not err and st["ok"], text
+        run_id = st["run"]["id"]
+        await anyio.sleep(max(3.0, 3 * measured["benchmark"]["duration_s"]))
+        run = d.run()
+        assert (run["id"], run["status"], run["benchmark"]) == (run_id, "ready", None), run
+        # a value of the wrong type is refused by the tool's schema, and starts nothing
+        err, text, _ = await call(client, "switch", {"profile": "base", "benchmark": "no"})
+        assert err, text
+    assert d.run()["id"] == run_id
