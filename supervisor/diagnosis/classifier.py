@@ -2179,7 +2179,7 @@ def _candidates(scan: Scan, start: int, frames: list[tuple[int, str]], outcome: 
                  for i in scan.checkpoint_misread if i >= start)
     cands.extend(_cut_at_raise(scan, frames))
     cands.extend(_cut_at_raise_statement(scan, frames, raw))
-    cands.extend(_bare_divisibility_assert(scan, start, raw))
+    cands.extend(_bare_assert_by_its_statement(scan, start, raw))
     cands.extend(_keyed_by_a_config_value(scan, start, raw))
     cands.extend(_raised_on_import(scan, start, frames, raw))
     cands.extend(_peer_node_gone(scan, start, raw))
@@ -2578,7 +2578,7 @@ _DIVISIBILITY_ASSERT = re.compile(r"\bassert [^#]*\S %\s*\S[^#]*==\s*0\b")
 _SHAPE_ASSERT = re.compile(r"\bassert\b[^#]*\bloaded_weight\.(?:shape\b|size\(|numel\()")
 
 
-def _bare_divisibility_assert(scan: Scan, start: int, raw: list[str]) -> list[_Candidate]:
+def _bare_assert_by_its_statement(scan: Scan, start: int, raw: list[str]) -> list[_Candidate]:
     """A bare `AssertionError` (no message) raised by an assert statement, its source line
     just above, read by what it checks: divisibility is a size the parallel layout must divide
     and does not - the same family as the checks that say `not divisible by` (S.SIGNATURES,

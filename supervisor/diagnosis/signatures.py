@@ -1870,7 +1870,7 @@ SIGNATURES: tuple[Signature, ...] = tuple(
     # 1024 self.use_presharded_weights=False loaded_weight.shape[output_dim]=512`, a config's
     # vocab_size edited above the embedding's rows, hx106): the same disagreement in the words
     # of an f-string's `name=value`. (A bare `AssertionError` from the same check is read by
-    # its statement above it: classifier._bare_divisibility_assert.)
+    # its statement above it: classifier._bare_assert_by_its_statement.)
     + _sig(Cause.CORRUPT_CHECKPOINT, 41,
            r"^(?:\w+\.)*AssertionError: .{0,300}\bloaded_weight\.(?:shape\b|size\(\))",
            scope="error")
